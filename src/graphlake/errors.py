@@ -1,0 +1,150 @@
+"""Typed errors. Every failure a caller can cause is a subclass of `GraphLakeError`.
+
+A failed operation leaves the graph exactly as it was; the message says what to fix.
+"""
+
+from __future__ import annotations
+
+
+class GraphLakeError(Exception):
+    """Base class of every error graphlake raises on purpose."""
+
+
+# --- schema -----------------------------------------------------------------------------
+
+
+class SchemaError(GraphLakeError):
+    """The schema text is malformed or inconsistent. Names the line and column when known."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None):
+        self.line = line
+        self.column = column
+        where = f"line {line}, column {column}: " if line is not None else ""
+        super().__init__(f"schema error: {where}{message}")
+
+
+# --- names, graphs, branches, commits ---------------------------------------------------
+
+
+class InvalidNameError(GraphLakeError):
+    """A branch, table or run name is not allowed (it could escape the graph root)."""
+
+
+class NotAGraphError(GraphLakeError):
+    """The URI does not hold a graphlake graph."""
+
+
+class GraphExistsError(GraphLakeError):
+    """`Graph.init` was pointed at a URI that already holds a graph."""
+
+
+class BranchNotFoundError(GraphLakeError):
+    """No branch of that name."""
+
+
+class BranchExistsError(GraphLakeError):
+    """A branch of that name exists already."""
+
+
+class CommitNotFoundError(GraphLakeError):
+    """No commit with that id."""
+
+
+class ConcurrentWriteError(GraphLakeError):
+    """Another writer moved the branch first and retrying did not succeed."""
+
+
+# --- data -------------------------------------------------------------------------------
+
+
+class DataError(GraphLakeError):
+    """Rows do not fit the schema or the graph. Nothing was written."""
+
+
+class UnknownTableError(DataError):
+    """No node or edge type of that name in the schema."""
+
+
+class UnknownPropertyError(DataError):
+    """A row names a property its type does not declare."""
+
+
+class TypeMismatchError(DataError):
+    """A value does not have the property's type."""
+
+
+class NullValueError(DataError):
+    """A non-nullable property is missing or null."""
+
+
+class DuplicateKeyError(DataError):
+    """A key occurs twice in a batch, or an inserted key exists already."""
+
+
+class KeyNotFoundError(DataError):
+    """An update or delete names a key that does not exist."""
+
+
+class ValueConstraintError(DataError):
+    """An enum, `@range` or `@check` constraint is violated."""
+
+
+class UniqueViolationError(DataError):
+    """A `@unique` constraint is violated."""
+
+
+class MissingEndpointError(DataError):
+    """An edge names a source or destination node that does not exist."""
+
+
+class CardinalityError(DataError):
+    """An edge type's `@card(min..max)` per source node is exceeded."""
+
+
+class NodeHasEdgesError(DataError):
+    """A node still has edges; delete with `cascade=True` to remove them too."""
+
+
+class LoadFormatError(DataError):
+    """An input file is malformed. Names the file and line when known."""
+
+    def __init__(self, message: str, path: str | None = None, line: int | None = None):
+        self.path = path
+        self.line = line
+        where = ""
+        if path is not None:
+            where = f"{path}"
+            if line is not None:
+                where += f":{line}"
+            where += ": "
+        elif line is not None:
+            where = f"line {line}: "
+        super().__init__(f"{where}{message}")
+
+
+# --- queries ----------------------------------------------------------------------------
+
+
+class QueryError(GraphLakeError):
+    """A SQL query failed, or tried something a read-only snapshot does not allow."""
+
+
+# --- merge ------------------------------------------------------------------------------
+
+
+class MergeError(GraphLakeError):
+    """A merge cannot run (no common ancestor, schema differs, bad arguments)."""
+
+
+class MergeConflictError(MergeError):
+    """A merge found conflicts; nothing was published. See `.conflicts`."""
+
+    def __init__(self, conflicts: list, message: str | None = None):
+        self.conflicts = list(conflicts)
+        if message is None:
+            kinds: dict[str, int] = {}
+            for c in self.conflicts:
+                kinds[c.kind] = kinds.get(c.kind, 0) + 1
+            summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+            message = f"merge has {len(self.conflicts)} conflict(s): {summary}"
+        super().__init__(message)

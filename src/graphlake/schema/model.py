@@ -1,0 +1,127 @@
+"""The parsed schema: node and edge types, their properties and constraints.
+
+These are plain immutable values; `parser.parse_schema` builds them from `.pg` text and
+`arrow.arrow_schema` maps a table type to its Arrow schema.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Scalar kinds as written in the schema language.
+SCALARS = (
+    "String", "Bool", "I32", "I64", "U32", "U64", "F32", "F64", "Date", "DateTime",
+)
+INTEGER_KINDS = ("I32", "I64", "U32", "U64")
+FLOAT_KINDS = ("F32", "F64")
+NUMERIC_KINDS = INTEGER_KINDS + FLOAT_KINDS
+# Kinds that may carry `@key` (their value becomes the string row id).
+KEY_KINDS = ("String", *INTEGER_KINDS, "Date")
+
+# Physical columns every table has, and names a schema may not use.
+NODE_COLUMNS = ("id",)
+EDGE_COLUMNS = ("id", "src", "dst")
+RESERVED_NAMES = frozenset({"id", "src", "dst"})
+RESERVED_PREFIX = "_row"
+
+
+@dataclass(frozen=True)
+class TypeRef:
+    """A property type. `kind` is a scalar kind, or "Vector", "Blob", "List", "Enum"."""
+
+    kind: str
+    dim: int | None = None  # Vector(dim)
+    item: TypeRef | None = None  # [T]
+    values: tuple[str, ...] | None = None  # enum(a, b, ...)
+
+    def __str__(self) -> str:
+        if self.kind == "Vector":
+            return f"Vector({self.dim})"
+        if self.kind == "List":
+            return f"[{self.item}]"
+        if self.kind == "Enum":
+            return f"enum({', '.join(self.values or ())})"
+        return self.kind
+
+
+@dataclass(frozen=True)
+class Property:
+    name: str
+    type: TypeRef
+    nullable: bool = False
+
+
+@dataclass(frozen=True)
+class Range:
+    """`@range(p, min..max)`; either bound may be None (open)."""
+
+    min: float | int | None
+    max: float | int | None
+
+
+@dataclass(frozen=True)
+class Cardinality:
+    """`@card(min..max)`: edges of one type per source node. `max` None is unbounded."""
+
+    min: int
+    max: int | None
+
+
+@dataclass(frozen=True)
+class TableType:
+    """What node and edge types share: a name, properties and constraints."""
+
+    name: str
+    properties: tuple[Property, ...]
+    uniques: tuple[tuple[str, ...], ...] = ()
+    indexes: tuple[tuple[str, ...], ...] = ()
+    ranges: dict[str, Range] = field(default_factory=dict)
+    checks: dict[str, str] = field(default_factory=dict)  # property -> regex (full match)
+
+    def property(self, name: str) -> Property | None:
+        for p in self.properties:
+            if p.name == name:
+                return p
+        return None
+
+    @property
+    def property_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.properties)
+
+    @property
+    def is_edge(self) -> bool:
+        return False
+
+
+@dataclass(frozen=True)
+class NodeType(TableType):
+    key: str = ""  # the `@key` property; its value (as a string) is the row id
+
+
+@dataclass(frozen=True)
+class EdgeType(TableType):
+    src: str = ""  # source node type
+    dst: str = ""  # destination node type
+    card: Cardinality | None = None
+
+    @property
+    def is_edge(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class Schema:
+    nodes: dict[str, NodeType]
+    edges: dict[str, EdgeType]
+    text: str = ""
+
+    def table(self, name: str) -> NodeType | EdgeType | None:
+        return self.nodes.get(name) or self.edges.get(name)
+
+    @property
+    def table_names(self) -> tuple[str, ...]:
+        return tuple(self.nodes) + tuple(self.edges)
+
+    def edges_touching(self, node_type: str) -> tuple[EdgeType, ...]:
+        """Edge types whose source or destination is `node_type`."""
+        return tuple(e for e in self.edges.values() if node_type in (e.src, e.dst))
