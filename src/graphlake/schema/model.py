@@ -7,6 +7,7 @@ These are plain immutable values; `parser.parse_schema` builds them from `.pg` t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date, datetime
 
 # Scalar kinds as written in the schema language.
 SCALARS = (
@@ -53,10 +54,14 @@ class Property:
 
 @dataclass(frozen=True)
 class Range:
-    """`@range(p, min..max)`; either bound may be None (open)."""
+    """`@range(p, min..max)`; either bound may be None (open), both are inclusive.
 
-    min: float | int | None
-    max: float | int | None
+    Bounds have the property's type: int for integer kinds, float for float kinds, `date`
+    for Date and a UTC-aware `datetime` for DateTime.
+    """
+
+    min: float | int | date | datetime | None
+    max: float | int | date | datetime | None
 
 
 @dataclass(frozen=True)
@@ -78,12 +83,6 @@ class TableType:
     ranges: dict[str, Range] = field(default_factory=dict)
     checks: dict[str, str] = field(default_factory=dict)  # property -> regex (full match)
 
-    def property(self, name: str) -> Property | None:
-        for p in self.properties:
-            if p.name == name:
-                return p
-        return None
-
     @property
     def property_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.properties)
@@ -91,6 +90,14 @@ class TableType:
     @property
     def is_edge(self) -> bool:
         return False
+
+    # Defined last: inside the class body this name shadows the `property` builtin, so any
+    # `@property` written after it would call this method instead.
+    def property(self, name: str) -> Property | None:
+        for p in self.properties:
+            if p.name == name:
+                return p
+        return None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,221 @@
+"""Graph algorithms over the commit DAG: log, ancestry and merge bases.
+
+Commits carry no generation numbers, and commit times may be skewed between machines, so
+nothing here may *rely* on time for correctness. Time is only used as the order in which
+to visit commits (newest first), which keeps walks short when clocks are sane:
+
+* `merge_bases*` and `is_ancestor` use the "paint down to common" walk (as in git): paint
+  commits with one colour per head, walking from the heads; a commit with every colour
+  is a common ancestor, and its ancestors are painted STALE. The walk stops when every
+  queued commit is STALE: anything not visited yet lies below a common ancestor that was
+  found, so it cannot be a *best* one. This stop rule is correct in any visiting order;
+  a good order only makes it come early. Candidates that are ancestors of other
+  candidates are then removed with the same walk (exactly, not by time).
+* `log` is a topological order (children before parents, newest first among commits
+  that are ready); that needs the whole reachable history, which it reads with
+  concurrent fetches.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from graphlake.catalog.commits import Commit, CommitStore
+
+__all__ = ["History", "is_ancestor", "log", "merge_bases", "merge_bases_many"]
+
+_STALE = 1 << 62  # far above any head colour bit
+
+
+def _timestamp(commit: Commit) -> float:
+    try:
+        return datetime.fromisoformat(commit.time).timestamp()
+    except ValueError:
+        return 0.0  # an unparsable time only affects visiting order, never results
+
+
+class _Painter:
+    """One paint-down walk. Colours are bits 0..n-1; `_STALE` marks known-redundant."""
+
+    def __init__(self, commits: CommitStore, colours: Sequence[tuple[str, int]]) -> None:
+        """`colours` gives each starting commit its colour bits (several may share one)."""
+        self._commits = commits
+        self.all_colours = 0
+        self.flags: dict[str, int] = {}
+        self._processed: dict[str, int] = {}  # flags each commit was last expanded with
+        self._heap: list[tuple[float, str]] = []
+        self._queued: set[str] = set()
+        self._nonstale_queued = 0
+        self.candidates: list[str] = []
+        for head, colour in colours:
+            self.all_colours |= colour
+            self._paint(head, colour)
+        self._enqueue(list(dict.fromkeys(head for head, _ in colours)))
+
+    def _paint(self, commit_id: str, flags: int) -> bool:
+        """Add flags; True if that changed anything. Keeps the non-stale count exact."""
+        old = self.flags.get(commit_id, 0)
+        new = old | flags
+        if new == old:
+            return False
+        self.flags[commit_id] = new
+        if commit_id in self._queued and not old & _STALE and new & _STALE:
+            self._nonstale_queued -= 1
+        return True
+
+    def _enqueue(self, commit_ids: list[str]) -> None:
+        fresh = [c for c in commit_ids if c not in self._queued]
+        for commit in self._commits.get_many(fresh):
+            # Newest first; the id breaks ties so runs are reproducible.
+            heapq.heappush(self._heap, (-_timestamp(commit), commit.id))
+            self._queued.add(commit.id)
+            if not self.flags[commit.id] & _STALE:
+                self._nonstale_queued += 1
+
+    def step(self) -> str | None:
+        """Expand the newest queued commit; returns it, or None when the walk is over."""
+        if self._nonstale_queued == 0:
+            return None
+        _, commit_id = heapq.heappop(self._heap)
+        self._queued.discard(commit_id)
+        flags = self.flags[commit_id]
+        if not flags & _STALE:
+            self._nonstale_queued -= 1
+        if flags & self.all_colours == self.all_colours and not flags & _STALE:
+            # A common ancestor; everything below it is redundant as a merge base.
+            self.candidates.append(commit_id)
+            flags |= _STALE
+        if self._processed.get(commit_id) == flags:
+            return commit_id
+        self._processed[commit_id] = flags
+        changed = [p for p in self._commits.get(commit_id).parents if self._paint(p, flags)]
+        # A parent whose flags changed after it was expanded must be expanded again.
+        self._enqueue([p for p in changed if p not in self._queued])
+        return commit_id
+
+    def run(self) -> None:
+        while self.step() is not None:
+            pass
+
+
+# --- ancestry ---------------------------------------------------------------------------
+
+
+def is_ancestor(commits: CommitStore, a: str, b: str) -> bool:
+    """True if commit `a` is `b` or an ancestor of `b`."""
+    a, b = commits.resolve(a), commits.resolve(b)
+    if a == b:
+        commits.get(a)  # unknown ids still raise CommitNotFoundError
+        return True
+    return _reaches(commits, a, [b])
+
+
+def _reaches(commits: CommitStore, target: str, sources: list[str]) -> bool:
+    """True if `target` is an ancestor of (or equal to) any of `sources`.
+
+    Paints `target` with colour 1 and all sources with colour 2: `target` gets colour 2
+    exactly when a path leads to it from a source. The walk cannot stop before that
+    happens: it stops only when every queued commit is STALE, i.e. carries both colours;
+    a queued commit on a path from a source down to `target` that carries colour 1 is
+    also an ancestor of `target`, so it is `target` itself.
+    """
+    painter = _Painter(commits, [(target, 0b01)] + [(s, 0b10) for s in sources])
+    while not painter.flags[target] & 0b10:
+        if painter.step() is None:
+            return False
+    return True
+
+
+def merge_bases(commits: CommitStore, a: str, b: str) -> list[str]:
+    """Best common ancestors of `a` and `b` (several for criss-cross histories)."""
+    return merge_bases_many(commits, [a, b])
+
+
+def merge_bases_many(commits: CommitStore, heads: Iterable[str]) -> list[str]:
+    """Best common ancestors of all `heads`: commits that are ancestors of every head,
+    none of them an ancestor of another. Sorted by id; [] if the histories are unrelated.
+    """
+    ids = list(dict.fromkeys(commits.resolve(h) for h in heads))
+    if not ids:
+        raise ValueError("merge_bases_many needs at least one head")
+    if len(ids) == 1:
+        commits.get(ids[0])
+        return ids
+    painter = _Painter(commits, [(head, 1 << bit) for bit, head in enumerate(ids)])
+    painter.run()
+    # A candidate that got STALE was reached from another candidate: it is redundant.
+    candidates = [c for c in painter.candidates if not painter.flags[c] & _STALE]
+    return sorted(_remove_redundant(commits, candidates))
+
+
+def _remove_redundant(commits: CommitStore, candidates: list[str]) -> list[str]:
+    """Drop every candidate that is an ancestor of another one (exact, not by time)."""
+    if len(candidates) <= 1:
+        return candidates
+    return [
+        candidate
+        for index, candidate in enumerate(candidates)
+        if not _reaches(commits, candidate, candidates[:index] + candidates[index + 1 :])
+    ]
+
+
+# --- log ----------------------------------------------------------------------------------
+
+
+def log(commits: CommitStore, commit_id: str, limit: int | None = None) -> list[Commit]:
+    """Commits reachable from `commit_id`, newest first, each once.
+
+    Topological (a commit always comes before its parents); among commits whose children
+    are all listed, the newest comes first (ties: smaller id).
+    """
+    if limit is not None and limit <= 0:
+        return []
+    found = _reachable(commits, commits.resolve(commit_id))
+    pending_children = dict.fromkeys(found, 0)
+    for commit in found.values():
+        for parent in commit.parents:
+            pending_children[parent] += 1
+    ready = [(-_timestamp(found[c]), c) for c, n in pending_children.items() if n == 0]
+    heapq.heapify(ready)
+    out: list[Commit] = []
+    while ready and (limit is None or len(out) < limit):
+        _, cid = heapq.heappop(ready)
+        out.append(found[cid])
+        for parent in found[cid].parents:
+            pending_children[parent] -= 1
+            if pending_children[parent] == 0:
+                heapq.heappush(ready, (-_timestamp(found[parent]), parent))
+    return out
+
+
+def _reachable(commits: CommitStore, start: str) -> dict[str, Commit]:
+    """All ancestors of `start` (inclusive), fetched one generation at a time."""
+    found: dict[str, Commit] = {}
+    frontier = [start]
+    while frontier:
+        batch = commits.get_many(frontier)
+        for commit in batch:
+            found[commit.id] = commit
+        frontier = list(dict.fromkeys(p for c in batch for p in c.parents if p not in found))
+    return found
+
+
+class History:
+    """The functions above bound to one `CommitStore` (what `Graph` holds on to)."""
+
+    def __init__(self, commits: CommitStore) -> None:
+        self.commits = commits
+
+    def log(self, commit_id: str, limit: int | None = None) -> list[Commit]:
+        return log(self.commits, commit_id, limit)
+
+    def is_ancestor(self, a: str, b: str) -> bool:
+        return is_ancestor(self.commits, a, b)
+
+    def merge_bases(self, a: str, b: str) -> list[str]:
+        return merge_bases(self.commits, a, b)
+
+    def merge_bases_many(self, heads: Iterable[str]) -> list[str]:
+        return merge_bases_many(self.commits, heads)

@@ -1,0 +1,229 @@
+"""`Graph`: the public entry point. Wires the catalog, the Lance tables and the schema."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+from ulid import ULID
+
+from graphlake.catalog.commits import Commit, CommitStore
+from graphlake.catalog.history import History
+from graphlake.catalog.names import validate_branch_name
+from graphlake.catalog.refs import RefEntry, RefStore
+from graphlake.catalog.store import ObjectStore
+from graphlake.errors import BranchNotFoundError, CommitNotFoundError, GraphLakeError
+from graphlake.read.snapshot import Snapshot
+from graphlake.read.sql import run_sql
+from graphlake.schema.arrow import arrow_schema
+from graphlake.schema.model import EdgeType, NodeType, Schema
+from graphlake.schema.parser import load_schema, parse_schema
+from graphlake.storage import layout
+from graphlake.storage.tables import TableStore
+from graphlake.write.transaction import Transaction
+
+DEFAULT_BRANCH = "main"
+
+
+class Graph:
+    """A versioned, branchable property graph stored under one root URI."""
+
+    def __init__(
+        self,
+        uri: str | os.PathLike[str],
+        storage_options: dict[str, str] | None,
+        *,
+        _info: layout.GraphInfo | None = None,
+    ):
+        self.uri = str(uri)
+        self.storage_options = storage_options
+        self.store = ObjectStore(self.uri, storage_options)
+        self.commits = CommitStore(self.store)
+        self.refs = RefStore(self.store)
+        self.history = History(self.commits)
+        self.tables = TableStore(self.store.uri_for(""), storage_options)
+        self.info = _info or layout.read_info(self.store)
+        self.schema: Schema = parse_schema(layout.get_schema(self.store, self.info.schema_id))
+
+    # --- lifecycle --------------------------------------------------------------------
+
+    @classmethod
+    def init(
+        cls,
+        uri: str | os.PathLike[str],
+        schema: str | os.PathLike[str],
+        storage_options: dict[str, str] | None = None,
+    ) -> Graph:
+        """Create a graph at `uri` with `schema` (.pg text or a path) and branch "main"."""
+        parsed = load_schema(schema)
+        store = ObjectStore(str(uri), storage_options)
+        layout.ensure_absent(store)
+        sid = layout.put_schema(store, parsed.text)
+        tables = TableStore(store.uri_for(""), storage_options)
+        incarnation = str(ULID())
+        states = {}
+        for name in parsed.table_names:
+            t = parsed.table(name)
+            states[name] = tables.create(
+                f"{name}-{ULID()}".lower(), arrow_schema(t), _index_columns(t), incarnation
+            )
+        commit = Commit.create(
+            parents=(), message="init", schema_id=sid, tables=states,
+        )
+        CommitStore(store).put(commit)
+        RefStore(store).create(DEFAULT_BRANCH, commit.id, incarnation=incarnation)
+        info = layout.GraphInfo(
+            format=layout.FORMAT,
+            default_branch=DEFAULT_BRANCH,
+            schema_id=sid,
+            created=dt.datetime.now(dt.UTC).isoformat(),
+        )
+        layout.write_info(store, info)
+        return cls(uri, storage_options, _info=info)
+
+    @classmethod
+    def open(
+        cls, uri: str | os.PathLike[str], storage_options: dict[str, str] | None = None
+    ) -> Graph:
+        """Open an existing graph. Costs O(1) in history length."""
+        if _is_local(str(uri)) and not Path(uri).is_dir():
+            from graphlake.errors import NotAGraphError
+
+            raise NotAGraphError(f"{uri} is not a graphlake graph (no such folder)")
+        return cls(uri, storage_options)
+
+    def __repr__(self) -> str:
+        return f"Graph({self.uri!r})"
+
+    # --- branches and history ---------------------------------------------------------
+
+    def branches(self) -> list[str]:
+        return sorted(self.refs.list())
+
+    def create_branch(self, name: str, from_: str = DEFAULT_BRANCH) -> str:
+        """Create branch `name` at the head of branch (or commit id) `from_`. O(1)."""
+        validate_branch_name(name)
+        commit = self.resolve(from_)
+        self.refs.create(name, commit.id)
+        return name
+
+    def delete_branch(self, name: str) -> None:
+        """Remove the branch name. Its data stays while any commit references it."""
+        validate_branch_name(name)
+        if name == self.info.default_branch:
+            raise GraphLakeError(f"cannot delete the default branch {name!r}")
+        ref = self._ref(name)
+        self.refs.delete(name, ref)
+
+    def head(self, branch: str = DEFAULT_BRANCH) -> Commit:
+        return self._head(branch)[1]
+
+    def resolve(self, branch_or_commit: str) -> Commit:
+        """The head commit of a branch, or the commit with that id."""
+        try:
+            return self.head(branch_or_commit)
+        except BranchNotFoundError:
+            try:
+                return self.commits.get(branch_or_commit)
+            except (CommitNotFoundError, GraphLakeError):
+                pass
+            raise
+
+    def log(self, branch: str = DEFAULT_BRANCH, limit: int | None = None) -> list[Commit]:
+        return self.history.log(self.resolve(branch).id, limit=limit)
+
+    def _ref(self, branch: str) -> RefEntry:
+        validate_branch_name(branch)
+        ref = self.refs.head(branch)
+        if ref is None or ref.commit is None:
+            known = ", ".join(self.branches()) or "none"
+            raise BranchNotFoundError(f"no branch {branch!r} (branches: {known})")
+        return ref
+
+    def _head(self, branch: str) -> tuple[RefEntry, Commit]:
+        ref = self._ref(branch)
+        assert ref.commit is not None
+        return ref, self.commits.get(ref.commit)
+
+    # --- writing ----------------------------------------------------------------------
+
+    def write(self, branch: str = DEFAULT_BRANCH, message: str = "write") -> Transaction:
+        """A transaction: `with g.write("dev") as w: w.insert(...)` publishes one commit."""
+        self._ref(branch)
+        return Transaction(self, branch, message)
+
+    def load(
+        self,
+        source: Any,
+        branch: str = DEFAULT_BRANCH,
+        mode: str = "append",
+        *,
+        table: str | None = None,
+        message: str | None = None,
+        progress: Any = None,
+    ) -> Commit:
+        """Load JSONL (see DESIGN "Load format"), Parquet or Arrow data in one commit."""
+        from graphlake.write.load import load
+
+        return load(self, source, branch=branch, mode=mode, table=table, message=message,
+                    progress=progress)
+
+    def index_columns(self, t: NodeType | EdgeType) -> list[str]:
+        return _index_columns(t)
+
+    # --- reading ----------------------------------------------------------------------
+
+    def snapshot(self, branch: str = DEFAULT_BRANCH) -> Snapshot:
+        return Snapshot(self, self.resolve(branch))
+
+    def nodes(
+        self,
+        type: str,
+        branch: str = DEFAULT_BRANCH,
+        where: str | None = None,
+        columns: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> pa.Table:
+        return self.snapshot(branch).read(type, "node", where, columns, limit)
+
+    def edges(
+        self,
+        type: str,
+        branch: str = DEFAULT_BRANCH,
+        where: str | None = None,
+        columns: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> pa.Table:
+        return self.snapshot(branch).read(type, "edge", where, columns, limit)
+
+    def get(self, type: str, key: Any, branch: str = DEFAULT_BRANCH) -> dict[str, Any] | None:
+        return self.snapshot(branch).get(type, key)
+
+    def sql(
+        self,
+        query: str,
+        branch: str = DEFAULT_BRANCH,
+        *,
+        max_rows: int | None = None,
+        timeout_s: float | None = None,
+    ) -> pa.Table:
+        """Read-only SQL over one pinned snapshot; tables are registered by type name."""
+        return run_sql(self.snapshot(branch), query, max_rows=max_rows, timeout_s=timeout_s)
+
+
+def _index_columns(t: NodeType | EdgeType) -> list[str]:
+    cols = ["id", "src", "dst"] if t.is_edge else ["id"]
+    for group in (*t.uniques, *t.indexes):
+        for c in group:
+            p = t.property(c)
+            if c not in cols and p is not None and p.type.kind not in ("Vector", "Blob", "List"):
+                cols.append(c)
+    return cols
+
+
+def _is_local(uri: str) -> bool:
+    return "://" not in uri or uri.startswith("file://")

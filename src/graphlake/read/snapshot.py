@@ -1,0 +1,79 @@
+"""A pinned, read-only view of one graph commit: every table at its exact Lance state."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import lance
+import pyarrow as pa
+
+from graphlake.errors import QueryError, UnknownPropertyError, UnknownTableError
+from graphlake.schema.model import EdgeType, NodeType
+
+if TYPE_CHECKING:
+    from graphlake.catalog.commits import Commit
+    from graphlake.graph import Graph
+
+
+class Snapshot:
+    def __init__(self, graph: Graph, commit: Commit):
+        self.graph = graph
+        self.commit = commit
+
+    def type(self, name: str, kind: str | None = None) -> NodeType | EdgeType:
+        t = self.graph.schema.table(name)
+        if t is None or (kind == "node" and t.is_edge) or (kind == "edge" and not t.is_edge):
+            pool = (
+                self.graph.schema.nodes if kind == "node"
+                else self.graph.schema.edges if kind == "edge"
+                else self.graph.schema.table_names
+            )
+            what = {"node": "node type", "edge": "edge type"}.get(kind or "", "node or edge type")
+            raise UnknownTableError(f"unknown {what} {name!r} (known: {', '.join(pool)})")
+        return t
+
+    def dataset(self, name: str) -> lance.LanceDataset:
+        return self.graph.tables.open(self.commit.tables[name])
+
+    def datasets(self) -> dict[str, lance.LanceDataset]:
+        return {name: self.dataset(name) for name in self.graph.schema.table_names}
+
+    def read(
+        self,
+        name: str,
+        kind: str | None = None,
+        where: str | None = None,
+        columns: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> pa.Table:
+        t = self.type(name, kind)
+        ds = self.dataset(t.name)
+        if columns is not None:
+            columns = list(columns)
+            unknown = [c for c in columns if c not in ds.schema.names]
+            if unknown:
+                raise UnknownPropertyError(
+                    f"{t.name} has no column {', '.join(map(repr, unknown))} "
+                    f"(columns: {', '.join(ds.schema.names)})"
+                )
+        try:
+            return ds.to_table(columns=columns, filter=where, limit=limit)
+        except (OSError, ValueError, pa.ArrowInvalid) as exc:
+            raise QueryError(
+                f"{t.name}: cannot apply filter {where!r}: {_first_line(exc)}"
+            ) from None
+
+    def get(self, name: str, key: Any) -> dict[str, Any] | None:
+        import pyarrow.compute as pc
+
+        from graphlake.write.coerce import _key_string
+
+        self.type(name)
+        table = self.dataset(name).to_table(filter=pc.field("id") == _key_string(key))
+        rows = table.to_pylist()
+        return rows[0] if rows else None
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

@@ -1,0 +1,746 @@
+"""Parse `.pg` schema text into the `model` dataclasses.
+
+Parsing runs in two stages. lark (LALR, grammar.lark) checks the syntax and its tree is
+turned into small "raw" records that still carry their tokens. A semantic pass then
+resolves types and annotations, checks every rule of the language and builds the frozen
+model. Keeping the grammar loose and the checks here means every error can name the exact
+token and say what is wrong in the schema's own terms. Every failure is a `SchemaError`
+with a 1-based line and column; no lark exception escapes.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from importlib import resources
+from pathlib import Path
+
+from lark import Lark, Token, Tree
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from graphlake.errors import SchemaError
+from graphlake.schema.model import (
+    FLOAT_KINDS,
+    KEY_KINDS,
+    NUMERIC_KINDS,
+    RESERVED_NAMES,
+    RESERVED_PREFIX,
+    SCALARS,
+    Cardinality,
+    EdgeType,
+    NodeType,
+    Property,
+    Range,
+    Schema,
+    TypeRef,
+)
+
+__all__ = ["load_schema", "parse_schema"]
+
+# --- lark ------------------------------------------------------------------------------
+
+
+@functools.cache
+def _lark() -> Lark:
+    # Built once per process: constructing the LALR tables is the slow part.
+    grammar = resources.files("graphlake.schema").joinpath("grammar.lark").read_text("utf-8")
+    return Lark(grammar, parser="lalr", lexer="contextual", maybe_placeholders=False)
+
+
+# How each terminal reads in "expected ..." messages, in the order they are listed.
+_TERMINAL_WORDS: dict[str, str] = {
+    "NODE": "'node'",
+    "EDGE": "'edge'",
+    "NAME": "a name",
+    "COLON": "':'",
+    "ARROW": "'->'",
+    "LBRACE": "'{'",
+    "LPAR": "'('",
+    "LSQB": "'['",
+    "QMARK": "'?'",
+    "DOTDOT": "'..'",
+    "NUMBER": "a number",
+    "STRING": "a string",
+    "COMMA": "','",
+    "SEMICOLON": "';'",
+    "RPAR": "')'",
+    "RSQB": "']'",
+    "RBRACE": "'}'",
+    "AT": "an annotation",
+    "$END": "end of input",
+}
+
+
+def _words(terminals: Iterable[str]) -> str:
+    """`'{' or an annotation` for {"AT", "LBRACE"}: a stable, plain-English list."""
+    names = set(terminals)
+    # Separators are optional wherever '}' may come, so listing them there is only noise.
+    if "RBRACE" in names:
+        names -= {"COMMA", "SEMICOLON"}
+    words = [w for t, w in _TERMINAL_WORDS.items() if t in names]
+    if not words:
+        return "nothing more"
+    if len(words) == 1:
+        return words[0]
+    return ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _end_of(text: str) -> tuple[int, int]:
+    """Line and column just past the last character of `text`."""
+    lines = text.split("\n")
+    return len(lines), len(lines[-1]) + 1
+
+
+def _syntax_error(exc: UnexpectedInput, text: str) -> SchemaError:
+    """Translate a lark error into a SchemaError that says what was expected."""
+    if isinstance(exc, UnexpectedToken):
+        tok = exc.token
+        expected = _words(exc.accepts or exc.expected)
+        if tok.type == "$END":
+            # lark places $END on the last token; point just past it, where the missing
+            # piece belongs.
+            if tok.end_line is not None and tok.end_column is not None:
+                line, column = tok.end_line, tok.end_column
+            else:
+                line, column = _end_of(text)
+            return SchemaError(f"expected {expected}, found end of input", line, column)
+        return SchemaError(f"expected {expected}, found '{tok}'", tok.line, tok.column)
+    if isinstance(exc, UnexpectedCharacters):
+        pos = exc.pos_in_stream
+        if text.startswith("/*", pos):
+            return SchemaError("unterminated block comment: '/*' has no '*/'", exc.line, exc.column)
+        if text[pos] == '"':
+            return SchemaError(
+                "unterminated string: a '\"' string must close on the same line",
+                exc.line,
+                exc.column,
+            )
+        expected = _words(exc.allowed or ())
+        return SchemaError(f"expected {expected}, found '{text[pos]}'", exc.line, exc.column)
+    # UnexpectedEOF (not raised by LALR, but cheap to cover).
+    line, column = _end_of(text)
+    return SchemaError(f"expected {_words(getattr(exc, 'expected', ()))}, found end of input",
+                       line, column)
+
+
+# --- raw syntax records ----------------------------------------------------------------
+# The parse tree reduced to what the semantic pass needs, with tokens kept for positions.
+
+
+@dataclass
+class _RawType:
+    at: Token  # the type's name, or '[' of a list
+    name: str  # "String", "Vector", "enum", ..., or "[]" for a list
+    lpar: Token | None = None  # set when the name was followed by "(...)"
+    args: list[Token] = field(default_factory=list)  # NAME / NUMBER tokens inside "(...)"
+    item: _RawType | None = None  # the item type of a list
+
+
+@dataclass
+class _RawRange:
+    dots: Token
+    lo: Token | None  # NUMBER or STRING
+    hi: Token | None
+
+
+_Arg = Token | _RawRange  # NAME or STRING token, or a range
+
+
+@dataclass
+class _RawAnnotation:
+    at: Token  # '@'
+    name: Token
+    has_parens: bool
+    args: list[_Arg]
+
+
+@dataclass
+class _RawProperty:
+    name: Token
+    type: _RawType
+    nullable: bool
+    annotations: list[_RawAnnotation] = field(default_factory=list)  # inline ones
+
+
+@dataclass
+class _RawDecl:
+    keyword: Token  # 'node' or 'edge'
+    name: Token
+    src: Token | None
+    dst: Token | None
+    header: list[_RawAnnotation]
+    items: list[_RawProperty | _RawAnnotation | Token]  # Token = a ',' or ';' separator
+
+    @property
+    def is_edge(self) -> bool:
+        return self.keyword.type == "EDGE"
+
+
+def _tokens(tree: Tree, *types: str) -> list[Token]:
+    return [c for c in tree.children if isinstance(c, Token) and c.type in types]
+
+
+def _trees(tree: Tree, *names: str) -> list[Tree]:
+    return [c for c in tree.children if isinstance(c, Tree) and c.data in names]
+
+
+def _raw_type(tree: Tree) -> _RawType:
+    if tree.data == "list_type":
+        (lsqb,) = _tokens(tree, "LSQB")
+        (item,) = _trees(tree, "named_type", "list_type")
+        return _RawType(at=lsqb, name="[]", item=_raw_type(item))
+    name = _tokens(tree, "NAME")[0]
+    lpar = next(iter(_tokens(tree, "LPAR")), None)
+    args: list[Token] = []
+    for sub in _trees(tree, "type_args"):
+        args = _tokens(sub, "NAME", "NUMBER")
+    return _RawType(at=name, name=str(name), lpar=lpar, args=args)
+
+
+def _raw_range(tree: Tree) -> _RawRange:
+    # Children are [lo] DOTDOT [hi]; the position of `..` tells which bounds are present.
+    toks = [c for c in tree.children if isinstance(c, Token)]
+    at = next(i for i, t in enumerate(toks) if t.type == "DOTDOT")
+    lo = toks[at - 1] if at > 0 else None
+    hi = toks[at + 1] if at + 1 < len(toks) else None
+    return _RawRange(dots=toks[at], lo=lo, hi=hi)
+
+
+def _raw_annotation(tree: Tree) -> _RawAnnotation:
+    at, name = _tokens(tree, "AT")[0], _tokens(tree, "NAME")[0]
+    args: list[_Arg] = []
+    for sub in _trees(tree, "ann_args"):
+        for c in sub.children:
+            if isinstance(c, Tree):
+                args.append(_raw_range(c))
+            elif c.type != "COMMA":
+                args.append(c)
+    return _RawAnnotation(at=at, name=name, has_parens=bool(_tokens(tree, "LPAR")), args=args)
+
+
+def _raw_property(tree: Tree) -> _RawProperty:
+    name = _tokens(tree, "NAME")[0]
+    (type_tree,) = _trees(tree, "named_type", "list_type")
+    return _RawProperty(name=name, type=_raw_type(type_tree), nullable=bool(_tokens(tree, "QMARK")))
+
+
+def _raw_item(node: Tree) -> _RawProperty | _RawAnnotation | Token:
+    if node.data == "property":
+        return _raw_property(node)
+    if node.data == "annotation":
+        return _raw_annotation(node)
+    return _tokens(node, "COMMA", "SEMICOLON")[0]  # separator
+
+
+def _raw_decl(tree: Tree) -> _RawDecl:
+    keyword = _tokens(tree, "NODE", "EDGE")[0]
+    names = _tokens(tree, "NAME")  # type name, then src and dst for edges
+    header = [_raw_annotation(a) for a in _trees(tree, "header_annotation")]
+    items: list[_RawProperty | _RawAnnotation | Token] = []
+    for body in _trees(tree, "body"):
+        items = [_raw_item(c) for c in body.children if isinstance(c, Tree)]
+    src, dst = (names[1], names[2]) if keyword.type == "EDGE" else (None, None)
+    return _RawDecl(keyword=keyword, name=names[0], src=src, dst=dst, header=header, items=items)
+
+
+def _parse_tree(text: str) -> list[_RawDecl]:
+    try:
+        tree = _lark().parse(text)
+    except UnexpectedInput as exc:
+        raise _syntax_error(exc, text) from None
+    except LarkError as exc:  # anything else lark may raise; never let it escape
+        raise SchemaError(f"could not parse schema: {exc}", 1, 1) from None
+    return [_raw_decl(d) for d in tree.children if isinstance(d, Tree)]
+
+
+# --- semantic checks -------------------------------------------------------------------
+
+KNOWN_ANNOTATIONS = ("key", "unique", "index", "range", "check", "card")
+_USAGE = {
+    "key": "@key after the key property's type",
+    "unique": "@unique after a property's type, or @unique(prop, ...)",
+    "index": "@index after a property's type, or @index(prop, ...)",
+    "range": "@range(min..max) after a property's type, or @range(prop, min..max)",
+    "check": '@check("regex") after a property\'s type, or @check(prop, "regex")',
+    "card": "@card(min..max) on an edge type",
+}
+_INT_LIMITS = {
+    "I32": (-(2**31), 2**31 - 1),
+    "I64": (-(2**63), 2**63 - 1),
+    "U32": (0, 2**32 - 1),
+    "U64": (0, 2**64 - 1),
+}
+
+
+def _error(message: str, tok: Token) -> SchemaError:
+    return SchemaError(message, tok.line, tok.column)
+
+
+def _did_you_mean(word: str, choices: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    if not close:  # difflib is case-sensitive; catch `string` for `String` as well
+        close = [c for c in choices if c.lower() == word.lower()][:1]
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _is_name(arg: _Arg) -> bool:
+    return isinstance(arg, Token) and arg.type == "NAME"
+
+
+def _is_inline(ann: _RawAnnotation) -> bool:
+    """Whether an annotation belongs to the property before it, judged by its shape.
+
+    Inline forms never name a property (`@unique`, `@range(0..1)`); type-level forms always
+    do (`@unique(a, b)`, `@range(p, 0..1)`), so the two never need a separator to tell apart.
+    """
+    kind = str(ann.name)
+    if kind == "key":
+        return True
+    if kind in ("unique", "index"):
+        return not ann.has_parens
+    if kind in ("range", "check"):
+        return not (ann.args and _is_name(ann.args[0]))
+    return False  # card
+
+
+def _check_known(ann: _RawAnnotation) -> None:
+    if ann.name not in KNOWN_ANNOTATIONS:
+        known = ", ".join(f"@{a}" for a in KNOWN_ANNOTATIONS)
+        hint = _did_you_mean(str(ann.name), KNOWN_ANNOTATIONS)
+        raise _error(f"unknown annotation '@{ann.name}'{hint}; known annotations are {known}",
+                     ann.at)
+
+
+def _check_type_name(tok: Token) -> None:
+    if tok.startswith("_"):
+        raise _error(f"type name '{tok}' may not start with '_'", tok)
+
+
+def _check_property_name(tok: Token) -> None:
+    # Case-insensitive because SQL (DuckDB) does not tell `ID` from `id`.
+    lowered = tok.lower()
+    if lowered in RESERVED_NAMES or lowered.startswith(RESERVED_PREFIX):
+        reserved = ", ".join(sorted(RESERVED_NAMES))
+        raise _error(f"property name '{tok}' is reserved (reserved: {reserved} and names "
+                     f"starting with '{RESERVED_PREFIX}')", tok)
+
+
+# --- types -----------------------------------------------------------------------------
+
+
+def _no_args(raw: _RawType) -> None:
+    if raw.lpar is not None:
+        raise _error(f"type {raw.name} takes no arguments", raw.lpar)
+
+
+def _vector_type(raw: _RawType) -> TypeRef:
+    where = raw.lpar or raw.at
+    if len(raw.args) != 1:
+        raise _error("Vector needs one dimension, e.g. Vector(32)", where)
+    (dim,) = raw.args
+    if dim.type != "NUMBER" or not re.fullmatch(r"[0-9]+", dim) or int(dim) <= 0:
+        raise _error(f"Vector dimension must be a positive integer, found '{dim}'", dim)
+    return TypeRef("Vector", dim=int(dim))
+
+
+def _enum_type(raw: _RawType) -> TypeRef:
+    if not raw.args:
+        raise _error("enum needs at least one value, e.g. enum(a, b)", raw.lpar or raw.at)
+    seen: set[str] = set()
+    for value in raw.args:
+        if value.type != "NAME":
+            raise _error(f"enum values must be names, found '{value}'", value)
+        if value in seen:
+            raise _error(f"duplicate enum value '{value}'", value)
+        seen.add(str(value))
+    return TypeRef("Enum", values=tuple(str(v) for v in raw.args))
+
+
+def _list_type(raw: _RawType) -> TypeRef:
+    assert raw.item is not None
+    item = _resolve_type(raw.item)
+    if item.kind == "List":
+        raise _error("lists cannot be nested", raw.item.at)
+    if item.kind in ("Vector", "Blob"):
+        raise _error(f"a list cannot hold {item.kind}; use a scalar or enum item type",
+                     raw.item.at)
+    return TypeRef("List", item=item)
+
+
+def _resolve_type(raw: _RawType) -> TypeRef:
+    if raw.name == "[]":
+        return _list_type(raw)
+    if raw.name in SCALARS or raw.name == "Blob":
+        _no_args(raw)
+        return TypeRef(raw.name)
+    if raw.name == "Vector":
+        return _vector_type(raw)
+    if raw.name == "enum":
+        return _enum_type(raw)
+    known = (*SCALARS, "Vector", "Blob", "enum")
+    hint = _did_you_mean(raw.name, known)
+    raise _error(f"unknown type '{raw.name}'{hint}; types are {', '.join(known)} and [T]",
+                 raw.at)
+
+
+# --- constraints -----------------------------------------------------------------------
+
+
+def _number(tok: Token) -> int | float:
+    return int(tok) if re.fullmatch(r"-?[0-9]+", tok) else float(tok)
+
+
+def _string_value(tok: Token) -> str:
+    # Strings are raw, like Python's r"...": the text between the quotes is kept exactly, so
+    # regexes need no doubled backslashes. `\"` stays `\"`, which `re` reads as a quote.
+    return str(tok)[1:-1]
+
+
+def _date_bound(tok: Token, kind: str) -> date | datetime:
+    text = _string_value(tok)
+    try:
+        if kind == "Date":
+            return date.fromisoformat(text)
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        example = '"2020-01-01"' if kind == "Date" else '"2020-01-01T00:00:00Z"'
+        raise _error(f"'{text}' is not a valid {kind}; write it like {example}", tok) from None
+    # DateTime columns are UTC; a bound without a zone is read as UTC too.
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _bound(tok: Token, prop: Property) -> int | float | date | datetime:
+    kind = prop.type.kind
+    if kind in ("Date", "DateTime"):
+        if tok.type != "STRING":
+            raise _error(f"a range on {kind} property '{prop.name}' takes quoted bounds "
+                         f'like "2020-01-01"', tok)
+        return _date_bound(tok, kind)
+    if tok.type != "NUMBER":
+        raise _error(f"a range on {kind} property '{prop.name}' takes number bounds", tok)
+    value = _number(tok)
+    if kind in FLOAT_KINDS:
+        return float(value)
+    # Integer kinds: the bound must be a value of the column's type, or comparing a column
+    # value against it would need a lossy cast.
+    low, high = _INT_LIMITS[kind]
+    if not isinstance(value, int) or not low <= value <= high:
+        raise _error(f"bound '{tok}' is not a {kind} value for property '{prop.name}'", tok)
+    return value
+
+
+def _range(rng: _RawRange, prop: Property, ann: _RawAnnotation) -> Range:
+    kind = prop.type.kind
+    if kind not in NUMERIC_KINDS and kind not in ("Date", "DateTime"):
+        raise _error(f"@range applies to numeric, Date and DateTime properties; "
+                     f"'{prop.name}' is {prop.type}", ann.at)
+    if rng.lo is None and rng.hi is None:
+        raise _error("a range needs a minimum, a maximum or both, e.g. 0..10, 0.. or ..10",
+                     rng.dots)
+    lo = _bound(rng.lo, prop) if rng.lo is not None else None
+    hi = _bound(rng.hi, prop) if rng.hi is not None else None
+    if lo is not None and hi is not None and lo > hi:  # type: ignore[operator]
+        raise _error(f"range minimum {lo} is greater than its maximum {hi}", rng.dots)
+    return Range(min=lo, max=hi)
+
+
+def _regex(tok: Token, prop: Property, ann: _RawAnnotation) -> str:
+    if prop.type.kind != "String":
+        raise _error(f"@check applies to String properties; '{prop.name}' is {prop.type}",
+                     ann.at)
+    pattern = _string_value(tok)
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise _error(f"invalid regex in @check: {exc.msg}", tok) from None
+    return pattern
+
+
+def _cardinality(rng: _RawRange) -> Cardinality:
+    if rng.lo is None:
+        raise _error("@card needs a minimum, e.g. @card(0..1) or @card(1..)", rng.dots)
+    for tok in (rng.lo, rng.hi):
+        if tok is not None and (tok.type != "NUMBER" or not re.fullmatch(r"[0-9]+", tok)):
+            raise _error(f"@card bounds must be non-negative integers, found {tok}", tok)
+    low = int(rng.lo)
+    high = int(rng.hi) if rng.hi is not None else None
+    if high is not None and low > high:
+        raise _error(f"@card minimum {low} is greater than its maximum {high}", rng.dots)
+    return Cardinality(min=low, max=high)
+
+
+@dataclass
+class _Table:
+    """Collects one type's properties and constraints while its annotations are applied."""
+
+    decl: _RawDecl
+    properties: dict[str, Property]
+    key: str = ""
+    uniques: list[tuple[str, ...]] = field(default_factory=list)
+    indexes: list[tuple[str, ...]] = field(default_factory=list)
+    ranges: dict[str, Range] = field(default_factory=dict)
+    checks: dict[str, str] = field(default_factory=dict)
+    card: Cardinality | None = None
+
+    @property
+    def what(self) -> str:
+        return f"{self.decl.keyword} type {self.decl.name}"
+
+    def prop(self, tok: _Arg) -> Property:
+        """The property an annotation argument names; it must be declared in this type."""
+        if not _is_name(tok):
+            raise _error(f"expected a property name, found {_arg_text(tok)}", _arg_pos(tok))
+        assert isinstance(tok, Token)
+        found = self.properties.get(str(tok))
+        if found is None:
+            hint = _did_you_mean(str(tok), self.properties)
+            raise _error(f"'{tok}' is not a property of {self.what}{hint}", tok)
+        return found
+
+    def add_key(self, prop: Property, ann: _RawAnnotation) -> None:
+        if ann.has_parens:
+            raise _error("@key takes no arguments; write it after the key property's type",
+                         ann.at)
+        if self.decl.is_edge:
+            raise _error("edge types have no key; @key is only for node types", ann.at)
+        if self.key:
+            raise _error(f"{self.what} already has @key property '{self.key}'", ann.at)
+        if prop.nullable:
+            raise _error(f"key property '{prop.name}' must not be nullable", ann.at)
+        if prop.type.kind not in KEY_KINDS:
+            raise _error(f"key property '{prop.name}' is {prop.type}; a key must be one of "
+                         f"{', '.join(KEY_KINDS)}", ann.at)
+        self.key = prop.name
+
+    def add_names(self, kind: str, props: Sequence[Property], ann: _RawAnnotation) -> None:
+        """Record `@unique` / `@index` over one or more properties."""
+        for p in props:
+            banned = ("Blob", "Vector", "List") if kind == "unique" else ("Blob",)
+            if p.type.kind in banned:
+                raise _error(f"@{kind} does not apply to {p.type} property '{p.name}'", ann.at)
+        names = tuple(p.name for p in props)
+        target = self.uniques if kind == "unique" else self.indexes
+        if any(set(existing) == set(names) for existing in target):
+            raise _error(f"duplicate @{kind}({', '.join(names)}) on {self.what}", ann.at)
+        target.append(names)
+
+    def add_range(self, prop: Property, rng: _Arg, ann: _RawAnnotation) -> None:
+        if not isinstance(rng, _RawRange):
+            raise _error(f"malformed @range; write {_USAGE['range']}", _arg_pos(rng))
+        if prop.name in self.ranges:
+            raise _error(f"property '{prop.name}' already has a @range", ann.at)
+        self.ranges[prop.name] = _range(rng, prop, ann)
+
+    def add_check(self, prop: Property, regex: _Arg, ann: _RawAnnotation) -> None:
+        if not (isinstance(regex, Token) and regex.type == "STRING"):
+            raise _error(f"malformed @check; write {_USAGE['check']}", _arg_pos(regex))
+        if prop.name in self.checks:
+            raise _error(f"property '{prop.name}' already has a @check", ann.at)
+        self.checks[prop.name] = _regex(regex, prop, ann)
+
+    def add_card(self, ann: _RawAnnotation) -> None:
+        if not self.decl.is_edge:
+            raise _error("@card applies to edge types only", ann.at)
+        if len(ann.args) != 1 or not isinstance(ann.args[0], _RawRange):
+            raise _error(f"malformed @card; write {_USAGE['card']}, e.g. @card(0..1)", ann.at)
+        if self.card is not None:
+            raise _error(f"{self.what} already has a @card", ann.at)
+        self.card = _cardinality(ann.args[0])
+
+
+def _arg_pos(arg: _Arg) -> Token:
+    return arg.dots if isinstance(arg, _RawRange) else arg
+
+
+def _arg_text(arg: _Arg) -> str:
+    return "a range" if isinstance(arg, _RawRange) else f"'{arg}'"
+
+
+def _apply_inline(table: _Table, prop: Property, ann: _RawAnnotation) -> None:
+    kind = str(ann.name)
+    if kind == "key":
+        table.add_key(prop, ann)
+    elif kind in ("unique", "index"):
+        table.add_names(kind, [prop], ann)
+    else:  # range / check: exactly one argument, the property is implied
+        if len(ann.args) != 1:
+            raise _error(f"malformed @{kind}; write {_USAGE[kind]}", ann.at)
+        if kind == "range":
+            table.add_range(prop, ann.args[0], ann)
+        else:
+            table.add_check(prop, ann.args[0], ann)
+
+
+def _apply_type_level(table: _Table, ann: _RawAnnotation) -> None:
+    kind = str(ann.name)
+    if kind == "card":
+        table.add_card(ann)
+    elif kind in ("unique", "index"):
+        if not ann.args:
+            raise _error(f"@{kind}(...) needs at least one property name", ann.at)
+        props = [table.prop(a) for a in ann.args]
+        names = [p.name for p in props]
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                raise _error(f"'{name}' appears twice in @{kind}", _arg_pos(ann.args[i]))
+        table.add_names(kind, props, ann)
+    else:  # range / check: the property, then the range or regex
+        if len(ann.args) != 2:
+            raise _error(f"malformed @{kind}; write {_USAGE[kind]}", ann.at)
+        prop = table.prop(ann.args[0])
+        if kind == "range":
+            table.add_range(prop, ann.args[1], ann)
+        else:
+            table.add_check(prop, ann.args[1], ann)
+
+
+def _misplaced(ann: _RawAnnotation, where: str) -> SchemaError:
+    return _error(f"@{ann.name} {where} must directly follow a property's type; "
+                  f"write {_USAGE[str(ann.name)]}", ann.at)
+
+
+def _group(decl: _RawDecl) -> tuple[list[_RawProperty], list[_RawAnnotation]]:
+    """Split a body into properties (each with its inline annotations) and type-level ones.
+
+    An inline-shaped annotation attaches to the closest property before it, unless a `,` or
+    `;` came in between (the separator ends the property).
+    """
+    for ann in decl.header:
+        _check_known(ann)
+        if _is_inline(ann):
+            raise _misplaced(ann, "in a type header")
+    props: list[_RawProperty] = []
+    type_level = list(decl.header)
+    current: _RawProperty | None = None
+    for item in decl.items:
+        if isinstance(item, _RawProperty):
+            props.append(item)
+            current = item
+        elif isinstance(item, Token):
+            current = None
+        else:
+            _check_known(item)
+            if not _is_inline(item):
+                type_level.append(item)
+            elif current is None:
+                raise _misplaced(item, "without a property name")
+            else:
+                current.annotations.append(item)
+    return props, type_level
+
+
+def _properties(raw_props: list[_RawProperty]) -> dict[str, Property]:
+    props: dict[str, Property] = {}
+    lowered: dict[str, str] = {}
+    for raw in raw_props:
+        _check_property_name(raw.name)
+        # Case-insensitive for the same reason as reserved names: SQL folds case.
+        if raw.name.lower() in lowered:
+            first = lowered[raw.name.lower()]
+            same = "" if first == raw.name else f" (same as '{first}' apart from case)"
+            raise _error(f"duplicate property '{raw.name}'{same}", raw.name)
+        lowered[raw.name.lower()] = str(raw.name)
+        props[str(raw.name)] = Property(str(raw.name), _resolve_type(raw.type), raw.nullable)
+    return props
+
+
+def _table(decl: _RawDecl) -> _Table:
+    raw_props, type_level = _group(decl)
+    table = _Table(decl, _properties(raw_props))
+    # Apply annotations in source order so uniques/indexes keep the order they were written.
+    pending: list[tuple[_RawAnnotation, Property | None]] = [(a, None) for a in type_level]
+    for raw in raw_props:
+        pending += [(a, table.properties[str(raw.name)]) for a in raw.annotations]
+    for ann, prop in sorted(pending, key=lambda pair: pair[0].at.start_pos):
+        if prop is None:
+            _apply_type_level(table, ann)
+        else:
+            _apply_inline(table, prop, ann)
+    if not decl.is_edge and not table.key:
+        raise _error(f"{table.what} needs exactly one @key property "
+                     f"(e.g. `name: String @key`)", decl.name)
+    return table
+
+
+def _check_endpoint(tok: Token, kinds: dict[str, str]) -> None:
+    kind = kinds.get(str(tok))
+    if kind == "edge":
+        raise _error(f"'{tok}' is an edge type; edge endpoints must be node types", tok)
+    if kind is None:
+        nodes = [n for n, k in kinds.items() if k == "node"]
+        hint = _did_you_mean(str(tok), nodes)
+        raise _error(f"unknown node type '{tok}'{hint}", tok)
+
+
+def _build(decls: list[_RawDecl], text: str) -> Schema:
+    if not decls:
+        raise SchemaError("empty schema: declare at least one node type", 1, 1)
+    # First come, first kept: the kind of every type name, so edges may name node types
+    # declared after them.
+    kinds: dict[str, str] = {}
+    for d in decls:
+        kinds.setdefault(str(d.name), str(d.keyword))
+    nodes: dict[str, NodeType] = {}
+    edges: dict[str, EdgeType] = {}
+    seen: dict[str, str] = {}  # lower-cased name -> name as first written
+    for d in decls:
+        _check_type_name(d.name)
+        # Node and edge types share one namespace (they are all tables), case-insensitively.
+        if d.name.lower() in seen:
+            raise _error(f"duplicate type name '{d.name}'", d.name)
+        seen[d.name.lower()] = str(d.name)
+        if d.src is not None and d.dst is not None:
+            _check_endpoint(d.src, kinds)
+            _check_endpoint(d.dst, kinds)
+        t = _table(d)
+        common = dict(
+            name=str(d.name),
+            properties=tuple(t.properties.values()),
+            uniques=tuple(t.uniques),
+            indexes=tuple(t.indexes),
+            ranges=t.ranges,
+            checks=t.checks,
+        )
+        if d.is_edge:
+            edges[str(d.name)] = EdgeType(**common, src=str(d.src), dst=str(d.dst), card=t.card)
+        else:
+            nodes[str(d.name)] = NodeType(**common, key=t.key)
+    return Schema(nodes=nodes, edges=edges, text=text)
+
+
+# --- public API ------------------------------------------------------------------------
+
+
+def parse_schema(text: str) -> Schema:
+    """Parse schema text (the `.pg` language) into a `Schema`. Raises `SchemaError`."""
+    return _build(_parse_tree(text), text)
+
+
+def load_schema(text_or_path: str | os.PathLike[str]) -> Schema:
+    """Parse a schema from a `.pg` file path or from schema text.
+
+    A string ending in `.pg` is a path: no schema text can end that way (`.` only occurs
+    in `..`), so a missing file is reported as such rather than as a syntax error.
+    """
+    if isinstance(text_or_path, os.PathLike) or text_or_path.rstrip().endswith(".pg"):
+        return _load_file(Path(os.fspath(text_or_path).strip()))
+    return parse_schema(text_or_path)
+
+
+def _load_file(path: Path) -> Schema:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SchemaError(f"schema file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SchemaError(f"cannot read schema file {path}: {exc}") from None
+    try:
+        return parse_schema(text)
+    except SchemaError as exc:
+        exc.add_note(f"in schema file {path}")
+        raise

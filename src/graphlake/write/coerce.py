@@ -1,0 +1,230 @@
+"""Turn caller rows (dicts, Arrow, pandas) into Arrow tables of a table type's schema.
+
+Type errors name the table, property and offending value. Partial rows (for update and
+upsert) keep only the columns they provide; full rows (insert) fill absent nullable
+properties with nulls and refuse absent non-nullable ones.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from ulid import ULID
+
+from graphlake.errors import (
+    DataError,
+    NullValueError,
+    TypeMismatchError,
+    UnknownPropertyError,
+)
+from graphlake.schema.arrow import arrow_schema
+from graphlake.schema.model import INTEGER_KINDS, NUMERIC_KINDS, EdgeType, NodeType, TypeRef
+
+_ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError,
+                 TypeError, ValueError, OverflowError)
+
+
+def to_arrow_input(rows: Any) -> pa.Table | list[Mapping[str, Any]]:
+    """Normalise the accepted row containers: list of dicts stays, the rest become Arrow."""
+    if isinstance(rows, pa.Table):
+        return rows
+    if isinstance(rows, pa.RecordBatch):
+        return pa.Table.from_batches([rows])
+    if _is_pandas(rows):
+        return pa.Table.from_pandas(rows, preserve_index=False)
+    if isinstance(rows, Mapping):
+        return [rows]
+    if isinstance(rows, Iterable) and not isinstance(rows, str | bytes):
+        out = list(rows)
+        for i, r in enumerate(out):
+            if not isinstance(r, Mapping):
+                raise DataError(f"row {i} is a {type(r).__name__}, expected a dict")
+        return out
+    raise DataError(
+        f"rows must be a list of dicts, a pyarrow Table/RecordBatch or a pandas DataFrame, "
+        f"not {type(rows).__name__}"
+    )
+
+
+def _is_pandas(obj: Any) -> bool:
+    return type(obj).__module__.startswith("pandas") and hasattr(obj, "to_dict")
+
+
+def physical_columns(t: NodeType | EdgeType) -> tuple[str, ...]:
+    return ("id", "src", "dst") if t.is_edge else ("id",)
+
+
+def coerce(t: NodeType | EdgeType, rows: Any, *, partial: bool) -> pa.Table:
+    """Rows as an Arrow table of `t`'s schema (only provided columns when `partial`).
+
+    The `id` column is always present: the key's string form for nodes, the given or a
+    generated ULID for edges (edge ids may only be omitted when not `partial`).
+    """
+    data = to_arrow_input(rows)
+    schema = arrow_schema(t)
+    if isinstance(data, pa.Table):
+        columns = {name: data.column(name) for name in data.column_names}
+        n = data.num_rows
+    else:
+        columns = _columns_from_dicts(t, data)
+        n = len(data)
+    allowed = set(schema.names)
+    for name in columns:
+        if name not in allowed:
+            raise UnknownPropertyError(
+                f"{t.name} has no property {name!r} (declared: {', '.join(t.property_names)})"
+            )
+    if not t.is_edge:
+        columns.pop("id", None)  # a node's id is derived from its key, never given
+    out: dict[str, pa.ChunkedArray | pa.Array] = {}
+    for field in schema:
+        if field.name == "id":
+            continue
+        if field.name in columns:
+            out[field.name] = _cast(t, field, columns[field.name])
+        elif not partial:
+            if not field.nullable and not (t.is_edge and field.name == "id"):
+                raise NullValueError(f"{t.name}.{field.name} is required but missing")
+            out[field.name] = pa.nulls(n, field.type)
+    out = {"id": _ids(t, columns, out, n, partial), **out}
+    names = [f.name for f in schema if f.name in out]
+    table = pa.table({name: out[name] for name in names}, schema=pa.schema(
+        [schema.field(name) for name in names], metadata=schema.metadata))
+    _check_not_null(t, table, partial)
+    return table
+
+
+def _columns_from_dicts(
+    t: NodeType | EdgeType, rows: list[Mapping[str, Any]]
+) -> dict[str, list[Any]]:
+    names: dict[str, None] = {}
+    for r in rows:
+        for k in r:
+            names.setdefault(k, None)
+    missing = object()
+    cols: dict[str, list[Any]] = {}
+    for name in names:
+        values = [r.get(name, missing) for r in rows]
+        if any(v is missing for v in values) and name in physical_columns(t):
+            values = [None if v is missing else v for v in values]
+        elif any(v is missing for v in values):
+            # A partial column in dict rows: absent means "not provided" for updates, null
+            # for inserts. We keep None; update resolution treats only given keys.
+            values = [None if v is missing else v for v in values]
+        cols[name] = values
+    return cols
+
+
+def _cast(t: NodeType | EdgeType, field: pa.Field, values: Any) -> pa.Array:
+    prop = t.property(field.name)
+    try:
+        if isinstance(values, pa.ChunkedArray | pa.Array):
+            arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+            if arr.type.equals(field.type):
+                return arr
+            return pc.cast(arr, field.type, safe=True)
+        return pa.array(_prepare(prop.type if prop else None, values), type=field.type)
+    except _ARROW_ERRORS as exc:
+        raise _mismatch(t, field, prop.type if prop else None, values, exc) from None
+
+
+def _prepare(ty: TypeRef | None, values: list[Any]) -> list[Any]:
+    """Accept ISO strings for dates and timestamps; refuse bools posing as numbers."""
+    if ty is None:  # src / dst / id: keys may be given as numbers
+        return [None if v is None else _key_string(v) for v in values]
+    if ty.kind == "Date":
+        return [dt.date.fromisoformat(v) if isinstance(v, str) else v for v in values]
+    if ty.kind == "DateTime":
+        return [_parse_datetime(v) if isinstance(v, str) else v for v in values]
+    if ty.kind in NUMERIC_KINDS:
+        integer = ty.kind in INTEGER_KINDS
+        for v in values:
+            if isinstance(v, bool | str) or (integer and isinstance(v, float)):
+                raise TypeError(f"{v!r} is not {'an integer' if integer else 'a number'}")
+    if ty.kind == "String" or ty.kind == "Enum":
+        for v in values:
+            if v is not None and not isinstance(v, str):
+                raise TypeError(f"{v!r} is not a string")
+    return values
+
+
+def _parse_datetime(v: str) -> dt.datetime:
+    d = dt.datetime.fromisoformat(v.replace("Z", "+00:00"))
+    return d if d.tzinfo else d.replace(tzinfo=dt.UTC)
+
+
+def _key_string(v: Any) -> str:
+    if isinstance(v, bool):
+        raise TypeError(f"{v!r} is not a key")
+    if isinstance(v, str):
+        return v
+    if isinstance(v, int | dt.date):
+        return v.isoformat() if isinstance(v, dt.date) else str(v)
+    raise TypeError(f"{v!r} is not a key")
+
+
+def _mismatch(
+    t: NodeType | EdgeType, field: pa.Field, ty: TypeRef | None, values: Any, exc: Exception
+) -> TypeMismatchError:
+    expected = str(ty) if ty is not None else "a key (string)"
+    bad = _first_bad(field, ty, values)
+    got = f"got {bad!r}" if bad is not _NONE else f"({exc})"
+    return TypeMismatchError(f"{t.name}.{field.name}: expected {expected}, {got}")
+
+
+_NONE = object()
+
+
+def _first_bad(field: pa.Field, ty: TypeRef | None, values: Any) -> Any:
+    if isinstance(values, pa.ChunkedArray | pa.Array):
+        values = values.to_pylist()
+    for v in values:
+        try:
+            pa.array(_prepare(ty, [v]), type=field.type)
+        except _ARROW_ERRORS:
+            return v
+    return _NONE
+
+
+def _ids(
+    t: NodeType | EdgeType,
+    given: dict[str, Any],
+    out: dict[str, Any],
+    n: int,
+    partial: bool,
+) -> pa.Array:
+    if not t.is_edge:
+        key = out.get(t.key)  # type: ignore[union-attr]
+        if key is None:
+            raise NullValueError(f"{t.name}.{t.key} (the key) is required")
+        if key.null_count:
+            raise NullValueError(f"{t.name}.{t.key} (the key) may not be null")
+        return pc.cast(key, pa.string())
+    ids = given.get("id")
+    if ids is None:
+        if partial:
+            raise NullValueError(f"{t.name}: edge rows need an `id` for this operation")
+        return pa.array([str(ULID()) for _ in range(n)], type=pa.string())
+    arr = _cast(t, pa.field("id", pa.string()), ids)
+    if arr.null_count:
+        if partial:
+            raise NullValueError(f"{t.name}: edge rows need an `id` for this operation")
+        filled = [v if v is not None else str(ULID()) for v in arr.to_pylist()]
+        arr = pa.array(filled, type=pa.string())
+    return arr
+
+
+def _check_not_null(t: NodeType | EdgeType, table: pa.Table, partial: bool) -> None:
+    for field in table.schema:
+        if field.nullable or field.name == "id":
+            continue
+        col = table.column(field.name)
+        if col.null_count:
+            ids = table.column("id").filter(pc.is_null(col)).to_pylist()[:5]
+            raise NullValueError(
+                f"{t.name}.{field.name} may not be null (rows {', '.join(map(str, ids))})"
+            )

@@ -1,0 +1,87 @@
+"""Staged operations and the per-table net effect they resolve to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from graphlake.schema.model import EdgeType, NodeType
+
+OpKind = Literal["insert", "upsert", "update", "delete", "overwrite"]
+
+
+@dataclass(frozen=True)
+class Op:
+    """One staged call on a transaction, already coerced to the table's Arrow types."""
+
+    kind: OpKind
+    table: str
+    rows: pa.Table | None = None  # insert / upsert / update / overwrite
+    keys: tuple[str, ...] = ()  # delete
+    cascade: bool = False  # delete: also delete edges touching the deleted nodes
+
+
+@dataclass
+class TablePlan:
+    """The net effect of a transaction on one table, against the branch head.
+
+    `inserted` and `updated_new` are complete rows to append; `updated_old` and
+    `deleted_old` are the head's rows they replace or remove (read by key).
+    """
+
+    type: NodeType | EdgeType
+    schema: pa.Schema
+    inserted: pa.Table
+    updated_old: pa.Table
+    updated_new: pa.Table
+    deleted_old: pa.Table
+    delete_all: bool = False
+    cascade_keys: set[str] = field(default_factory=set)
+
+    @property
+    def name(self) -> str:
+        return self.type.name
+
+    @property
+    def written(self) -> pa.Table:
+        """Rows this plan appends: inserts, then the new images of updated rows."""
+        return pa.concat_tables([self.inserted, self.updated_new])
+
+    @property
+    def removed_ids(self) -> list[str]:
+        """Ids whose head row goes away (deleted, or replaced by an update)."""
+        return (
+            self.deleted_old.column("id").to_pylist() + self.updated_old.column("id").to_pylist()
+        )
+
+    @property
+    def deleted_ids(self) -> set[str]:
+        return set(self.deleted_old.column("id").to_pylist())
+
+    @property
+    def inserted_ids(self) -> set[str]:
+        return set(self.inserted.column("id").to_pylist())
+
+    @property
+    def is_empty(self) -> bool:
+        return not (
+            self.inserted.num_rows
+            or self.updated_new.num_rows
+            or self.deleted_old.num_rows
+            or self.delete_all
+        )
+
+    def without_deleted(self, ids: set[str]) -> None:
+        """Drop rows of `ids` from the appended sets (a cascade deleted them)."""
+        if not ids:
+            return
+        mask = pc.invert(pc.is_in(self.inserted.column("id"), pa.array(list(ids))))
+        self.inserted = self.inserted.filter(mask)
+        keep = pc.invert(pc.is_in(self.updated_new.column("id"), pa.array(list(ids))))
+        moved = self.updated_old.filter(pc.invert(keep))
+        self.updated_new = self.updated_new.filter(keep)
+        self.updated_old = self.updated_old.filter(keep)
+        self.deleted_old = pa.concat_tables([self.deleted_old, moved])

@@ -1,0 +1,167 @@
+"""Publish a transaction: resolve against the head, validate, write tables, CAS the ref.
+
+All table effects land on Lance branches the graph branch owns, as versions no graph
+commit references yet; the compare-and-swap of the branch ref is the single moment the
+change becomes visible. A writer that loses the race re-resolves on the new head
+(bounded), so updates are never lost and keys never duplicated.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import TYPE_CHECKING
+
+import lance
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from graphlake.catalog.commits import Commit, TableState
+from graphlake.catalog.refs import RefEntry
+from graphlake.errors import ConcurrentWriteError, NullValueError
+from graphlake.schema.arrow import arrow_schema
+from graphlake.schema.model import EdgeType, NodeType
+from graphlake.storage.tables import LanceCasError
+from graphlake.write.plan import Op, TablePlan
+from graphlake.write.resolve import resolve_table
+from graphlake.write.validate import edges_touching, validate
+
+if TYPE_CHECKING:
+    from graphlake.graph import Graph
+
+MAX_ATTEMPTS = 8
+
+
+class _HeadMoved(Exception):
+    """The branch ref moved while we wrote: start over on the new head."""
+
+
+def publish(graph: Graph, branch: str, message: str, ops: list[Op]) -> Commit:
+    """Publish `ops` as one commit on `branch`; returns the head unchanged if they net to 0."""
+    for attempt in range(MAX_ATTEMPTS):
+        ref, head = graph._head(branch)
+        plans = plan_ops(graph, head, ops)
+        if all(p.is_empty for p in plans.values()):
+            return head
+        try:
+            states = apply_plans(graph, branch, ref, head, plans)
+        except _HeadMoved:
+            _backoff(attempt)
+            continue
+        commit = Commit.create(
+            parents=(head.id,),
+            message=message,
+            schema_id=head.schema_id,
+            tables={**head.tables, **states},
+        )
+        graph.commits.put(commit)
+        try:
+            graph.refs.cas(branch, ref, commit.id)
+        except ConcurrentWriteError:
+            _backoff(attempt)
+            continue
+        return commit
+    raise ConcurrentWriteError(
+        f"branch {branch!r} kept moving: gave up after {MAX_ATTEMPTS} attempts; retry later"
+    )
+
+
+def _backoff(attempt: int) -> None:
+    time.sleep(random.uniform(0, 0.01 * (2**attempt)))
+
+
+def plan_ops(graph: Graph, head: Commit, ops: list[Op]) -> dict[str, TablePlan]:
+    """Resolve and validate every table's operations against `head`."""
+    schema = graph.schema
+    by_table: dict[str, list[Op]] = {}
+    for op in ops:
+        by_table.setdefault(op.table, []).append(op)
+
+    def dataset(name: str) -> lance.LanceDataset:
+        return graph.tables.open(head.tables[name])
+
+    plans: dict[str, TablePlan] = {}
+    order = [n for n in schema.nodes if n in by_table] + [n for n in schema.edges if n in by_table]
+    for name in order:
+        plans[name] = resolve_table(schema.table(name), dataset(name), by_table[name])
+    _cascade(graph, plans, dataset)
+    for plan in plans.values():
+        _check_complete_rows(plan)
+    validate(schema, plans, dataset)
+    return plans
+
+
+def _cascade(graph: Graph, plans: dict[str, TablePlan], dataset) -> None:
+    """Deletes with `cascade=True` also delete every edge touching those nodes."""
+    schema = graph.schema
+    for node_plan in [p for p in plans.values() if isinstance(p.type, NodeType)]:
+        keys = sorted(node_plan.cascade_keys)
+        if not keys:
+            continue
+        for et in schema.edges_touching(node_plan.name):
+            plan = plans.get(et.name)
+            if plan is None:
+                empty = arrow_schema(et).empty_table()
+                plan = plans[et.name] = TablePlan(et, empty.schema, empty, empty, empty, empty)
+            _cascade_into(et, node_plan.name, keys, plan, dataset(et.name))
+
+
+def _cascade_into(
+    et: EdgeType, node_type: str, keys: list[str], plan: TablePlan, ds: lance.LanceDataset
+) -> None:
+    written = plan.written
+    touching = pa.array([False] * written.num_rows, type=pa.bool_())
+    key_set = pa.array(keys, type=pa.string())
+    for column, end in (("src", et.src), ("dst", et.dst)):
+        if end == node_type:
+            touching = pc.or_(touching, pc.is_in(written.column(column), value_set=key_set))
+    plan.without_deleted(set(written.column("id").filter(touching).to_pylist()))
+    if plan.delete_all:
+        return
+    head = edges_touching(et, node_type, keys, ds)
+    gone = set(plan.removed_ids)
+    extra = head.filter(pc.invert(pc.is_in(head.column("id"), pa.array(list(gone) or [""]))))
+    if extra.num_rows:
+        plan.deleted_old = pa.concat_tables([plan.deleted_old, extra.cast(plan.schema)])
+
+
+def _check_complete_rows(plan: TablePlan) -> None:
+    written = plan.written
+    for field in plan.schema:
+        if not field.nullable and written.column(field.name).null_count:
+            col = written.column(field.name)
+            ids = written.column("id").filter(pc.is_null(col)).to_pylist()[:5]
+            raise NullValueError(
+                f"{plan.name}.{field.name} is required (missing for {', '.join(map(repr, ids))})"
+            )
+
+
+def apply_plans(
+    graph: Graph, branch: str, ref: RefEntry, head: Commit, plans: dict[str, TablePlan]
+) -> dict[str, TableState]:
+    """Write every non-empty plan on a Lance branch owned by `ref`'s incarnation."""
+    states: dict[str, TableState] = {}
+    for name, plan in plans.items():
+        if plan.is_empty:
+            continue
+        states[name] = apply_plan(graph, branch, ref, head.tables[name], plan)
+    return states
+
+
+def apply_plan(
+    graph: Graph, branch: str, ref: RefEntry, state: TableState, plan: TablePlan
+) -> TableState:
+    index_columns = graph.index_columns(plan.type)
+    if state.owner != ref.incarnation:
+        state = graph.tables.fork(state, owner=ref.incarnation)
+    args = (plan.removed_ids, plan.delete_all, plan.written, index_columns)
+    try:
+        return graph.tables.apply(state, *args)
+    except LanceCasError:
+        # Our Lance branch moved: either another writer of this graph branch got there
+        # first (the ref moved too: start over) or a lost writer left versions no commit
+        # references (fork from the exact state and write there instead).
+        if graph.refs.head(branch) != ref:
+            raise _HeadMoved() from None
+        state = graph.tables.fork(state, owner=ref.incarnation)
+        return graph.tables.apply(state, *args)

@@ -1,0 +1,124 @@
+"""`Graph.write()`: stage inserts, upserts, updates and deletes; publish one graph commit.
+
+Calls only stage (after type-checking their rows); nothing touches storage until the
+`with` block ends without an exception, when `publish.publish` resolves, validates and
+commits everything at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from graphlake.errors import DataError, GraphLakeError, UnknownTableError
+from graphlake.schema.model import EdgeType, NodeType
+from graphlake.write.coerce import _key_string, coerce, to_arrow_input
+from graphlake.write.plan import Op, OpKind
+
+if TYPE_CHECKING:
+    from graphlake.catalog.commits import Commit
+    from graphlake.graph import Graph
+
+
+class Transaction:
+    """One atomic graph commit on a branch. Use as a context manager via `Graph.write`."""
+
+    def __init__(self, graph: Graph, branch: str, message: str):
+        self._graph = graph
+        self.branch = branch
+        self.message = message
+        self._ops: list[Op] = []
+        self._done = False
+        self.commit: Commit | None = None
+
+    # --- staging ----------------------------------------------------------------------
+
+    def insert(self, table: str, rows: Any) -> None:
+        """Add rows; any key that exists already (or twice here) is an error."""
+        self._stage("insert", table, rows, partial=False)
+
+    def upsert(self, table: str, rows: Any) -> None:
+        """Insert new keys, update existing ones (only the given properties change)."""
+        self._stage("upsert", table, rows, partial=True)
+
+    def update(self, table: str, rows: Any) -> None:
+        """Change the given properties of existing rows; an unknown key is an error."""
+        self._stage("update", table, rows, partial=True)
+
+    def overwrite(self, table: str, rows: Any) -> None:
+        """Replace the table's whole content with `rows`."""
+        self._stage("overwrite", table, rows, partial=False)
+
+    def delete(self, table: str, keys: Iterable[Any] | Any, cascade: bool = False) -> None:
+        """Delete nodes by key or edges by id. Nodes with edges need `cascade=True`."""
+        t = self._type(table)
+        if isinstance(keys, str | int) or not isinstance(keys, Iterable):
+            keys = [keys]
+        try:
+            key_list = tuple(_key_string(k) for k in keys)
+        except TypeError as exc:
+            raise DataError(f"{t.name}: delete takes keys (strings or integers): {exc}") from None
+        if cascade and t.is_edge:
+            raise DataError(f"{t.name}: cascade applies to node deletes only")
+        self._check_open()
+        self._ops.append(Op("delete", t.name, keys=key_list, cascade=cascade))
+
+    def _stage(self, kind: OpKind, table: str, rows: Any, *, partial: bool) -> None:
+        t = self._type(table)
+        self._check_open()
+        for group in _groups(rows) if partial else [rows]:
+            coerced = coerce(t, group, partial=partial)
+            if coerced.num_rows or kind == "overwrite":
+                self._ops.append(Op(kind, t.name, rows=coerced))
+
+    def _type(self, table: str) -> NodeType | EdgeType:
+        t = self._graph.schema.table(table)
+        if t is None:
+            known = ", ".join(self._graph.schema.table_names)
+            raise UnknownTableError(f"unknown node or edge type {table!r} (known: {known})")
+        return t
+
+    def _check_open(self) -> None:
+        if self._done:
+            raise GraphLakeError("this transaction has already been committed or discarded")
+
+    # --- publishing -------------------------------------------------------------------
+
+    @property
+    def ops(self) -> list[Op]:
+        return list(self._ops)
+
+    def commit_now(self) -> Commit:
+        """Publish the staged operations as one graph commit (the head if nothing changed)."""
+        from graphlake.write.publish import publish
+
+        self._check_open()
+        self._done = True
+        self.commit = publish(self._graph, self.branch, self.message, self._ops)
+        return self.commit
+
+    def discard(self) -> None:
+        self._done = True
+        self._ops.clear()
+
+    def __enter__(self) -> Transaction:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self.commit_now()
+        else:
+            self.discard()
+
+
+def _groups(rows: Any) -> list[Any]:
+    """Split dict rows by the set of keys they give, so absent means "not provided"."""
+    data = to_arrow_input(rows)
+    if isinstance(data, pa.Table):
+        return [data]
+    groups: dict[tuple[str, ...], list[Mapping[str, Any]]] = {}
+    for r in data:
+        groups.setdefault(tuple(sorted(r)), []).append(r)
+    return list(groups.values())

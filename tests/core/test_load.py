@@ -1,0 +1,83 @@
+"""Loading JSONL, Parquet and Arrow in one commit, with modes append / merge / overwrite."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import graphlake as gl
+
+
+def write_jsonl(path, records) -> None:
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+
+
+def test_load_jsonl_nodes_and_edges(graph: gl.Graph, tmp_path) -> None:
+    f = tmp_path / "g.jsonl"
+    write_jsonl(f, [
+        {"type": "Person", "data": {"name": "Alice", "age": 30}},
+        {"type": "Person", "data": {"name": "Bob"}},
+        {"edge": "Knows", "from": "Alice", "to": "Bob", "data": {"since": "2021-01-01"}},
+        {"edge": "Knows", "id": "kx", "from": "Bob", "to": "Alice"},
+    ])
+    seen: list[int] = []
+    commit = graph.load(f, progress=seen.append)
+    assert sum(seen) == 4
+    assert graph.head().id == commit.id
+    assert len(graph.log()) == 2  # one commit for the whole file
+    assert graph.nodes("Person").num_rows == 2
+    edges = {(e["src"], e["dst"]) for e in graph.edges("Knows").to_pylist()}
+    assert edges == {("Alice", "Bob"), ("Bob", "Alice")}
+    assert graph.edges("Knows", where="id = 'kx'").num_rows == 1
+
+
+def test_load_modes(graph: gl.Graph) -> None:
+    graph.load([{"type": "Person", "data": {"name": "A", "age": 1}}])
+    with pytest.raises(gl.DuplicateKeyError):
+        graph.load([{"type": "Person", "data": {"name": "A", "age": 2}}])
+    graph.load([{"type": "Person", "data": {"name": "A", "age": 2}},
+                {"type": "Person", "data": {"name": "B"}}], mode="merge")
+    assert graph.get("Person", "A")["age"] == 2
+    graph.load([{"type": "Person", "data": {"name": "C"}}], mode="overwrite")
+    assert graph.nodes("Person").column("id").to_pylist() == ["C"]
+
+
+def test_overwrite_refuses_to_strand_edges(graph: gl.Graph) -> None:
+    graph.load([{"type": "Person", "data": {"name": "A"}},
+                {"type": "Person", "data": {"name": "B"}},
+                {"edge": "Knows", "from": "A", "to": "B"}])
+    with pytest.raises(gl.NodeHasEdgesError):
+        graph.load([{"type": "Person", "data": {"name": "A"}}], mode="overwrite")
+    assert graph.nodes("Person").num_rows == 2
+
+
+def test_load_parquet_and_arrow(graph: gl.Graph, tmp_path) -> None:
+    t = pa.table({"name": [f"p{i}" for i in range(1000)], "age": list(range(1000))})
+    t = t.set_column(1, "age", t.column("age").cast(pa.int32()).combine_chunks().slice(0))
+    f = tmp_path / "people.parquet"
+    pq.write_table(t.set_column(1, "age", pa.array([i % 100 for i in range(1000)], pa.int32())),
+                   f)
+    graph.load(f, table="Person")
+    assert graph.nodes("Person").num_rows == 1000
+    graph.load(pa.table({"name": ["extra"]}), table="Person")
+    assert graph.nodes("Person").num_rows == 1001
+    with pytest.raises(gl.DataError, match="table="):
+        graph.load(f)
+
+
+def test_load_parquet_validates(graph: gl.Graph, tmp_path) -> None:
+    f = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"name": ["a", "b"], "age": pa.array([1, 500], pa.int32())}), f)
+    with pytest.raises(gl.ValueConstraintError, match="range"):
+        graph.load(f, table="Person")
+    assert graph.nodes("Person").num_rows == 0
+
+
+def test_unknown_type_in_jsonl_names_the_line(graph: gl.Graph, tmp_path) -> None:
+    f = tmp_path / "g.jsonl"
+    write_jsonl(f, [{"type": "Person", "data": {"name": "A"}}, {"type": "Pet", "data": {}}])
+    with pytest.raises(gl.UnknownTableError, match=r"g\.jsonl:2.*Pet"):
+        graph.load(f)

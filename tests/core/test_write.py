@@ -1,0 +1,158 @@
+"""Writes: one atomic commit per transaction, validated, net effects only."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pyarrow as pa
+import pytest
+from tests.conftest import state
+
+import graphlake as gl
+
+
+def names(g: gl.Graph, table: str = "Person", branch: str = "main") -> list[str]:
+    return sorted(g.nodes(table, branch=branch, columns=["id"]).column("id").to_pylist())
+
+
+def test_insert_and_read_back(people: gl.Graph) -> None:
+    assert names(people) == ["Alice", "Bob", "Carol"]
+    alice = people.get("Person", "Alice")
+    assert alice == {"id": "Alice", "name": "Alice", "age": 30, "email": "alice@x.org",
+                     "role": "eng"}
+    acme = people.get("Company", "Acme")
+    assert acme["founded"] == dt.date(1999, 1, 2)
+    knows = people.edges("Knows").to_pylist()
+    assert {(e["src"], e["dst"]) for e in knows} == {("Alice", "Bob"), ("Bob", "Carol")}
+    assert people.get("Person", "Nobody") is None
+
+
+def test_one_commit_per_transaction(people: gl.Graph) -> None:
+    log = people.log("main")
+    assert [c.message for c in log] == ["seed", "init"]
+    assert log[0].parents == (log[1].id,)
+
+
+def test_generated_edge_ids_are_unique(people: gl.Graph) -> None:
+    with people.write() as w:
+        w.insert("Knows", [{"src": "Carol", "dst": "Alice"}, {"src": "Carol", "dst": "Bob"}])
+    ids = people.edges("Knows").column("id").to_pylist()
+    assert len(ids) == len(set(ids)) == 4
+
+
+def test_update_changes_only_given_properties(people: gl.Graph) -> None:
+    with people.write() as w:
+        w.update("Person", [{"name": "Alice", "age": 31}])
+    alice = people.get("Person", "Alice")
+    assert alice["age"] == 31 and alice["email"] == "alice@x.org" and alice["role"] == "eng"
+
+
+def test_update_rows_with_different_columns(people: gl.Graph) -> None:
+    with people.write() as w:
+        w.update("Person", [{"name": "Alice", "age": 32}, {"name": "Bob", "role": "pm"}])
+    assert people.get("Person", "Alice")["role"] == "eng"
+    assert people.get("Person", "Bob")["age"] == 40
+    assert people.get("Person", "Bob")["role"] == "pm"
+
+
+def test_upsert_inserts_and_updates(people: gl.Graph) -> None:
+    with people.write() as w:
+        w.upsert("Person", [{"name": "Bob", "age": 41}, {"name": "Dan", "age": 5}])
+    assert people.get("Person", "Bob")["age"] == 41
+    assert people.get("Person", "Dan")["age"] == 5
+
+
+def test_delete_edge_and_node(people: gl.Graph) -> None:
+    with people.write() as w:
+        w.delete("Knows", ["k2"])
+        w.delete("Person", "Carol")
+    assert names(people) == ["Alice", "Bob"]
+    assert people.edges("Knows").column("id").to_pylist() == ["k1"]
+
+
+def test_cascade_deletes_touching_edges(people: gl.Graph) -> None:
+    with people.write() as w:
+        w.delete("Person", ["Bob"], cascade=True)
+    assert names(people) == ["Alice", "Carol"]
+    assert people.edges("Knows").num_rows == 0
+    assert people.edges("WorksAt").num_rows == 1
+
+
+def test_net_zero_transaction_makes_no_commit(people: gl.Graph) -> None:
+    before = people.head("main").id
+    with people.write() as w:
+        w.insert("Person", [{"name": "Temp"}])
+        w.delete("Person", ["Temp"])
+        w.update("Person", [{"name": "Alice", "age": 30}])  # equal to the current value
+    assert people.head("main").id == before
+
+
+def test_insert_then_update_in_one_transaction(graph: gl.Graph) -> None:
+    with graph.write() as w:
+        w.insert("Person", [{"name": "Eve", "age": 1}])
+        w.update("Person", [{"name": "Eve", "age": 2}])
+    assert graph.get("Person", "Eve")["age"] == 2
+    assert len(graph.log()) == 2
+
+
+def test_exception_in_block_discards_everything(people: gl.Graph) -> None:
+    before = state(people)
+    with pytest.raises(RuntimeError), people.write() as w:
+        w.insert("Person", [{"name": "Zed"}])
+        raise RuntimeError("boom")
+    assert state(people) == before
+
+
+def test_arrow_and_pandas_rows(graph: gl.Graph) -> None:
+    import pandas as pd
+
+    with graph.write() as w:
+        w.insert("Person", pa.table({"name": ["A1", "A2"], "age": pa.array([1, 2], pa.int64())}))
+        w.insert("Person", pd.DataFrame({"name": ["P1"], "age": [3]}))
+        w.insert("Person", pa.record_batch({"name": ["R1"]}))
+    assert names(graph) == ["A1", "A2", "P1", "R1"]
+    assert graph.get("Person", "A2")["age"] == 2
+
+
+def test_multimodal_types(tmp_path) -> None:
+    g = gl.Graph.init(tmp_path / "m", """
+        node Doc {
+          slug: String @key
+          n: I64
+          score: F64?
+          at: DateTime?
+          tags: [String]?
+          emb: Vector(3)?
+          body: Blob?
+          ok: Bool?
+        }
+    """)
+    with g.write() as w:
+        w.insert("Doc", [{"slug": "d1", "n": 7, "score": 0.5, "at": "2024-01-02T03:04:05Z",
+                          "tags": ["a", "b"], "emb": [0.1, 0.2, 0.3], "body": b"\x00\x01",
+                          "ok": True}])
+    row = g.get("Doc", "d1")
+    assert row["n"] == 7 and row["tags"] == ["a", "b"] and row["ok"] is True
+    assert row["at"] == dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
+    assert [round(x, 3) for x in row["emb"]] == [0.1, 0.2, 0.3]
+
+
+def test_integer_keys_become_string_ids(tmp_path) -> None:
+    g = gl.Graph.init(tmp_path / "i", "node Item { sku: I64 @key  name: String? }")
+    with g.write() as w:
+        w.insert("Item", [{"sku": 42, "name": "x"}])
+    assert g.get("Item", 42)["id"] == "42"
+    with g.write() as w:
+        w.delete("Item", [42])
+    assert g.nodes("Item").num_rows == 0
+
+
+def test_many_commits_on_one_table(graph: gl.Graph) -> None:
+    for i in range(25):
+        with graph.write(message=f"c{i}") as w:
+            w.insert("Person", [{"name": f"p{i}", "age": i}])
+            if i:
+                w.update("Person", [{"name": f"p{i - 1}", "age": 100 + i}])
+    assert graph.nodes("Person").num_rows == 25
+    assert graph.get("Person", "p23")["age"] == 124
+    assert len(graph.log()) == 26
