@@ -28,6 +28,9 @@ from graphlake.errors import (
     ValueConstraintError,
 )
 from graphlake.graph import Graph
+from graphlake.merge.conflicts import Conflict
+from graphlake.merge.diff import TableDiff
+from graphlake.merge.result import MergeResult
 
 __version__ = "0.1.0"
 
@@ -36,6 +39,7 @@ __all__ = [
     "BranchNotFoundError",
     "CardinalityError",
     "CommitNotFoundError",
+    "Conflict",
     "ConcurrentWriteError",
     "DataError",
     "DuplicateKeyError",
@@ -47,12 +51,14 @@ __all__ = [
     "LoadFormatError",
     "MergeConflictError",
     "MergeError",
+    "MergeResult",
     "MissingEndpointError",
     "NodeHasEdgesError",
     "NotAGraphError",
     "NullValueError",
     "QueryError",
     "SchemaError",
+    "TableDiff",
     "TypeMismatchError",
     "UniqueViolationError",
     "UnknownPropertyError",

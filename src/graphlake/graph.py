@@ -17,6 +17,10 @@ from graphlake.catalog.names import validate_branch_name
 from graphlake.catalog.refs import RefEntry, RefStore
 from graphlake.catalog.store import ObjectStore
 from graphlake.errors import BranchNotFoundError, CommitNotFoundError, GraphLakeError
+from graphlake.merge import diff as merge_diff
+from graphlake.merge import engine as merge_engine
+from graphlake.merge.diff import TableDiff
+from graphlake.merge.result import MergeResult
 from graphlake.read.snapshot import Snapshot
 from graphlake.read.sql import run_sql
 from graphlake.schema.arrow import arrow_schema
@@ -174,6 +178,30 @@ class Graph:
 
     def index_columns(self, t: NodeType | EdgeType) -> list[str]:
         return _index_columns(t)
+
+    # --- merging ----------------------------------------------------------------------
+
+    def merge(
+        self,
+        source: str,
+        into: str = DEFAULT_BRANCH,
+        *,
+        strategy: str | None = None,
+        dry_run: bool = False,
+        message: str | None = None,
+    ) -> MergeResult:
+        """Three-way merge of branch `source` into branch `into`, published as one commit.
+
+        Raises `MergeConflictError` (nothing published) on conflicts that `strategy`
+        ("ours" keeps the target's side, "theirs" takes the source's) does not resolve;
+        constraint violations of the merged result are never auto-resolved.
+        """
+        return merge_engine.merge(self, source, into, strategy=strategy, dry_run=dry_run,
+                                  message=message)
+
+    def diff(self, a: str, b: str) -> dict[str, TableDiff]:
+        """Per table: what `b` inserted, updated (with properties) and deleted since `a`."""
+        return merge_diff.diff(self, a, b)
 
     # --- reading ----------------------------------------------------------------------
 

@@ -133,8 +133,14 @@ def test_multimodal_types(tmp_path) -> None:
                           "ok": True}])
     row = g.get("Doc", "d1")
     assert row["n"] == 7 and row["tags"] == ["a", "b"] and row["ok"] is True
+    assert row["body"] == b"\x00\x01"
     assert row["at"] == dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=dt.UTC)
     assert [round(x, 3) for x in row["emb"]] == [0.1, 0.2, 0.3]
+    with g.write() as w:  # a row rewrite keeps the blob and vector intact
+        w.update("Doc", [{"slug": "d1", "n": 8}])
+    row = g.get("Doc", "d1")
+    assert row["n"] == 8 and row["body"] == b"\x00\x01" and len(row["emb"]) == 3
+    assert g.sql("SELECT octet_length(body) AS n FROM Doc").to_pylist() == [{"n": 2}]
 
 
 def test_integer_keys_become_string_ids(tmp_path) -> None:

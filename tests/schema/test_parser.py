@@ -573,11 +573,11 @@ def test_arrow_type_refuses_an_unknown_kind() -> None:
         arrow_type(TypeRef("Decimal"))
 
 
-def test_arrow_field_nullability_and_blob_metadata() -> None:
+def test_arrow_field_nullability_and_blob_type() -> None:
     assert arrow_field(Property("a", TypeRef("I32"))) == pa.field("a", pa.int32(), False)
     blob = arrow_field(Property("b", TypeRef("Blob"), nullable=True))
     assert blob.nullable and blob.type == pa.large_binary()
-    assert blob.metadata == {b"lance-encoding:blob": b"true"}
+    assert blob.metadata is None  # plain bytes: readable by DuckDB and row rewrites
 
 
 def test_arrow_schema_of_a_node_type() -> None:
@@ -588,7 +588,7 @@ def test_arrow_schema_of_a_node_type() -> None:
     ]
     assert [f.nullable for f in sch] == [False, False, False, False, True, True]
     assert sch.metadata == {b"graphlake:table": b"Doc", b"graphlake:kind": b"node"}
-    assert sch.field("body").metadata == {b"lance-encoding:blob": b"true"}
+    assert sch.field("body").metadata is None
     assert sch.field("slug").metadata is None
 
 

@@ -11,10 +11,12 @@ import pyarrow as pa
 from graphlake.errors import SchemaError
 from graphlake.schema.model import EDGE_COLUMNS, NODE_COLUMNS, EdgeType, NodeType, Property, TypeRef
 
-__all__ = ["BLOB_METADATA", "arrow_field", "arrow_schema", "arrow_type"]
+__all__ = ["arrow_field", "arrow_schema", "arrow_type"]
 
-# Field metadata that makes Lance store a column as out-of-line blobs, read lazily.
-BLOB_METADATA = {"lance-encoding:blob": "true"}
+# Blob is stored as plain large_binary, not with Lance's blob encoding
+# ("lance-encoding:blob"): blob-encoded columns read back as descriptors, which neither
+# DuckDB nor a row rewrite (update, merge) can take. Projection pushdown still keeps
+# blob bytes out of every scan that does not ask for the column.
 
 _SCALAR_TYPES: dict[str, pa.DataType] = {
     "String": pa.string(),
@@ -35,7 +37,7 @@ _SCALAR_TYPES: dict[str, pa.DataType] = {
 
 
 def arrow_type(t: TypeRef) -> pa.DataType:
-    """The Arrow type of a property type (Blob's Lance metadata lives on the field)."""
+    """The Arrow type of a property type."""
     if t.kind in _SCALAR_TYPES:
         return _SCALAR_TYPES[t.kind]
     if t.kind == "Vector" and t.dim is not None:
@@ -47,9 +49,8 @@ def arrow_type(t: TypeRef) -> pa.DataType:
 
 
 def arrow_field(p: Property) -> pa.Field:
-    """The Arrow field of a property: its type, nullability and any Lance metadata."""
-    metadata = BLOB_METADATA if p.type.kind == "Blob" else None
-    return pa.field(p.name, arrow_type(p.type), nullable=p.nullable, metadata=metadata)
+    """The Arrow field of a property: its type and nullability."""
+    return pa.field(p.name, arrow_type(p.type), nullable=p.nullable)
 
 
 def arrow_schema(t: NodeType | EdgeType) -> pa.Schema:

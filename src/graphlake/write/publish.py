@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import lance
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 MAX_ATTEMPTS = 8
 
 
-class _HeadMoved(Exception):
+class HeadMoved(Exception):
     """The branch ref moved while we wrote: start over on the new head."""
 
 
@@ -45,7 +46,7 @@ def publish(graph: Graph, branch: str, message: str, ops: list[Op]) -> Commit:
             return head
         try:
             states = apply_plans(graph, branch, ref, head, plans)
-        except _HeadMoved:
+        except HeadMoved:
             _backoff(attempt)
             continue
         commit = Commit.create(
@@ -140,20 +141,31 @@ def apply_plans(
     graph: Graph, branch: str, ref: RefEntry, head: Commit, plans: dict[str, TablePlan]
 ) -> dict[str, TableState]:
     """Write every non-empty plan on a Lance branch owned by `ref`'s incarnation."""
-    states: dict[str, TableState] = {}
-    for name, plan in plans.items():
-        if plan.is_empty:
-            continue
-        states[name] = apply_plan(graph, branch, ref, head.tables[name], plan)
-    return states
+
+    def still_current() -> bool:
+        return graph.refs.head(branch) == ref
+
+    return {
+        name: apply_plan(graph, head.tables[name], plan, ref.incarnation, still_current)
+        for name, plan in plans.items()
+        if not plan.is_empty
+    }
 
 
 def apply_plan(
-    graph: Graph, branch: str, ref: RefEntry, state: TableState, plan: TablePlan
+    graph: Graph,
+    state: TableState,
+    plan: TablePlan,
+    owner: str,
+    still_current: Callable[[], bool],
 ) -> TableState:
+    """Apply `plan` to the table at `state`, on a Lance branch `owner` may append to.
+
+    Forks first unless `owner` owns the state's Lance branch (lazy first touch).
+    """
     index_columns = graph.index_columns(plan.type)
-    if state.owner != ref.incarnation:
-        state = graph.tables.fork(state, owner=ref.incarnation)
+    if state.owner != owner:
+        state = graph.tables.fork(state, owner=owner)
     args = (plan.removed_ids, plan.delete_all, plan.written, index_columns)
     try:
         return graph.tables.apply(state, *args)
@@ -161,7 +173,7 @@ def apply_plan(
         # Our Lance branch moved: either another writer of this graph branch got there
         # first (the ref moved too: start over) or a lost writer left versions no commit
         # references (fork from the exact state and write there instead).
-        if graph.refs.head(branch) != ref:
-            raise _HeadMoved() from None
-        state = graph.tables.fork(state, owner=ref.incarnation)
+        if not still_current():
+            raise HeadMoved() from None
+        state = graph.tables.fork(state, owner=owner)
         return graph.tables.apply(state, *args)

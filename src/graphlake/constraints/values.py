@@ -1,0 +1,83 @@
+"""Value constraints on rows: enum membership, `@range`, `@check` (full-match regex)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from graphlake.constraints.violation import Violation
+from graphlake.schema.model import TableType
+
+
+def value_violations(t: TableType, rows: pa.Table) -> list[Violation]:
+    """Every enum, range and regex violation in `rows` (complete or partial rows)."""
+    out: list[Violation] = []
+    if rows.num_rows == 0:
+        return out
+    ids = rows.column("id")
+    for prop in t.properties:
+        if prop.name not in rows.column_names:
+            continue
+        col = rows.column(prop.name)
+        enum_type = prop.type if prop.type.kind == "Enum" else prop.type.item
+        if enum_type is not None and enum_type.kind == "Enum":
+            out += _enum(t.name, prop.name, col, ids, enum_type.values or (), prop.type.kind)
+        rng = t.ranges.get(prop.name)
+        if rng is not None:
+            out += _range(t.name, prop.name, col, ids, rng.min, rng.max)
+        pattern = t.checks.get(prop.name)
+        if pattern is not None:
+            out += _regex(t.name, prop.name, col, ids, pattern)
+    return out
+
+
+def _v(table: str, prop: str, key: Any, message: str) -> Violation:
+    return Violation("value", table, str(key), message, (prop,))
+
+
+def _enum(
+    table: str, name: str, col: pa.ChunkedArray, ids: pa.ChunkedArray,
+    values: tuple[str, ...], kind: str,
+) -> list[Violation]:
+    if kind == "List":
+        return [
+            _v(table, name, key, f"{name} item {item!r} is not one of {list(values)}")
+            for key, items in zip(ids.to_pylist(), col.to_pylist(), strict=True)
+            for item in items or ()
+            if item is not None and item not in values
+        ]
+    allowed = pa.array(list(values), type=pa.string())
+    bad = pc.and_(pc.is_valid(col), pc.invert(pc.is_in(col, value_set=allowed)))
+    return [
+        _v(table, name, key, f"{name}={v!r} is not one of {list(values)}")
+        for key, v in zip(ids.filter(bad).to_pylist(), col.filter(bad).to_pylist(), strict=True)
+    ]
+
+
+def _range(
+    table: str, name: str, col: pa.ChunkedArray, ids: pa.ChunkedArray, lo: Any, hi: Any
+) -> list[Violation]:
+    bad = pa.array([False] * len(col), type=pa.bool_())
+    if lo is not None:
+        bad = pc.or_(bad, pc.fill_null(pc.less(col, pa.scalar(lo).cast(col.type)), False))
+    if hi is not None:
+        bad = pc.or_(bad, pc.fill_null(pc.greater(col, pa.scalar(hi).cast(col.type)), False))
+    shown = f"{'' if lo is None else lo}..{'' if hi is None else hi}"
+    return [
+        _v(table, name, key, f"{name}={v!r} is outside @range({shown})")
+        for key, v in zip(ids.filter(bad).to_pylist(), col.filter(bad).to_pylist(), strict=True)
+    ]
+
+
+def _regex(
+    table: str, name: str, col: pa.ChunkedArray, ids: pa.ChunkedArray, pattern: str
+) -> list[Violation]:
+    rx = re.compile(pattern)
+    return [
+        _v(table, name, key, f"{name}={v!r} does not match @check({pattern!r})")
+        for key, v in zip(ids.to_pylist(), col.to_pylist(), strict=True)
+        if v is not None and rx.fullmatch(v) is None
+    ]

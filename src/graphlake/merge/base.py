@@ -1,0 +1,48 @@
+"""The merge base: the lowest common ancestor of the two heads.
+
+With several best common ancestors (criss-cross history) the base is virtual, as in
+git's recursive strategy: the ancestors are merged with each other (recursively) into an
+unreferenced commit. Keys on which that virtual merge itself conflicted are "uncertain":
+there, any disagreement between the sides is reported, never decided by the base.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from graphlake.catalog.commits import Commit
+from graphlake.errors import MergeError
+
+if TYPE_CHECKING:
+    from graphlake.graph import Graph
+
+MAX_DEPTH = 8
+
+
+@dataclass
+class MergeBase:
+    commit: Commit
+    virtual: bool = False
+    uncertain: dict[str, set[str]] = field(default_factory=dict)  # table -> keys
+
+
+def merge_base(graph: Graph, a: Commit, b: Commit, depth: int = 0) -> MergeBase:
+    bases = graph.history.merge_bases(a.id, b.id)
+    if not bases:
+        raise MergeError(f"commits {a.id[:12]} and {b.id[:12]} have no common ancestor")
+    if len(bases) == 1:
+        return MergeBase(graph.commits.get(bases[0]))
+    if depth >= MAX_DEPTH:
+        raise MergeError("merge history is too deeply criss-crossed to find a base")
+    from graphlake.merge.engine import virtual_merge
+
+    commits = [graph.commits.get(c) for c in sorted(bases)]
+    current = MergeBase(commits[0], virtual=True)
+    for other in commits[1:]:
+        nested = merge_base(graph, current.commit, other, depth + 1)
+        commit, uncertain = virtual_merge(graph, nested, other, current.commit)
+        for table, keys in (*current.uncertain.items(), *nested.uncertain.items()):
+            uncertain.setdefault(table, set()).update(keys)
+        current = MergeBase(commit, virtual=True, uncertain=uncertain)
+    return current

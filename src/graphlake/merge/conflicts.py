@@ -1,0 +1,42 @@
+"""Structured merge conflicts. A conflict never picks a winner silently."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# Data conflicts: two sides disagree about one entity. `strategy` may resolve these.
+DIVERGENT_INSERT = "divergent_insert"
+DIVERGENT_UPDATE = "divergent_update"
+DELETE_VS_UPDATE = "delete_vs_update"
+DATA_KINDS = (DIVERGENT_INSERT, DIVERGENT_UPDATE, DELETE_VS_UPDATE)
+
+# Constraint violations of the merged result: never auto-resolved.
+ORPHAN_EDGE = "orphan_edge"
+UNIQUE_VIOLATION = "unique_violation"
+CARDINALITY_VIOLATION = "cardinality_violation"
+VALUE_CONSTRAINT_VIOLATION = "value_constraint_violation"
+CONSTRAINT_KINDS = (
+    ORPHAN_EDGE, UNIQUE_VIOLATION, CARDINALITY_VIOLATION, VALUE_CONSTRAINT_VIOLATION,
+)
+KINDS = DATA_KINDS + CONSTRAINT_KINDS
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """One conflict: what kind, where, and the values each side holds."""
+
+    kind: str
+    table: str
+    entity_id: str
+    message: str
+    properties: tuple[str, ...] = ()
+    base: dict[str, Any] | None = None
+    source: dict[str, Any] | None = None
+    target: dict[str, Any] | None = None
+    resolution: str | None = field(default=None, compare=False)  # "ours"/"theirs" if resolved
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["properties"] = list(self.properties)
+        return d

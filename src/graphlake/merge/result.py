@@ -1,0 +1,62 @@
+"""What a merge reports: outcome, commit, route per table, conflicts, probes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphlake.merge.conflicts import Conflict
+
+ALREADY_UP_TO_DATE = "already_up_to_date"
+FAST_FORWARD = "fast_forward"
+MERGED = "merged"
+CONFLICT = "conflict"  # only reported by dry runs; a real merge raises MergeConflictError
+
+# Routes per table, cheapest first.
+NO_CHANGE = "no_change"
+POINTER_ADOPTION = "pointer_adoption"
+INSERTION_REPLAY = "insertion_replay"
+THREE_WAY = "three_way"
+
+
+@dataclass
+class TableStats:
+    route: str
+    discovery: str = "none"  # how candidate keys were found ("walk", "same-state", …)
+    source_changes: int = 0
+    target_changes: int = 0
+    rows_scanned: int = 0
+    effects: int = 0  # rows the merge writes into the target (0 for pointer adoption)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class MergeResult:
+    outcome: str
+    source: str
+    target: str
+    commit: str | None = None  # the target's head after the merge
+    base: str | None = None
+    routes: dict[str, str] = field(default_factory=dict)
+    conflicts: list[Conflict] = field(default_factory=list)  # unresolved (dry run only)
+    resolved: list[Conflict] = field(default_factory=list)  # resolved by the strategy
+    stats: dict[str, TableStats] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    dry_run: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "outcome": self.outcome,
+            "source": self.source,
+            "target": self.target,
+            "commit": self.commit,
+            "base": self.base,
+            "dry_run": self.dry_run,
+            "routes": dict(self.routes),
+            "conflicts": [c.to_dict() for c in self.conflicts],
+            "resolved": [c.to_dict() for c in self.resolved],
+            "stats": {k: v.to_dict() for k, v in self.stats.items()},
+            "timings": dict(self.timings),
+        }
