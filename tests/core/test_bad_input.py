@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from tests.conftest import state
 
 import graphlake as gl
+from tests.conftest import state
 
 
 def unchanged(g: gl.Graph, action: Callable[[], object], error: type[Exception],

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from tests.conftest import state
 
 import graphlake as gl
+from tests.conftest import state
 
 
 def test_branch_isolation_and_lazy_fork(people: gl.Graph) -> None:

@@ -6,9 +6,9 @@ import datetime as dt
 
 import pyarrow as pa
 import pytest
-from tests.conftest import state
 
 import graphlake as gl
+from tests.conftest import state
 
 
 def names(g: gl.Graph, table: str = "Person", branch: str = "main") -> list[str]:
