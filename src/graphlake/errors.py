@@ -148,3 +148,11 @@ class MergeConflictError(MergeError):
             summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
             message = f"merge has {len(self.conflicts)} conflict(s): {summary}"
         super().__init__(message)
+
+
+class MergeMemoryError(MergeError):
+    """The memory-bounded walk could not stay within its budget; nothing was published."""
+
+
+class LineageMismatchError(MergeError):
+    """`lineage="verify"`: lineage discovery and the walk found different changes."""

@@ -189,15 +189,21 @@ class Graph:
         strategy: str | None = None,
         dry_run: bool = False,
         message: str | None = None,
+        lineage: str | None = None,
+        memory_budget: int | None = None,
     ) -> MergeResult:
         """Three-way merge of branch `source` into branch `into`, published as one commit.
 
         Raises `MergeConflictError` (nothing published) on conflicts that `strategy`
         ("ours" keeps the target's side, "theirs" takes the source's) does not resolve;
         constraint violations of the merged result are never auto-resolved.
+        `lineage` ("on" | "off" | "verify", default $GRAPHLAKE_MERGE_LINEAGE or "on")
+        chooses how changed rows are found; `memory_budget` (bytes, default 256 MiB)
+        bounds the fallback walk.
         """
         return merge_engine.merge(self, source, into, strategy=strategy, dry_run=dry_run,
-                                  message=message)
+                                  message=message, lineage=lineage,
+                                  memory_budget=memory_budget)
 
     def diff(self, a: str, b: str) -> dict[str, TableDiff]:
         """Per table: what `b` inserted, updated (with properties) and deleted since `a`."""

@@ -1,24 +1,37 @@
 """What one side changed in one table since the merge base, as keys and row images.
 
-Discovery finds the candidate keys; the rows of those keys are then read by key (BTREE
+Discovery finds candidate keys; the rows of those keys are then read by key (BTREE
 index) at both states and compared, so a key whose changes net to zero is no change.
-The discovery path here is the full walk (a DuckDB anti-join over the two pinned states,
-which spills to disk under its memory limit); lineage discovery plugs in beside it.
+
+Two discovery paths:
+- lineage (`merge.lineage`): Lance's version deltas along the branch tree, O(changed rows);
+- walk: every row of both states as a narrow (id, row hash) pair, joined in DuckDB under
+  a memory limit (spilling to disk); payload columns are hashed while streaming, never
+  held. Exceeding the budget raises `MergeMemoryError`; it never returns a partial result.
+`lineage="on"` tries lineage and falls back to the walk with a recorded reason; "off"
+walks; "verify" runs both and raises `LineageMismatchError` on any difference.
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
 import lance
 
+from graphlake import probes
 from graphlake.catalog.commits import TableState
+from graphlake.errors import LineageMismatchError, MergeError, MergeMemoryError
+from graphlake.merge import lineage as lin
 from graphlake.storage.lookup import rows_where_in
 from graphlake.storage.tables import TableStore
 
 Row = dict[str, Any]
+LINEAGE_MODES = ("on", "off", "verify")
+DEFAULT_MEMORY_BUDGET = 256 * 1024 * 1024
 
 
 @dataclass
@@ -29,8 +42,10 @@ class TableDelta:
     keys: set[str] = field(default_factory=set)
     base: dict[str, Row] = field(default_factory=dict)
     side: dict[str, Row] = field(default_factory=dict)
-    path: str = "none"
-    rows_scanned: int = 0
+    path: str = "none"  # "same-state" | "lineage" | "walk"
+    fallback: str | None = None  # why lineage was not used, when it was tried
+    candidates: int = 0
+    rows_scanned: int = 0  # rows the discovery itself read (deltas or walk)
 
     def inserted(self) -> list[str]:
         return sorted(k for k in self.keys if k not in self.base)
@@ -49,25 +64,70 @@ class TableDelta:
         return bool(self.keys)
 
 
-def discover(tables: TableStore, base: TableState | None, side: TableState) -> TableDelta:
-    """The changes from `base` to `side` (same table identity; `base` None = empty)."""
-    if base is not None and _same(base, side):
+@dataclass(frozen=True)
+class DiscoverySettings:
+    lineage: str = "on"
+    memory_budget: int = DEFAULT_MEMORY_BUDGET
+
+    @classmethod
+    def resolve(cls, lineage: str | None, memory_budget: int | None) -> DiscoverySettings:
+        mode = lineage or os.environ.get("GRAPHLAKE_MERGE_LINEAGE", "on")
+        if mode not in LINEAGE_MODES:
+            raise MergeError(f"lineage must be one of {', '.join(LINEAGE_MODES)}, not {mode!r}")
+        budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else memory_budget
+        if budget < 16 * 1024 * 1024:
+            raise MergeError("memory_budget must be at least 16 MiB")
+        return cls(mode, budget)
+
+
+def discover(
+    tables: TableStore,
+    base: TableState,
+    side: TableState,
+    settings: DiscoverySettings = DiscoverySettings(),
+    role: str = "source",
+) -> TableDelta:
+    """The changes from `base` to `side` (two states of one table)."""
+    if _same(base, side):
         return TableDelta(path="same-state")
-    side_ds = tables.open(side)
-    base_ds = tables.open(base) if base is not None else None
-    candidates, scanned = _walk_candidates(base_ds, side_ds)
-    delta = rows_for(base_ds, side_ds, candidates)
-    delta.path = "walk"
-    delta.rows_scanned = scanned
-    return delta
+    lineage_delta: TableDelta | None = None
+    fallback: str | None = None
+    if settings.lineage in ("on", "verify"):
+        try:
+            found = lin.candidates(tables, base, side)
+        except lin.LineageUnavailable as exc:
+            fallback = exc.reason.value
+        else:
+            lineage_delta = rows_for(tables.open(base), tables.open(side), found.keys)
+            lineage_delta.path = "lineage"
+            lineage_delta.candidates = len(found.keys)
+            lineage_delta.rows_scanned = found.rows_read
+            probes.add("discovery_rows", found.rows_read)
+            if settings.lineage == "on":
+                return lineage_delta
+    walk_delta = _walk(tables, base, side, settings.memory_budget, role)
+    walk_delta.fallback = fallback
+    if settings.lineage == "verify" and lineage_delta is not None:
+        _verify(base.table_id, role, lineage_delta, walk_delta)
+    return walk_delta
+
+
+def _verify(table_id: str, role: str, a: TableDelta, b: TableDelta) -> None:
+    if a.keys != b.keys or a.base != b.base or a.side != b.side:
+        only_a = sorted(a.keys - b.keys)[:5]
+        only_b = sorted(b.keys - a.keys)[:5]
+        raise LineageMismatchError(
+            f"table {table_id} ({role}): lineage and walk disagree "
+            f"(lineage only: {only_a}, walk only: {only_b})"
+        )
 
 
 def rows_for(
-    base_ds: lance.LanceDataset | None, side_ds: lance.LanceDataset, candidates: set[str]
+    base_ds: lance.LanceDataset, side_ds: lance.LanceDataset, candidates: set[str]
 ) -> TableDelta:
     """Read the candidates' rows at both states and keep the keys that really differ."""
     keys = sorted(candidates)
-    base_rows = _by_id(rows_where_in(base_ds, "id", keys)) if base_ds is not None else {}
+    base_rows = _by_id(rows_where_in(base_ds, "id", keys))
     side_rows = _by_id(rows_where_in(side_ds, "id", keys))
     changed = {k for k in keys if base_rows.get(k) != side_rows.get(k)}
     return TableDelta(
@@ -85,24 +145,50 @@ def _by_id(table: Any) -> dict[str, Row]:
     return {r["id"]: r for r in table.to_pylist()}
 
 
-def _walk_candidates(
-    base_ds: lance.LanceDataset | None, side_ds: lance.LanceDataset
+def _walk(
+    tables: TableStore, base: TableState, side: TableState, budget: int, role: str
+) -> TableDelta:
+    base_ds, side_ds = tables.open(base), tables.open(side)
+    keys, scanned = walk_candidates(base_ds, side_ds, budget, f"{base.table_id} ({role})")
+    probes.add("discovery_rows", scanned)
+    delta = rows_for(base_ds, side_ds, keys)
+    delta.path = "walk"
+    delta.candidates = len(keys)
+    delta.rows_scanned = scanned
+    return delta
+
+
+def walk_candidates(
+    base_ds: lance.LanceDataset, side_ds: lance.LanceDataset, budget: int, what: str
 ) -> tuple[set[str], int]:
-    """Keys whose rows differ between the two states, by a full outer join on `id`."""
-    con = duckdb.connect(":memory:")
-    try:
-        con.execute("SET enable_progress_bar = false")
-        con.register("s", side_ds)
-        scanned = side_ds.count_rows()
-        if base_ds is None:
-            rows = con.execute("SELECT id FROM s").fetchall()
-            return {r[0] for r in rows}, scanned
-        con.register("b", base_ds)
-        scanned += base_ds.count_rows()
-        rows = con.execute(
-            "SELECT coalesce(b.id, s.id) FROM b FULL OUTER JOIN s ON b.id = s.id "
-            "WHERE b.id IS NULL OR s.id IS NULL OR b IS DISTINCT FROM s"
-        ).fetchall()
-        return {r[0] for r in rows}, scanned
-    finally:
-        con.close()
+    """Keys whose rows differ, from a full outer join of narrow (id, row hash) pairs.
+
+    Two 64-bit hashes over the columns in opposite orders stand in for the row; only
+    these narrow pairs are joined (and spilled when over budget).
+    """
+    columns = [n for n in side_ds.schema.names if n != "id"]
+    fwd = ", ".join(f'"{c}"' for c in columns) or "id"
+    rev = ", ".join(f'"{c}"' for c in reversed(columns)) or "id"
+    with tempfile.TemporaryDirectory(prefix="graphlake-walk-") as spill:
+        con = duckdb.connect(":memory:")
+        try:
+            con.execute(f"SET memory_limit = '{budget // (1024 * 1024)}MB'")
+            con.execute(f"SET temp_directory = '{spill}'")
+            con.execute("SET preserve_insertion_order = false")
+            con.execute("SET enable_progress_bar = false")
+            con.register("b_src", base_ds)
+            con.register("s_src", side_ds)
+            rows = con.execute(
+                f"WITH b AS (SELECT id, hash({fwd}) AS h1, hash({rev}) AS h2 FROM b_src), "
+                f"     s AS (SELECT id, hash({fwd}) AS h1, hash({rev}) AS h2 FROM s_src) "
+                "SELECT coalesce(b.id, s.id) FROM b FULL OUTER JOIN s ON b.id = s.id "
+                "WHERE b.id IS NULL OR s.id IS NULL OR b.h1 <> s.h1 OR b.h2 <> s.h2"
+            ).fetchall()
+        except duckdb.OutOfMemoryException as exc:
+            raise MergeMemoryError(
+                f"{what}: the ordered walk needs more than its memory budget of "
+                f"{budget // (1024 * 1024)} MiB ({exc}); raise memory_budget"
+            ) from None
+        finally:
+            con.close()
+    return {r[0] for r in rows}, base_ds.count_rows() + side_ds.count_rows()

@@ -30,7 +30,7 @@ from graphlake.merge.conflicts import (
     VALUE_CONSTRAINT_VIOLATION,
     Conflict,
 )
-from graphlake.merge.delta import TableDelta, discover
+from graphlake.merge.delta import DiscoverySettings, TableDelta, discover
 from graphlake.merge.rows import STRATEGIES, Row, merge_key
 from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.model import EdgeType, NodeType
@@ -94,7 +94,10 @@ def merge(
     strategy: str | None = None,
     dry_run: bool = False,
     message: str | None = None,
+    lineage: str | None = None,
+    memory_budget: int | None = None,
 ) -> R.MergeResult:
+    settings = DiscoverySettings.resolve(lineage, memory_budget)
     validate_branch_name(source)
     validate_branch_name(into)
     if source == into:
@@ -103,7 +106,7 @@ def merge(
         raise MergeError(f"unknown strategy {strategy!r} (use one of: {', '.join(STRATEGIES)})")
     for attempt in range(MAX_ATTEMPTS):
         try:
-            return _merge_once(graph, source, into, strategy, dry_run, message)
+            return _merge_once(graph, source, into, strategy, dry_run, message, settings)
         except (ConcurrentWriteError, HeadMoved):
             if attempt == MAX_ATTEMPTS - 1:
                 raise ConcurrentWriteError(
@@ -115,7 +118,7 @@ def merge(
 
 def _merge_once(
     graph: Graph, source: str, into: str, strategy: str | None, dry_run: bool,
-    message: str | None,
+    message: str | None, settings: DiscoverySettings,
 ) -> R.MergeResult:
     timer = _Timer()
     with timer.phase("resolve_base"):
@@ -138,7 +141,7 @@ def _merge_once(
             return _finish(result, timer)
         base = merge_base(graph, target, src)
         result.base = base.commit.id
-    cls = classify(graph, base, src, target, strategy, timer)
+    cls = classify(graph, base, src, target, strategy, timer, settings)
     result.routes = {n: o.stats.route for n, o in cls.tables.items()}
     result.stats = {n: o.stats for n, o in cls.tables.items()}
     result.resolved = cls.resolved
@@ -199,7 +202,7 @@ def virtual_merge(
 
     Data conflicts resolve to the target's side and are returned as uncertain keys.
     """
-    cls = classify(graph, base, source, target, "ours", _Timer())
+    cls = classify(graph, base, source, target, "ours", _Timer(), DiscoverySettings())
     uncertain: dict[str, set[str]] = {}
     for c in cls.resolved:
         uncertain.setdefault(c.table, set()).add(c.entity_id)
@@ -220,7 +223,7 @@ def virtual_merge(
 
 def classify(
     graph: Graph, base: MergeBase, source: Commit, target: Commit, strategy: str | None,
-    timer: _Timer,
+    timer: _Timer, settings: DiscoverySettings,
 ) -> Classification:
     tables: dict[str, TableOutcome] = {}
     for name in graph.schema.table_names:
@@ -228,7 +231,7 @@ def classify(
         if len({s.table_id for s in states}) != 1:
             raise MergeError(f"table {name!r} is not the same table on both sides")
         tables[name] = _classify_table(
-            graph, name, *states, strategy, base.uncertain.get(name, set()), timer
+            graph, name, *states, strategy, base.uncertain.get(name, set()), timer, settings
         )
     conflicts = [c for o in tables.values() for c in o.conflicts]
     resolved = [c for o in tables.values() for c in o.resolved]
@@ -240,17 +243,22 @@ def classify(
 
 def _classify_table(
     graph: Graph, name: str, b: TableState, s: TableState, t: TableState,
-    strategy: str | None, uncertain: set[str], timer: _Timer,
+    strategy: str | None, uncertain: set[str], timer: _Timer, settings: DiscoverySettings,
 ) -> TableOutcome:
     t_type = graph.schema.table(name)
     if _same(s, b):
         return TableOutcome(R.TableStats(R.NO_CHANGE, discovery="same-state"))
     with timer.phase("discover"):
-        ds = discover(graph.tables, b, s)
-        dt = discover(graph.tables, b, t) if not _same(t, b) else TableDelta(path="same-state")
+        ds = discover(graph.tables, b, s, settings, "source")
+        dt = discover(graph.tables, b, t, settings, "target")
     stats = R.TableStats(
-        R.NO_CHANGE, discovery=ds.path, source_changes=len(ds.keys),
-        target_changes=len(dt.keys), rows_scanned=ds.rows_scanned + dt.rows_scanned,
+        R.NO_CHANGE,
+        discovery=_paths(ds, dt),
+        fallback=ds.fallback or dt.fallback,
+        source_changes=len(ds.keys),
+        target_changes=len(dt.keys),
+        candidates=ds.candidates + dt.candidates,
+        rows_scanned=ds.rows_scanned + dt.rows_scanned,
     )
     if not ds:
         return TableOutcome(stats)  # the source's commits net to zero here
@@ -330,6 +338,10 @@ def _violations(graph: Graph, target: Commit, plans: dict[str, TablePlan]) -> li
         seen.add((kind, v.table, v.entity_id, v.message))
         out.append(Conflict(kind, v.table, v.entity_id, v.message, v.properties))
     return out
+
+
+def _paths(ds: TableDelta, dt: TableDelta) -> str:
+    return ds.path if ds.path == dt.path or dt.path == "same-state" else f"{ds.path}+{dt.path}"
 
 
 def _same(a: TableState, b: TableState) -> bool:

@@ -22,10 +22,12 @@ THREE_WAY = "three_way"
 @dataclass
 class TableStats:
     route: str
-    discovery: str = "none"  # how candidate keys were found ("walk", "same-state", …)
+    discovery: str = "none"  # how candidate keys were found: lineage, walk, same-state
+    fallback: str | None = None  # why lineage was not used (a FallbackReason value)
     source_changes: int = 0
     target_changes: int = 0
-    rows_scanned: int = 0
+    candidates: int = 0  # candidate keys whose rows were read at both states
+    rows_scanned: int = 0  # rows discovery read (version deltas, or the whole walk)
     effects: int = 0  # rows the merge writes into the target (0 for pointer adoption)
 
     def to_dict(self) -> dict[str, Any]:

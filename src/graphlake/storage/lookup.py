@@ -13,6 +13,8 @@ import lance
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from graphlake import probes
+
 # Up to this many values, probe with `column IN (...)` in chunks (uses the index).
 PROBE_LIMIT = 20_000
 _CHUNK = 4_096
@@ -38,8 +40,12 @@ def rows_where_in(
             ds.to_table(columns=proj, filter=pc.field(column).isin(arr.slice(i, _CHUNK)))
             for i in range(0, len(arr), _CHUNK)
         ]
-        return pa.concat_tables(parts)
+        found = pa.concat_tables(parts)
+        probes.add("lookup_rows", found.num_rows)
+        return found
     table = ds.to_table(columns=proj)
+    probes.add("lookup_rows", table.num_rows)
+    probes.add("lookup_scans")
     return table.filter(pc.is_in(table.column(column), value_set=arr))
 
 

@@ -1,0 +1,213 @@
+"""Lineage discovery: candidate keys from Lance's version history, O(changed rows).
+
+A table state is (Lance branch, version); Lance branches form a tree (each branch forked
+from an exact version of its parent). The changes between two states X and Y are found
+along the tree path between them: from their lowest common point down to each, one
+`ds.delta(begin, end)` per branch segment. A key is a candidate when a segment inserted,
+updated or deleted it; deleted row ids map to keys at the segment's begin version.
+Candidates are a superset (e.g. a key changed and changed back): `delta.rows_for` reads
+their rows at X and Y and keeps only real differences.
+
+Whatever this cannot prove raises `LineageUnavailable` with a typed reason; the caller
+falls back to the ordered walk. A fallback is never a failure.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import lance
+import pyarrow as pa
+
+from graphlake.catalog.commits import TableState
+from graphlake.storage.tables import MAIN, TableStore
+
+
+class FallbackReason(enum.StrEnum):
+    HISTORY_CLEANED = "history_cleaned"  # a version the path needs was cleaned up
+    DELETED_ROWS_UNAVAILABLE = "deleted_rows_unavailable"  # deleted ids could not be mapped
+    CROSS_LINEAGE = "cross_lineage"  # the two states share no Lance branch ancestry
+    STABLE_ROW_IDS_MISSING = "stable_row_ids_missing"
+    METADATA_INCONSISTENT = "metadata_inconsistent"  # branch metadata or delta refused
+    CANDIDATE_BUDGET = "candidate_budget"  # more candidates than the budget allows
+
+
+class LineageUnavailable(Exception):
+    def __init__(self, reason: FallbackReason, detail: str):
+        super().__init__(f"{reason.value}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Versions (begin, end] of one Lance branch."""
+
+    branch: str
+    begin: int
+    end: int
+
+
+@dataclass
+class LineageCandidates:
+    keys: set[str]
+    segments: list[Segment]
+    rows_read: int  # rows the deltas returned (inserted + updated + deleted ids)
+
+
+# Candidates above this count make the walk the cheaper (and bounded) choice.
+DEFAULT_CANDIDATE_BUDGET = 2_000_000
+
+
+def candidates(
+    tables: TableStore,
+    x: TableState,
+    y: TableState,
+    budget: int = DEFAULT_CANDIDATE_BUDGET,
+) -> LineageCandidates:
+    """Keys that may differ between states `x` and `y` of one table."""
+    root = lance.dataset(tables.uri(x.table_id), storage_options=tables.storage_options)
+    if not _has_stable_row_ids(root):
+        raise LineageUnavailable(FallbackReason.STABLE_ROW_IDS_MISSING, x.table_id)
+    parents = _branch_parents(root)
+    segments = path_segments(parents, (x.lance_branch, x.version), (y.lance_branch, y.version))
+    keys: set[str] = set()
+    rows_read = 0
+    for seg in segments:
+        found, n = _segment_keys(tables, x.table_id, seg)
+        keys |= found
+        rows_read += n
+        if len(keys) > budget:
+            raise LineageUnavailable(
+                FallbackReason.CANDIDATE_BUDGET, f"more than {budget} candidate keys"
+            )
+    return LineageCandidates(keys, segments, rows_read)
+
+
+def _has_stable_row_ids(ds: lance.LanceDataset) -> bool:
+    try:
+        return bool(ds.has_stable_row_ids)
+    except AttributeError:  # older surface: trust the schema we created tables with
+        return True
+
+
+def _branch_parents(ds: lance.LanceDataset) -> dict[str, tuple[str, int]]:
+    """Lance branch -> (parent branch, fork version); Lance main has no entry."""
+    try:
+        listed = ds.branches.list()
+    except Exception as exc:  # any refusal here only means "cannot prove"
+        raise LineageUnavailable(FallbackReason.METADATA_INCONSISTENT, str(exc)) from None
+    out: dict[str, tuple[str, int]] = {}
+    for name, info in listed.items():
+        parent = info.get("parent_branch") or MAIN
+        out[name] = (parent, int(info["parent_version"]))
+    return out
+
+
+def _chain(parents: dict[str, tuple[str, int]], point: tuple[str, int]) -> list[tuple[str, int]]:
+    """[(branch, version)] from `point` up to Lance main: where the lineage sits on each."""
+    chain = [point]
+    seen = {point[0]}
+    branch = point[0]
+    while branch != MAIN:
+        if branch not in parents:
+            raise LineageUnavailable(
+                FallbackReason.METADATA_INCONSISTENT, f"Lance branch {branch!r} is unknown"
+            )
+        branch, version = parents[branch]
+        if branch in seen:
+            raise LineageUnavailable(FallbackReason.METADATA_INCONSISTENT, "branch cycle")
+        seen.add(branch)
+        chain.append((branch, version))
+    return chain
+
+
+def path_segments(
+    parents: dict[str, tuple[str, int]], x: tuple[str, int], y: tuple[str, int]
+) -> list[Segment]:
+    """The delta segments between two points of the Lance branch tree."""
+    cx, cy = _chain(parents, x), _chain(parents, y)
+    on_x = {b: v for b, v in cx}
+    common = next(((b, v) for b, v in cy if b in on_x), None)
+    if common is None:
+        raise LineageUnavailable(FallbackReason.CROSS_LINEAGE, f"{x} and {y}")
+    branch = common[0]
+    low = min(on_x[branch], common[1])
+    return _down(cx, branch, low) + _down(cy, branch, low)
+
+
+def _down(chain: list[tuple[str, int]], common: str, low: int) -> list[Segment]:
+    """Segments from (common, low) down the chain to its first point."""
+    idx = next(i for i, (b, _) in enumerate(chain) if b == common)
+    segs: list[Segment] = []
+    begin = low
+    for i in range(idx, -1, -1):
+        branch, end = chain[i]
+        if end > begin:
+            segs.append(Segment(branch, begin, end))
+        elif end < begin:
+            raise LineageUnavailable(
+                FallbackReason.METADATA_INCONSISTENT,
+                f"{branch} goes back from version {begin} to {end}",
+            )
+        if i > 0:
+            # The next branch down was forked from this branch at chain[i-1]'s fork
+            # version, which is where its own history begins.
+            begin = _fork_version_of_child(chain, i - 1)
+    return segs
+
+
+def _fork_version_of_child(chain: list[tuple[str, int]], child_idx: int) -> int:
+    # chain[child_idx + 1] is (parent, fork version) for the branch at chain[child_idx].
+    return chain[child_idx + 1][1]
+
+
+def _segment_keys(tables: TableStore, table_id: str, seg: Segment) -> tuple[set[str], int]:
+    try:
+        ds = _open_at(tables, table_id, seg.branch, seg.end)
+        delta = ds.delta(begin_version=seg.begin, end_version=seg.end)
+        keys: set[str] = set()
+        n = 0
+        for reader in (delta.get_inserted_rows(), delta.get_updated_rows()):
+            for batch in reader:
+                keys.update(batch.column("id").to_pylist())
+                n += batch.num_rows
+        deleted = delta.get_deleted_row_ids().read_all()
+    except (OSError, ValueError, TypeError, RuntimeError) as exc:
+        reason = (
+            FallbackReason.HISTORY_CLEANED if "not found" in str(exc).lower()
+            else FallbackReason.METADATA_INCONSISTENT
+        )
+        raise LineageUnavailable(reason, f"{seg}: {_first_line(exc)}") from None
+    if deleted.num_rows:
+        keys |= _deleted_keys(tables, table_id, seg, deleted.column(0))
+        n += deleted.num_rows
+    return keys, n
+
+
+def _deleted_keys(
+    tables: TableStore, table_id: str, seg: Segment, row_ids: pa.ChunkedArray
+) -> set[str]:
+    try:
+        before = _open_at(tables, table_id, seg.branch, seg.begin)
+        taken = before._take_rows(row_ids.to_pylist(), columns=["id"])
+    except (OSError, ValueError, TypeError, RuntimeError) as exc:
+        raise LineageUnavailable(
+            FallbackReason.DELETED_ROWS_UNAVAILABLE, f"{seg}: {_first_line(exc)}"
+        ) from None
+    if taken.num_rows != len(row_ids):
+        raise LineageUnavailable(
+            FallbackReason.DELETED_ROWS_UNAVAILABLE,
+            f"{seg}: {len(row_ids)} deleted row ids, {taken.num_rows} found at the begin version",
+        )
+    return set(taken.column("id").to_pylist())
+
+
+def _open_at(tables: TableStore, table_id: str, branch: str, version: int) -> lance.LanceDataset:
+    return tables.open(TableState(table_id, branch, version, owner="lineage"))
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
