@@ -68,6 +68,7 @@ class TableDelta:
 class DiscoverySettings:
     lineage: str = "on"
     memory_budget: int = DEFAULT_MEMORY_BUDGET
+    candidate_budget: int = lin.DEFAULT_CANDIDATE_BUDGET
 
     @classmethod
     def resolve(cls, lineage: str | None, memory_budget: int | None) -> DiscoverySettings:
@@ -94,7 +95,7 @@ def discover(
     fallback: str | None = None
     if settings.lineage in ("on", "verify"):
         try:
-            found = lin.candidates(tables, base, side)
+            found = lin.candidates(tables, base, side, settings.candidate_budget)
         except lin.LineageUnavailable as exc:
             fallback = exc.reason.value
         else:
