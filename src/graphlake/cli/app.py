@@ -1,0 +1,76 @@
+"""The `graphlake` command line: wires the command modules into one typer app.
+
+Exit codes: 0 success; 1 the operation failed (a `GraphLakeError`: bad data, unknown
+branch, bad schema, ...), reported as one red `error: ...` line on stderr; 2 usage errors
+(unknown option, missing argument), reported by typer/click.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from typing import Annotated, Any
+
+import click
+import typer
+from typer.core import TyperGroup
+
+from graphlake import __version__
+from graphlake.cli import branch, demo, read, write
+from graphlake.cli.output import console, reported_errors
+
+
+class _Group(TyperGroup):
+    """The root command group; every subcommand runs inside its error handling."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with reported_errors():
+            return super().invoke(ctx)
+
+
+app = typer.Typer(
+    cls=_Group,
+    name="graphlake",
+    help="A versioned, branchable property-graph store on Lance.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(f"graphlake {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    """A versioned, branchable property-graph store on Lance."""
+
+
+app.command("init")(write.init)
+app.command("load")(write.load)
+app.add_typer(branch.app, name="branch")
+app.command("log")(read.log)
+app.command("show")(read.show)
+app.command("sql")(read.sql)
+app.command("demo")(demo.demo)
+
+
+def main() -> None:
+    # An application hides Python's developer warnings unless asked for them with -W or
+    # PYTHONWARNINGS (the pattern the `warnings` docs give): users see graphlake's own
+    # messages, not a dependency's advice to its programmers.
+    if not sys.warnoptions:
+        warnings.simplefilter("ignore")
+    app(prog_name="graphlake")
+
+
+if __name__ == "__main__":
+    main()

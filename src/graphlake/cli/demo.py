@@ -1,0 +1,182 @@
+"""`graphlake demo DIR`: build a small social graph, branch it, change the branch, compare.
+
+Everything the demo needs comes from `demo_data` (no files are read), so it runs the same
+from a checkout and from an installed wheel.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Annotated
+
+import pyarrow as pa
+import typer
+from rich.columns import Columns
+from rich.markup import escape
+from rich.syntax import Syntax
+
+from graphlake.catalog.commits import Commit
+from graphlake.cli import demo_data
+from graphlake.cli.output import CommandError, arrow_table, console, plain_table, short
+from graphlake.cli.progress import load_bar
+from graphlake.cli.read import log as log_command
+from graphlake.cli.write import load_summary, print_load_summary
+from graphlake.errors import NotAGraphError
+from graphlake.graph import Graph
+
+MAIN, DEV = "main", "dev"
+BRANCHES = (MAIN, DEV)
+
+MAX_ROWS = 1_000
+WHO_WORKS_WHERE = """\
+SELECT c.name AS company, count(*) AS staff,
+       string_agg(p.name, ', ' ORDER BY p.name) AS people
+FROM WorksAt w
+JOIN Company c ON c.id = w.dst
+JOIN Person p ON p.id = w.src
+GROUP BY c.name ORDER BY c.name"""
+COUNTS = """\
+SELECT (SELECT count(*) FROM Person) AS people, (SELECT count(*) FROM Company) AS companies,
+       (SELECT count(*) FROM Knows) AS knows, (SELECT count(*) FROM WorksAt) AS works_at"""
+# Filters on names only: DuckDB cannot push a filter on a Vector column down into the
+# Lance scan (`WHERE embedding IS NOT NULL` fails), while computing on it works.
+NEAREST_TO_ZOE = """\
+SELECT p.name,
+       round(array_cosine_similarity(p.embedding, z.embedding), 3) AS similarity
+FROM Person p, (SELECT embedding FROM Person WHERE name = 'Zoe') z
+WHERE p.name <> 'Zoe'
+ORDER BY similarity DESC NULLS LAST LIMIT 3"""
+CHANGED_PEOPLE = "name IN ('Alice', 'Zoe')"
+SHOWN_COLUMNS = ["name", "age", "role", "email"]
+
+
+def demo(
+    path: Annotated[Path, typer.Argument(metavar="DIR", help="Folder for the demo graph.",
+                                         file_okay=False)],
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="Delete DIR first if it holds a graphlake graph.")
+    ] = False,
+) -> None:
+    """Build a demo graph in DIR, branch it, change the branch and compare both branches."""
+    _prepare(path, fresh)
+    g = _create(path)
+    loaded = _load(g)
+    _branch_and_change(g)
+    _compare(g, loaded)
+    _query(g)
+    _history(g, path)
+
+
+def _prepare(path: Path, fresh: bool) -> None:
+    """Make sure DIR can take a new graph; only ever deletes a graphlake graph."""
+    if path.is_symlink():
+        raise CommandError(f"{path} is a symbolic link; give the folder itself")
+    if not path.exists() or not any(path.iterdir()):
+        return
+    if not _is_graph(path):
+        raise CommandError(f"{path} is not empty and holds no graphlake graph; "
+                           "refusing to use or delete it (pick another folder)")
+    if not fresh:
+        raise CommandError(f"{path} already holds a graph; pass --fresh to replace it")
+    shutil.rmtree(path)
+    console.print(f"Removed the previous graph at {escape(str(path))}")
+
+
+def _is_graph(path: Path) -> bool:
+    try:
+        Graph.open(path)
+    except NotAGraphError:
+        return False
+    return True
+
+
+def _step(title: str) -> None:
+    console.print()
+    console.rule(f"[bold]{title}", align="left")
+
+
+def _create(path: Path) -> Graph:
+    _step("1. Create a graph from a schema")
+    g = Graph.init(path, demo_data.SCHEMA)
+    console.print(f"Created {escape(str(path))} with node types "
+                  f"{', '.join(g.schema.nodes)} and edge types {', '.join(g.schema.edges)}")
+    return g
+
+
+def _load(g: Graph) -> Commit:
+    _step(f"2. Load people, companies and edges into {MAIN}")
+    records = demo_data.records()
+    before = g.head(MAIN)
+    with load_bar(len(records)) as advance:
+        commit = g.load(records, branch=MAIN, message="load the social graph",
+                        progress=advance)
+    print_load_summary(load_summary(g, MAIN, before, commit, len(records)))
+    return commit
+
+
+def _branch_and_change(g: Graph) -> None:
+    _step(f"3. Branch {DEV} from {MAIN} and change it")
+    g.create_branch(DEV, from_=MAIN)
+    console.print(f"Created branch [cyan]{DEV}[/] at {short(g.head(DEV).id)} "
+                  "(no data copied: tables fork on first write)")
+    with g.write(DEV, message=demo_data.DEV_MESSAGE) as w:
+        w.insert("Person", [demo_data.DEV_NEW_PERSON])
+        w.update("Person", [demo_data.DEV_UPDATE])
+        for table, rows in demo_data.DEV_NEW_EDGES.items():
+            w.insert(table, rows)
+    new, upd = demo_data.DEV_NEW_PERSON["name"], demo_data.DEV_UPDATE
+    changed = ", ".join(f"{k}={v}" for k, v in upd.items() if k != "name")
+    console.print(f"Committed {short(g.head(DEV).id)} on [cyan]{DEV}[/]: "
+                  f"{escape(demo_data.DEV_MESSAGE)}")
+    console.print(f"  inserted Person {new}; updated {upd['name']} ({changed})")
+    for table, rows in demo_data.DEV_NEW_EDGES.items():
+        console.print(f"  added {table} " + ", ".join(f"{r['src']} -> {r['dst']}" for r in rows))
+
+
+def _compare(g: Graph, loaded: Commit) -> None:
+    _step(f"4. {MAIN} is unchanged; {DEV} has the change")
+    tables = []
+    for b in BRANCHES:
+        rows = g.nodes("Person", branch=b, where=CHANGED_PEOPLE, columns=SHOWN_COLUMNS)
+        tables.append(arrow_table(rows.sort_by("name"), title=f"Person @ {b}"))
+    console.print(Columns(tables, padding=(0, 4)))
+    main_head = g.head(MAIN).id
+    state = "unchanged" if main_head == loaded.id else "MOVED (unexpected)"
+    console.print(f"{MAIN} head: {short(main_head)} ({state}); "
+                  f"{DEV} head: {short(g.head(DEV).id)}")
+
+
+def _query(g: Graph) -> None:
+    _step("5. SQL on each branch (DuckDB over a pinned snapshot)")
+    _print_sql(WHO_WORKS_WHERE)
+    for b in BRANCHES:
+        console.print(arrow_table(_sql(g, WHO_WORKS_WHERE, b), title=f"who works where @ {b}"))
+    counts = {b: _sql(g, COUNTS, b) for b in BRANCHES}
+    names = counts[MAIN].column_names
+    rows = [[b, *(counts[b].column(n)[0].as_py() for n in names)] for b in BRANCHES]
+    console.print(plain_table(["branch", *names], rows, title="rows per branch"))
+    _print_sql(NEAREST_TO_ZOE)
+    console.print(arrow_table(_sql(g, NEAREST_TO_ZOE, DEV), title=f"nearest to Zoe @ {DEV}"))
+
+
+def _sql(g: Graph, query: str, branch: str) -> pa.Table:
+    return g.sql(query, branch, max_rows=MAX_ROWS)
+
+
+def _print_sql(query: str) -> None:
+    console.print(Syntax(query, "sql", theme="ansi_dark", background_color="default",
+                         word_wrap=True))
+
+
+def _history(g: Graph, path: Path) -> None:
+    _step(f"6. History of {DEV}")
+    log_command(str(path), branch=DEV, limit=None, json=False)
+    root = escape(str(path))
+    console.print()
+    console.print("Try next:")
+    for cmd in (f"graphlake branch list {root}",
+                f"graphlake show {root} Person --branch {DEV} --where \"age > 40\"",
+                f"graphlake sql {root} \"SELECT role, count(*) FROM Person GROUP BY role\""):
+        console.print(f"  {cmd}")
+

@@ -1,0 +1,154 @@
+"""What every command shares: the two consoles, error lines, JSON and rich tables.
+
+Human output goes to stdout through rich; `--json` output is written to stdout as plain
+text (no rich wrapping or colour) so scripts can parse it; progress and errors go to
+stderr.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import decimal
+import json
+import math
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import pyarrow as pa
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from graphlake.errors import GraphLakeError
+
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+EXIT_FAILED = 1  # the operation failed because of the data or the arguments' content
+SHORT_ID = 12
+_VECTOR_PREVIEW = 4
+
+
+class CommandError(Exception):
+    """A failure the CLI itself detects (not the library); reported like a GraphLakeError."""
+
+
+# --- errors ------------------------------------------------------------------------------
+
+
+def error_line(exc: BaseException) -> str:
+    """One line for an error: its message, plus any notes (e.g. the schema file)."""
+    parts = [str(exc) or type(exc).__name__, *getattr(exc, "__notes__", ())]
+    lines = (line.strip() for part in parts for line in str(part).splitlines())
+    return " ".join(line for line in lines if line and set(line) != {"^"})
+
+
+def fail(exc: BaseException) -> typer.Exit:
+    """Print `error: <message>` in red to stderr; the caller raises the returned Exit."""
+    err_console.print(Text("error: ", style="bold red") + Text(error_line(exc)), soft_wrap=True)
+    return typer.Exit(EXIT_FAILED)
+
+
+@contextmanager
+def reported_errors() -> Iterator[None]:
+    """Turn library and CLI failures into a one-line message and exit code 1."""
+    try:
+        yield
+    except (GraphLakeError, CommandError) as exc:
+        raise fail(exc) from None
+
+
+# --- JSON --------------------------------------------------------------------------------
+
+
+def print_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(jsonable(value), ensure_ascii=False, allow_nan=False) + "\n")
+    sys.stdout.flush()
+
+
+def jsonable(value: Any) -> Any:
+    """Plain JSON values for what Arrow hands back (dates, bytes, decimals, NaN)."""
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dt.date | dt.datetime | dt.time):
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return value.total_seconds()
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    return value
+
+
+def table_rows(table: pa.Table) -> list[dict[str, Any]]:
+    return [jsonable(row) for row in table.to_pylist()]
+
+
+# --- rich tables -------------------------------------------------------------------------
+
+
+def short(commit_id: str) -> str:
+    return commit_id[:SHORT_ID]
+
+
+def short_time(iso: str) -> str:
+    """`2025-01-02T03:04:05.123456Z` -> `2025-01-02 03:04:05` (UTC)."""
+    return iso[:19].replace("T", " ")
+
+
+def rows_phrase(n: int) -> str:
+    return f"{n} row" if n == 1 else f"{n} rows"
+
+
+def arrow_table(table: pa.Table, title: str | None = None) -> Table:
+    """A rich table of an Arrow table, one column per field."""
+    out = Table(title=title, title_justify="left")
+    for field in table.schema:
+        numeric = pa.types.is_integer(field.type) or pa.types.is_floating(field.type)
+        out.add_column(field.name, justify="right" if numeric else "left", overflow="fold")
+    for row in table.to_pylist():
+        out.add_row(*(cell(v) for v in row.values()))
+    return out
+
+
+def plain_table(columns: Sequence[str], rows: Sequence[Sequence[Any]],
+                title: str | None = None) -> Table:
+    out = Table(title=title, title_justify="left")
+    for i, name in enumerate(columns):
+        numeric = bool(rows) and all(isinstance(r[i], int | float) for r in rows)
+        out.add_column(name, justify="right" if numeric else "left", overflow="fold")
+    for row in rows:
+        out.add_row(*(cell(v) for v in row))
+    return out
+
+
+def cell(value: Any) -> Text:
+    """How one value reads in a table cell; never interpreted as rich markup."""
+    if value is None:
+        return Text("null", style="dim")
+    if isinstance(value, bytes):
+        return Text(f"<{len(value)} bytes>", style="dim")
+    if isinstance(value, float):
+        return Text(f"{value:.6g}")
+    if isinstance(value, list):
+        return Text(_list_preview(value))
+    if isinstance(value, dict):
+        return Text(json.dumps(jsonable(value), ensure_ascii=False))
+    if isinstance(value, dt.date | dt.datetime):
+        return Text(value.isoformat())
+    return Text(str(value))
+
+
+def _list_preview(values: list[Any]) -> str:
+    shown = [f"{v:.3g}" if isinstance(v, float) else str(v) for v in values[:_VECTOR_PREVIEW]]
+    more = f", … ({len(values)})" if len(values) > _VECTOR_PREVIEW else ""
+    return "[" + ", ".join(shown) + more + "]"
