@@ -81,3 +81,25 @@ def test_unknown_type_in_jsonl_names_the_line(graph: gl.Graph, tmp_path) -> None
     write_jsonl(f, [{"type": "Person", "data": {"name": "A"}}, {"type": "Pet", "data": {}}])
     with pytest.raises(gl.UnknownTableError, match=r"g\.jsonl:2.*Pet"):
         graph.load(f)
+
+
+def test_load_merge_mode_edges_without_id_are_new(graph: gl.Graph) -> None:
+    graph.load([{"type": "Person", "data": {"name": "A"}},
+                {"type": "Person", "data": {"name": "B"}},
+                {"edge": "Knows", "id": "e1", "from": "A", "to": "B"}])
+    graph.load([{"edge": "Knows", "from": "B", "to": "A"},
+                {"edge": "Knows", "id": "e1", "from": "A", "to": "B",
+                 "data": {"since": "2020-01-01"}}], mode="merge")
+    edges = {(e["src"], e["dst"]): e for e in graph.edges("Knows").to_pylist()}
+    assert set(edges) == {("A", "B"), ("B", "A")}
+    assert str(edges[("A", "B")]["since"]) == "2020-01-01"
+
+
+def test_load_refuses_directories_and_misplaced_table(graph: gl.Graph, tmp_path) -> None:
+    with pytest.raises(gl.LoadFormatError, match="not a file"):
+        graph.load(tmp_path)
+    f = tmp_path / "g.jsonl"
+    write_jsonl(f, [{"type": "Person", "data": {"name": "A"}}])
+    with pytest.raises(gl.DataError, match="Parquet or Arrow input only"):
+        graph.load(f, table="Person")
+    assert graph.nodes("Person").num_rows == 0

@@ -36,7 +36,7 @@ def run_sql(
         con.execute("SET lock_configuration = true")
         timer = _interrupt_after(con, timeout_s)
         try:
-            rel = con.execute(statements[0].query)
+            rel = con.sql(statements[0].query)
             table = rel.to_arrow_table() if max_rows is None else _fetch_limited(rel, max_rows)
         finally:
             if timer is not None:
@@ -63,7 +63,7 @@ def _parse(con: duckdb.DuckDBPyConnection, query: str) -> list:
     return statements
 
 
-def _fetch_limited(rel: duckdb.DuckDBPyConnection, max_rows: int) -> pa.Table:
+def _fetch_limited(rel: duckdb.DuckDBPyRelation, max_rows: int) -> pa.Table:
     reader = rel.to_arrow_reader(min(max_rows + 1, 100_000))
     batches, n = [], 0
     for batch in reader:

@@ -44,6 +44,14 @@ def load(
     txn = graph.write(branch, message or f"load ({mode})")
     stage = getattr(txn, MODES[mode])
     for name, rows in tables.items():
+        if mode == "merge" and isinstance(rows, list) and graph.schema.edges.get(name):
+            # An edge without an id cannot match an existing edge: it is a new edge.
+            new = [r for r in rows if r.get("id") is None]
+            if new:
+                txn.insert(name, new)
+            rows = [r for r in rows if r.get("id") is not None]
+            if not rows:
+                continue
         stage(name, rows)
     return txn.commit_now()
 
@@ -53,15 +61,17 @@ def _read_source(
 ) -> dict[str, Any]:
     if isinstance(source, pa.Table | pa.RecordBatch) or _is_frame(source):
         if table is None:
-            raise DataError("loading Arrow or pandas data needs table=<node or edge type>")
+            raise DataError("loading Arrow or pandas data needs a table (table= / --table)")
         return {table: source}
     if isinstance(source, str | os.PathLike):
         path = Path(source)
         if not path.exists():
             raise LoadFormatError("no such file", path=str(path))
+        if not path.is_file():
+            raise LoadFormatError("not a file", path=str(path))
         if path.suffix.lower() in (".parquet", ".pq"):
             if table is None:
-                raise DataError(f"loading {path} needs table=<node or edge type>")
+                raise DataError(f"loading {path} needs a table (table= / --table)")
             try:
                 data = pq.read_table(path)
             except (pa.ArrowInvalid, OSError) as exc:
@@ -70,11 +80,21 @@ def _read_source(
             if progress:
                 progress(data.num_rows)
             return {table: data}
+        _no_table(table, str(path))
         return _group_records(graph, _jsonl_lines(path), str(path), progress)
     if isinstance(source, Iterable):
+        _no_table(table, "records")
         records = ((i + 1, r) for i, r in enumerate(source))
         return _group_records(graph, records, None, progress)
     raise DataError(f"cannot load from a {type(source).__name__}")
+
+
+def _no_table(table: str | None, what: str) -> None:
+    if table is not None:
+        raise DataError(
+            f"{what}: a table (table= / --table) applies to Parquet or Arrow input only; "
+            f"JSONL records name their own type"
+        )
 
 
 def _is_frame(obj: Any) -> bool:
