@@ -205,6 +205,29 @@ class Graph:
                                   message=message, lineage=lineage,
                                   memory_budget=memory_budget)
 
+    def merge_many(
+        self,
+        sources: Sequence[str],
+        into: str = DEFAULT_BRANCH,
+        *,
+        strict_disjoint: bool = False,
+        strategy: str | None = None,
+        dry_run: bool = False,
+        message: str | None = None,
+        lineage: str | None = None,
+        memory_budget: int | None = None,
+    ) -> MergeResult:
+        """Merge N branches into `into` as ONE commit with parents [into, s1, ..., sN].
+
+        All sources are merged against one common base; a key two sources changed
+        differently is a conflict (and `strict_disjoint=True` refuses any key touched by
+        two sources). Sources the target already contains are skipped.
+        """
+        return merge_engine.merge_many(
+            self, sources, into, strict_disjoint=strict_disjoint, strategy=strategy,
+            dry_run=dry_run, message=message, lineage=lineage, memory_budget=memory_budget,
+        )
+
     def diff(self, a: str, b: str) -> dict[str, TableDiff]:
         """Per table: what `b` inserted, updated (with properties) and deleted since `a`."""
         return merge_diff.diff(self, a, b)

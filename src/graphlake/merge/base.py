@@ -27,10 +27,24 @@ class MergeBase:
     uncertain: dict[str, set[str]] = field(default_factory=dict)  # table -> keys
 
 
+def merge_base_of(graph: Graph, heads: list[Commit]) -> MergeBase:
+    """The merge base of two or more heads (one base common to all of them)."""
+    if len(heads) == 2:
+        return merge_base(graph, heads[0], heads[1])
+    bases = graph.history.merge_bases_many([h.id for h in heads])
+    if not bases:
+        raise MergeError("the branches have no common ancestor")
+    return _fold(graph, bases, depth=0)
+
+
 def merge_base(graph: Graph, a: Commit, b: Commit, depth: int = 0) -> MergeBase:
     bases = graph.history.merge_bases(a.id, b.id)
     if not bases:
         raise MergeError(f"commits {a.id[:12]} and {b.id[:12]} have no common ancestor")
+    return _fold(graph, bases, depth)
+
+
+def _fold(graph: Graph, bases: list[str], depth: int) -> MergeBase:
     if len(bases) == 1:
         return MergeBase(graph.commits.get(bases[0]))
     if depth >= MAX_DEPTH:

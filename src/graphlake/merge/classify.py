@@ -1,0 +1,235 @@
+"""Classify a merge of N sources into one target: a route and the effects per table.
+
+Two-way merge is the case N = 1. Per table the cheapest route that proves itself wins:
+no change; pointer adoption (the target shows the base's content and one source changed
+the table: point at that source's exact state); insertion replay (the sources only
+inserted keys that nobody else touched: append them); three-way. For N sources, each
+key's source images are first combined by the same per-key rules (a key two sources
+changed differently is a conflict between them), then merged against the target.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+from graphlake.catalog.commits import Commit, TableState
+from graphlake.errors import MergeError
+from graphlake.merge import result as R
+from graphlake.merge.base import MergeBase
+from graphlake.merge.conflicts import Conflict
+from graphlake.merge.delta import DiscoverySettings, TableDelta, discover
+from graphlake.merge.rows import Row, merge_key
+from graphlake.merge.timing import PhaseTimer
+from graphlake.merge.violations import merge_violations
+from graphlake.schema.arrow import arrow_schema
+from graphlake.schema.model import EdgeType, NodeType
+from graphlake.write.plan import TablePlan
+
+if TYPE_CHECKING:
+    from graphlake.graph import Graph
+
+
+@dataclass
+class TableOutcome:
+    stats: R.TableStats
+    plan: TablePlan | None = None  # effects against the target (also for adoption)
+    adopt: TableState | None = None  # pointer adoption: the source's exact state
+    conflicts: list[Conflict] = field(default_factory=list)
+    resolved: list[Conflict] = field(default_factory=list)
+
+
+@dataclass
+class Classification:
+    tables: dict[str, TableOutcome]
+    conflicts: list[Conflict]
+    resolved: list[Conflict]
+
+    @property
+    def changes_target(self) -> bool:
+        return any(
+            o.adopt is not None or (o.plan is not None and not o.plan.is_empty)
+            for o in self.tables.values()
+        )
+
+
+@dataclass(frozen=True)
+class MergeInputs:
+    base: MergeBase
+    sources: tuple[Commit, ...]
+    target: Commit
+    strategy: str | None = None
+    strict_disjoint: bool = False
+
+
+def classify(
+    graph: Graph, inputs: MergeInputs, timer: PhaseTimer, settings: DiscoverySettings
+) -> Classification:
+    tables: dict[str, TableOutcome] = {}
+    for name in graph.schema.table_names:
+        tables[name] = _classify_table(graph, name, inputs, timer, settings)
+    conflicts = [c for o in tables.values() for c in o.conflicts]
+    resolved = [c for o in tables.values() for c in o.resolved]
+    with timer.phase("validate"):
+        plans = {n: o.plan for n, o in tables.items() if o.plan is not None}
+        conflicts += merge_violations(graph, inputs.target, plans)
+    return Classification(tables, conflicts, resolved)
+
+
+def _classify_table(
+    graph: Graph, name: str, inputs: MergeInputs, timer: PhaseTimer,
+    settings: DiscoverySettings,
+) -> TableOutcome:
+    b = inputs.base.commit.tables[name]
+    t = inputs.target.tables[name]
+    s_states = [s.tables[name] for s in inputs.sources]
+    if len({st.table_id for st in (b, t, *s_states)}) != 1:
+        raise MergeError(f"table {name!r} is not the same table on every side")
+    changed = [i for i, st in enumerate(s_states) if not _same(st, b)]
+    if not changed:
+        return TableOutcome(R.TableStats(R.NO_CHANGE, discovery="same-state"))
+    with timer.phase("discover"):
+        deltas = {i: discover(graph.tables, b, s_states[i], settings, "source") for i in changed}
+        dt = discover(graph.tables, b, t, settings, "target")
+    stats = _stats(list(deltas.values()), dt)
+    deltas = {i: d for i, d in deltas.items() if d}  # sources whose commits net to zero
+    if not deltas:
+        return TableOutcome(stats)
+    t_type = graph.schema.table(name)
+    uncertain = inputs.base.uncertain.get(name, set())
+    with timer.phase("classify"):
+        if inputs.strict_disjoint:
+            _refuse_overlap(name, deltas)
+        if not dt and not uncertain and len(deltas) == 1:
+            # The target shows the base's content: point at the source's exact state.
+            (i, d), = deltas.items()
+            stats.route = R.POINTER_ADOPTION
+            plan = _plan(t_type, [(k, d.base.get(k), d.side.get(k)) for k in sorted(d.keys)])
+            return TableOutcome(stats, plan=plan, adopt=s_states[i])
+        touched = dt.keys | uncertain
+        if all(d.only_inserts for d in deltas.values()) and _disjoint(deltas, touched):
+            stats.route = R.INSERTION_REPLAY
+            rows = [(k, None, d.side[k]) for d in deltas.values() for k in sorted(d.keys)]
+            plan = _plan(t_type, rows)
+            stats.effects = plan.inserted.num_rows
+            return TableOutcome(stats, plan=plan)
+        stats.route = R.THREE_WAY
+        return _three_way(t_type, list(deltas.values()), dt, inputs.strategy, uncertain, stats)
+
+
+def _stats(source_deltas: list[TableDelta], dt: TableDelta) -> R.TableStats:
+    paths = {d.path for d in source_deltas} | ({dt.path} - {"same-state"})
+    fallbacks = [d.fallback for d in (*source_deltas, dt) if d.fallback]
+    return R.TableStats(
+        R.NO_CHANGE,
+        discovery="+".join(sorted(paths)),
+        fallback=fallbacks[0] if fallbacks else None,
+        source_changes=sum(len(d.keys) for d in source_deltas),
+        target_changes=len(dt.keys),
+        candidates=sum(d.candidates for d in source_deltas) + dt.candidates,
+        rows_scanned=sum(d.rows_scanned for d in source_deltas) + dt.rows_scanned,
+    )
+
+
+def _disjoint(deltas: dict[int, TableDelta], touched: set[str]) -> bool:
+    seen = set(touched)
+    for d in deltas.values():
+        if d.keys & seen:
+            return False
+        seen |= d.keys
+    return True
+
+
+def _refuse_overlap(table: str, deltas: dict[int, TableDelta]) -> None:
+    owner: dict[str, int] = {}
+    overlap: set[str] = set()
+    for i, d in deltas.items():
+        for k in d.keys:
+            if k in owner:
+                overlap.add(k)
+            owner.setdefault(k, i)
+    if overlap:
+        keys = ", ".join(repr(k) for k in sorted(overlap)[:5])
+        raise MergeError(
+            f"strict_disjoint: sources overlap in {table} on {len(overlap)} key(s): {keys}"
+        )
+
+
+def _three_way(
+    t_type: NodeType | EdgeType, deltas: list[TableDelta], dt: TableDelta,
+    strategy: str | None, uncertain: set[str], stats: R.TableStats,
+) -> TableOutcome:
+    changes: list[tuple[str, Row | None, Row | None]] = []
+    outcome = TableOutcome(stats)
+    keys = set(dt.keys).union(*(d.keys for d in deltas))
+    for key in sorted(keys):
+        b = _base_row(key, deltas, dt)
+        s, source_conflicts = _combine_sources(t_type.name, key, b, deltas)
+        if source_conflicts:
+            outcome.conflicts += source_conflicts
+            continue
+        t = dt.side.get(key) if key in dt.keys else b
+        decision, conflict = merge_key(t_type.name, key, b, s, t, strategy, key in uncertain)
+        if conflict is not None:
+            (outcome.resolved if conflict.resolution else outcome.conflicts).append(conflict)
+        if decision.action == "put":
+            changes.append((key, t, decision.row))
+        elif decision.action == "delete":
+            changes.append((key, t, None))
+    outcome.plan = _plan(t_type, changes)
+    stats.effects = len(changes)
+    return outcome
+
+
+def _base_row(key: str, deltas: list[TableDelta], dt: TableDelta) -> Row | None:
+    for d in (*deltas, dt):
+        if key in d.keys:
+            return d.base.get(key)
+    return None
+
+
+def _combine_sources(
+    table: str, key: str, b: Row | None, deltas: list[TableDelta]
+) -> tuple[Row | None, list[Conflict]]:
+    """The sources' combined image of `key`: each source's change merged in turn against
+    the base by the per-key rules; a disagreement between sources is a conflict."""
+    acc = b
+    conflicts: list[Conflict] = []
+    for d in deltas:
+        if key not in d.keys:
+            continue
+        decision, conflict = merge_key(table, key, b, d.side.get(key), acc)
+        if conflict is not None:
+            conflicts.append(conflict)
+        elif decision.action == "put":
+            acc = decision.row
+        elif decision.action == "delete":
+            acc = None
+    return acc, conflicts
+
+
+def _plan(
+    t_type: NodeType | EdgeType, changes: list[tuple[str, Row | None, Row | None]]
+) -> TablePlan:
+    """Effects against the target: (key, target row before, row after) per changed key."""
+    schema = arrow_schema(t_type)
+    inserted = [a for _, b, a in changes if b is None and a is not None]
+    upd = [(b, a) for _, b, a in changes if b is not None and a is not None]
+    deleted = [b for _, b, a in changes if b is not None and a is None]
+
+    def table(rows: list[Row]) -> pa.Table:
+        return pa.Table.from_pylist(rows, schema=schema)
+
+    return TablePlan(
+        t_type, schema,
+        inserted=table(inserted),
+        updated_old=table([b for b, _ in upd]),
+        updated_new=table([a for _, a in upd]),
+        deleted_old=table(deleted),
+    )
+
+
+def _same(a: TableState, b: TableState) -> bool:
+    return (a.lance_branch, a.version) == (b.lance_branch, b.version)

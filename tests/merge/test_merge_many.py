@@ -1,0 +1,150 @@
+"""merge_many: N branches land in the target as one commit against one common base."""
+
+from __future__ import annotations
+
+import pytest
+
+import graphlake as gl
+from tests.conftest import state
+
+
+def ids(g: gl.Graph, table: str = "Person", branch: str = "main") -> set[str]:
+    return set(g.nodes(table, branch=branch, columns=["id"]).column("id").to_pylist())
+
+
+def shards(g: gl.Graph, n: int, rows: int = 5) -> list[str]:
+    names = [f"ingest/run1/w{i}" for i in range(n)]
+    for i, name in enumerate(names):
+        g.create_branch(name)
+        with g.write(name) as w:
+            w.insert("Person", [{"name": f"w{i}-{j}", "age": j} for j in range(rows)])
+            w.insert("Knows", [{"src": f"w{i}-0", "dst": "Alice"}])
+    return names
+
+
+@pytest.mark.parametrize("n", [3, 8])
+def test_insert_only_shards_land_as_one_commit(people: gl.Graph, n: int) -> None:
+    g = people
+    names = shards(g, n)
+    before = g.head().id
+    result = g.merge_many(names, into="main")
+    assert result.outcome == "merged"
+    head = g.head()
+    assert head.parents == (before, *(g.head(s).id for s in names))
+    assert len(g.log()) == len(g.log(before)) + n + 1  # the shard commits + one merge
+    assert result.routes["Person"] == "insertion_replay"
+    assert result.routes["Knows"] == "insertion_replay"
+    assert ids(g) == {"Alice", "Bob", "Carol"} | {f"w{i}-{j}" for i in range(n) for j in range(5)}
+    assert g.edges("Knows").num_rows == 2 + n
+
+
+def test_mixed_changes_and_a_moving_target(people: gl.Graph) -> None:
+    g = people
+    for name in ("a", "b", "c"):
+        g.create_branch(name)
+    with g.write("a") as w:
+        w.update("Person", [{"name": "Alice", "age": 1}])
+    with g.write("b") as w:
+        w.delete("Knows", ["k2"])
+        w.insert("Person", [{"name": "B1"}])
+    with g.write("c") as w:
+        w.update("Person", [{"name": "Alice", "role": "pm"}])  # a different property
+    with g.write("main") as w:
+        w.update("Person", [{"name": "Bob", "age": 99}])
+    result = g.merge_many(["a", "b", "c"], into="main")
+    assert result.outcome == "merged"
+    alice = g.get("Person", "Alice")
+    assert (alice["age"], alice["role"]) == (1, "pm")
+    assert g.get("Person", "Bob")["age"] == 99
+    assert "B1" in ids(g)
+    assert g.edges("Knows").column("id").to_pylist() == ["k1"]
+    assert len(g.head().parents) == 4
+
+
+def test_overlap_conflicts_and_identical_rows_converge(people: gl.Graph) -> None:
+    g = people
+    for name in ("a", "b", "c"):
+        g.create_branch(name)
+    with g.write("a") as w:
+        w.insert("Person", [{"name": "Same", "age": 1}, {"name": "Clash", "age": 1}])
+    with g.write("b") as w:
+        w.insert("Person", [{"name": "Same", "age": 1}, {"name": "Clash", "age": 2}])
+    with g.write("c") as w:
+        w.insert("Person", [{"name": "C"}])
+    before = state(g)
+    with pytest.raises(gl.MergeConflictError) as err:
+        g.merge_many(["a", "b", "c"], into="main")
+    assert [(c.kind, c.entity_id) for c in err.value.conflicts] == [
+        ("divergent_insert", "Clash")]
+    assert state(g) == before
+    with g.write("b") as w:
+        w.update("Person", [{"name": "Clash", "age": 1}])
+    assert g.merge_many(["a", "b", "c"], into="main").outcome == "merged"
+    assert {"Same", "Clash", "C"} <= ids(g)
+
+
+def test_strict_disjoint_refuses_any_overlap(people: gl.Graph) -> None:
+    g = people
+    for name in ("a", "b"):
+        g.create_branch(name)
+        with g.write(name) as w:
+            w.insert("Person", [{"name": "Same", "age": 1}])
+    before = state(g)
+    with pytest.raises(gl.MergeError, match=r"strict_disjoint.*'Same'"):
+        g.merge_many(["a", "b"], into="main", strict_disjoint=True)
+    assert state(g) == before
+    assert g.merge_many(["a", "b"], into="main").outcome == "merged"
+
+
+def test_cross_shard_orphan_edge(people: gl.Graph) -> None:
+    g = people
+    for name in ("a", "b"):
+        g.create_branch(name)
+    with g.write("a") as w:
+        w.delete("Person", ["Carol"], cascade=True)
+    with g.write("b") as w:
+        w.insert("Knows", [{"id": "kc", "src": "Alice", "dst": "Carol"}])
+    with pytest.raises(gl.MergeConflictError) as err:
+        g.merge_many(["a", "b"], into="main")
+    assert {c.kind for c in err.value.conflicts} == {"orphan_edge"}
+
+
+def test_already_merged_sources_are_skipped(people: gl.Graph) -> None:
+    g = people
+    names = shards(g, 3)
+    assert g.merge(names[0], into="main").outcome == "fast_forward"
+    result = g.merge_many(names, into="main")
+    assert result.outcome == "merged"
+    assert g.head().parents[1:] == tuple(g.head(s).id for s in names[1:])
+    assert g.merge_many(names, into="main").outcome == "already_up_to_date"
+    g.create_branch("solo")
+    with g.write("solo") as w:
+        w.insert("Person", [{"name": "S"}])
+    assert g.merge_many(["solo", names[0]], into="main").outcome == "fast_forward"
+
+
+def test_deleting_merged_shards_leaves_trunk_readable(people: gl.Graph) -> None:
+    g = people
+    names = shards(g, 4)
+    g.merge_many(names, into="main")
+    expected = state(g)
+    for name in names:
+        g.delete_branch(name)
+    assert g.branches() == ["main"]
+    assert state(gl.Graph.open(g.uri)) == expected
+    with g.write() as w:
+        w.insert("Person", [{"name": "after"}])
+    assert "after" in ids(g)
+
+
+def test_bad_merge_many_input_changes_nothing(people: gl.Graph) -> None:
+    g = people
+    g.create_branch("a")
+    before = state(g)
+    for args, error in [(([], "main"), gl.MergeError), ((["a", "a"], "main"), gl.MergeError),
+                        ((["a", "main"], "main"), gl.MergeError),
+                        ((["a", "nope"], "main"), gl.BranchNotFoundError),
+                        (("a", "main"), gl.MergeError)]:
+        with pytest.raises(error):
+            g.merge_many(*args[:1], into=args[1])
+    assert state(g) == before
