@@ -148,3 +148,51 @@ def test_bad_merge_many_input_changes_nothing(people: gl.Graph) -> None:
         with pytest.raises(error):
             g.merge_many(*args[:1], into=args[1])
     assert state(g) == before
+
+
+def tree_bytes(root) -> int:
+    from pathlib import Path
+
+    return sum(p.stat().st_size for p in Path(root).rglob("*") if p.is_file())
+
+
+def test_insert_only_shards_are_adopted_without_copying_rows(tmp_path) -> None:
+    import pyarrow as pa
+
+    g = gl.Graph.init(tmp_path / "g", "node Doc { key: String @key  text: String  "
+                                      "emb: Vector(32)? }")
+    names = [f"w{i}" for i in range(4)]
+    for name in names:
+        g.create_branch(name)
+        n = 2_000
+        g.load(pa.table({"key": [f"{name}-{j}" for j in range(n)],
+                         "text": ["lorem ipsum " * 8] * n,
+                         "emb": pa.array([[float(j)] * 32 for j in range(n)],
+                                         pa.list_(pa.float32(), 32))}),
+               branch=name, table="Doc")
+    shard_bytes = tree_bytes(tmp_path / "g" / "tables")
+    before = tree_bytes(tmp_path / "g")
+    result = g.merge_many(names, into="main", lineage="verify")
+    written = tree_bytes(tmp_path / "g") - before
+    stats = result.stats["Doc"]
+    assert (stats.route, stats.adopted_rows, stats.effects) == ("insertion_replay", 8_000, 0)
+    assert written < 0.05 * shard_bytes, (written, shard_bytes)
+    assert g.nodes("Doc").num_rows == 8_000
+    assert g.get("Doc", "w3-1999")["emb"][0] == 1999.0
+    # Adopted rows are ordinary rows afterwards: update, delete, branch and merge again.
+    with g.write() as w:
+        w.update("Doc", [{"key": "w0-5", "text": "changed"}])
+        w.delete("Doc", ["w1-7"])
+    g.create_branch("later")
+    with g.write("later") as w:
+        w.update("Doc", [{"key": "w2-9", "text": "from later"}])
+    with g.write() as w:
+        w.insert("Doc", [{"key": "m", "text": "main"}])
+    for name in names:
+        g.delete_branch(name)
+    r = g.merge("later", into="main", lineage="verify")
+    assert (r.stats["Doc"].discovery, r.stats["Doc"].fallback) == ("verified", None)
+    assert g.get("Doc", "w0-5")["text"] == "changed"
+    assert g.get("Doc", "w1-7") is None
+    assert g.get("Doc", "w2-9")["text"] == "from later"
+    assert g.nodes("Doc").num_rows == 8_000

@@ -26,6 +26,7 @@ from graphlake.merge.timing import PhaseTimer
 from graphlake.merge.violations import merge_violations
 from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.model import EdgeType, NodeType
+from graphlake.storage.adopt import Adoption, plan_adoption
 from graphlake.write.plan import TablePlan
 
 if TYPE_CHECKING:
@@ -35,8 +36,12 @@ if TYPE_CHECKING:
 @dataclass
 class TableOutcome:
     stats: R.TableStats
-    plan: TablePlan | None = None  # effects against the target (also for adoption)
+    plan: TablePlan | None = None  # effects against the target (what validation checks)
     adopt: TableState | None = None  # pointer adoption: the source's exact state
+    # Insertion replay: sources whose fragments join by reference, and the plan of the
+    # rows still to copy (the plan minus those sources' rows).
+    adoptions: list[Adoption] = field(default_factory=list)
+    copy_plan: TablePlan | None = None
     conflicts: list[Conflict] = field(default_factory=list)
     resolved: list[Conflict] = field(default_factory=list)
 
@@ -110,13 +115,29 @@ def _classify_table(
             return TableOutcome(stats, plan=plan, adopt=s_states[i])
         touched = dt.keys | uncertain
         if all(d.only_inserts for d in deltas.values()) and _disjoint(deltas, touched):
-            stats.route = R.INSERTION_REPLAY
-            rows = [(k, None, d.side[k]) for d in deltas.values() for k in sorted(d.keys)]
-            plan = _plan(t_type, rows)
-            stats.effects = plan.inserted.num_rows
-            return TableOutcome(stats, plan=plan)
+            return _insertion_replay(graph, t_type, b, s_states, deltas, stats)
         stats.route = R.THREE_WAY
         return _three_way(t_type, list(deltas.values()), dt, inputs.strategy, uncertain, stats)
+
+
+def _insertion_replay(
+    graph: Graph, t_type: NodeType | EdgeType, b: TableState, s_states: list[TableState],
+    deltas: dict[int, TableDelta], stats: R.TableStats,
+) -> TableOutcome:
+    stats.route = R.INSERTION_REPLAY
+    rows = [(k, None, d.side[k]) for d in deltas.values() for k in sorted(d.keys)]
+    outcome = TableOutcome(stats, plan=_plan(t_type, rows))
+    copied = []
+    for i, d in deltas.items():
+        adoption = plan_adoption(graph.tables, b, s_states[i])
+        if adoption is not None and adoption.rows == len(d.keys):
+            outcome.adoptions.append(adoption)
+        else:
+            copied += [(k, None, d.side[k]) for k in sorted(d.keys)]
+    outcome.copy_plan = _plan(t_type, copied)
+    stats.effects = outcome.copy_plan.inserted.num_rows
+    stats.adopted_rows = sum(a.rows for a in outcome.adoptions)
+    return outcome
 
 
 def _stats(source_deltas: list[TableDelta], dt: TableDelta) -> R.TableStats:

@@ -42,7 +42,7 @@ class TableDelta:
     keys: set[str] = field(default_factory=set)
     base: dict[str, Row] = field(default_factory=dict)
     side: dict[str, Row] = field(default_factory=dict)
-    path: str = "none"  # "same-state" | "lineage" | "walk"
+    path: str = "none"  # "same-state" | "lineage" | "walk" | "verified" (both, agreeing)
     fallback: str | None = None  # why lineage was not used, when it was tried
     candidates: int = 0
     rows_scanned: int = 0  # rows the discovery itself read (deltas or walk)
@@ -110,6 +110,7 @@ def discover(
     walk_delta.fallback = fallback
     if settings.lineage == "verify" and lineage_delta is not None:
         _verify(base.table_id, role, lineage_delta, walk_delta)
+        walk_delta.path = "verified"  # both paths ran and agree
     return walk_delta
 
 

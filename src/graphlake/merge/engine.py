@@ -23,6 +23,8 @@ from graphlake.merge.classify import Classification, MergeInputs, classify
 from graphlake.merge.delta import DiscoverySettings
 from graphlake.merge.rows import STRATEGIES
 from graphlake.merge.timing import PhaseTimer
+from graphlake.storage.adopt import Adoption, adopt
+from graphlake.storage.tables import LanceCasError
 from graphlake.write.publish import HeadMoved, apply_plan
 
 if TYPE_CHECKING:
@@ -196,11 +198,32 @@ def _apply(
     for name, outcome in cls.tables.items():
         if outcome.adopt is not None:
             states[name] = outcome.adopt
-        elif outcome.plan is not None and not outcome.plan.is_empty:
-            states[name] = apply_plan(
-                graph, target.tables[name], outcome.plan, owner, still_current
-            )
+            continue
+        if outcome.plan is None or outcome.plan.is_empty:
+            continue
+        state = target.tables[name]
+        copy = outcome.copy_plan if outcome.copy_plan is not None else outcome.plan
+        if not copy.is_empty:
+            state = apply_plan(graph, state, copy, owner, still_current)
+        if outcome.adoptions:
+            state = _adopt(graph, state, outcome.adoptions, owner, still_current)
+        states[name] = state
     return states
+
+
+def _adopt(
+    graph: Graph, state: TableState, adoptions: list[Adoption], owner: str,
+    still_current: Callable[[], bool],
+) -> TableState:
+    """Zero-copy: append the sources' fragments by reference on a branch `owner` owns."""
+    if state.owner != owner:
+        state = graph.tables.fork(state, owner=owner)
+    try:
+        return adopt(graph.tables, state, adoptions)
+    except LanceCasError:
+        if not still_current():
+            raise HeadMoved() from None
+        return adopt(graph.tables, graph.tables.fork(state, owner=owner), adoptions)
 
 
 def virtual_merge(

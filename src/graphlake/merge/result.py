@@ -29,6 +29,7 @@ class TableStats:
     candidates: int = 0  # candidate keys whose rows were read at both states
     rows_scanned: int = 0  # rows discovery read (version deltas, or the whole walk)
     effects: int = 0  # rows the merge writes into the target (0 for pointer adoption)
+    adopted_rows: int = 0  # rows joined by reference (zero-copy fragment adoption)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

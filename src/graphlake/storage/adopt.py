@@ -1,0 +1,123 @@
+"""Zero-copy adoption: an insert-only source's fragments join the target by reference.
+
+The source's Lance branch directory is registered as a base of the dataset and its new
+fragments are appended to the target's Lance branch with their files pointing at that
+base: the merge writes manifests, not rows. Lance assigns the adopted rows fresh row
+ids and version metadata in the target's lineage, so later deltas see them as inserts.
+
+Adoption is used only when it is provably the same as appending the rows: the source
+state was forked from exactly the base state, every fragment the base had is unchanged
+(no deletions), and every new fragment was written on the source branch itself with no
+deletion file. Anything else is left to the row-copy path. The source's Lance branch
+must then outlive every commit that references it (graphlake never deletes Lance
+branches; `gc` must respect adopted bases).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import lance
+from lance import DatasetBasePath, LanceOperation
+from lance.fragment import FragmentMetadata
+
+from graphlake.catalog.commits import TableState
+from graphlake.storage.tables import MAIN, LanceCasError, TableStore, _CasLock
+
+
+@dataclass(frozen=True)
+class Adoption:
+    """The new fragments of one source state, ready to append by reference."""
+
+    source: TableState
+    fragments: tuple[dict, ...]  # fragment JSON as Lance wrote it on the source branch
+    rows: int
+
+    @property
+    def base_name(self) -> str:
+        return f"gl-base-{self.source.lance_branch}"
+
+
+def plan_adoption(tables: TableStore, base: TableState, source: TableState) -> Adoption | None:
+    """The source's new fragments if adopting them is provably an append, else None."""
+    if source.lance_branch in (MAIN, base.lance_branch):
+        return None
+    root = lance.dataset(tables.uri(source.table_id), storage_options=tables.storage_options)
+    info = root.branches.list().get(source.lance_branch)
+    if info is None:
+        return None
+    parent = info.get("parent_branch") or MAIN
+    if (parent, int(info["parent_version"])) != (base.lance_branch, base.version):
+        return None
+    base_frags = {f.fragment_id: f.metadata.to_json() for f in tables.open(base).get_fragments()}
+    new: list[dict] = []
+    for frag in tables.open(source).get_fragments():
+        meta = frag.metadata.to_json()
+        if frag.fragment_id in base_frags:
+            if meta != base_frags.pop(frag.fragment_id):
+                return None  # an inherited fragment changed (rows deleted or rewritten)
+            continue
+        if meta.get("deletion_file") or any(f.get("base_id") is not None for f in meta["files"]):
+            return None
+        new.append(meta)
+    if base_frags:
+        return None  # a fragment of the base is gone from the source
+    return Adoption(source, tuple(new), sum(int(m["physical_rows"]) for m in new))
+
+
+def adopt(tables: TableStore, target: TableState, adoptions: list[Adoption]) -> TableState:
+    """Append every adoption's fragments to the target's Lance branch, CAS-checked.
+
+    `target` must be owned by the caller and be its Lance branch's head.
+    """
+    adoptions = [a for a in adoptions if a.fragments]
+    if not adoptions:
+        return target
+    lock = _CasLock()
+    ds = lance.dataset(tables.uri(target.table_id), storage_options=tables.storage_options,
+                       commit_lock=lock)
+    ds = ds.checkout_version(
+        target.version if target.lance_branch == MAIN else (target.lance_branch, target.version)
+    )
+    try:
+        known = {b.name: b.id for b in ds.base_paths().values() if b.name}
+        missing = [a for a in adoptions if a.base_name not in known]
+        if missing:
+            lock.expected = ds.version + 1
+            ds.add_bases([
+                DatasetBasePath(_branch_path(tables, a.source), name=a.base_name,
+                                is_dataset_root=True)
+                for a in missing
+            ])
+            known = {b.name: b.id for b in ds.base_paths().values() if b.name}
+        fragments = [
+            _as_adopted(meta, known[a.base_name]) for a in adoptions for meta in a.fragments
+        ]
+        lock.expected = ds.version + 1
+        ds = lance.LanceDataset.commit(
+            ds, LanceOperation.Append(fragments), read_version=ds.version, commit_lock=lock
+        )
+    except OSError as exc:
+        if lock.refused:
+            raise LanceCasError(
+                f"table {target.table_id}: Lance branch {target.lance_branch} moved"
+            ) from exc
+        raise
+    return TableState(target.table_id, target.lance_branch, ds.version, target.owner)
+
+
+def _branch_path(tables: TableStore, state: TableState) -> str:
+    return f"{tables.uri(state.table_id)}/tree/{state.lance_branch}"
+
+
+def _as_adopted(meta: dict, base_id: int) -> FragmentMetadata:
+    """The fragment as the target will hold it: files at the source's base; row ids and
+    version metadata dropped so Lance assigns them in the target's lineage."""
+    meta = json.loads(json.dumps(meta))
+    for f in meta["files"]:
+        f["base_id"] = base_id
+    for key in ("row_id_meta", "created_at_version_meta", "last_updated_at_version_meta"):
+        meta.pop(key, None)
+    meta["id"] = 0
+    return FragmentMetadata.from_json(json.dumps(meta))
