@@ -155,10 +155,19 @@ class Graph:
 
     # --- writing ----------------------------------------------------------------------
 
-    def write(self, branch: str = DEFAULT_BRANCH, message: str = "write") -> Transaction:
-        """A transaction: `with g.write("dev") as w: w.insert(...)` publishes one commit."""
+    def write(
+        self,
+        branch: str = DEFAULT_BRANCH,
+        message: str = "write",
+        meta: dict[str, Any] | None = None,
+    ) -> Transaction:
+        """A transaction: `with g.write("dev") as w: w.insert(...)` publishes one commit.
+
+        `meta` (JSON-able) is recorded in the commit atomically with its data, e.g. the
+        input offset an ingest worker has reached.
+        """
         self._ref(branch)
-        return Transaction(self, branch, message)
+        return Transaction(self, branch, message, meta)
 
     def load(
         self,

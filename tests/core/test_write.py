@@ -162,3 +162,13 @@ def test_many_commits_on_one_table(graph: gl.Graph) -> None:
     assert graph.nodes("Person").num_rows == 25
     assert graph.get("Person", "p23")["age"] == 124
     assert len(graph.log()) == 26
+
+
+def test_commit_meta_is_recorded_with_the_data(graph: gl.Graph) -> None:
+    with graph.write(message="batch", meta={"offset": 10, "run": "r1"}) as w:
+        w.insert("Person", [{"name": "m"}])
+    assert dict(graph.head().meta) == {"offset": 10, "run": "r1"}
+    with graph.write(message="progress only", meta={"offset": 10, "done": True}):
+        pass
+    assert graph.head().message == "progress only"
+    assert graph.nodes("Person").num_rows == 1

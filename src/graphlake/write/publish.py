@@ -37,12 +37,15 @@ class HeadMoved(Exception):
     """The branch ref moved while we wrote: start over on the new head."""
 
 
-def publish(graph: Graph, branch: str, message: str, ops: list[Op]) -> Commit:
-    """Publish `ops` as one commit on `branch`; returns the head unchanged if they net to 0."""
+def publish(
+    graph: Graph, branch: str, message: str, ops: list[Op], meta: dict | None = None
+) -> Commit:
+    """Publish `ops` as one commit on `branch`; returns the head unchanged if they net to 0
+    (unless `meta` is given: then the commit records it even without data changes)."""
     for attempt in range(MAX_ATTEMPTS):
         ref, head = graph._head(branch)
         plans = plan_ops(graph, head, ops)
-        if all(p.is_empty for p in plans.values()):
+        if all(p.is_empty for p in plans.values()) and not meta:
             return head
         try:
             states = apply_plans(graph, branch, ref, head, plans)
@@ -54,6 +57,7 @@ def publish(graph: Graph, branch: str, message: str, ops: list[Op]) -> Commit:
             message=message,
             schema_id=head.schema_id,
             tables={**head.tables, **states},
+            meta=meta,
         )
         graph.commits.put(commit)
         try:

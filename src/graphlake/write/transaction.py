@@ -25,10 +25,13 @@ if TYPE_CHECKING:
 class Transaction:
     """One atomic graph commit on a branch. Use as a context manager via `Graph.write`."""
 
-    def __init__(self, graph: Graph, branch: str, message: str):
+    def __init__(
+        self, graph: Graph, branch: str, message: str, meta: dict[str, Any] | None = None
+    ):
         self._graph = graph
         self.branch = branch
         self.message = message
+        self.meta = dict(meta or {})
         self._ops: list[Op] = []
         self._done = False
         self.commit: Commit | None = None
@@ -96,7 +99,7 @@ class Transaction:
 
         self._check_open()
         self._done = True
-        self.commit = publish(self._graph, self.branch, self.message, self._ops)
+        self.commit = publish(self._graph, self.branch, self.message, self._ops, self.meta)
         return self.commit
 
     def discard(self) -> None:
