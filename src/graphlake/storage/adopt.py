@@ -50,12 +50,14 @@ def plan_adoption(tables: TableStore, base: TableState, source: TableState) -> A
     parent = info.get("parent_branch") or MAIN
     if (parent, int(info["parent_version"])) != (base.lance_branch, base.version):
         return None
-    base_frags = {f.fragment_id: f.metadata.to_json() for f in tables.open(base).get_fragments()}
+    base_frags = {
+        f.fragment_id: _located(f.metadata.to_json()) for f in tables.open(base).get_fragments()
+    }
     new: list[dict] = []
     for frag in tables.open(source).get_fragments():
         meta = frag.metadata.to_json()
         if frag.fragment_id in base_frags:
-            if meta != base_frags.pop(frag.fragment_id):
+            if _located(meta) != base_frags.pop(frag.fragment_id):
                 return None  # an inherited fragment changed (rows deleted or rewritten)
             continue
         if meta.get("deletion_file") or any(f.get("base_id") is not None for f in meta["files"]):
@@ -105,6 +107,18 @@ def adopt(tables: TableStore, target: TableState, adoptions: list[Adoption]) -> 
             ) from exc
         raise
     return TableState(target.table_id, target.lance_branch, ds.version, target.owner)
+
+
+def _located(meta: dict) -> dict:
+    """Fragment metadata without base ids: a fork refers to its parent's files through a
+    base, the parent through its own root; file names are unique, so equal otherwise
+    means the same files."""
+    meta = json.loads(json.dumps(meta))
+    for f in meta["files"]:
+        f.pop("base_id", None)
+    if meta.get("deletion_file"):
+        meta["deletion_file"].pop("base_id", None)
+    return meta
 
 
 def _branch_path(tables: TableStore, state: TableState) -> str:
