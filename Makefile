@@ -9,7 +9,7 @@ DEMO_DIR ?= demo-graph
 $(BIN)/graphlake: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,server]'
+	$(BIN)/pip install --quiet -e '.[dev,server,ray]'
 	touch $(BIN)/graphlake
 
 demo: $(BIN)/graphlake

@@ -1,10 +1,17 @@
-"""Shared fixtures: a small typed graph on a local folder."""
+"""Shared fixtures: a small typed graph, on a local folder and on S3 (moto on loopback).
+
+Tests that take `graph` (or `people`) run once per backend; `-m "not s3"` skips the S3
+runs locally. Use `reopen(g)` rather than `Graph.open(g.uri)` so storage options follow.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import pytest
 
 import graphlake as gl
+from tests.s3server import S3Server, run_s3_server
 
 SOCIAL = """
 // A small social graph used across the tests.
@@ -25,9 +32,28 @@ def schema_text() -> str:
     return SOCIAL
 
 
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[S3Server]:
+    yield from run_s3_server()
+
+
+@pytest.fixture(params=["local", pytest.param("s3", marks=pytest.mark.s3)])
+def backend(request: pytest.FixtureRequest, tmp_path) -> tuple[str, dict[str, str] | None]:
+    """(root uri, storage options) of a fresh, empty graph root."""
+    if request.param == "local":
+        return str(tmp_path / "g"), None
+    server: S3Server = request.getfixturevalue("s3_server")
+    return server.fresh_uri(), server.options
+
+
 @pytest.fixture
-def graph(tmp_path) -> gl.Graph:
-    return gl.Graph.init(tmp_path / "g", SOCIAL)
+def graph(backend) -> gl.Graph:
+    uri, options = backend
+    return gl.Graph.init(uri, SOCIAL, storage_options=options)
+
+
+def reopen(g: gl.Graph) -> gl.Graph:
+    return gl.Graph.open(g.uri, storage_options=g.storage_options)
 
 
 @pytest.fixture

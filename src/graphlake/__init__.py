@@ -30,6 +30,7 @@ from graphlake.errors import (
     ValueConstraintError,
 )
 from graphlake.graph import Graph
+from graphlake.ingest import IngestError, IngestResult, ingest
 from graphlake.merge.conflicts import Conflict
 from graphlake.merge.diff import TableDiff
 from graphlake.merge.result import MergeResult
@@ -48,6 +49,8 @@ __all__ = [
     "Graph",
     "GraphExistsError",
     "GraphLakeError",
+    "IngestError",
+    "IngestResult",
     "InvalidNameError",
     "KeyNotFoundError",
     "LineageMismatchError",
@@ -69,4 +72,5 @@ __all__ = [
     "UnknownTableError",
     "ValueConstraintError",
     "__version__",
+    "ingest",
 ]

@@ -49,7 +49,7 @@ class Graph:
         self.commits = CommitStore(self.store)
         self.refs = RefStore(self.store)
         self.history = History(self.commits)
-        self.tables = TableStore(self.store.uri_for(""), storage_options)
+        self.tables = TableStore(self.store.uri_for(""), self.store, storage_options)
         self.info = _info or layout.read_info(self.store)
         self.schema: Schema = parse_schema(layout.get_schema(self.store, self.info.schema_id))
 
@@ -67,7 +67,7 @@ class Graph:
         store = ObjectStore(str(uri), storage_options)
         layout.ensure_absent(store)
         sid = layout.put_schema(store, parsed.text)
-        tables = TableStore(store.uri_for(""), storage_options)
+        tables = TableStore(store.uri_for(""), store, storage_options)
         incarnation = str(ULID())
         states = {}
         for name in parsed.table_names:

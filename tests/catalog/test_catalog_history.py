@@ -283,3 +283,20 @@ def test_prefixes_are_accepted(dag: Dag) -> None:
     assert history.is_ancestor(dag["a"][:8], dag["b"][:10])
     assert [c.message for c in history.log(dag["b"][:7])] == ["b", "a"]
     assert Counter(history.merge_bases(dag["a"][:9], dag["b"])) == Counter([dag["a"]])
+
+
+def test_merge_bases_of_more_heads_than_a_machine_word(tmp_path) -> None:
+    """70 branches off one commit: the base is found however many heads there are."""
+    from graphlake.catalog.commits import Commit, CommitStore
+    from graphlake.catalog.history import merge_bases_many
+    from graphlake.catalog.store import ObjectStore
+
+    commits = CommitStore(ObjectStore(str(tmp_path / "root")))
+    root = Commit.create(parents=(), message="root", schema_id="s", tables={})
+    commits.put(root)
+    heads = []
+    for i in range(70):
+        c = Commit.create(parents=(root.id,), message=f"h{i}", schema_id="s", tables={})
+        commits.put(c)
+        heads.append(c.id)
+    assert merge_bases_many(commits, heads) == [root.id]

@@ -7,102 +7,34 @@ commands run side by side (`run_all`) and setup that is not under test uses the 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import pytest
 
 import graphlake as gl
 from graphlake.cli import demo_data
+from tests.cli.helpers import (
+    RECORDS,
+    SCHEMA,
+    as_json,
+    concurrently,
+    error,
+    ok,
+    parsed,
+    run,
+    run_all,
+    stdout,
+    write_jsonl,
+)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-SCHEMA = """
-node Person { name: String @key  age: I32?  embedding: Vector(2)? }
-node Company { name: String @key }
-edge Knows: Person -> Person { since: Date? }
-edge WorksAt: Person -> Company @card(0..1)
-"""
-RECORDS = [
-    {"type": "Person", "data": {"name": "Alice", "age": 30, "embedding": [0.5, 1.0]}},
-    {"type": "Person", "data": {"name": "Bob", "age": 40}},
-    {"type": "Person", "data": {"name": "Carol"}},
-    {"type": "Company", "data": {"name": "Acme"}},
-    {"edge": "Knows", "from": "Alice", "to": "Bob", "data": {"since": "2020-05-01"}},
-    {"edge": "WorksAt", "from": "Alice", "to": "Acme"},
-]
-_TERMINAL_VARS = ("TTY_COMPATIBLE", "TTY_INTERACTIVE", "FORCE_COLOR")
-
-Proc = subprocess.CompletedProcess[str]
 
 
 class Built(NamedTuple):
     root: Path
     init_commit: str
-
-
-# --- running the CLI --------------------------------------------------------------------
-
-
-def run(*args: object, env: dict[str, str] | None = None) -> Proc:
-    # A wide, colourless, non-terminal console keeps rich's tables on one line per row.
-    full_env = {k: v for k, v in os.environ.items() if k not in _TERMINAL_VARS}
-    full_env.update({"COLUMNS": "200", "NO_COLOR": "1", **(env or {})})
-    return subprocess.run(
-        [sys.executable, "-m", "graphlake.cli.app", *map(str, args)],
-        capture_output=True, text=True, env=full_env, timeout=120,
-    )
-
-
-def concurrently(*calls: Callable[[], Proc]) -> list[Proc]:
-    """Independent runs, side by side; results in order."""
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        return list(pool.map(lambda call: call(), calls))
-
-
-def run_all(*commands: tuple[object, ...], env: dict[str, str] | None = None) -> list[Proc]:
-    return concurrently(*(partial(run, *args, env=env) for args in commands))
-
-
-def stdout(proc: Proc) -> str:
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
-
-
-def parsed(proc: Proc) -> Any:
-    return json.loads(stdout(proc))
-
-
-def error(proc: Proc) -> str:
-    """The failure policy: exit 1, exactly one `error: ...` line on stderr, no traceback."""
-    assert proc.returncode == 1, (proc.stdout, proc.stderr)
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
-    return lines[0]
-
-
-def ok(*args: object) -> str:
-    return stdout(run(*args))
-
-
-def as_json(*args: object) -> Any:
-    return parsed(run(*args, "--json"))
-
-
-def failed(*args: object) -> str:
-    return error(run(*args))
-
-
-def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
 
 
 # --- fixtures ---------------------------------------------------------------------------
@@ -262,19 +194,30 @@ def test_demo_end_to_end(tmp_path: Path, graph: Path) -> None:
     for expected in ("Removed the previous graph", "Loaded 119 rows into main",
                      "Person @ main", "Person @ dev", "(unchanged)",
                      "who works where @ main", "who works where @ dev", "rows per branch",
-                     "nearest to Zoe @ dev", "hire Zoe at Acme, promote Alice", "log of dev"):
+                     "nearest to Zoe @ dev", "hire Zoe at Acme, promote Alice",
+                     "diff main → dev", "Merged dev into main as commit", "pointer_adoption",
+                     "insertion_replay", "three_way", "Merge of exp into main stopped on 1 "
+                     "conflict", "divergent_update", "age: 29 → exp 41",
+                     "Merged exp into main", "resolved conflicts", "theirs",
+                     "Bob's age on main is now 41", "log of main", "merge dev into main"):
         assert expected in out, expected
-    main_part, dev_part = out.split("Person @ main")[1].split("Person @ dev")
+    before_merge = out.split("main head:")[0]
+    main_part, dev_part = before_merge.split("Person @ main")[1].split("Person @ dev")
     assert "Zoe" not in main_part and "eng" in main_part  # Alice before her promotion
     assert "Zoe" in dev_part and "exec" in dev_part
+    diff_part = out.split("diff main → dev")[1].split("Merged dev")[0]
+    assert "Hooli" in diff_part and "Alice (age, role)" in diff_part
     assert "refusing" in error(refused)
     assert (other / "keep.txt").read_text() == "precious"
 
     assert "--fresh" in error(kept)  # a graph is only replaced when asked
     g = gl.Graph.open(target)
-    assert g.branches() == ["dev", "main"]
-    assert g.get("Person", "Zoe", branch="dev") is not None
-    assert g.get("Person", "Zoe", branch="main") is None
+    assert g.branches() == ["dev", "exp", "main"]
+    zoe, bob = g.get("Person", "Zoe", branch="main"), g.get("Person", "Bob", branch="main")
+    assert zoe is not None and bob is not None and bob["age"] == 41  # merged, then theirs
+    head = g.head("main")
+    assert head.message == "merge exp into main" and len(head.parents) == 2
+    assert g.get("Company", "Hooli", branch="dev") is None  # merging leaves the source
 
 
 def test_examples_are_generated_from_the_demo_data() -> None:

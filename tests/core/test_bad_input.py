@@ -114,7 +114,7 @@ def test_open_folder_that_is_not_a_graph(tmp_path) -> None:
 
 
 def test_init_twice_refused(people: gl.Graph, schema_text: str) -> None:
-    unchanged(people, lambda: gl.Graph.init(people.uri, schema_text),
+    unchanged(people, lambda: gl.Graph.init(people.uri, schema_text, people.storage_options),
               gl.GraphExistsError, "already")
 
 

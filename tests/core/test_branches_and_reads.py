@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import graphlake as gl
-from tests.conftest import state
+from tests.conftest import reopen, state
 
 
 def test_branch_isolation_and_lazy_fork(people: gl.Graph) -> None:
@@ -71,7 +71,7 @@ def test_delete_branch_keeps_other_branches_readable(people: gl.Graph) -> None:
 
 def test_reopen_sees_everything(people: gl.Graph) -> None:
     people.create_branch("dev")
-    g2 = gl.Graph.open(people.uri)
+    g2 = reopen(people)
     assert g2.branches() == ["dev", "main"]
     assert state(g2) == state(people)
 

@@ -92,7 +92,9 @@ def test_routes_and_pointer_adoption_copies_no_rows(people: gl.Graph) -> None:
                              "Knows": "three_way", "WorksAt": "no_change"}
     assert g.head("main").tables["Company"] == g.head("dev").tables["Company"]
     assert result.stats["Company"].effects == 0
-    assert result.stats["Person"].effects == 1
+    # dev forked Person at exactly the base: its new row joins by reference, not a copy.
+    person = result.stats["Person"]
+    assert (person.effects, person.adopted_rows) == (0, 1)
     assert ids(g) == {"Alice", "Bob", "Carol", "Dan", "Eve"}
     assert ids(g, "Company") == {"Acme", "Beta"}
     # The target writes to an adopted table on a fork of its own; dev is unaffected.
@@ -248,8 +250,8 @@ def test_schema_mismatch_is_refused(people: gl.Graph) -> None:
     assert state(g) == before
 
 
-def _merge_worker(uri: str, source: str, out: mp.Queue) -> None:
-    g = gl.Graph.open(uri)
+def _merge_worker(uri: str, options, source: str, out: mp.Queue) -> None:
+    g = gl.Graph.open(uri, options)
     out.put((source, g.merge(source, into="main").outcome))
 
 
@@ -261,7 +263,8 @@ def test_concurrent_merges_into_one_target(people: gl.Graph) -> None:
     write(g, "main", lambda w: w.insert("Person", [{"name": "on-main"}]))
     ctx = mp.get_context("spawn")
     q: mp.Queue = ctx.Queue()
-    procs = [ctx.Process(target=_merge_worker, args=(g.uri, n, q)) for n in ("w1", "w2")]
+    args = (g.uri, g.storage_options)
+    procs = [ctx.Process(target=_merge_worker, args=(*args, n, q)) for n in ("w1", "w2")]
     for p in procs:
         p.start()
     outcomes = dict(q.get(timeout=300) for _ in procs)
@@ -270,3 +273,43 @@ def test_concurrent_merges_into_one_target(people: gl.Graph) -> None:
     assert outcomes == {"w1": "merged", "w2": "merged"}
     assert {"from-w1", "from-w2", "on-main", "Alice"} <= ids(g)
     assert len(g.head("main").parents) == 2
+
+
+def test_resolution_that_keeps_the_target_is_recorded(people: gl.Graph) -> None:
+    g = people
+    g.create_branch("dev")
+    write(g, "dev", lambda w: w.update("Person", [{"name": "Bob", "age": 1}]))
+    write(g, "main", lambda w: w.update("Person", [{"name": "Bob", "age": 2}]))
+    result = g.merge("dev", into="main", strategy="ours")
+    assert result.outcome == "merged" and len(result.resolved) == 1
+    assert g.head().parents[1] == g.head("dev").id
+    assert g.get("Person", "Bob")["age"] == 2
+    assert g.merge("dev", into="main").outcome == "already_up_to_date"
+
+
+def test_every_outcome_reports_its_timings(people: gl.Graph) -> None:
+    g = people
+    g.create_branch("dev")
+    assert "resolve_base" in g.merge("dev", into="main").timings
+    write(g, "dev", lambda w: w.insert("Person", [{"name": "D"}]))
+    ff = g.merge("dev", into="main")
+    assert ff.outcome == "fast_forward" and {"resolve_base", "publish"} <= set(ff.timings)
+
+
+def test_uncertain_keys_are_compared_even_when_a_side_equals_the_base(people: gl.Graph) -> None:
+    """A virtual base that conflicted on a key cannot arbitrate it, even when one side's
+    table is physically the base's state (what an "ours" resolution leaves behind)."""
+    from graphlake.merge.base import MergeBase
+    from graphlake.merge.classify import MergeInputs, classify
+    from graphlake.merge.delta import DiscoverySettings
+    from graphlake.merge.timing import PhaseTimer
+
+    g = people
+    g.create_branch("dev")
+    write(g, "main", lambda w: w.update("Person", [{"name": "Alice", "age": 5}]))
+    source, target = g.head("dev"), g.head("main")
+    for uncertain, kinds in (({}, []), ({"Person": {"Alice"}}, ["divergent_update"])):
+        base = MergeBase(source, virtual=True, uncertain=uncertain)
+        cls = classify(g, MergeInputs(base, (source,), target), PhaseTimer(),
+                       DiscoverySettings())
+        assert [c.kind for c in cls.conflicts] == kinds

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import graphlake as gl
-from tests.conftest import state
+from tests.conftest import reopen, state
 
 
 def ids(g: gl.Graph, table: str = "Person", branch: str = "main") -> set[str]:
@@ -131,7 +131,7 @@ def test_deleting_merged_shards_leaves_trunk_readable(people: gl.Graph) -> None:
     for name in names:
         g.delete_branch(name)
     assert g.branches() == ["main"]
-    assert state(gl.Graph.open(g.uri)) == expected
+    assert state(reopen(g)) == expected
     with g.write() as w:
         w.insert("Person", [{"name": "after"}])
     assert "after" in ids(g)

@@ -26,7 +26,6 @@ from graphlake.catalog.commits import Commit, CommitStore
 
 __all__ = ["History", "is_ancestor", "log", "merge_bases", "merge_bases_many"]
 
-_STALE = 1 << 62  # far above any head colour bit
 
 
 def _timestamp(commit: Commit) -> float:
@@ -37,7 +36,9 @@ def _timestamp(commit: Commit) -> float:
 
 
 class _Painter:
-    """One paint-down walk. Colours are bits 0..n-1; `_STALE` marks known-redundant."""
+    """One paint-down walk. Colours are bits 0..n-1; `stale`, the bit just above them
+    (Python ints have no width limit, so any number of heads fits), marks
+    known-redundant commits."""
 
     def __init__(self, commits: CommitStore, colours: Sequence[tuple[str, int]]) -> None:
         """`colours` gives each starting commit its colour bits (several may share one)."""
@@ -49,8 +50,10 @@ class _Painter:
         self._queued: set[str] = set()
         self._nonstale_queued = 0
         self.candidates: list[str] = []
-        for head, colour in colours:
+        for _, colour in colours:
             self.all_colours |= colour
+        self.stale = 1 << self.all_colours.bit_length()
+        for head, colour in colours:
             self._paint(head, colour)
         self._enqueue(list(dict.fromkeys(head for head, _ in colours)))
 
@@ -61,7 +64,7 @@ class _Painter:
         if new == old:
             return False
         self.flags[commit_id] = new
-        if commit_id in self._queued and not old & _STALE and new & _STALE:
+        if commit_id in self._queued and not old & self.stale and new & self.stale:
             self._nonstale_queued -= 1
         return True
 
@@ -71,7 +74,7 @@ class _Painter:
             # Newest first; the id breaks ties so runs are reproducible.
             heapq.heappush(self._heap, (-_timestamp(commit), commit.id))
             self._queued.add(commit.id)
-            if not self.flags[commit.id] & _STALE:
+            if not self.flags[commit.id] & self.stale:
                 self._nonstale_queued += 1
 
     def step(self) -> str | None:
@@ -81,12 +84,12 @@ class _Painter:
         _, commit_id = heapq.heappop(self._heap)
         self._queued.discard(commit_id)
         flags = self.flags[commit_id]
-        if not flags & _STALE:
+        if not flags & self.stale:
             self._nonstale_queued -= 1
-        if flags & self.all_colours == self.all_colours and not flags & _STALE:
+        if flags & self.all_colours == self.all_colours and not flags & self.stale:
             # A common ancestor; everything below it is redundant as a merge base.
             self.candidates.append(commit_id)
-            flags |= _STALE
+            flags |= self.stale
         if self._processed.get(commit_id) == flags:
             return commit_id
         self._processed[commit_id] = flags
@@ -146,7 +149,7 @@ def merge_bases_many(commits: CommitStore, heads: Iterable[str]) -> list[str]:
     painter = _Painter(commits, [(head, 1 << bit) for bit, head in enumerate(ids)])
     painter.run()
     # A candidate that got STALE was reached from another candidate: it is redundant.
-    candidates = [c for c in painter.candidates if not painter.flags[c] & _STALE]
+    candidates = [c for c in painter.candidates if not painter.flags[c] & painter.stale]
     return sorted(_remove_redundant(commits, candidates))
 
 

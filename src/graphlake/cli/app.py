@@ -2,7 +2,8 @@
 
 Exit codes: 0 success; 1 the operation failed (a `GraphLakeError`: bad data, unknown
 branch, bad schema, ...), reported as one red `error: ...` line on stderr; 2 usage errors
-(unknown option, missing argument), reported by typer/click.
+(unknown option, missing argument), reported by typer/click. `merge` alone differs, so
+scripts can tell a conflict from a failure: 1 conflicts, 2 any other error (see merge.py).
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ from typer.core import TyperGroup
 
 from graphlake import __version__
 from graphlake.cli import branch, demo, read, write
+from graphlake.cli.diff import diff
+from graphlake.cli.ingest import ingest, merge_many
+from graphlake.cli.merge import merge
 from graphlake.cli.output import console, reported_errors
+from graphlake.cli.serve import serve
 
 
 class _Group(TyperGroup):
@@ -60,7 +65,12 @@ app.add_typer(branch.app, name="branch")
 app.command("log")(read.log)
 app.command("show")(read.show)
 app.command("sql")(read.sql)
+app.command("diff")(diff)
+app.command("merge")(merge)
+app.command("merge-many")(merge_many)
+app.command("ingest")(ingest)
 app.command("demo")(demo.demo)
+app.command("serve")(serve)
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""`graphlake demo DIR`: build a small social graph, branch it, change the branch, compare.
+"""`graphlake demo DIR`: build a small social graph, branch it, change both branches,
+compare, diff and merge them, then hit a merge conflict and resolve it.
 
 Everything the demo needs comes from `demo_data` (no files are read), so it runs the same
 from a checkout and from an installed wheel.
@@ -18,14 +19,16 @@ from rich.syntax import Syntax
 
 from graphlake.catalog.commits import Commit
 from graphlake.cli import demo_data
+from graphlake.cli.diff import print_diff
+from graphlake.cli.merge import print_conflicts, print_merge
 from graphlake.cli.output import CommandError, arrow_table, console, plain_table, short
 from graphlake.cli.progress import load_bar
 from graphlake.cli.read import log as log_command
 from graphlake.cli.write import load_summary, print_load_summary
-from graphlake.errors import NotAGraphError
+from graphlake.errors import MergeConflictError, NotAGraphError
 from graphlake.graph import Graph
 
-MAIN, DEV = "main", "dev"
+MAIN, DEV, EXP = "main", "dev", demo_data.CONFLICT_BRANCH
 BRANCHES = (MAIN, DEV)
 
 MAX_ROWS = 1_000
@@ -48,7 +51,13 @@ FROM Person p, (SELECT embedding FROM Person WHERE name = 'Zoe') z
 WHERE p.name <> 'Zoe'
 ORDER BY similarity DESC NULLS LAST LIMIT 3"""
 CHANGED_PEOPLE = "name IN ('Alice', 'Zoe')"
+MERGED_PEOPLE = "name IN ('Alice', 'Carol', 'Zoe')"
 SHOWN_COLUMNS = ["name", "age", "role", "email"]
+ROUTES_LEGEND = (
+    "Each table takes the cheapest route: no_change (dev left it alone), pointer_adoption "
+    "(only dev changed it: main points at dev's table, no rows copied), insertion_replay "
+    "(dev only inserted: its rows are appended), three_way (key by key against the base)."
+)
 
 
 def demo(
@@ -58,13 +67,16 @@ def demo(
         bool, typer.Option("--fresh", help="Delete DIR first if it holds a graphlake graph.")
     ] = False,
 ) -> None:
-    """Build a demo graph in DIR, branch it, change the branch and compare both branches."""
+    """Build a demo graph in DIR; branch, change, compare, diff and merge it; resolve a conflict."""
     _prepare(path, fresh)
     g = _create(path)
     loaded = _load(g)
     _branch_and_change(g)
     _compare(g, loaded)
     _query(g)
+    _change_main_and_diff(g, path)
+    _merge_dev(g, path)
+    _conflict(g, path)
     _history(g, path)
 
 
@@ -169,13 +181,67 @@ def _print_sql(query: str) -> None:
                          word_wrap=True))
 
 
+def _change_main_and_diff(g: Graph, path: Path) -> None:
+    _step(f"6. Meanwhile {MAIN} changes too; diff {MAIN} {DEV}")
+    with g.write(MAIN, message=demo_data.MAIN_MESSAGE) as w:
+        w.insert("Company", [demo_data.MAIN_NEW_COMPANY])
+        w.update("Person", [demo_data.MAIN_UPDATE])
+        for table, rows in demo_data.MAIN_NEW_EDGES.items():
+            w.insert(table, rows)
+    console.print(f"Committed {short(g.head(MAIN).id)} on [cyan]{MAIN}[/]: "
+                  f"{escape(demo_data.MAIN_MESSAGE)}")
+    _print_command("diff", path, MAIN, DEV)
+    print_diff(g.diff(MAIN, DEV), MAIN, DEV)
+    console.print(f"A diff compares two states: {MAIN}'s new rows show as deleted on {DEV}. "
+                  "A merge compares each side with their common base instead.", style="dim")
+
+
+def _merge_dev(g: Graph, path: Path) -> None:
+    _step(f"7. Merge {DEV} into {MAIN}")
+    _print_command("merge", path, DEV, "--into", MAIN)
+    print_merge(g.merge(DEV, into=MAIN))
+    console.print(ROUTES_LEGEND, style="dim")
+    rows = g.nodes("Person", branch=MAIN, where=MERGED_PEOPLE, columns=SHOWN_COLUMNS)
+    console.print(arrow_table(rows.sort_by("name"), title=f"both sides' changes @ {MAIN}"))
+
+
+def _conflict(g: Graph, path: Path) -> None:
+    who, ages = demo_data.CONFLICT_PERSON, demo_data.CONFLICT_AGES
+    _step(f"8. A conflict: {EXP} and {MAIN} both set {who}'s age")
+    g.create_branch(EXP, from_=MAIN)
+    for branch in (EXP, MAIN):
+        with g.write(branch, message=f"{who} is {ages[branch]}") as w:
+            w.update("Person", [{"name": who, "age": ages[branch]}])
+        console.print(f"Committed {short(g.head(branch).id)} on [cyan]{branch}[/]: "
+                      f"{who} is {ages[branch]}")
+    _print_command("merge", path, EXP, "--into", MAIN)
+    try:
+        g.merge(EXP, into=MAIN)
+    except MergeConflictError as exc:
+        print_conflicts(exc.conflicts, EXP, MAIN)
+    else:
+        console.print("The merge did not conflict (unexpected)", style="bold red")
+    _print_command("merge", path, EXP, "--into", MAIN, "--strategy", "theirs")
+    print_merge(g.merge(EXP, into=MAIN, strategy="theirs"))
+    age = (g.get("Person", who, branch=MAIN) or {}).get("age")
+    console.print(f"{who}'s age on {MAIN} is now {age} ({EXP}'s value)")
+
+
+def _print_command(command: str, path: Path, *args: str) -> None:
+    """The CLI command that does what the next step does, e.g. `$ graphlake merge DIR ...`."""
+    console.print()
+    console.print(escape(" ".join(["$ graphlake", command, str(path), *args])), style="dim")
+
+
 def _history(g: Graph, path: Path) -> None:
-    _step(f"6. History of {DEV}")
-    log_command(str(path), branch=DEV, limit=None, json=False)
+    _step(f"9. History of {MAIN}")
+    log_command(str(path), branch=MAIN, limit=None, json=False)
     root = escape(str(path))
     console.print()
     console.print("Try next:")
     for cmd in (f"graphlake branch list {root}",
+                f"graphlake diff {root} {DEV} {MAIN}",
+                f"graphlake merge {root} {MAIN} --into {DEV} --dry-run --explain",
                 f"graphlake show {root} Person --branch {DEV} --where \"age > 40\"",
                 f"graphlake sql {root} \"SELECT role, count(*) FROM Person GROUP BY role\""):
         console.print(f"  {cmd}")

@@ -64,6 +64,21 @@ DEV_NEW_EDGES: dict[str, list[dict[str, Any]]] = {
     "Knows": [{"id": "Zoe-knows-Alice", "src": "Zoe", "dst": "Alice", "since": "2025-03-01"}],
 }
 
+# Meanwhile on `main`, one commit touching none of dev's keys (so the merge is clean, and
+# both sides inserting WorksAt edges shows the insertion-replay route).
+MAIN_MESSAGE = "found Hooli, hire Frank there, Carol turns 37"
+MAIN_NEW_COMPANY: dict[str, Any] = {"name": "Hooli", "city": "Palo Alto", "founded": "2016-04-01"}
+MAIN_UPDATE: dict[str, Any] = {"name": "Carol", "age": 37}
+MAIN_NEW_EDGES: dict[str, list[dict[str, Any]]] = {
+    "WorksAt": [{"id": "Frank-at-Hooli", "src": "Frank", "dst": "Hooli",
+                 "title": "Product Manager"}],
+}
+
+# The conflict: branch `exp` and `main` both set Bob's age, to different values.
+CONFLICT_BRANCH = "exp"
+CONFLICT_PERSON = "Bob"
+CONFLICT_AGES: dict[str, int] = {CONFLICT_BRANCH: 41, "main": 42}
+
 
 def person(i: int) -> dict[str, Any]:
     name, role = PEOPLE[i], ROLES[i % len(ROLES)]

@@ -47,10 +47,10 @@ def error_line(exc: BaseException) -> str:
     return " ".join(line for line in lines if line and set(line) != {"^"})
 
 
-def fail(exc: BaseException) -> typer.Exit:
+def fail(exc: BaseException, code: int = EXIT_FAILED) -> typer.Exit:
     """Print `error: <message>` in red to stderr; the caller raises the returned Exit."""
     err_console.print(Text("error: ", style="bold red") + Text(error_line(exc)), soft_wrap=True)
-    return typer.Exit(EXIT_FAILED)
+    return typer.Exit(code)
 
 
 @contextmanager
@@ -107,6 +107,18 @@ def short_time(iso: str) -> str:
 
 def rows_phrase(n: int) -> str:
     return f"{n} row" if n == 1 else f"{n} rows"
+
+
+def plural(n: int, word: str) -> str:
+    """`1 conflict`, `2 conflicts`."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def truncated(items: Sequence[str], limit: int) -> str:
+    """`a, b, c, … (+7 more)`: at most `limit` items (0: all), in the order given."""
+    if not limit or len(items) <= limit:
+        return ", ".join(items)
+    return ", ".join(items[:limit]) + f", … (+{len(items) - limit} more)"
 
 
 def arrow_table(table: pa.Table, title: str | None = None) -> Table:

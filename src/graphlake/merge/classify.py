@@ -27,6 +27,7 @@ from graphlake.merge.violations import merge_violations
 from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.model import EdgeType, NodeType
 from graphlake.storage.adopt import Adoption, plan_adoption
+from graphlake.storage.lookup import rows_where_in
 from graphlake.write.plan import TablePlan
 
 if TYPE_CHECKING:
@@ -93,28 +94,34 @@ def _classify_table(
     if len({st.table_id for st in (b, t, *s_states)}) != 1:
         raise MergeError(f"table {name!r} is not the same table on every side")
     changed = [i for i, st in enumerate(s_states) if not _same(st, b)]
-    if not changed:
+    uncertain = inputs.base.uncertain.get(name, set())
+    if not changed and not uncertain:
         return TableOutcome(R.TableStats(R.NO_CHANGE, discovery="same-state"))
     with timer.phase("discover"):
         deltas = {i: discover(graph.tables, b, s_states[i], settings, "source") for i in changed}
         dt = discover(graph.tables, b, t, settings, "target")
     stats = _stats(list(deltas.values()), dt)
     deltas = {i: d for i, d in deltas.items() if d}  # sources whose commits net to zero
-    if not deltas:
+    if not deltas and not uncertain:
         return TableOutcome(stats)
     t_type = graph.schema.table(name)
-    uncertain = inputs.base.uncertain.get(name, set())
     with timer.phase("classify"):
         if inputs.strict_disjoint:
             _refuse_overlap(name, deltas)
-        if not dt and not uncertain and len(deltas) == 1:
+        if uncertain:
+            # A virtual base that conflicted on these keys cannot arbitrate them: compare
+            # the sides' rows for them whatever the deltas say.
+            stats.route = R.THREE_WAY
+            base_rows = _rows(graph, b, uncertain)
+            return _three_way(t_type, list(deltas.values()), dt, inputs.strategy, uncertain,
+                              stats, base_rows)
+        if not dt and len(deltas) == 1:
             # The target shows the base's content: point at the source's exact state.
             (i, d), = deltas.items()
             stats.route = R.POINTER_ADOPTION
             plan = _plan(t_type, [(k, d.base.get(k), d.side.get(k)) for k in sorted(d.keys)])
             return TableOutcome(stats, plan=plan, adopt=s_states[i])
-        touched = dt.keys | uncertain
-        if all(d.only_inserts for d in deltas.values()) and _disjoint(deltas, touched):
+        if all(d.only_inserts for d in deltas.values()) and _disjoint(deltas, dt.keys):
             return _insertion_replay(graph, t_type, b, s_states, deltas, stats)
         stats.route = R.THREE_WAY
         return _three_way(t_type, list(deltas.values()), dt, inputs.strategy, uncertain, stats)
@@ -181,12 +188,13 @@ def _refuse_overlap(table: str, deltas: dict[int, TableDelta]) -> None:
 def _three_way(
     t_type: NodeType | EdgeType, deltas: list[TableDelta], dt: TableDelta,
     strategy: str | None, uncertain: set[str], stats: R.TableStats,
+    base_rows: dict[str, Row] | None = None,
 ) -> TableOutcome:
     changes: list[tuple[str, Row | None, Row | None]] = []
     outcome = TableOutcome(stats)
-    keys = set(dt.keys).union(*(d.keys for d in deltas))
+    keys = set(dt.keys).union(*(d.keys for d in deltas)) | uncertain
     for key in sorted(keys):
-        b = _base_row(key, deltas, dt)
+        b = _base_row(key, deltas, dt, base_rows or {})
         s, source_conflicts = _combine_sources(t_type.name, key, b, deltas)
         if source_conflicts:
             outcome.conflicts += source_conflicts
@@ -204,11 +212,18 @@ def _three_way(
     return outcome
 
 
-def _base_row(key: str, deltas: list[TableDelta], dt: TableDelta) -> Row | None:
+def _base_row(
+    key: str, deltas: list[TableDelta], dt: TableDelta, base_rows: dict[str, Row]
+) -> Row | None:
     for d in (*deltas, dt):
         if key in d.keys:
             return d.base.get(key)
-    return None
+    return base_rows.get(key)
+
+
+def _rows(graph: Graph, state: TableState, keys: set[str]) -> dict[str, Row]:
+    table = rows_where_in(graph.tables.open(state), "id", sorted(keys))
+    return {r["id"]: r for r in table.to_pylist()}
 
 
 def _combine_sources(

@@ -8,7 +8,6 @@ If the target moved meanwhile, the merge is classified again on the new head (bo
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -23,6 +22,7 @@ from graphlake.merge.classify import Classification, MergeInputs, classify
 from graphlake.merge.delta import DiscoverySettings
 from graphlake.merge.rows import STRATEGIES
 from graphlake.merge.timing import PhaseTimer
+from graphlake.retry import Backoff
 from graphlake.storage.adopt import Adoption, adopt
 from graphlake.storage.tables import LanceCasError
 from graphlake.write.publish import HeadMoved, apply_plan
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from graphlake.catalog.refs import RefEntry
     from graphlake.graph import Graph
 
-MAX_ATTEMPTS = 5
+MAX_ATTEMPTS = 8
 
 
 def merge(
@@ -82,7 +82,9 @@ def _run(
         raise MergeError(f"cannot merge branch {into!r} into itself")
     if strategy is not None and strategy not in STRATEGIES:
         raise MergeError(f"unknown strategy {strategy!r} (use one of: {', '.join(STRATEGIES)})")
+    backoff = Backoff(MAX_ATTEMPTS)
     for attempt in range(MAX_ATTEMPTS):
+        backoff.start()
         try:
             return _merge_once(graph, sources, into, strategy, dry_run, message, settings,
                                strict_disjoint)
@@ -91,7 +93,7 @@ def _run(
                 raise ConcurrentWriteError(
                     f"branch {into!r} kept moving during the merge; retry later"
                 ) from None
-            time.sleep(0.01 * 2**attempt)
+            backoff.wait(attempt)
     raise AssertionError("unreachable")
 
 
@@ -116,18 +118,22 @@ def _merge_once(
         pending = [(n, h) for n, h in zip(sources, heads, strict=True)
                    if not graph.history.is_ancestor(h.id, target.id)]
         pending = _drop_contained(graph, pending)
-        if not pending:
-            result.base = target.id
-            return _finish(result, timer)
-        if len(pending) == 1 and graph.history.is_ancestor(target.id, pending[0][1].id):
-            head = pending[0][1]
-            result.outcome, result.base, result.commit = R.FAST_FORWARD, target.id, head.id
-            if not dry_run:
-                with timer.phase("publish"):
-                    graph.refs.cas(into, t_ref, head.id)
-            return _finish(result, timer)
-        base = merge_base_of(graph, [target, *(h for _, h in pending)])
-        result.base = base.commit.id
+        fast_forward = len(pending) == 1 and graph.history.is_ancestor(
+            target.id, pending[0][1].id
+        )
+        if pending and not fast_forward:
+            base = merge_base_of(graph, [target, *(h for _, h in pending)])
+            result.base = base.commit.id
+    if not pending:
+        result.base = target.id
+        return _finish(result, timer)
+    if fast_forward:
+        head = pending[0][1]
+        result.outcome, result.base, result.commit = R.FAST_FORWARD, target.id, head.id
+        if not dry_run:
+            with timer.phase("publish"):
+                graph.refs.cas(into, t_ref, head.id)
+        return _finish(result, timer)
     inputs = MergeInputs(base, tuple(h for _, h in pending), target, strategy, strict_disjoint)
     cls = classify(graph, inputs, timer, settings)
     result.routes = {n: o.stats.route for n, o in cls.tables.items()}
@@ -138,7 +144,10 @@ def _merge_once(
             result.outcome, result.conflicts = R.CONFLICT, cls.conflicts
             return _finish(result, timer)
         raise MergeConflictError(cls.conflicts)
-    if not cls.changes_target:
+    if not cls.changes_target and not cls.resolved:
+        # Everything the sources changed is already in the target. (A merge whose
+        # resolved conflicts leave the target as it is still commits, so the resolution
+        # is recorded and the same conflicts do not come back.)
         return _finish(result, timer)
     result.outcome = R.MERGED
     if dry_run:

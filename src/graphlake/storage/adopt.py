@@ -23,7 +23,7 @@ from lance import DatasetBasePath, LanceOperation
 from lance.fragment import FragmentMetadata
 
 from graphlake.catalog.commits import TableState
-from graphlake.storage.tables import MAIN, LanceCasError, TableStore, _CasLock
+from graphlake.storage.tables import MAIN, LanceCasError, TableStore
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def adopt(tables: TableStore, target: TableState, adoptions: list[Adoption]) -> 
     adoptions = [a for a in adoptions if a.fragments]
     if not adoptions:
         return target
-    lock = _CasLock()
+    lock = tables.cas_lock(target.table_id, target.lance_branch)
     ds = lance.dataset(tables.uri(target.table_id), storage_options=tables.storage_options,
                        commit_lock=lock)
     ds = ds.checkout_version(

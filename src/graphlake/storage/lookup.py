@@ -31,8 +31,11 @@ def rows_where_in(
     arr = values if isinstance(values, pa.Array) else pa.array(list(values), type=field.type)
     if arr.type != field.type:
         arr = arr.cast(field.type)
-    arr = pc.unique(arr.drop_null()) if len(arr) else arr
     proj = None if columns is None else list(dict.fromkeys([*columns, column]))
+    if len(arr) > PROBE_LIMIT and ds.count_rows() == 0:
+        # Nothing can match (a bulk load into an empty table): skip hashing the values.
+        return _empty(ds, proj)
+    arr = pc.unique(arr.drop_null()) if len(arr) else arr
     if len(arr) == 0:
         return _empty(ds, proj)
     if len(arr) <= PROBE_LIMIT:

@@ -8,8 +8,6 @@ change becomes visible. A writer that loses the race re-resolves on the new head
 
 from __future__ import annotations
 
-import random
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -20,6 +18,7 @@ import pyarrow.compute as pc
 from graphlake.catalog.commits import Commit, TableState
 from graphlake.catalog.refs import RefEntry
 from graphlake.errors import ConcurrentWriteError, NullValueError
+from graphlake.retry import Backoff
 from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.model import EdgeType, NodeType
 from graphlake.storage.tables import LanceCasError
@@ -30,7 +29,7 @@ from graphlake.write.validate import edges_touching, validate
 if TYPE_CHECKING:
     from graphlake.graph import Graph
 
-MAX_ATTEMPTS = 8
+MAX_ATTEMPTS = 10
 
 
 class HeadMoved(Exception):
@@ -42,7 +41,9 @@ def publish(
 ) -> Commit:
     """Publish `ops` as one commit on `branch`; returns the head unchanged if they net to 0
     (unless `meta` is given: then the commit records it even without data changes)."""
+    backoff = Backoff(MAX_ATTEMPTS)
     for attempt in range(MAX_ATTEMPTS):
+        backoff.start()
         ref, head = graph._head(branch)
         plans = plan_ops(graph, head, ops)
         if all(p.is_empty for p in plans.values()) and not meta:
@@ -50,7 +51,7 @@ def publish(
         try:
             states = apply_plans(graph, branch, ref, head, plans)
         except HeadMoved:
-            _backoff(attempt)
+            backoff.wait(attempt)
             continue
         commit = Commit.create(
             parents=(head.id,),
@@ -63,16 +64,12 @@ def publish(
         try:
             graph.refs.cas(branch, ref, commit.id)
         except ConcurrentWriteError:
-            _backoff(attempt)
+            backoff.wait(attempt)
             continue
         return commit
     raise ConcurrentWriteError(
         f"branch {branch!r} kept moving: gave up after {MAX_ATTEMPTS} attempts; retry later"
     )
-
-
-def _backoff(attempt: int) -> None:
-    time.sleep(random.uniform(0, 0.01 * (2**attempt)))
 
 
 def plan_ops(graph: Graph, head: Commit, ops: list[Op]) -> dict[str, TablePlan]:

@@ -18,6 +18,7 @@ from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.model import EdgeType, NodeType
 from graphlake.storage.lookup import present_values, rows_where_in
 from graphlake.write.plan import Op, TablePlan
+from graphlake.write.validate import count_distinct
 
 
 def resolve_table(t: NodeType | EdgeType, ds: lance.LanceDataset, ops: list[Op]) -> TablePlan:
@@ -49,6 +50,8 @@ def _resolve_inserts(
 def _refuse_batch_duplicates(t: NodeType | EdgeType, ids: pa.ChunkedArray) -> None:
     if len(ids) == 0:
         return
+    if not ids.null_count and count_distinct(pa.table({"id": ids}), ["id"])[1] == len(ids):
+        return  # all distinct: cheaper than counting every value
     counts = pc.value_counts(ids)
     dup = counts.filter(pc.greater(counts.field("counts"), 1)).field("values").to_pylist()
     if dup:

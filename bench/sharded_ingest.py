@@ -1,0 +1,212 @@
+"""Sharded-ingest benchmark: parallel workers end to end, and merge_many of N shards.
+
+    .venv/bin/python bench/sharded_ingest.py            # 1M rows; 1, 2, 4 workers; 8, 64 shards
+    .venv/bin/python bench/sharded_ingest.py --quick    # 50k rows; 1, 2 workers; 8 shards
+
+Rows are (key, text, emb: Vector(32)) in one Parquet file (row groups of 64k rows).
+
+* ingest: `graphlake.ingest.ingest(..., engine="process")` on a fresh graph per worker
+  count, timed end to end (plan, spawning workers, their commits, the merge, cleanup).
+* merge_many: N insert-only shard branches made with `g.load(table, branch=...)`
+  (untimed), then one `merge_many(..., strict_disjoint=True)`, timed; "written" is the
+  growth of all files under the graph root during the merge, "shard data" what the
+  shard loads added.
+
+Targets (reported PASS/MISS, from this one run):
+  * merge_many of 64 insert-only shards <= 2 s, writing < 1% of the shard data;
+  * 2 workers >= 1.4x the rows/s of 1 worker (meant for a 2-core machine);
+  * end-to-end ingest >= 200k rows/s (the best worker count).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import graphlake as gl  # noqa: E402
+from _util import machine, render_table  # noqa: E402
+from graphlake.ingest import ingest  # noqa: E402
+
+SCHEMA = "node Doc { key: String @key  text: String  emb: Vector(32) }"
+DIM = 32
+MERGE_SECONDS_TARGET = 2.0
+MERGE_WRITTEN_TARGET = 0.01
+SPEEDUP_TARGET = 1.4
+RATE_TARGET = 200_000
+
+
+def make_rows(n: int, start: int = 0, seed: int = 7) -> pa.Table:
+    rng = np.random.default_rng(seed + start)
+    keys = pa.array([f"doc-{i:09d}" for i in range(start, start + n)])
+    text = pa.array([f"lorem ipsum dolor sit amet {i}" for i in range(start, start + n)])
+    emb = pa.FixedSizeListArray.from_arrays(
+        pa.array(rng.random(n * DIM, dtype=np.float32)), DIM)
+    return pa.table({"key": keys, "text": text, "emb": emb})
+
+
+def tree_bytes(root: Path) -> int:
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+
+
+@dataclass
+class IngestRun:
+    workers: int
+    seconds: float
+    rows: int
+    merge_seconds: float
+    adopted: int
+
+    @property
+    def rate(self) -> float:
+        return self.rows / self.seconds
+
+
+@dataclass
+class MergeRun:
+    shards: int
+    rows_per_shard: int
+    seconds: float
+    written: int
+    shard_bytes: int
+    adopted: int
+    error: str | None = None
+
+    @property
+    def written_share(self) -> float:
+        return self.written / self.shard_bytes if self.shard_bytes else float("nan")
+
+
+def bench_ingest(work: Path, parquet: Path, rows: int, workers: int,
+                 commit_every: int) -> IngestRun:
+    root = work / f"ingest-{workers}"
+    shutil.rmtree(root, ignore_errors=True)
+    g = gl.Graph.init(root, SCHEMA)
+    t0 = time.perf_counter()
+    result = ingest(g, parquet, table="Doc", workers=workers, commit_every=commit_every,
+                    progress=False)
+    seconds = time.perf_counter() - t0
+    assert result.rows == rows, (result.rows, rows)
+    assert g.snapshot().dataset("Doc").count_rows() == rows
+    merge = result.merge
+    adopted = merge.stats["Doc"].adopted_rows if merge and "Doc" in merge.stats else 0
+    shutil.rmtree(root, ignore_errors=True)
+    return IngestRun(workers, seconds, rows, result.timings.get("merge", 0.0), adopted)
+
+
+def bench_merge(work: Path, data: pa.Table, shards: int) -> MergeRun:
+    root = work / f"merge-{shards}"
+    shutil.rmtree(root, ignore_errors=True)
+    g = gl.Graph.init(root, SCHEMA)
+    names = [f"shard/{i}" for i in range(shards)]
+    per = data.num_rows // shards
+    before_shards = tree_bytes(root)
+    for i, name in enumerate(names):
+        g.create_branch(name)
+        g.load(data.slice(i * per, per), branch=name, table="Doc")
+    shard_bytes = tree_bytes(root) - before_shards
+    before = tree_bytes(root)
+    t0 = time.perf_counter()
+    try:
+        result = g.merge_many(names, into="main", strict_disjoint=True)
+    except gl.GraphLakeError as exc:  # reported in the table, not hidden
+        seconds = time.perf_counter() - t0
+        shutil.rmtree(root, ignore_errors=True)
+        return MergeRun(shards, per, seconds, 0, shard_bytes, 0,
+                        error=f"{type(exc).__name__}: {exc}")
+    seconds = time.perf_counter() - t0
+    written = tree_bytes(root) - before
+    assert g.snapshot().dataset("Doc").count_rows() == per * shards
+    shutil.rmtree(root, ignore_errors=True)
+    return MergeRun(shards, per, seconds, written, shard_bytes,
+                    result.stats["Doc"].adopted_rows)
+
+
+def verdict(ok: bool | None) -> str:
+    return "n/a" if ok is None else ("PASS" if ok else "MISS")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--workers", default="1,2,4", help="worker counts, comma-separated")
+    ap.add_argument("--shards", default="8,64", help="shard counts for merge_many")
+    ap.add_argument("--commit-every", type=int, default=100_000)
+    ap.add_argument("--quick", action="store_true", help="50k rows, 1 and 2 workers, 8 shards")
+    ap.add_argument("--dir", type=Path, default=None, help="work folder (default: a temp dir)")
+    args = ap.parse_args()
+    if args.quick:
+        args.rows, args.workers, args.shards, args.commit_every = 50_000, "1,2", "8", 20_000
+    worker_counts = [int(w) for w in args.workers.split(",") if w]
+    shard_counts = [int(s) for s in args.shards.split(",") if s]
+
+    work = Path(tempfile.mkdtemp(prefix="gl-sharded-", dir=args.dir))
+    try:
+        print(f"machine: {machine()}")
+        print(f"rows: {args.rows:,} (key, text, emb Vector({DIM})), commit_every "
+              f"{args.commit_every:,}, process engine\n", flush=True)
+        data = make_rows(args.rows)
+        parquet = work / "docs.parquet"
+        pq.write_table(data, parquet, row_group_size=64 * 1024)
+
+        ingests = [bench_ingest(work, parquet, args.rows, w, args.commit_every)
+                   for w in worker_counts]
+        one = next((r for r in ingests if r.workers == 1), None)
+        rows = [[str(r.workers), f"{r.seconds:.2f}", f"{r.rate:,.0f}",
+                 f"{r.rate / one.rate:.2f}x" if one else "-", f"{r.merge_seconds:.2f}",
+                 f"{r.adopted:,}"] for r in ingests]
+        print("ingest, end to end")
+        print(render_table(["workers", "seconds", "rows/s", "vs 1 worker", "merge s",
+                            "adopted rows"], rows))
+        print(flush=True)
+
+        merges = [bench_merge(work, data, n) for n in shard_counts]
+        rows = [[str(m.shards), f"{m.rows_per_shard:,}", f"{m.seconds:.3f}",
+                 f"{m.written / 2**20:.2f}" if not m.error else "error",
+                 f"{m.shard_bytes / 2**20:.1f}",
+                 f"{m.written_share:.3%}" if not m.error else "-", f"{m.adopted:,}"]
+                for m in merges]
+        print("merge_many of insert-only shards (strict_disjoint)")
+        print(render_table(["shards", "rows/shard", "merge s", "written MiB",
+                            "shard data MiB", "written/shard", "adopted rows"], rows))
+        for m in merges:
+            if m.error:
+                print(f"  {m.shards} shards failed after {m.seconds:.2f} s: {m.error}")
+        print()
+
+        m64 = next((m for m in merges if m.shards == 64), None)
+        two = next((r for r in ingests if r.workers == 2), None)
+        best = max(ingests, key=lambda r: r.rate, default=None)
+        merge_ok = None if m64 is None else (
+            m64.error is None and m64.seconds <= MERGE_SECONDS_TARGET
+            and m64.written_share < MERGE_WRITTEN_TARGET)
+        speed_ok = None if one is None or two is None else two.rate >= SPEEDUP_TARGET * one.rate
+        print(f"targets ({os.cpu_count()} cores)")
+        print(f"  merge_many 64 shards <= {MERGE_SECONDS_TARGET:.0f} s, written < 1%: "
+              f"{verdict(merge_ok)}" + (" (64 shards not measured)" if m64 is None else
+                                        " (the merge failed)" if m64.error else
+                                        f" ({m64.seconds:.2f} s, {m64.written_share:.3%})"))
+        print(f"  2 workers >= {SPEEDUP_TARGET}x 1 worker: {verdict(speed_ok)}"
+              + (f" ({two.rate / one.rate:.2f}x)" if one and two else ""))
+        print(f"  end-to-end ingest >= {RATE_TARGET:,} rows/s: "
+              + ("n/a (not measured)" if best is None else
+                 f"{verdict(best.rate >= RATE_TARGET)} ({best.rate:,.0f} rows/s with "
+                 f"{best.workers} worker{'s' if best.workers > 1 else ''})"))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

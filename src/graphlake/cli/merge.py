@@ -1,0 +1,267 @@
+"""`graphlake merge`: three-way merge of one branch into another, and how it went.
+
+This command has its own exit codes, so scripts can tell a conflict from a failure:
+0 merged, fast-forwarded or already up to date (also a clean dry run); 1 conflicts (also
+a dry run that finds some); 2 any other failure (a `GraphLakeError` such as an unknown
+branch, reported as one `error: ...` line on stderr) and usage errors.
+
+The renderers (`print_merge`, `print_conflicts`) are also what the demo prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from enum import StrEnum
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.markup import escape
+from rich.table import Column, Table
+
+from graphlake.cli.options import DEFAULT_BRANCH, Json, Root
+from graphlake.cli.output import (
+    CommandError,
+    cell,
+    console,
+    fail,
+    plain_table,
+    plural,
+    print_json,
+    short,
+)
+from graphlake.errors import GraphLakeError, MergeConflictError
+from graphlake.graph import Graph
+from graphlake.merge.conflicts import Conflict
+from graphlake.merge.result import (
+    ALREADY_UP_TO_DATE,
+    CONFLICT,
+    FAST_FORWARD,
+    MERGED,
+    MergeResult,
+)
+
+EXIT_CONFLICTS = 1
+EXIT_ERROR = 2
+PHASES = ("resolve_base", "discover", "classify", "validate", "publish")
+MAX_CONFLICT_ROWS = 20
+
+
+class Strategy(StrEnum):
+    ours = "ours"
+    theirs = "theirs"
+
+
+class Lineage(StrEnum):
+    on = "on"
+    off = "off"
+    verify = "verify"
+
+
+def merge(
+    root: Root,
+    source: Annotated[str, typer.Argument(help="Branch to merge.")],
+    into: Annotated[str, typer.Option("--into", "-i", help="Branch to merge into.")] = (
+        DEFAULT_BRANCH
+    ),
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Classify and validate, publish nothing.")
+    ] = False,
+    strategy: Annotated[
+        Strategy | None,
+        typer.Option(help="Resolve data conflicts: ours keeps --into's values, theirs "
+                          "takes SOURCE's. Constraint violations are never resolved."),
+    ] = None,
+    lineage: Annotated[
+        Lineage | None,
+        typer.Option(help="How changed rows are found: on (lineage, falling back to a "
+                          "walk), off (walk), verify (both, must agree). "
+                          "Default: $GRAPHLAKE_MERGE_LINEAGE, else on."),
+    ] = None,
+    message: Annotated[
+        str | None, typer.Option("--message", "-m", help="Message of the merge commit.")
+    ] = None,
+    json: Json = False,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Also show discovery probes and phase timings.")
+    ] = False,
+) -> None:
+    """Three-way merge of branch SOURCE into --into, published as one commit.
+
+    Exit codes: 0 merged / fast-forward / already up to date, 1 conflicts, 2 error.
+    """
+    with _merge_errors():
+        try:
+            result = Graph.open(root).merge(
+                source, into, strategy=strategy and strategy.value, dry_run=dry_run,
+                message=message, lineage=lineage and lineage.value,
+            )
+        except MergeConflictError as exc:
+            _report_conflict_error(exc, source, into, json)
+    if json:
+        print_json(result.to_dict())
+    else:
+        print_merge(result, explain=explain)
+    if result.outcome == CONFLICT:
+        raise typer.Exit(EXIT_CONFLICTS)
+
+
+@contextmanager
+def _merge_errors() -> Iterator[None]:
+    """Any failure other than a conflict exits 2 (the app's policy elsewhere is 1)."""
+    try:
+        yield
+    except (GraphLakeError, CommandError) as exc:
+        raise fail(exc, EXIT_ERROR) from None
+
+
+def _report_conflict_error(
+    exc: MergeConflictError, source: str, into: str, json: bool
+) -> NoReturn:
+    """Print the conflicts (JSON, or a table), then exit 1 with one error line."""
+    if json:
+        print_json({"outcome": CONFLICT, "source": source, "target": into,
+                    "conflicts": [c.to_dict() for c in exc.conflicts]})
+    else:
+        print_conflicts(exc.conflicts, source, into)
+    raise fail(exc, EXIT_CONFLICTS)
+
+
+# --- rendering --------------------------------------------------------------------------
+
+
+def print_merge(result: MergeResult, explain: bool = False) -> None:
+    """The outcome line, the route of each table, resolved and unresolved conflicts."""
+    console.print(outcome_line(result))
+    if result.stats:
+        console.print(routes_table(result))
+    if result.resolved:
+        console.print(conflict_table(result.resolved, result.source, result.target,
+                                     title="resolved conflicts"))
+        if result.outcome == ALREADY_UP_TO_DATE:
+            console.print(_unrecorded(result), style="yellow")
+    if result.conflicts:
+        console.print(conflict_table(result.conflicts, result.source, result.target))
+        console.print(_hint(result.source, result.target), style="dim")
+    if explain:
+        if result.stats:
+            console.print(probes_table(result))
+        console.print(timings_table(result.timings))
+
+
+def print_conflicts(conflicts: Sequence[Conflict], source: str, target: str) -> None:
+    """What a failed merge reports: nothing was published, the conflicts, how to resolve."""
+    console.print(f"Merge of [cyan]{escape(source)}[/] into [cyan]{escape(target)}[/] stopped "
+                  f"on {plural(len(conflicts), 'conflict')}; nothing was published")
+    console.print(conflict_table(conflicts, source, target))
+    console.print(_hint(source, target), style="dim")
+
+
+def outcome_line(r: MergeResult) -> str:
+    src, dst = f"[cyan]{escape(r.source)}[/]", f"[cyan]{escape(r.target)}[/]"
+    commit, base = short(r.commit or ""), short(r.base or "")
+    if r.outcome == ALREADY_UP_TO_DATE:
+        return f"{dst} is already up to date with {src} (head {commit}); nothing to do"
+    if r.outcome == FAST_FORWARD:
+        if r.dry_run:
+            return f"Dry run: {dst} would fast-forward to {src}'s head {commit}; nothing changed"
+        return f"Fast-forwarded {dst} to {commit} ({src}'s head; no merge commit needed)"
+    if r.outcome == MERGED:
+        if r.dry_run:
+            return f"Dry run: {src} merges cleanly into {dst} (base {base}); nothing changed"
+        return f"Merged {src} into {dst} as commit [bold]{commit}[/] (base {base})"
+    if r.outcome == CONFLICT:
+        return (f"Dry run: merging {src} into {dst} stops on "
+                f"{plural(len(r.conflicts), 'conflict')}; nothing changed")
+    return f"{escape(r.outcome)}: {src} into {dst} (commit {commit})"
+
+
+def routes_table(r: MergeResult) -> Table:
+    """table, route, discovery, changes on each side, effects; routes never wrap."""
+    out = Table("table", Column("route", no_wrap=True), "discovery",
+                *(Column(f"changes on {escape(b)}", justify="right") for b in (r.source, r.target)),
+                Column("effects", justify="right"), title="routes", title_justify="left")
+    for name, s in r.stats.items():
+        out.add_row(*(cell(v) for v in (name, s.route, s.discovery, s.source_changes,
+                                        s.target_changes, s.effects)))
+    return out
+
+
+def probes_table(r: MergeResult) -> Table:
+    rows = [[name, s.discovery, s.fallback or "-", s.candidates, s.rows_scanned]
+            for name, s in r.stats.items()]
+    return plain_table(["table", "discovery", "fallback", "candidates", "rows scanned"], rows,
+                       title="discovery probes")
+
+
+def timings_table(timings: dict[str, float]) -> Table:
+    """Every phase in order (`-` when it did not run), then the total, in milliseconds."""
+    out = Table("phase", Column("ms", justify="right"), title="timings", title_justify="left")
+    phases = [*PHASES, *(p for p in timings if p not in PHASES)]
+    for phase in phases:
+        out.add_row(phase, _ms(timings[phase]) if phase in timings else "-")
+    out.add_row("total", _ms(sum(timings.values())), style="bold")
+    return out
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f}"
+
+
+def conflict_table(conflicts: Sequence[Conflict], source: str, target: str,
+                   title: str = "conflicts") -> Table:
+    """kind, table, entity, properties (with each side's values), then the message, or how
+    a strategy resolved the conflict; at most MAX_CONFLICT_ROWS rows."""
+    resolved = any(c.resolution for c in conflicts)
+    last = "resolution" if resolved else "message"
+    out = Table(Column("kind", no_wrap=True), "table", "entity", "properties", last,
+                title=title, title_justify="left")
+    for c in conflicts[:MAX_CONFLICT_ROWS]:
+        detail = _resolution(c, source, target) if resolved else _message(c)
+        out.add_row(c.kind, c.table, cell(c.entity_id), cell(_properties(c, source, target)),
+                    cell(detail))
+    if len(conflicts) > MAX_CONFLICT_ROWS:
+        out.caption = f"… {len(conflicts) - MAX_CONFLICT_ROWS} more; --json lists all"
+    return out
+
+
+def _properties(c: Conflict, source: str, target: str) -> str:
+    """`age: 29 → exp 41 / main 42`: base, then each side's value, per property."""
+    if not (c.source or c.target):
+        return ", ".join(c.properties) or "-"
+    parts = []
+    for p in c.properties:
+        sides = [f"{name} {_value(row, p)}" for name, row in ((source, c.source),
+                                                              (target, c.target))
+                 if row is not None]
+        before = f"{_value(c.base, p)} → " if c.base is not None else ""
+        parts.append(f"{p}: {before}{' / '.join(sides)}")
+    return "; ".join(parts) or "-"
+
+
+def _message(c: Conflict) -> str:
+    """The message without its `Person 'Bob': ` prefix, which the row already shows."""
+    return c.message.removeprefix(f"{c.table} {c.entity_id!r}: ")
+
+
+def _value(row: dict[str, Any], prop: str) -> str:
+    return cell(row.get(prop)).plain
+
+
+def _resolution(c: Conflict, source: str, target: str) -> str:
+    if c.resolution is None:
+        return "-"
+    side = source if c.resolution == Strategy.theirs else target
+    return f"{c.resolution}: {side}'s values"
+
+
+def _unrecorded(r: MergeResult) -> str:
+    """The library publishes no commit when the strategy leaves the target as it was, so
+    nothing records that SOURCE was merged: the next merge meets the same conflicts."""
+    return (f"note: the resolution changed nothing on {escape(r.target)}, so no merge commit "
+            f"was made; merging {escape(r.source)} again will meet the same conflicts")
+
+
+def _hint(source: str, target: str) -> str:
+    return (f"Resolve data conflicts with --strategy theirs ({escape(source)}'s values) or "
+            f"--strategy ours ({escape(target)}'s); fix constraint violations on a branch.")

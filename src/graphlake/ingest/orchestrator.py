@@ -1,0 +1,240 @@
+"""`ingest`: N workers load disjoint slices into their own branches; one merge_many.
+
+    run = validate -> plan (stored once) -> shard branches from the plan's base commit
+          -> workers (resumable commits) -> merge_many -> done.json -> delete shards
+
+Everything that can be checked is checked before any branch exists (inputs exist and
+parse, table known, engine known and installed, numbers positive): bad input leaves the
+graph as it was. A worker failure (a bad row in its slice) is raised with its original
+type after the other workers finish; nothing is merged, and a rerun with the same run
+id resumes each worker after its last commit.
+
+JSONL that holds both node and edge records is ingested in two phases (nodes, then
+edges from the nodes' merge commit): an edge's endpoints may sit in another worker's
+slice, and each worker's commits are validated on its own branch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from graphlake.catalog.names import validate_identifier
+from graphlake.errors import BranchNotFoundError, DataError, UnknownTableError
+from graphlake.ingest import plan as P
+from graphlake.ingest.engines import check_engine, make_engine
+from graphlake.ingest.errors import IngestError
+from graphlake.ingest.result import IngestResult
+from graphlake.ingest.runner import Run
+from graphlake.ingest.sources import (
+    Format,
+    InputFile,
+    JsonlScan,
+    check_jsonl_header,
+    check_parquet,
+    common_format,
+    input_paths,
+    scan_jsonl,
+    stat_file,
+)
+
+if TYPE_CHECKING:
+    from graphlake.graph import Graph
+
+DEFAULT_COMMIT_EVERY = 100_000
+Sources = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+
+
+def ingest(
+    graph: Graph,
+    sources: Sources,
+    *,
+    table: str | None = None,
+    workers: int | None = None,
+    engine: str = "process",
+    into: str = "main",
+    run_id: str | None = None,
+    commit_every: int | None = None,
+    progress: bool = True,
+    strict_disjoint: bool = True,
+    storage_options: dict[str, str] | None = None,
+    ray_address: str | None = None,
+) -> IngestResult:
+    """Load `sources` into branch `into` with `workers` parallel workers, as one merge.
+
+    `sources`: a Parquet file (needs `table=`), a JSONL file in graphlake's load format,
+    a list of such files, or a folder of them (one format per run). `workers` defaults to
+    the stored plan's (rerun) or the CPU count; `commit_every` (rows, JSONL: lines per
+    worker commit) to the plan's or 100,000. `engine`: "process" (spawned processes) or
+    "ray" (`pip install graphlake[ray]`; `ray_address` joins an existing cluster).
+    `run_id` names the run (a fresh ULID by default); calling again with the same id
+    resumes it, or returns the recorded result once it has finished.
+    `strict_disjoint=True` refuses any key that two slices both write.
+    """
+    started = time.perf_counter()
+    check_engine(engine)
+    for name, value in (("workers", workers), ("commit_every", commit_every)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 1):
+            raise DataError(f"{name} must be a positive integer, got {value!r}")
+    if run_id is not None:
+        validate_identifier(run_id, "ingest run id")
+    options = graph.storage_options if storage_options is None else storage_options
+    store = graph.store
+
+    if run_id is not None:
+        recorded = _recorded(graph, run_id, sources, table, into, workers, commit_every)
+        if recorded is not None:
+            return recorded
+    head = graph.head(into)  # an unknown branch fails here
+    inputs = _validate_inputs(graph, sources, table)
+
+    plan: P.Plan | None = P.load_plan(store, run_id) if run_id is not None else None
+    resumed = plan is not None
+    if plan is None:
+        plan = _make_plan(inputs, table, into, head.id, run_id, workers, commit_every)
+        plan = P.store_plan(store, plan)  # another attempt may have stored it first
+    _refuse_contradictions(plan, inputs, table, into, workers, commit_every)
+    plan = P.refresh_changed_files(plan)
+    planned = time.perf_counter()
+
+    run = Run(graph, plan, options, strict_disjoint, progress)
+    eng = make_engine(engine, len(plan.slices), ray_address)
+    try:
+        for phase in plan.phases:
+            run.phase(eng, phase)
+    finally:
+        eng.close()
+
+    result = IngestResult(
+        run_id=plan.run_id, into=plan.into, commit=run.last_commit, rows=sum(run.rows),
+        rows_per_worker=run.rows, workers=len(plan.slices), merges=run.merges,
+        timings={"plan": planned - started, "workers": run.worker_seconds,
+                 "merge": run.merge_seconds}, resumed=resumed,
+    )
+    done = time.perf_counter()
+    store.create(P.run_key(plan.run_id, "done.json"), _done_json(result))
+    _delete_branches(graph, plan)
+    result.timings["cleanup"] = time.perf_counter() - done
+    result.timings["total"] = time.perf_counter() - started
+    return result
+
+
+# --- validation and planning ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Inputs:
+    format: Format
+    paths: list[Path]
+    rows: dict[int, int]  # Parquet rows per file (from the metadata)
+
+
+def _validate_inputs(graph: Graph, sources: Sources, table: str | None) -> _Inputs:
+    paths = input_paths(sources)
+    fmt = common_format(paths)
+    rows: dict[int, int] = {}
+    if fmt == "parquet":
+        if table is None:
+            raise DataError("ingesting Parquet needs a table (table= / --table)")
+        t = graph.schema.table(table)
+        if t is None:
+            known = ", ".join(graph.schema.table_names)
+            raise UnknownTableError(f"unknown node or edge type {table!r} (known: {known})")
+        for i, path in enumerate(paths):
+            rows[i] = check_parquet(path, t)
+    else:
+        if table is not None:
+            raise DataError("a table (table= / --table) applies to Parquet input only; "
+                            "JSONL records name their own type")
+        found = [check_jsonl_header(graph, path) for path in paths]
+        if not any(found):
+            raise DataError(f"nothing to ingest: {', '.join(map(str, paths))} hold no records")
+    return _Inputs(fmt, paths, rows)
+
+
+def _make_plan(
+    inputs: _Inputs, table: str | None, into: str, base: str, run_id: str | None,
+    workers: int | None, commit_every: int | None,
+) -> P.Plan:
+    from ulid import ULID
+
+    scans: dict[int, JsonlScan] = {}
+    files: list[InputFile] = []
+    for i, path in enumerate(inputs.paths):
+        if inputs.format == "jsonl":
+            scans[i] = scan_jsonl(path)
+            files.append(stat_file(path, "jsonl", scans[i].lines))
+        else:
+            files.append(stat_file(path, "parquet", inputs.rows[i]))
+    total = sum(f.rows for f in files)
+    if total == 0:
+        raise DataError(f"nothing to ingest: {', '.join(map(str, inputs.paths))} "
+                        f"hold no rows")
+    asked = workers if workers is not None else (os.cpu_count() or 1)
+    slices = P.split(files, asked)
+    phases: tuple[str, ...] = (P.ALL,)
+    if scans:
+        slices = P.with_byte_offsets(files, slices, scans)
+        if any(s.has_edges for s in scans.values()) and any(s.has_nodes for s in scans.values()):
+            phases = (P.NODES, P.EDGES)
+    return P.Plan(
+        run_id=run_id or str(ULID()), format=inputs.format, table=table, into=into, base=base,
+        workers=asked, commit_every=commit_every or DEFAULT_COMMIT_EVERY,
+        files=tuple(files), slices=tuple(slices), phases=phases,
+    )
+
+
+def _refuse_contradictions(
+    plan: P.Plan, inputs: _Inputs, table: str | None, into: str, workers: int | None,
+    commit_every: int | None,
+) -> None:
+    diffs = P.contradictions(plan, paths=[str(p) for p in inputs.paths], table=table,
+                             into=into, workers=workers, commit_every=commit_every)
+    if diffs:
+        raise IngestError(f"ingest run {plan.run_id} was planned with other arguments: "
+                          f"{'; '.join(diffs)}. Rerun with the original arguments, or use "
+                          f"another run id")
+
+
+def _recorded(
+    graph: Graph, run_id: str, sources: Sources, table: str | None, into: str,
+    workers: int | None, commit_every: int | None,
+) -> IngestResult | None:
+    """The result of a finished run (shard branches a crash left are removed), or None."""
+    data = graph.store.get(P.run_key(run_id, "done.json"))
+    if data is None:
+        return None
+    plan = P.load_plan(graph.store, run_id)
+    if plan is not None:
+        try:
+            paths = [str(p) for p in input_paths(sources)]
+        except DataError:  # inputs removed since: compare the other arguments only
+            paths = [f.path for f in plan.files]
+        diffs = P.contradictions(plan, paths=paths, table=table, into=into, workers=workers,
+                                 commit_every=commit_every)
+        if diffs:
+            raise IngestError(f"ingest run {run_id} finished with other arguments: "
+                              f"{'; '.join(diffs)}")
+        _delete_branches(graph, plan)
+    result = IngestResult.from_dict(json.loads(data))
+    result.already_complete = True
+    return result
+
+
+def _done_json(result: IngestResult) -> bytes:
+    return json.dumps(result.to_dict(), indent=1).encode("utf-8")
+
+
+def _delete_branches(graph: Graph, plan: P.Plan) -> None:
+    """Remove the shard branch names. Their Lance data stays: the merge references it."""
+    for phase in plan.phases:
+        for branch in plan.branches(phase):
+            with contextlib.suppress(BranchNotFoundError):
+                graph.delete_branch(branch)

@@ -1,0 +1,114 @@
+"""Progress of a running ingest: one bar per worker and one overall, on stderr.
+
+The orchestrator reads each worker branch's head commit about twice a second and shows
+the offset its ingest marker records, so the same code works for processes and Ray
+(workers report nothing while they run) and for workers on other machines.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from graphlake.errors import GraphLakeError
+
+if TYPE_CHECKING:
+    from graphlake.graph import Graph
+
+POLL_SECONDS = 0.5
+
+
+class IngestProgress:
+    """Bars for `branches` (slice sizes `sizes`); a no-op when not `enabled`."""
+
+    def __init__(self, graph: Graph, run_id: str, base: str, branches: Sequence[str],
+                 sizes: Sequence[int], *, enabled: bool, label: str = "rows",
+                 console: Console | None = None) -> None:
+        self._graph = graph
+        self._run_id = run_id
+        self._base = base
+        self._branches = list(branches)
+        self._sizes = list(sizes)
+        self._enabled = enabled
+        self._label = label
+        self._console = console or Console(stderr=True)
+        self._bar: Progress | None = None
+        self._tasks: list[TaskID] = []
+        self._overall: TaskID | None = None
+        self._done = [0] * len(self._branches)
+        self._finished: set[int] = set()
+        self._last_poll = 0.0
+
+    def __enter__(self) -> IngestProgress:
+        if not self._enabled:
+            return self
+        self._bar = Progress(
+            TextColumn("{task.description:<12}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn(self._label),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=self._console,
+        )
+        self._bar.__enter__()
+        self._tasks = [self._bar.add_task(f"w{i}", total=size)
+                       for i, size in enumerate(self._sizes)]
+        self._overall = self._bar.add_task("total", total=sum(self._sizes))
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(exc_type, exc, tb)
+            self._bar = None
+
+    def poll(self, force: bool = False) -> None:
+        """Read the worker branches' offsets (at most every POLL_SECONDS)."""
+        if self._bar is None:
+            return
+        now = time.monotonic()
+        if not force and now - self._last_poll < POLL_SECONDS:
+            return
+        self._last_poll = now
+        for i, branch in enumerate(self._branches):
+            if i not in self._finished:
+                self._show(i, self._offset(branch))
+
+    def finished(self, worker: int, offset: int) -> None:
+        """A worker is done (or failed) at `offset`; stop polling its branch."""
+        self._finished.add(worker)
+        self._show(worker, offset)
+
+    def _offset(self, branch: str) -> int | None:
+        try:
+            ref = self._graph.refs.head(branch)
+            if ref is None or ref.commit is None or ref.commit == self._base:
+                return 0
+            meta = self._graph.commits.get(ref.commit).meta
+        except GraphLakeError:
+            return None  # a progress bar never fails the ingest
+        if meta.get("ingest_run") != self._run_id:
+            return None
+        return int(meta.get("offset", 0))
+
+    def _show(self, worker: int, offset: int | None) -> None:
+        if self._bar is None or offset is None or worker >= len(self._tasks):
+            return
+        self._done[worker] = offset
+        self._bar.update(self._tasks[worker], completed=offset)
+        assert self._overall is not None
+        self._bar.update(self._overall, completed=sum(self._done))

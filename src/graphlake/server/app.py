@@ -1,0 +1,83 @@
+"""`create_app(root, config)`: the FastAPI application; `serve(...)` runs it on uvicorn.
+
+Endpoints (JSON; tokens as `Authorization: Bearer <token>`):
+
+    GET    /health                                  none
+    GET    /branches                                read
+    POST   /branches                {name, from}    write
+    DELETE /branches/{name}                         admin
+    GET    /branches/{b}/log?limit=                 read
+    GET    /branches/{b}/tables/{table}?where=&columns=&limit=&cursor=   read
+    POST   /branches/{b}/sql        {query, max_rows?}                   read
+    POST   /branches/{b}/mutations  {message, operations}                write
+    POST   /branches/{b}/load?mode=append|merge|overwrite  (JSONL body)  write
+    GET    /diff?a=&b=                              read
+    POST   /merge   {source, into, strategy?, dry_run?, message?}        write
+
+Branch names may contain `/`; each route's fixed suffix (`/log`, `/tables/{table}`, ...)
+keeps them unambiguous. Protected branches refuse mutations, loads and deletion (403);
+they change only by merge, which needs a write token like any merge.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from fastapi import FastAPI
+
+from graphlake import __version__
+from graphlake.graph import Graph
+from graphlake.server import errors
+from graphlake.server.config import ServerConfig
+from graphlake.server.deps import AppState
+from graphlake.server.limits import BodyLimit
+from graphlake.server.routes import branches, health, merge, tables, writes
+
+
+def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> FastAPI:
+    """The application serving the graph at `root`.
+
+    Refuses a config without tokens unless `config.no_auth` is set (`ConfigError`); with
+    `no_auth` every request is allowed, so callers should warn (the CLI does).
+    """
+    config.check()
+    graph = root if isinstance(root, Graph) else Graph.open(root)
+    app = FastAPI(
+        title="graphlake",
+        version=__version__,
+        description="A versioned, branchable property-graph store on Lance, with three-way "
+                    "branch merge. Errors are `{\"error\": {\"type\", \"message\"}}`.",
+    )
+    app.state.graphlake = AppState(graph, config)
+    errors.install(app)
+    limits = config.limits
+
+    def limit_for(path: str) -> int:
+        return limits.max_upload_bytes if path.endswith("/load") else limits.max_body_bytes
+
+    app.add_middleware(BodyLimit, limit_for=limit_for)
+    for module in (health, branches, tables, writes, merge):
+        app.include_router(module.router)
+    return app
+
+
+def serve(
+    root: str | os.PathLike[str],
+    config: ServerConfig,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8080,
+    log_level: str = "info",
+) -> None:
+    """Run the server until interrupted. Only loopback binding is tested; put a TLS
+    terminating proxy in front of any other address (tokens travel in a header)."""
+    import uvicorn
+
+    app = create_app(root, config)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, **_uvicorn_options())
+
+
+def _uvicorn_options() -> dict[str, Any]:
+    # Access log lines hold method, path and query only, never headers (so no token).
+    return {"access_log": True, "server_header": False}

@@ -1,0 +1,180 @@
+"""Server configuration: bearer tokens with scopes, protected branches and limits.
+
+A config file is TOML (`.toml`) or JSON (any other suffix):
+
+    protected_branches = ["main"]
+
+    [[tokens]]
+    token = "a-long-random-secret"
+    scope = "write"            # read | write | admin
+
+    [limits]
+    max_upload_bytes = 67108864   # JSONL upload to /load (413 beyond)
+    max_body_bytes = 16777216     # any other request body (413 beyond)
+    sql_max_rows = 10000          # rows a SQL query may return (the client may ask fewer)
+    sql_timeout_s = 10.0          # SQL is interrupted after this many seconds
+    page_max_rows = 10000         # largest `limit` of a table read
+    log_max_commits = 10000       # largest `limit` of a log
+
+Tokens also come from the environment: `GRAPHLAKE_TOKENS="tok1:read,tok2:write,tok3:admin"`
+(added to the file's). A server with no token at all refuses to start unless auth is
+switched off explicitly (`--no-auth`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from enum import IntEnum
+from pathlib import Path
+from typing import Any
+
+TOKENS_ENV = "GRAPHLAKE_TOKENS"
+
+
+class ConfigError(Exception):
+    """The server configuration is unusable; the message says what to fix."""
+
+
+class Scope(IntEnum):
+    """Token scopes, ordered: a higher scope includes every lower one."""
+
+    read = 1
+    write = 2
+    admin = 3
+
+    @classmethod
+    def parse(cls, value: object) -> Scope:
+        if isinstance(value, str) and value.strip().lower() in cls.__members__:
+            return cls[value.strip().lower()]
+        raise ConfigError(f"unknown token scope {value!r} (use read, write or admin)")
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_upload_bytes: int = 64 * 1024 * 1024
+    max_body_bytes: int = 16 * 1024 * 1024
+    sql_max_rows: int = 10_000
+    sql_timeout_s: float = 10.0
+    page_max_rows: int = 10_000
+    log_max_commits: int = 10_000
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Limits:
+        known = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise ConfigError(f"unknown limit(s) {unknown} (known: {sorted(known)})")
+        values: dict[str, Any] = {}
+        for name, value in data.items():
+            numeric = isinstance(value, int | float) and not isinstance(value, bool)
+            if not numeric or value <= 0:
+                raise ConfigError(f"limits.{name} must be a positive number, got {value!r}")
+            values[name] = float(value) if name == "sql_timeout_s" else int(value)
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Everything `create_app` needs besides the graph root."""
+
+    tokens: dict[str, Scope] = field(default_factory=dict)
+    protected_branches: frozenset[str] = frozenset()
+    limits: Limits = field(default_factory=Limits)
+    no_auth: bool = False  # every request is allowed; only when asked for explicitly
+
+    def __repr__(self) -> str:  # never print the tokens themselves
+        return (
+            f"ServerConfig(tokens=<{len(self.tokens)}>, "
+            f"protected_branches={sorted(self.protected_branches)}, limits={self.limits}, "
+            f"no_auth={self.no_auth})"
+        )
+
+    def check(self) -> None:
+        """Refuse a configuration that would silently serve everyone."""
+        if not self.tokens and not self.no_auth:
+            raise ConfigError(
+                "no tokens configured: add [[tokens]] to the config file or set "
+                f"{TOKENS_ENV}, or pass --no-auth to serve without authentication"
+            )
+
+
+def load_config(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    no_auth: bool = False,
+) -> ServerConfig:
+    """The configuration from a file (optional) plus `GRAPHLAKE_TOKENS` from `env`."""
+    data: Mapping[str, Any] = _read_file(Path(path)) if path is not None else {}
+    unknown = sorted(set(data) - {"tokens", "protected_branches", "limits"})
+    if unknown:
+        raise ConfigError(
+            f"unknown config key(s) {unknown} (known: tokens, protected_branches, limits)"
+        )
+    tokens = _file_tokens(data.get("tokens", []))
+    environ = os.environ if env is None else env
+    tokens.update(parse_token_list(environ.get(TOKENS_ENV, "")))
+    protected = data.get("protected_branches", [])
+    if not isinstance(protected, list) or not all(isinstance(b, str) for b in protected):
+        raise ConfigError("protected_branches must be a list of branch names")
+    limits = data.get("limits", {})
+    if not isinstance(limits, Mapping):
+        raise ConfigError("limits must be a table/object")
+    return ServerConfig(
+        tokens=tokens,
+        protected_branches=frozenset(protected),
+        limits=Limits.from_mapping(limits),
+        no_auth=no_auth,
+    )
+
+
+def parse_token_list(text: str) -> dict[str, Scope]:
+    """`"tok1:read,tok2:write"` -> {token: scope}. The scope follows the last `:`."""
+    out: dict[str, Scope] = {}
+    for n, item in enumerate(part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        token, sep, scope = item.rpartition(":")
+        if not sep or not token:
+            # Never echo the item: it is (part of) a secret.
+            raise ConfigError(f"{TOKENS_ENV}: entry {n + 1} is not TOKEN:SCOPE")
+        out[token] = Scope.parse(scope)
+    return out
+
+
+def _file_tokens(entries: object) -> dict[str, Scope]:
+    if not isinstance(entries, list):
+        raise ConfigError("tokens must be a list of {token, scope} entries")
+    out: dict[str, Scope] = {}
+    for n, entry in enumerate(entries, start=1):
+        if not isinstance(entry, Mapping) or set(entry) - {"token", "scope", "name"}:
+            raise ConfigError(f"tokens entry {n}: use the keys token, scope (and name)")
+        token = entry.get("token")
+        if not isinstance(token, str) or not token.strip():
+            raise ConfigError(f"tokens entry {n}: token must be a non-empty string")
+        out[token] = Scope.parse(entry.get("scope"))
+    return out
+
+
+def _read_file(path: Path) -> Mapping[str, Any]:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8")) if path.suffix.lower() == ".toml" \
+            else json.loads(raw)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+        # Both decoders name a position, never the file's text (which may hold tokens).
+        raise ConfigError(f"config file {path} is not valid {_kind(path)}: {exc}") from None
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"config file {path} must hold an object/table at the top level")
+    return data
+
+
+def _kind(path: Path) -> str:
+    return "TOML" if path.suffix.lower() == ".toml" else "JSON"

@@ -1,0 +1,52 @@
+"""What routes share: the graph, the configuration, and per-branch writer locks.
+
+One `Graph` serves every request; each write opens its own Lance datasets and publishes
+with a compare-and-swap, so threads need no lock for correctness. Writers *to the same
+branch* inside this process still take a lock: they would otherwise race each other's
+CAS and burn their bounded retries (merges retry 5 times) under load. Other processes
+writing the same graph are still handled by the CAS.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from graphlake.graph import Graph
+from graphlake.server.auth import TokenTable
+from graphlake.server.config import ServerConfig
+
+
+class BranchLocks:
+    """A fixed set of locks striped by branch name: bounded memory whatever names arrive.
+
+    Two branches may share a stripe; that only serialises their writers, it never
+    deadlocks (a request holds at most one branch lock).
+    """
+
+    def __init__(self, stripes: int = 64) -> None:
+        self._locks = [threading.Lock() for _ in range(stripes)]
+
+    @contextmanager
+    def hold(self, branch: str) -> Iterator[None]:
+        with self._locks[hash(branch) % len(self._locks)]:
+            yield
+
+
+class AppState:
+    def __init__(self, graph: Graph, config: ServerConfig):
+        self.graph = graph
+        self.config = config
+        self.tokens = TokenTable(config.tokens)
+        self.locks = BranchLocks()
+
+
+def _state(request: Request) -> AppState:
+    return request.app.state.graphlake
+
+
+State = Annotated[AppState, Depends(_state)]

@@ -1,0 +1,197 @@
+"""Request and response bodies, as they appear in the OpenAPI schema."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
+
+Row = dict[str, Any]
+Key = StrictStr | StrictInt
+
+
+class ErrorDetail(BaseModel):
+    type: str = Field(description="The exception class name, e.g. `BranchNotFoundError`.")
+    message: str
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+
+
+class ConflictBody(BaseModel):
+    """One merge conflict, as `graphlake.Conflict.to_dict()`."""
+
+    kind: str
+    table: str
+    entity_id: str
+    message: str
+    properties: list[str]
+    base: Row | None
+    source: Row | None
+    target: Row | None
+    resolution: str | None
+
+
+class MergeConflictBody(ErrorBody):
+    merge_conflicts: list[ConflictBody]
+
+
+class Health(BaseModel):
+    status: Literal["ok"] = "ok"
+    version: str
+
+
+# --- branches and history ------------------------------------------------------------------
+
+
+class BranchInfo(BaseModel):
+    name: str
+    head: str = Field(description="Commit id of the branch head.")
+    time: str
+    message: str
+    default: bool
+    protected: bool
+
+
+class BranchList(BaseModel):
+    branches: list[BranchInfo]
+
+
+class BranchCreate(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, extra="forbid")
+
+    name: str = Field(min_length=1, max_length=200, examples=["feature/x"])
+    from_: str | None = Field(
+        default=None, alias="from",
+        description="Branch or commit id the new branch starts at (default: the default "
+                    "branch).",
+    )
+
+
+class CommitInfo(BaseModel):
+    id: str
+    parents: list[str]
+    message: str
+    time: str
+
+
+class Log(BaseModel):
+    branch: str
+    commits: list[CommitInfo]
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+class Page(BaseModel):
+    table: str
+    commit: str = Field(description="The commit every page of this read comes from.")
+    rows: list[Row]
+    next_cursor: str | None = Field(
+        description="Pass as `cursor` for the next page; null on the last page."
+    )
+
+
+class SqlRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, examples=["SELECT name, age FROM Person"])
+    max_rows: int | None = Field(
+        default=None, ge=1,
+        description="Fail rather than return more rows (capped at the server's limit).",
+    )
+
+
+class SqlResult(BaseModel):
+    commit: str
+    columns: list[str]
+    rows: list[list[Any]]
+
+
+class TableChanges(BaseModel):
+    inserted: list[str]
+    updated: dict[str, list[str]] = Field(description="Changed properties per id.")
+    deleted: list[str]
+
+
+class Diff(BaseModel):
+    a: str
+    b: str
+    tables: dict[str, TableChanges] = Field(description="Tables without changes are omitted.")
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+class Operation(BaseModel):
+    """One staged change. `rows` for insert/upsert/update, `keys` for delete."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    op: Literal["insert", "upsert", "update", "delete"]
+    table: str = Field(min_length=1)
+    rows: list[Row] | None = Field(
+        default=None,
+        description="Rows as JSON objects: dates as ISO strings, vectors as lists, blobs "
+                    "as base64.",
+    )
+    keys: list[Key] | None = Field(default=None, description="Node keys or edge ids.")
+    cascade: bool = Field(default=False, description="Delete also the edges of deleted nodes.")
+
+    @model_validator(mode="after")
+    def _rows_or_keys(self) -> Self:
+        if self.op == "delete":
+            if self.keys is None or self.rows is not None:
+                raise ValueError("a delete takes `keys` (and no `rows`)")
+        else:
+            if self.rows is None or self.keys is not None:
+                raise ValueError(f"an {self.op} takes `rows` (and no `keys`)")
+            if self.cascade:
+                raise ValueError("`cascade` applies to delete only")
+        return self
+
+
+class MutationRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    message: str = Field(default="write", max_length=10_000)
+    operations: list[Operation] = Field(min_length=1)
+
+
+class CommitRef(BaseModel):
+    branch: str
+    commit: str = Field(description="The branch head after the write.")
+
+
+# --- merging ---------------------------------------------------------------------------------
+
+
+class MergeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(min_length=1)
+    into: str | None = Field(default=None, description="Target branch (default: main).")
+    strategy: Literal["ours", "theirs"] | None = Field(
+        default=None,
+        description="Resolve data conflicts: ours keeps the target's side, theirs the "
+                    "source's. Constraint violations are never resolved.",
+    )
+    dry_run: bool = False
+    message: str | None = Field(default=None, max_length=10_000)
+
+
+class MergeOutcome(BaseModel):
+    """`graphlake.MergeResult.to_dict()`."""
+
+    outcome: Literal["already_up_to_date", "fast_forward", "merged", "conflict"]
+    source: str
+    target: str
+    commit: str | None
+    base: str | None
+    dry_run: bool
+    routes: dict[str, str]
+    conflicts: list[ConflictBody]
+    resolved: list[ConflictBody]
+    stats: dict[str, dict[str, Any]]
+    timings: dict[str, float]

@@ -1,0 +1,1 @@
+"""One router per resource: health, branches, tables (reads and SQL), writes, merge."""

@@ -1,0 +1,46 @@
+"""Diff and three-way merge between branches."""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from graphlake.server.auth import ReadScope, WriteScope
+from graphlake.server.convert import jsonable
+from graphlake.server.deps import State
+from graphlake.server.models import Diff, MergeConflictBody, MergeOutcome, MergeRequest
+from graphlake.server.routes.common import errors
+
+router = APIRouter(tags=["merge"])
+
+RefQuery = Annotated[str, Query(min_length=1, description="Branch name or commit id.")]
+
+
+@router.get("/diff", response_model=Diff, dependencies=[ReadScope],
+            responses=errors(400, 401, 403, 404, 422),
+            summary="Per table: what b inserted, updated and deleted since a")
+def diff(a: RefQuery, b: RefQuery, state: State) -> Diff:
+    tables = {name: d.to_dict() for name, d in state.graph.diff(a, b).items()}
+    return Diff.model_validate({"a": a, "b": b, "tables": tables})
+
+
+@router.post(
+    "/merge", response_model=MergeOutcome, dependencies=[WriteScope],
+    responses={
+        **errors(400, 401, 403, 404, 413, 422),
+        409: {"model": MergeConflictBody,
+              "description": "Merge conflicts (nothing published; `merge_conflicts` lists "
+                             "them), or the target moved concurrently"},
+    },
+    summary="Three-way merge of source into target, published as one commit",
+)
+def merge(body: MergeRequest, state: State) -> dict[str, Any]:
+    # Protected targets accept merges: a write token suffices (protection only refuses
+    # direct mutations and loads).
+    into = body.into or state.graph.info.default_branch
+    with nullcontext() if body.dry_run else state.locks.hold(into):
+        result = state.graph.merge(body.source, into, strategy=body.strategy,
+                                   dry_run=body.dry_run, message=body.message)
+    return jsonable(result.to_dict())

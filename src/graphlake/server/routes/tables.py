@@ -1,0 +1,64 @@
+"""Reads: rows of one table with cursor pagination, and read-only SQL."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from graphlake.read.snapshot import Snapshot
+from graphlake.read.sql import run_sql
+from graphlake.server.auth import ReadScope
+from graphlake.server.convert import columns_and_rows, table_rows
+from graphlake.server.deps import State
+from graphlake.server.models import Page, SqlRequest, SqlResult
+from graphlake.server.pages import read_page
+from graphlake.server.routes.common import READ_ERRORS, BranchPath, errors
+
+router = APIRouter(tags=["reads"])
+
+
+@router.get(
+    "/branches/{branch:path}/tables/{table}", response_model=Page, dependencies=[ReadScope],
+    responses=errors(*READ_ERRORS),
+    summary="Rows of a node or edge type, ordered by id, one page at a time",
+)
+def read_table(
+    branch: BranchPath,
+    table: str,
+    state: State,
+    where: Annotated[str | None, Query(description="Filter, e.g. `age > 30`.")] = None,
+    columns: Annotated[str | None, Query(description="Comma-separated columns, e.g. "
+                                         "`id,name`.")] = None,
+    limit: Annotated[int, Query(ge=1, description="Rows per page (capped at the server's "
+                                "limit).")] = 100,
+    cursor: Annotated[str | None, Query(description="`next_cursor` of the previous page; "
+                                        "later pages read the commit the first one did.")] = None,
+) -> Page:
+    # "a, b,,a" -> ["a", "b"]; nothing named means every column.
+    names = [c.strip() for c in (columns or "").split(",") if c.strip()]
+    wanted = list(dict.fromkeys(names)) or None
+    page = read_page(
+        state.graph, branch, table,
+        where=where if where and where.strip() else None,
+        columns=wanted,
+        limit=min(limit, state.config.limits.page_max_rows),
+        cursor=cursor or None,
+    )
+    return Page(table=table, commit=page.commit, rows=table_rows(page.rows),
+                next_cursor=page.next_cursor)
+
+
+@router.post(
+    "/branches/{branch:path}/sql", response_model=SqlResult, dependencies=[ReadScope],
+    responses=errors(*READ_ERRORS, 413),
+    summary="Read-only SQL (DuckDB) over the branch's head; tables are named after types",
+)
+def sql(branch: BranchPath, body: SqlRequest, state: State) -> SqlResult:
+    limits = state.config.limits
+    commit = state.graph.resolve(branch)
+    max_rows = min(body.max_rows or limits.sql_max_rows, limits.sql_max_rows)
+    result = run_sql(Snapshot(state.graph, commit), body.query,
+                     max_rows=max_rows, timeout_s=limits.sql_timeout_s)
+    columns, rows = columns_and_rows(result)
+    return SqlResult(commit=commit.id, columns=columns, rows=rows)

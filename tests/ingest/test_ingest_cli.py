@@ -1,0 +1,65 @@
+"""`graphlake ingest` and `graphlake merge-many`, run as real subprocesses.
+
+Exit codes (as `graphlake merge`): 0 done, 1 conflicts (printed), 2 any other error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import graphlake as gl
+from tests.cli.helpers import error, parsed, run_all, stdout
+from tests.ingest.helpers import SCHEMA, ingest_branches, keys, write_parquet_files
+
+
+def _shards(root: Path) -> gl.Graph:
+    """Branches a and b insert different Docs; c inserts a key b inserts too, with
+    another value (a conflict)."""
+    g = gl.Graph.init(root, SCHEMA)
+    for name, docs in (("a", ["a1", "a2"]), ("b", ["b1", "same"]), ("c", ["same"])):
+        g.create_branch(name)
+        with g.write(name) as w:
+            w.insert("Doc", [{"key": k, "n": 1 if name == "c" else 0} for k in docs])
+    return g
+
+
+def test_ingest_and_merge_many_commands(tmp_path: Path) -> None:
+    ingest_root, merge_root = tmp_path / "ingest", tmp_path / "merge"
+    g = gl.Graph.init(ingest_root, SCHEMA)
+    write_parquet_files(tmp_path / "in", [3_000, 2_000])
+    shards = _shards(merge_root)
+    ingested, missing, merged, conflict, overlap, unknown = run_all(
+        ("ingest", ingest_root, tmp_path / "in", "--table", "Doc", "--workers", "2",
+         "--run-id", "cli-run", "--commit-every", "1000", "--json"),
+        ("ingest", ingest_root, tmp_path / "nope.parquet", "--table", "Doc"),
+        ("merge-many", merge_root, "a", "b", "--into", "main", "--json"),
+        ("merge-many", merge_root, "b", "c", "--into", "a"),
+        ("merge-many", merge_root, "b", "c", "--into", "a", "--strict-disjoint"),
+        ("merge-many", merge_root, "a", "nope", "--into", "main"),
+    )
+    result = parsed(ingested)
+    assert (result["run_id"], result["rows"], result["rows_per_worker"]) == (
+        "cli-run", 5_000, [2_500, 2_500])
+    assert result["merges"]["all"]["stats"]["Doc"]["adopted_rows"] == 5_000
+    assert len(keys(g)) == 5_000 and ingest_branches(g) == []
+    assert "no such file" in error(missing, 2)
+
+    many = parsed(merged)
+    assert many["outcome"] == "merged" and many["source"] == "a,b"
+    assert len(shards.head().parents) == 3 and keys(shards) == ["a1", "a2", "b1", "same"]
+    assert "conflict" in error_tail(conflict, 1) and "same" in conflict.stdout
+    # merge_many refuses an overlap under strict_disjoint with a MergeError: exit 2
+    assert "strict_disjoint: sources overlap in Doc" in error(overlap, 2)
+    assert "nope" in error(unknown, 2)
+
+    (again,) = run_all(("ingest", ingest_root, tmp_path / "in", "--table", "Doc",
+                        "--run-id", "cli-run"))
+    assert "had finished already" in stdout(again)
+
+
+def error_tail(proc, code: int) -> str:
+    """Conflicts print a table on stdout, then one error line on stderr."""
+    assert proc.returncode == code, (proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    return lines[0]
