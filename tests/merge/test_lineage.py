@@ -52,7 +52,7 @@ def test_cost_follows_changed_rows_not_table_size(tmp_path) -> None:
         g = build(tmp_path, rows)
         one_row_changes(g)
         with probes.collect() as c:
-            result = g.merge("dev", into="main")
+            result = g.merge("dev", into="main", lineage="on")
         assert result.outcome == "merged"
         assert {s.discovery for s in result.stats.values() if s.route != "no_change"} == {
             "lineage"}
@@ -79,7 +79,7 @@ def test_chain_of_forks_uses_lineage(people: gl.Graph) -> None:
         w.insert("Person", [{"name": "C1"}])
     with g.write("main") as w:
         w.insert("Person", [{"name": "M1"}])
-    result = g.merge("c", into="main")
+    result = g.merge("c", into="main", lineage="on")
     assert result.stats["Person"].discovery == "lineage"
     assert result.stats["Knows"].route == "pointer_adoption"
     got = set(g.nodes("Person").column("id").to_pylist())

@@ -217,6 +217,21 @@ class History:
     def is_ancestor(self, a: str, b: str) -> bool:
         return is_ancestor(self.commits, a, b)
 
+    def ancestors_since(self, head: str, stop: set[str]) -> set[str]:
+        """Proper ancestors of `head` reached without walking past any commit in `stop`
+        (the stop commits themselves are included when reached). Cheap when `stop` holds
+        a merge base close to the head, as for short-lived branches."""
+        seen: set[str] = set()
+        todo = list(self.commits.get(head).parents)
+        while todo:
+            cid = todo.pop()
+            if cid in seen:
+                continue
+            seen.add(cid)
+            if cid not in stop:
+                todo.extend(self.commits.get(cid).parents)
+        return seen
+
     def merge_bases(self, a: str, b: str) -> list[str]:
         return merge_bases(self.commits, a, b)
 

@@ -106,8 +106,9 @@ def _classify_table(
         return TableOutcome(stats)
     t_type = graph.schema.table(name)
     with timer.phase("classify"):
+        overlap = _overlap(deltas, dt.keys)
         if inputs.strict_disjoint:
-            _refuse_overlap(name, deltas)
+            _refuse_overlap(name, _overlap(deltas) if overlap else overlap)
         if uncertain:
             # A virtual base that conflicted on these keys cannot arbitrate them: compare
             # the sides' rows for them whatever the deltas say.
@@ -121,7 +122,7 @@ def _classify_table(
             stats.route = R.POINTER_ADOPTION
             plan = _plan(t_type, [(k, d.base.get(k), d.side.get(k)) for k in sorted(d.keys)])
             return TableOutcome(stats, plan=plan, adopt=s_states[i])
-        if all(d.only_inserts for d in deltas.values()) and _disjoint(deltas, dt.keys):
+        if all(d.only_inserts for d in deltas.values()) and not overlap:
             return _insertion_replay(graph, t_type, b, s_states, deltas, stats)
         stats.route = R.THREE_WAY
         return _three_way(t_type, list(deltas.values()), dt, inputs.strategy, uncertain, stats)
@@ -131,19 +132,31 @@ def _insertion_replay(
     graph: Graph, t_type: NodeType | EdgeType, b: TableState, s_states: list[TableState],
     deltas: dict[int, TableDelta], stats: R.TableStats,
 ) -> TableOutcome:
+    """Append the sources' new rows: by reference where provable, else copied. Columnar
+    throughout, so an insert-only merge of millions of rows stays cheap."""
     stats.route = R.INSERTION_REPLAY
-    rows = [(k, None, d.side[k]) for d in deltas.values() for k in sorted(d.keys)]
-    outcome = TableOutcome(stats, plan=_plan(t_type, rows))
-    copied = []
+    schema = arrow_schema(t_type)
+    empty = schema.empty_table()
+    adoptions: list[Adoption] = []
+    copied: list[pa.Table] = []
+    every: list[pa.Table] = []
     for i, d in deltas.items():
+        rows = d.side_table(schema)
+        every.append(rows)
         adoption = plan_adoption(graph.tables, b, s_states[i])
         if adoption is not None and adoption.rows == len(d.keys):
-            outcome.adoptions.append(adoption)
+            adoptions.append(adoption)
         else:
-            copied += [(k, None, d.side[k]) for k in sorted(d.keys)]
-    outcome.copy_plan = _plan(t_type, copied)
+            copied.append(rows)
+
+    def plan(parts: list[pa.Table]) -> TablePlan:
+        inserted = pa.concat_tables(parts) if parts else empty
+        return TablePlan(t_type, schema, inserted=inserted, updated_old=empty,
+                         updated_new=empty, deleted_old=empty)
+
+    outcome = TableOutcome(stats, plan=plan(every), adoptions=adoptions, copy_plan=plan(copied))
     stats.effects = outcome.copy_plan.inserted.num_rows
-    stats.adopted_rows = sum(a.rows for a in outcome.adoptions)
+    stats.adopted_rows = sum(a.rows for a in adoptions)
     return outcome
 
 
@@ -161,23 +174,17 @@ def _stats(source_deltas: list[TableDelta], dt: TableDelta) -> R.TableStats:
     )
 
 
-def _disjoint(deltas: dict[int, TableDelta], touched: set[str]) -> bool:
+def _overlap(deltas: dict[int, TableDelta], touched: set[str] = frozenset()) -> set[str]:
+    """Keys changed by more than one source (or by a source and `touched`)."""
     seen = set(touched)
-    for d in deltas.values():
-        if d.keys & seen:
-            return False
-        seen |= d.keys
-    return True
-
-
-def _refuse_overlap(table: str, deltas: dict[int, TableDelta]) -> None:
-    owner: dict[str, int] = {}
     overlap: set[str] = set()
-    for i, d in deltas.items():
-        for k in d.keys:
-            if k in owner:
-                overlap.add(k)
-            owner.setdefault(k, i)
+    for d in deltas.values():
+        overlap |= d.keys & seen
+        seen |= d.keys
+    return overlap
+
+
+def _refuse_overlap(table: str, overlap: set[str]) -> None:
     if overlap:
         keys = ", ".join(repr(k) for k in sorted(overlap)[:5])
         raise MergeError(

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import duckdb
 import lance
+import pyarrow as pa
 
 from graphlake import probes
 from graphlake.catalog.commits import TableState
@@ -34,23 +35,51 @@ LINEAGE_MODES = ("on", "off", "verify")
 DEFAULT_MEMORY_BUDGET = 256 * 1024 * 1024
 
 
-@dataclass
 class TableDelta:
     """Changes of one side against the base: `base[k]` / `side[k]` are the row images
-    (absent when the key did not exist there) for every changed key `k`."""
+    (absent when the key did not exist there) for every changed key `k`.
 
-    keys: set[str] = field(default_factory=set)
-    base: dict[str, Row] = field(default_factory=dict)
-    side: dict[str, Row] = field(default_factory=dict)
-    path: str = "none"  # "same-state" | "lineage" | "walk" | "verified" (both, agreeing)
-    fallback: str | None = None  # why lineage was not used, when it was tried
-    candidates: int = 0
-    rows_scanned: int = 0  # rows the discovery itself read (deltas or walk)
+    When every change is an insert found by lineage, the side's rows stay an Arrow table
+    (`rows`) and the `side` dict is only built if something asks for it: an insert-only
+    merge of a million rows never turns them into Python objects.
+    """
+
+    def __init__(
+        self,
+        keys: set[str] | None = None,
+        base: dict[str, Row] | None = None,
+        side: dict[str, Row] | None = None,
+        *,
+        rows: pa.Table | None = None,
+        path: str = "none",
+    ) -> None:
+        self.keys: set[str] = set(keys or ())
+        self.base: dict[str, Row] = dict(base or {})
+        self._side = side
+        self.rows = rows  # the side's rows of all `keys`, when all are inserts
+        self.path = path  # "same-state" | "lineage" | "walk" | "verified" (both agreed)
+        self.fallback: str | None = None  # why lineage was not used, when it was tried
+        self.candidates = 0
+        self.rows_scanned = 0  # rows the discovery itself read (deltas or walk)
+
+    @property
+    def side(self) -> dict[str, Row]:
+        if self._side is None:
+            self._side = _by_id(self.rows) if self.rows is not None else {}
+        return self._side
+
+    def side_table(self, schema: pa.Schema) -> pa.Table:
+        """The side's rows of every changed key that exists there, as Arrow."""
+        if self.rows is not None:
+            return self.rows.cast(schema)
+        return pa.Table.from_pylist([self.side[k] for k in sorted(self.side)], schema=schema)
 
     def inserted(self) -> list[str]:
         return sorted(k for k in self.keys if k not in self.base)
 
     def deleted(self) -> list[str]:
+        if self.rows is not None:
+            return []
         return sorted(k for k in self.keys if k not in self.side)
 
     def updated(self) -> list[str]:
@@ -58,7 +87,7 @@ class TableDelta:
 
     @property
     def only_inserts(self) -> bool:
-        return all(k not in self.base for k in self.keys)
+        return self.rows is not None or all(k not in self.base for k in self.keys)
 
     def __bool__(self) -> bool:
         return bool(self.keys)
@@ -99,7 +128,10 @@ def discover(
         except lin.LineageUnavailable as exc:
             fallback = exc.reason.value
         else:
-            lineage_delta = rows_for(tables.open(base), tables.open(side), found.keys)
+            if found.inserted is not None:  # only new rows: the deltas already hold them
+                lineage_delta = TableDelta(found.keys, rows=found.inserted)
+            else:
+                lineage_delta = rows_for(tables.open(base), tables.open(side), found.keys)
             lineage_delta.path = "lineage"
             lineage_delta.candidates = len(found.keys)
             lineage_delta.rows_scanned = found.rows_read

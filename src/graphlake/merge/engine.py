@@ -117,7 +117,7 @@ def _merge_once(
         # Sources the target already contains add nothing.
         pending = [(n, h) for n, h in zip(sources, heads, strict=True)
                    if not graph.history.is_ancestor(h.id, target.id)]
-        pending = _drop_contained(graph, pending)
+        pending = _drop_contained(graph, target, pending)
         fast_forward = len(pending) == 1 and graph.history.is_ancestor(
             target.id, pending[0][1].id
         )
@@ -159,17 +159,27 @@ def _merge_once(
     return _finish(result, timer)
 
 
-def _drop_contained(graph: Graph, pending: list[tuple[str, Commit]]) -> list[tuple[str, Commit]]:
-    """Drop sources that another pending source already contains (same or ancestor)."""
+def _drop_contained(
+    graph: Graph, target: Commit, pending: list[tuple[str, Commit]]
+) -> list[tuple[str, Commit]]:
+    """Drop sources that another pending source already contains (same or ancestor).
+
+    One walk per source, from its head down to the common base, instead of an ancestry
+    query per pair: shards of one ingest are short branches off one base.
+    """
+    if len(pending) <= 1:
+        return pending
+    heads = [h.id for _, h in pending]
+    stop = set(graph.history.merge_bases_many([target.id, *heads]))
+    reached: set[str] = set()
+    for head in dict.fromkeys(heads):
+        reached |= graph.history.ancestors_since(head, stop)
     kept: list[tuple[str, Commit]] = []
-    for i, (name, head) in enumerate(pending):
-        others = [h for j, (_, h) in enumerate(pending) if j != i]
-        contained = any(
-            graph.history.is_ancestor(head.id, o.id) and (head.id != o.id or j < i)
-            for j, o in enumerate(others)
-        )
-        if not contained:
+    seen: set[str] = set()
+    for name, head in pending:
+        if head.id not in reached and head.id not in seen:
             kept.append((name, head))
+            seen.add(head.id)
     return kept
 
 

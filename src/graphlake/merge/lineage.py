@@ -54,10 +54,24 @@ class LineageCandidates:
     keys: set[str]
     segments: list[Segment]
     rows_read: int  # rows the deltas returned (inserted + updated + deleted ids)
+    # When the path from x to y only appended new rows (x is y's Lance ancestor and no
+    # segment deleted or updated anything), these are exactly y's rows of `keys`.
+    inserted: pa.Table | None = None
+
+
+@dataclass
+class _SegmentChanges:
+    keys: set[str]
+    rows_read: int
+    pure_insert: bool  # nothing deleted or updated in this segment
+    inserted: list[pa.RecordBatch]
 
 
 # Candidates above this count make the walk the cheaper (and bounded) choice.
 DEFAULT_CANDIDATE_BUDGET = 2_000_000
+# Inserted rows kept from the deltas themselves (so insert-only merges need no second
+# read), up to this many bytes; beyond it they are read again by key instead.
+INSERTED_ROWS_BYTES = 256 * 1024 * 1024
 
 
 def candidates(
@@ -67,22 +81,36 @@ def candidates(
     budget: int = DEFAULT_CANDIDATE_BUDGET,
 ) -> LineageCandidates:
     """Keys that may differ between states `x` and `y` of one table."""
-    root = lance.dataset(tables.uri(x.table_id), storage_options=tables.storage_options)
+    root = tables.open(x)
     if not _has_stable_row_ids(root):
         raise LineageUnavailable(FallbackReason.STABLE_ROW_IDS_MISSING, x.table_id)
-    parents = _branch_parents(root)
-    segments = path_segments(parents, (x.lance_branch, x.version), (y.lance_branch, y.version))
+    parents = branch_parents(tables, x.table_id, {x.lance_branch, y.lance_branch})
+    x_segs, y_segs = _paths(parents, (x.lance_branch, x.version), (y.lance_branch, y.version))
     keys: set[str] = set()
     rows_read = 0
-    for seg in segments:
-        found, n = _segment_keys(tables, x.table_id, seg)
-        keys |= found
-        rows_read += n
+    pure = not x_segs
+    kept: list[pa.RecordBatch] = []
+    kept_bytes = 0
+    for seg in (*x_segs, *y_segs):
+        found = _segment_changes(tables, x.table_id, seg, keep_inserted=pure)
+        keys |= found.keys
+        rows_read += found.rows_read
+        kept += found.inserted
+        kept_bytes += sum(b.nbytes for b in found.inserted)
+        pure = pure and found.pure_insert and kept_bytes <= INSERTED_ROWS_BYTES
+        if not pure:
+            kept = []
         if len(keys) > budget:
             raise LineageUnavailable(
                 FallbackReason.CANDIDATE_BUDGET, f"more than {budget} candidate keys"
             )
-    return LineageCandidates(keys, segments, rows_read)
+    inserted = None
+    if pure:
+        schema = tables.open(y).schema
+        inserted = pa.Table.from_batches(
+            [b.select(schema.names) for b in kept], schema=schema
+        )
+    return LineageCandidates(keys, [*x_segs, *y_segs], rows_read, inserted)
 
 
 def _has_stable_row_ids(ds: lance.LanceDataset) -> bool:
@@ -90,6 +118,24 @@ def _has_stable_row_ids(ds: lance.LanceDataset) -> bool:
         return bool(ds.has_stable_row_ids)
     except AttributeError:  # older surface: trust the schema we created tables with
         return True
+
+
+# table uri -> {Lance branch: (parent, fork version)}. A Lance branch's parent never
+# changes and graphlake never reuses a branch name, so entries stay true; the map is
+# reloaded when a branch it lacks is asked for.
+_PARENTS: dict[str, dict[str, tuple[str, int]]] = {}
+
+
+def branch_parents(
+    tables: TableStore, table_id: str, need: set[str]
+) -> dict[str, tuple[str, int]]:
+    """Lance branch -> (parent branch, fork version) for one table, covering `need`."""
+    uri = tables.uri(table_id)
+    known = _PARENTS.get(uri)
+    if known is None or any(b != MAIN and b not in known for b in need):
+        root = lance.dataset(uri, storage_options=tables.storage_options)
+        known = _PARENTS[uri] = _branch_parents(root)
+    return known
 
 
 def _branch_parents(ds: lance.LanceDataset) -> dict[str, tuple[str, int]]:
@@ -127,6 +173,14 @@ def path_segments(
     parents: dict[str, tuple[str, int]], x: tuple[str, int], y: tuple[str, int]
 ) -> list[Segment]:
     """The delta segments between two points of the Lance branch tree."""
+    x_segs, y_segs = _paths(parents, x, y)
+    return x_segs + y_segs
+
+
+def _paths(
+    parents: dict[str, tuple[str, int]], x: tuple[str, int], y: tuple[str, int]
+) -> tuple[list[Segment], list[Segment]]:
+    """Segments from the lowest common point down to x, and down to y."""
     cx, cy = _chain(parents, x), _chain(parents, y)
     on_x = {b: v for b, v in cx}
     common = next(((b, v) for b, v in cy if b in on_x), None)
@@ -134,7 +188,7 @@ def path_segments(
         raise LineageUnavailable(FallbackReason.CROSS_LINEAGE, f"{x} and {y}")
     branch = common[0]
     low = min(on_x[branch], common[1])
-    return _down(cx, branch, low) + _down(cy, branch, low)
+    return _down(cx, branch, low), _down(cy, branch, low)
 
 
 def _down(chain: list[tuple[str, int]], common: str, low: int) -> list[Segment]:
@@ -163,16 +217,24 @@ def _fork_version_of_child(chain: list[tuple[str, int]], child_idx: int) -> int:
     return chain[child_idx + 1][1]
 
 
-def _segment_keys(tables: TableStore, table_id: str, seg: Segment) -> tuple[set[str], int]:
+def _segment_changes(
+    tables: TableStore, table_id: str, seg: Segment, keep_inserted: bool
+) -> _SegmentChanges:
+    inserted: list[pa.RecordBatch] = []
     try:
         ds = _open_at(tables, table_id, seg.branch, seg.end)
         delta = ds.delta(begin_version=seg.begin, end_version=seg.end)
         keys: set[str] = set()
-        n = 0
-        for reader in (delta.get_inserted_rows(), delta.get_updated_rows()):
-            for batch in reader:
-                keys.update(batch.column("id").to_pylist())
-                n += batch.num_rows
+        n = updated = 0
+        for batch in delta.get_inserted_rows():
+            keys.update(batch.column("id").to_pylist())
+            n += batch.num_rows
+            if keep_inserted:
+                inserted.append(batch)
+        for batch in delta.get_updated_rows():
+            keys.update(batch.column("id").to_pylist())
+            n += batch.num_rows
+            updated += batch.num_rows
         deleted = delta.get_deleted_row_ids().read_all()
     except (OSError, ValueError, TypeError, RuntimeError) as exc:
         reason = (
@@ -183,7 +245,8 @@ def _segment_keys(tables: TableStore, table_id: str, seg: Segment) -> tuple[set[
     if deleted.num_rows:
         keys |= _deleted_keys(tables, table_id, seg, deleted.column(0))
         n += deleted.num_rows
-    return keys, n
+    pure = not updated and not deleted.num_rows
+    return _SegmentChanges(keys, n, pure, inserted if pure else [])
 
 
 def _deleted_keys(

@@ -41,14 +41,15 @@ class Adoption:
 
 def plan_adoption(tables: TableStore, base: TableState, source: TableState) -> Adoption | None:
     """The source's new fragments if adopting them is provably an append, else None."""
+    from graphlake.merge.lineage import LineageUnavailable, branch_parents
+
     if source.lance_branch in (MAIN, base.lance_branch):
         return None
-    root = lance.dataset(tables.uri(source.table_id), storage_options=tables.storage_options)
-    info = root.branches.list().get(source.lance_branch)
-    if info is None:
+    try:
+        parents = branch_parents(tables, source.table_id, {source.lance_branch})
+    except LineageUnavailable:
         return None
-    parent = info.get("parent_branch") or MAIN
-    if (parent, int(info["parent_version"])) != (base.lance_branch, base.version):
+    if parents.get(source.lance_branch) != (base.lance_branch, base.version):
         return None
     base_frags = {
         f.fragment_id: _located(f.metadata.to_json()) for f in tables.open(base).get_fragments()
