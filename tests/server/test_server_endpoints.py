@@ -22,6 +22,7 @@ def test_openapi_documents_every_endpoint(anon: httpx.Client) -> None:
         "/health", "/branches", "/branches/{name}", "/branches/{branch}/log",
         "/branches/{branch}/tables/{table}", "/branches/{branch}/sql",
         "/branches/{branch}/mutations", "/branches/{branch}/load", "/diff", "/merge",
+        "/merge_many",
     }
     assert "HTTPBearer" in spec["components"]["securitySchemes"]
     merge_409 = spec["paths"]["/merge"]["post"]["responses"]["409"]
@@ -196,3 +197,27 @@ def test_merge_fast_forward_merged_and_dry_run(writer: httpx.Client,
 
     again = writer.post("/merge", json={"source": source, "into": target})
     assert again.json()["outcome"] == "already_up_to_date"
+
+
+def test_merge_many_lands_as_one_commit(writer: httpx.Client, reader: httpx.Client) -> None:
+    target = unique("mm/target")
+    assert writer.post("/branches", json={"name": target}).status_code == 201
+    shards = [unique(f"mm/w{i}") for i in range(3)]
+    for name in shards:
+        assert writer.post("/branches", json={"name": name, "from": target}).status_code == 201
+        mutate(writer, name, {"op": "insert", "table": "Person",
+                              "rows": [{"name": f"{name}-p"}]})
+    before = head(reader, target)
+    dry = writer.post("/merge_many", json={"sources": shards, "into": target,
+                                           "dry_run": True})
+    assert dry.status_code == 200 and head(reader, target) == before
+    r = writer.post("/merge_many", json={"sources": shards, "into": target,
+                                         "strict_disjoint": True})
+    assert r.status_code == 200, r.text
+    assert r.json()["outcome"] == "merged"
+    log = reader.get(f"/branches/{target}/log", params={"limit": 1}).json()["commits"][0]
+    assert len(log["parents"]) == 4
+    names = {row["id"] for row in rows(reader, target, "Person")}
+    assert {f"{name}-p" for name in shards} <= names
+    bad = writer.post("/merge_many", json={"sources": [], "into": target})
+    assert bad.status_code in (400, 422)

@@ -181,6 +181,17 @@ class MergeRequest(BaseModel):
     message: str | None = Field(default=None, max_length=10_000)
 
 
+class MergeManyRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    sources: list[str] = Field(min_length=1, max_length=1024)
+    into: str | None = Field(default=None, description="Target branch (default: main).")
+    strict_disjoint: bool = Field(
+        default=False, description="Refuse any key that two sources both changed.")
+    dry_run: bool = False
+    message: str | None = Field(default=None, max_length=10_000)
+
+
 class MergeOutcome(BaseModel):
     """`graphlake.MergeResult.to_dict()`."""
 

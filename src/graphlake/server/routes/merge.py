@@ -1,4 +1,4 @@
-"""Diff and three-way merge between branches."""
+"""Diff, three-way merge and N-way merge between branches."""
 
 from __future__ import annotations
 
@@ -10,7 +10,13 @@ from fastapi import APIRouter, Query
 from graphlake.server.auth import ReadScope, WriteScope
 from graphlake.server.convert import jsonable
 from graphlake.server.deps import State
-from graphlake.server.models import Diff, MergeConflictBody, MergeOutcome, MergeRequest
+from graphlake.server.models import (
+    Diff,
+    MergeConflictBody,
+    MergeManyRequest,
+    MergeOutcome,
+    MergeRequest,
+)
 from graphlake.server.routes.common import errors
 
 router = APIRouter(tags=["merge"])
@@ -43,4 +49,23 @@ def merge(body: MergeRequest, state: State) -> dict[str, Any]:
     with nullcontext() if body.dry_run else state.locks.hold(into):
         result = state.graph.merge(body.source, into, strategy=body.strategy,
                                    dry_run=body.dry_run, message=body.message)
+    return jsonable(result.to_dict())
+
+
+@router.post(
+    "/merge_many", response_model=MergeOutcome, dependencies=[WriteScope],
+    responses={
+        **errors(400, 401, 403, 404, 413, 422),
+        409: {"model": MergeConflictBody,
+              "description": "Merge conflicts (nothing published; `merge_conflicts` lists "
+                             "them), or the target moved concurrently"},
+    },
+    summary="Merge N branches into the target as one commit with N+1 parents",
+)
+def merge_many(body: MergeManyRequest, state: State) -> dict[str, Any]:
+    into = body.into or state.graph.info.default_branch
+    with nullcontext() if body.dry_run else state.locks.hold(into):
+        result = state.graph.merge_many(body.sources, into,
+                                        strict_disjoint=body.strict_disjoint,
+                                        dry_run=body.dry_run, message=body.message)
     return jsonable(result.to_dict())
