@@ -246,6 +246,12 @@ def _segment_changes(
         keys |= _deleted_keys(tables, table_id, seg, deleted.column(0))
         n += deleted.num_rows
     pure = not updated and not deleted.num_rows
+    if pure and keep_inserted:
+        # Guard the "only appended new rows" reading with an invariant that costs two
+        # metadata reads: rows(end) = rows(begin) + inserted. A rewrite reported as
+        # inserts (e.g. some maintenance operation) breaks it and takes the keyed path.
+        before = _open_at(tables, table_id, seg.branch, seg.begin).count_rows()
+        pure = ds.count_rows() == before + sum(b.num_rows for b in inserted)
     return _SegmentChanges(keys, n, pure, inserted if pure else [])
 
 
