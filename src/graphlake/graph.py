@@ -185,6 +185,13 @@ class Graph:
         return load(self, source, branch=branch, mode=mode, table=table, message=message,
                     progress=progress)
 
+    def optimize(self, branch: str = DEFAULT_BRANCH) -> Commit:
+        """Compact fragments and refresh indexes of every table on `branch`, as one
+        commit that changes no content (or none, if there is nothing to do)."""
+        from graphlake.write.optimize import optimize
+
+        return optimize(self, branch)
+
     def index_columns(self, t: NodeType | EdgeType) -> list[str]:
         return _index_columns(t)
 

@@ -225,3 +225,13 @@ def test_examples_are_generated_from_the_demo_data() -> None:
         assert (EXAMPLES / name).read_text(encoding="utf-8") == text, (
             f"examples/{name} is stale: run `python -m graphlake.cli.demo_data examples`"
         )
+
+
+def test_optimize_keeps_content(graph: Path) -> None:
+    before = as_json("show", graph, "Person", "--limit", "0", "--json")
+    first = as_json("optimize", graph, "--json")
+    again = as_json("optimize", graph, "--json")
+    after = as_json("show", graph, "Person", "--limit", "0", "--json")
+    assert sorted(before, key=lambda r: r["name"]) == sorted(after, key=lambda r: r["name"])
+    assert again["changed"] is False and again["commit"] == first["commit"]
+    assert "nothing to optimize" in ok("optimize", graph)

@@ -21,6 +21,7 @@ from graphlake.cli import branch, demo, read, write
 from graphlake.cli.diff import diff
 from graphlake.cli.ingest import ingest, merge_many
 from graphlake.cli.merge import merge
+from graphlake.cli.optimize import optimize
 from graphlake.cli.output import console, reported_errors
 from graphlake.cli.serve import serve
 
@@ -69,6 +70,7 @@ app.command("diff")(diff)
 app.command("merge")(merge)
 app.command("merge-many")(merge_many)
 app.command("ingest")(ingest)
+app.command("optimize")(optimize)
 app.command("demo")(demo.demo)
 app.command("serve")(serve)
 

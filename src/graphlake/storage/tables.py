@@ -77,6 +77,10 @@ class _CasLock:
         if not self._claim(version):
             self.refused = True
             raise RuntimeError(f"graphlake CAS: version {version} was claimed by another writer")
+        # Operations that commit several versions in a row (compaction reserves fragment
+        # ids, then rewrites) may go on with the next one, and only the next one.
+        if self.expected is not None:
+            self.expected = version + 1
         yield
 
 
@@ -172,6 +176,33 @@ class TableStore:
     def branch_head_version(self, state: TableState) -> int:
         ds = self._open_latest(state.table_id).checkout_version((state.lance_branch, None))
         return ds.version
+
+    # --- maintenance ------------------------------------------------------------------
+
+    def optimize(self, state: TableState) -> TableState:
+        """Compact small fragments and fold index deltas on the owned Lance branch at
+        `state`, without changing content. CAS-checked like every write; raises
+        `LanceCasError` if the branch moved. Returns `state` when there is nothing to do.
+        """
+        lock = self.cas_lock(state.table_id, state.lance_branch)
+        ds = self._checkout(self._open_latest(state.table_id, commit_lock=lock), state)
+        start = ds.version
+        try:
+            if len(ds.get_fragments()) > 1:
+                lock.expected = ds.version + 1
+                ds.optimize.compact_files(target_rows_per_fragment=MAX_ROWS_PER_FILE)
+            if ds.describe_indices() and (ds.version != start or _unindexed_fragments(ds)):
+                lock.expected = ds.version + 1
+                ds.optimize.optimize_indices()
+        except OSError as exc:
+            if lock.refused:
+                raise LanceCasError(
+                    f"table {state.table_id}: Lance branch {state.lance_branch} moved"
+                ) from exc
+            raise
+        if ds.version == start:
+            return state
+        return TableState(state.table_id, state.lance_branch, ds.version, state.owner)
 
     # --- writing ----------------------------------------------------------------------
 
