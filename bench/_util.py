@@ -46,6 +46,19 @@ def current_rss_mib() -> float:
         return peak_rss_mib()
 
 
+def cpu_seconds() -> float:
+    """User + system CPU time of this process so far, all threads."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def load_average() -> str:
+    try:
+        return f"{os.getloadavg()[0]:.2f}"
+    except OSError:
+        return "n/a"
+
+
 def percentile(values: Sequence[float], p: float) -> float:
     """The p-th percentile (0..100), linearly interpolated between closest ranks."""
     if not values:

@@ -112,8 +112,8 @@ def test_version_cleanup_keeps_lineage_usable(people: gl.Graph) -> None:
         with g.write("main") as w:
             w.insert("Person", [{"name": f"m{i}"}])
     uri = g.tables.uri(g.head().tables["Person"].table_id)
-    stats = lance.dataset(uri).cleanup_old_versions(older_than=dt.timedelta(0),
-                                                    error_if_tagged_old_versions=False)
+    stats = lance.dataset(uri, storage_options=g.storage_options).cleanup_old_versions(
+        older_than=dt.timedelta(0), error_if_tagged_old_versions=False)
     assert stats.old_versions > 0
     g.tables._cache.clear()
     result = g.merge("dev", into="main", lineage="verify")

@@ -28,6 +28,8 @@ def rows_where_in(
 ) -> pa.Table:
     """Rows of `ds` whose `column` is one of `values`, projected to `columns` (None: all)."""
     field = ds.schema.field(column)
+    if isinstance(values, pa.ChunkedArray) and values.type == field.type:
+        values = values.combine_chunks()  # the same values, without a Python list
     arr = values if isinstance(values, pa.Array) else pa.array(list(values), type=field.type)
     if arr.type != field.type:
         arr = arr.cast(field.type)
