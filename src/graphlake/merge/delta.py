@@ -197,32 +197,192 @@ def walk_candidates(
 ) -> tuple[set[str], int]:
     """Keys whose rows differ, from a full outer join of narrow (id, row hash) pairs.
 
-    Two 64-bit hashes over the columns in opposite orders stand in for the row; only
-    these narrow pairs are joined (and spilled when over budget).
+    Each state streams into DuckDB as pages of rows sized to the budget (`_Pages`);
+    DuckDB hashes every page down to (id, h1, h2) as it arrives and only those narrow
+    rows reach the join, which runs under `memory_limit` and spills to disk. DuckDB does
+    not scan the datasets itself: that scan's read buffers and payload columns sit
+    outside `memory_limit` (a 1M-row Vector(128) table peaked at ~1 GB whatever the
+    budget).
     """
     columns = [n for n in side_ds.schema.names if n != "id"]
-    fwd = ", ".join(f'"{c}"' for c in columns) or "id"
-    rev = ", ".join(f'"{c}"' for c in reversed(columns)) or "id"
+    terms = [t for c in columns for t in _hash_terms(f'"{c}"', side_ds.schema.field(c).type)]
+    # Every term is hashed once, then the term hashes are combined in two opposite
+    # orders: DuckDB's combine is order-dependent, so two rows colliding on both is far
+    # less likely than on one (and the payload, a vector say, is hashed only once).
+    inner = ", ".join(f"hash({t}) AS t{i}" for i, t in enumerate(terms)) or "hash(id) AS t0"
+    names = [f"t{i}" for i in range(max(1, len(terms)))]
+    fwd, rev = ", ".join(names), ", ".join(reversed(names))
+    narrow = f"SELECT id, hash({fwd}) AS h1, hash({rev}) AS h2 FROM (SELECT id, {inner} FROM {{}})"
+    scan_bytes = budget // _WALK_SCAN_SHARE
+    duck_bytes = budget - scan_bytes
+    threads = max(1, min(os.cpu_count() or 1, _WALK_MAX_THREADS, duck_bytes // _WALK_THREAD_BYTES))
+    in_flight = (threads + 1) * _WALK_PAGE_COPIES  # a page per DuckDB thread, one being read
+    room = max(1, scan_bytes // in_flight)  # what one page may take at most
+    page_bytes = min(_WALK_MAX_PAGE_BYTES, room)
+    sources = {
+        "b_src": _Pages(base_ds, ["id", *columns], page_bytes, room, what),
+        "s_src": _Pages(side_ds, ["id", *columns], page_bytes, room, what),
+    }
     with tempfile.TemporaryDirectory(prefix="graphlake-walk-") as spill:
         con = duckdb.connect(":memory:")
         try:
-            con.execute(f"SET memory_limit = '{budget // (1024 * 1024)}MB'")
+            con.execute(f"SET memory_limit = '{max(1, _mib(duck_bytes))}MB'")
             con.execute(f"SET temp_directory = '{spill}'")
+            con.execute(f"SET threads = {threads}")  # each scanning thread holds a page
             con.execute("SET preserve_insertion_order = false")
             con.execute("SET enable_progress_bar = false")
-            con.register("b_src", base_ds)
-            con.register("s_src", side_ds)
+            for name, source in sources.items():
+                con.register(name, source.reader())
             rows = con.execute(
-                f"WITH b AS (SELECT id, hash({fwd}) AS h1, hash({rev}) AS h2 FROM b_src), "
-                f"     s AS (SELECT id, hash({fwd}) AS h1, hash({rev}) AS h2 FROM s_src) "
+                f"WITH b AS ({narrow.format('b_src')}), s AS ({narrow.format('s_src')}) "
                 "SELECT coalesce(b.id, s.id) FROM b FULL OUTER JOIN s ON b.id = s.id "
                 "WHERE b.id IS NULL OR s.id IS NULL OR b.h1 <> s.h1 OR b.h2 <> s.h2"
             ).fetchall()
         except duckdb.OutOfMemoryException as exc:
             raise MergeMemoryError(
                 f"{what}: the ordered walk needs more than its memory budget of "
-                f"{budget // (1024 * 1024)} MiB ({exc}); raise memory_budget"
+                f"{_mib(budget)} MiB ({exc}); raise memory_budget"
             ) from None
+        except duckdb.Error:
+            # A page that failed (too large, or a read error) reaches DuckDB as an opaque
+            # stream error: raise what the page raised.
+            for source in sources.values():
+                if source.error is not None:
+                    raise source.error from None
+            raise
         finally:
             con.close()
-    return {r[0] for r in rows}, base_ds.count_rows() + side_ds.count_rows()
+    for source in sources.values():
+        if not source.finished:  # never a result from part of a state
+            raise MergeError(f"{what}: the walk read {source.rows} of {source.total} rows")
+    return {r[0] for r in rows}, sum(s.rows for s in sources.values())
+
+
+# How the walk shares its budget. The pages in flight (one per DuckDB thread plus the
+# one being read) get 1/_WALK_SCAN_SHARE, a page counted _WALK_PAGE_COPIES times over
+# (Lance's read buffer and decoded page, DuckDB's vectors); DuckDB, which holds only the
+# narrow (id, h1, h2) rows and their join, gets the rest and spills beyond it. Each
+# DuckDB thread needs _WALK_THREAD_BYTES for a spilling join to go through (below that
+# the join fails rather than spill), and more than a few threads gain nothing: the one
+# page reader, not the hashing, bounds the speed. Pages stop at _WALK_MAX_PAGE_BYTES:
+# larger ones are barely faster, and the process's peak grows faster than their size
+# (a 16 MiB page of Vector(128) rows cost >200 MB of RSS, a 2 MiB one ~20 MB).
+_WALK_SCAN_SHARE = 8
+_WALK_PAGE_COPIES = 2
+_WALK_THREAD_BYTES = 24 * 1024 * 1024
+_WALK_MAX_THREADS = 4
+_WALK_MAX_PAGE_BYTES = 4 * 1024 * 1024
+# Pages grow by this factor from a single row while the row width is being learnt (a
+# first page of thousands of rows could be huge when a column holds blobs or long
+# strings), and stop at _WALK_MAX_PAGE_ROWS: bigger pages of narrow rows are no faster.
+_WALK_PAGE_GROWTH = 16
+_WALK_MAX_PAGE_ROWS = 65_536
+
+
+def _hash_terms(expr: str, type_: pa.DataType) -> list[str]:
+    """SQL terms to hash for a value of `type_`, so that different values (NULL among
+    them) hash differently but by chance.
+
+    DuckDB's hash of the value alone is not enough for lists: NULL, [] and [NULL] hash
+    alike, and so do [0, x] and [x] (hash(0) is 0, which its fold absorbs). The list's
+    length (NULL for a NULL list) separates these; nested lists add their elements'.
+    """
+    return [expr, *_shape_terms(expr, type_, 0)]
+
+
+def _shape_terms(expr: str, type_: pa.DataType, depth: int) -> list[str]:
+    if pa.types.is_fixed_size_list(type_):
+        own = f"({expr} IS NULL)"  # the length is fixed: only NULL or not can differ
+    elif pa.types.is_list(type_) or pa.types.is_large_list(type_):
+        own = f"len({expr})"
+    else:
+        return []
+    var = f"x{depth}"  # a lambda parameter per nesting level, so inner ones do not shadow
+    inner = [
+        f"list_transform({expr}, lambda {var}: {term})"
+        for term in _shape_terms(var, type_.value_type, depth + 1)
+    ]
+    return [own, *inner]
+
+
+class _Pages:
+    """One state's rows as a stream of pages of about `page_bytes` each (when rows are
+    wider than that, one row; when one row is wider than `room`, `MergeMemoryError`).
+
+    Pages are read by offset and limit rather than by one streaming scan, however small
+    its batches: a scan reads each column page of a data file whole (64 MiB per 128k-row
+    file of Vector(128), more with readahead), a limited read only the rows it returns.
+    The first page is one row and pages grow from there, sized by the widest rows seen.
+    """
+
+    def __init__(
+        self, ds: lance.LanceDataset, columns: list[str], page_bytes: int, room: int, what: str
+    ) -> None:
+        self.ds = ds
+        self.columns = columns
+        self.page_bytes = page_bytes
+        self.room = room
+        self.what = what
+        self.total = ds.count_rows()
+        self.rows = 0
+        self.error: Exception | None = None
+        self._pending: list[pa.RecordBatch] = []
+        self._limit = 1  # rows of the next page
+        self._width = 0.0  # bytes per row, the most seen on any page
+
+    @property
+    def finished(self) -> bool:
+        return self.rows == self.total
+
+    def reader(self) -> pa.RecordBatchReader:
+        schema = pa.schema([self.ds.schema.field(c) for c in self.columns])
+        return pa.RecordBatchReader.from_batches(schema, self)
+
+    def __iter__(self) -> _Pages:
+        return self
+
+    def __next__(self) -> pa.RecordBatch:
+        try:
+            while not self._pending:
+                if self.rows >= self.total:
+                    raise StopIteration
+                self._pending = self._next_page()
+        except StopIteration:
+            raise
+        except Exception as exc:
+            self.error = exc  # DuckDB only passes on its text
+            raise
+        return self._pending.pop(0)
+
+    def _next_page(self) -> list[pa.RecordBatch]:
+        batches = list(
+            self.ds.to_batches(
+                columns=self.columns,
+                offset=self.rows,
+                limit=self._limit,
+                batch_size=self._limit,
+                batch_readahead=1,
+                fragment_readahead=1,
+                io_buffer_size=max(self.page_bytes, 1024 * 1024),
+                scan_in_order=True,
+            )
+        )
+        got = sum(b.num_rows for b in batches)
+        if got == 0:  # the state is pinned: running short is a bug, not a race
+            raise MergeError(f"{self.what}: the walk found {self.rows} of {self.total} rows")
+        size = sum(b.get_total_buffer_size() for b in batches)
+        if got == 1 and size > self.room:
+            raise MergeMemoryError(
+                f"{self.what}: one row takes {size:,} bytes, more than the walk can hold "
+                f"at once ({self.room:,} bytes of its memory budget); raise memory_budget"
+            )
+        self.rows += got
+        # The widest page so far sizes the next one: the width estimate only ever grows.
+        self._width = max(self._width, size / got)
+        fit = int(self.page_bytes / self._width)
+        self._limit = max(1, min(self._limit * _WALK_PAGE_GROWTH, fit, _WALK_MAX_PAGE_ROWS))
+        return batches
+
+
+def _mib(n: int) -> int:
+    return n // (1024 * 1024)
