@@ -6,7 +6,7 @@ import datetime as dt
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 from ulid import ULID
@@ -29,6 +29,11 @@ from graphlake.schema.parser import load_schema, parse_schema
 from graphlake.storage import layout
 from graphlake.storage.tables import TableStore
 from graphlake.write.transaction import Transaction
+
+if TYPE_CHECKING:
+    from graphlake.maintenance.gc import GcReport
+    from graphlake.recovery.fsck import FsckReport
+    from graphlake.recovery.recover import RecoveryReport
 
 DEFAULT_BRANCH = "main"
 
@@ -194,6 +199,35 @@ class Graph:
 
     def index_columns(self, t: NodeType | EdgeType) -> list[str]:
         return _index_columns(t)
+
+    # --- maintenance ------------------------------------------------------------------
+
+    def recover(self, *, force: bool = False) -> RecoveryReport:
+        """Finish or roll back publications a crashed process left unfinished.
+
+        Runs on every `open`; this runs it on demand. `force=True` also takes over
+        records whose owner might still be running (only when you know none is).
+        """
+        from graphlake.recovery.recover import recover
+
+        return recover(self, force=force)
+
+    def fsck(self) -> FsckReport:
+        """Check the graph's invariants; reports problems, changes nothing."""
+        from graphlake.recovery.fsck import fsck
+
+        return fsck(self)
+
+    def gc(
+        self, *, grace: dt.timedelta = dt.timedelta(hours=1), dry_run: bool = False,
+        progress: Any = None,
+    ) -> GcReport:
+        """Remove table versions, files and commit objects that no live branch, no
+        commit reachable from one and no publication in flight needs. Only what is
+        older than `grace` is removed (a concurrent writer's fresh work is safe)."""
+        from graphlake.maintenance.gc import gc
+
+        return gc(self, grace=grace, dry_run=dry_run, progress=progress)
 
     # --- merging ----------------------------------------------------------------------
 

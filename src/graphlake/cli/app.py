@@ -17,8 +17,9 @@ import typer
 from typer.core import TyperGroup
 
 from graphlake import __version__
-from graphlake.cli import branch, demo, read, write
+from graphlake.cli import branch, demo, read, recovery, write
 from graphlake.cli.diff import diff
+from graphlake.cli.gc import gc
 from graphlake.cli.ingest import ingest, merge_many
 from graphlake.cli.merge import merge
 from graphlake.cli.optimize import optimize
@@ -71,6 +72,9 @@ app.command("merge")(merge)
 app.command("merge-many")(merge_many)
 app.command("ingest")(ingest)
 app.command("optimize")(optimize)
+app.command("gc")(gc)
+app.command("recover")(recovery.recover)
+app.command("fsck")(recovery.fsck)
 app.command("demo")(demo.demo)
 app.command("serve")(serve)
 

@@ -1,0 +1,1 @@
+"""Maintenance of a graph's storage: garbage collection."""

@@ -1,0 +1,1 @@
+"""Crash recovery: records of publications in flight, their recovery, and `fsck`."""
