@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from graphlake import faults
 from graphlake.catalog.names import validate_identifier
 from graphlake.errors import BranchNotFoundError, DataError, UnknownTableError
 from graphlake.ingest import plan as P
@@ -119,6 +120,7 @@ def ingest(
                  "merge": run.merge_seconds}, resumed=resumed,
     )
     done = time.perf_counter()
+    faults.hit("ingest.after_merge")
     store.create(P.run_key(plan.run_id, "done.json"), _done_json(result))
     _delete_branches(graph, plan)
     result.timings["cleanup"] = time.perf_counter() - done
@@ -238,3 +240,4 @@ def _delete_branches(graph: Graph, plan: P.Plan) -> None:
         for branch in plan.branches(phase):
             with contextlib.suppress(BranchNotFoundError):
                 graph.delete_branch(branch)
+            faults.hit("ingest.during_cleanup")
