@@ -98,12 +98,17 @@ class Graph:
     def open(
         cls, uri: str | os.PathLike[str], storage_options: dict[str, str] | None = None
     ) -> Graph:
-        """Open an existing graph. Costs O(1) in history length."""
+        """Open an existing graph. Costs O(1) in history length.
+
+        Publications a crashed process left unfinished are settled first (see `recover`).
+        """
         if _is_local(str(uri)) and not Path(uri).is_dir():
             from graphlake.errors import NotAGraphError
 
             raise NotAGraphError(f"{uri} is not a graphlake graph (no such folder)")
-        return cls(uri, storage_options)
+        graph = cls(uri, storage_options)
+        graph.recover()  # settle publications a crashed process left (one listing)
+        return graph
 
     def __repr__(self) -> str:
         return f"Graph({self.uri!r})"

@@ -64,18 +64,23 @@ class RefEntry:
     commit: str | None
     incarnation: str
     time: str
+    # The recovery record of the publication that wrote this entry (see recovery/).
+    op: str | None = None
 
     @property
     def is_tombstone(self) -> bool:
         return self.commit is None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "seq": self.seq,
             "commit": self.commit,
             "incarnation": self.incarnation,
             "time": self.time,
         }
+        if self.op is not None:
+            out["op"] = self.op
+        return out
 
 
 def _entry_bytes(entry: RefEntry) -> bytes:
@@ -93,6 +98,7 @@ def _parse_entry(data: bytes, where: str) -> RefEntry:
             commit=obj["commit"],
             incarnation=str(obj["incarnation"]),
             time=str(obj["time"]),
+            op=obj.get("op"),
         )
     except (ValueError, KeyError, TypeError) as exc:
         raise GraphLakeError(f"ref entry {where} is corrupt: {exc}") from exc
@@ -134,6 +140,10 @@ class RefStore:
         if entry.seq != seq:
             raise GraphLakeError(f"ref entry {key} is corrupt: it says seq {entry.seq}")
         return entry
+
+    def entry(self, branch: str, seq: int) -> RefEntry | None:
+        """Entry `seq` of `branch`, None if there is none (yet)."""
+        return self._entry(branch, seq)
 
     def _exists(self, branch: str, seq: int) -> bool:
         return self._store.exists(self._entry_key(branch, seq))
@@ -264,16 +274,20 @@ class RefStore:
             f"could not create branch {branch!r}: too many concurrent writers"
         )
 
-    def cas(self, branch: str, expected: RefEntry, commit_id: str) -> RefEntry:
+    def cas(
+        self, branch: str, expected: RefEntry, commit_id: str, op: str | None = None
+    ) -> RefEntry:
         """Move `branch` from `expected` (its head as read earlier) to `commit_id`.
 
         ConcurrentWriteError if the branch moved since `expected`; BranchNotFoundError if
-        `expected` is a tombstone. `expected` must come from this branch's head().
+        `expected` is a tombstone. `expected` must come from this branch's head(). `op`
+        (a recovery record id) is stored in the entry: recovery reads it to tell whether
+        a crashed publication landed.
         """
         _check_commit_id(commit_id)
         if expected.commit is None:
             raise BranchNotFoundError(f"branch {branch!r} was deleted")
-        entry = RefEntry(expected.seq + 1, commit_id, expected.incarnation, utc_now())
+        entry = RefEntry(expected.seq + 1, commit_id, expected.incarnation, utc_now(), op)
         if not self._write(branch, entry):
             raise ConcurrentWriteError(
                 f"branch {branch!r} moved since entry {expected.seq} "

@@ -22,6 +22,7 @@ from graphlake.merge.classify import Classification, MergeInputs, classify
 from graphlake.merge.delta import DiscoverySettings
 from graphlake.merge.rows import STRATEGIES
 from graphlake.merge.timing import PhaseTimer
+from graphlake.recovery.publication import Publication
 from graphlake.retry import Backoff
 from graphlake.storage.adopt import Adoption, adopt
 from graphlake.storage.tables import LanceCasError
@@ -190,17 +191,18 @@ def _publish(
     def still_current() -> bool:
         return graph.refs.head(into) == t_ref
 
-    states = _apply(graph, target, cls, t_ref.incarnation, still_current)
-    names = [n for n, _ in pending]
-    commit = Commit.create(
-        parents=(target.id, *(h.id for _, h in pending)),
-        message=message or f"merge {', '.join(names)} into {into}",
-        schema_id=target.schema_id,
-        tables={**target.tables, **states},
-        meta={"merge_base": base.commit.id, "sources": names},
-    )
-    graph.commits.put(commit)
-    graph.refs.cas(into, t_ref, commit.id)
+    op = "merge" if len(pending) == 1 else "merge_many"
+    with Publication(graph, op, into, t_ref) as pub:
+        states = _apply(graph, target, cls, t_ref.incarnation, still_current, pub.effect)
+        names = [n for n, _ in pending]
+        commit = Commit.create(
+            parents=(target.id, *(h.id for _, h in pending)),
+            message=message or f"merge {', '.join(names)} into {into}",
+            schema_id=target.schema_id,
+            tables={**target.tables, **states},
+            meta={"merge_base": base.commit.id, "sources": names},
+        )
+        pub.publish(commit)
     return commit
 
 
@@ -211,12 +213,13 @@ def _finish(result: R.MergeResult, timer: PhaseTimer) -> R.MergeResult:
 
 def _apply(
     graph: Graph, target: Commit, cls: Classification, owner: str,
-    still_current: Callable[[], bool],
+    still_current: Callable[[], bool], on_effect: Callable[[], None] = lambda: None,
 ) -> dict[str, TableState]:
     states: dict[str, TableState] = {}
     for name, outcome in cls.tables.items():
         if outcome.adopt is not None:
             states[name] = outcome.adopt
+            on_effect()
             continue
         if outcome.plan is None or outcome.plan.is_empty:
             continue
@@ -227,6 +230,7 @@ def _apply(
         if outcome.adoptions:
             state = _adopt(graph, state, outcome.adoptions, owner, still_current)
         states[name] = state
+        on_effect()
     return states
 
 

@@ -126,11 +126,20 @@ class RecordStore:
 
     def list(self) -> list[Record]:
         """Every record present, oldest first (a corrupt one raises)."""
-        records = []
-        for key in sorted(self._store.list(RECOVERY_DIR)):
-            if not key.endswith(".json"):
-                continue
-            data = self._store.get(key)
-            if data is not None:  # finished meanwhile
-                records.append(Record.from_json(data, key))
+        records, corrupt = self.scan()
+        if corrupt:
+            raise GraphLakeError(f"recovery record {corrupt[0]} is corrupt")
         return records
+
+    def scan(self) -> tuple[list[Record], list[str]]:
+        """(readable records oldest first, keys of corrupt ones)."""
+        records, corrupt = [], []
+        for key in sorted(self._store.list(RECOVERY_DIR)):
+            data = self._store.get(key)
+            if data is None:  # finished meanwhile
+                continue
+            try:
+                records.append(Record.from_json(data, key))
+            except GraphLakeError:
+                corrupt.append(key)
+        return records, corrupt

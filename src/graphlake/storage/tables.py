@@ -19,6 +19,7 @@ import lance
 import pyarrow as pa
 from ulid import ULID
 
+from graphlake import faults
 from graphlake.catalog.commits import TableState
 from graphlake.catalog.store import ObjectStore
 from graphlake.errors import GraphLakeError
@@ -229,9 +230,12 @@ class TableStore:
             elif delete_ids:
                 for chunk in _chunks(delete_ids, 4096):
                     ds = _delete_keys(ds, chunk, lock)
+            if ds.version != state.version:
+                faults.hit("table.after_delete")
             if append is not None and append.num_rows:
                 lock.expected = ds.version + 1
                 ds.insert(append, max_rows_per_file=MAX_ROWS_PER_FILE)
+                faults.hit("table.after_append")
                 if index_columns and (
                     append.num_rows >= INDEX_APPEND_THRESHOLD
                     or _unindexed_fragments(ds) >= INDEX_REFRESH_FRAGMENTS

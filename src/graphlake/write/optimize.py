@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from graphlake.catalog.commits import Commit, TableState
 from graphlake.errors import ConcurrentWriteError
+from graphlake.recovery.publication import Publication
 from graphlake.retry import Backoff
 from graphlake.storage.tables import LanceCasError
 
@@ -29,26 +30,31 @@ def optimize(graph: Graph, branch: str) -> Commit:
     for attempt in range(MAX_ATTEMPTS):
         backoff.start()
         ref, head = graph._head(branch)
-        try:
-            states = {name: _optimize_table(graph, st, ref.incarnation)
-                      for name, st in head.tables.items()}
-        except LanceCasError:
-            backoff.wait(attempt)
-            continue
-        changed = {n: st for n, st in states.items() if st != head.tables[n]}
-        if not changed:
+        if all(_needs_nothing(graph, st) for st in head.tables.values()):
             return head
-        commit = Commit.create(
-            parents=(head.id,), message="optimize", schema_id=head.schema_id,
-            tables={**head.tables, **changed}, meta={"optimize": True},
-        )
-        graph.commits.put(commit)
-        try:
-            graph.refs.cas(branch, ref, commit.id)
-        except ConcurrentWriteError:
-            backoff.wait(attempt)
-            continue
-        return commit
+        with Publication(graph, "optimize", branch, ref) as pub:
+            try:
+                states = {}
+                for name, st in head.tables.items():
+                    states[name] = _optimize_table(graph, st, ref.incarnation)
+                    if states[name] != st:
+                        pub.effect()
+            except LanceCasError:
+                backoff.wait(attempt)
+                continue
+            changed = {n: st for n, st in states.items() if st != head.tables[n]}
+            if not changed:
+                return head
+            commit = Commit.create(
+                parents=(head.id,), message="optimize", schema_id=head.schema_id,
+                tables={**head.tables, **changed}, meta={"optimize": True},
+            )
+            try:
+                pub.publish(commit)
+            except ConcurrentWriteError:
+                backoff.wait(attempt)
+                continue
+            return commit
     raise ConcurrentWriteError(f"branch {branch!r} kept moving during optimize; retry later")
 
 

@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 from graphlake.catalog.commits import Commit, TableState
 from graphlake.catalog.refs import RefEntry
 from graphlake.errors import ConcurrentWriteError, NullValueError
+from graphlake.recovery.publication import Publication
 from graphlake.retry import Backoff
 from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.model import EdgeType, NodeType
@@ -48,25 +49,25 @@ def publish(
         plans = plan_ops(graph, head, ops)
         if all(p.is_empty for p in plans.values()) and not meta:
             return head
-        try:
-            states = apply_plans(graph, branch, ref, head, plans)
-        except HeadMoved:
-            backoff.wait(attempt)
-            continue
-        commit = Commit.create(
-            parents=(head.id,),
-            message=message,
-            schema_id=head.schema_id,
-            tables={**head.tables, **states},
-            meta=meta,
-        )
-        graph.commits.put(commit)
-        try:
-            graph.refs.cas(branch, ref, commit.id)
-        except ConcurrentWriteError:
-            backoff.wait(attempt)
-            continue
-        return commit
+        with Publication(graph, "write", branch, ref) as pub:
+            try:
+                states = apply_plans(graph, branch, ref, head, plans, pub)
+            except HeadMoved:
+                backoff.wait(attempt)
+                continue
+            commit = Commit.create(
+                parents=(head.id,),
+                message=message,
+                schema_id=head.schema_id,
+                tables={**head.tables, **states},
+                meta=meta,
+            )
+            try:
+                pub.publish(commit)
+            except ConcurrentWriteError:
+                backoff.wait(attempt)
+                continue
+            return commit
     raise ConcurrentWriteError(
         f"branch {branch!r} kept moving: gave up after {MAX_ATTEMPTS} attempts; retry later"
     )
@@ -139,18 +140,21 @@ def _check_complete_rows(plan: TablePlan) -> None:
 
 
 def apply_plans(
-    graph: Graph, branch: str, ref: RefEntry, head: Commit, plans: dict[str, TablePlan]
+    graph: Graph, branch: str, ref: RefEntry, head: Commit, plans: dict[str, TablePlan],
+    pub: Publication,
 ) -> dict[str, TableState]:
     """Write every non-empty plan on a Lance branch owned by `ref`'s incarnation."""
 
     def still_current() -> bool:
         return graph.refs.head(branch) == ref
 
-    return {
-        name: apply_plan(graph, head.tables[name], plan, ref.incarnation, still_current)
-        for name, plan in plans.items()
-        if not plan.is_empty
-    }
+    states = {}
+    for name, plan in plans.items():
+        if not plan.is_empty:
+            states[name] = apply_plan(graph, head.tables[name], plan, ref.incarnation,
+                                      still_current)
+            pub.effect()
+    return states
 
 
 def apply_plan(
