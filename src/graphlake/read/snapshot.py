@@ -8,7 +8,12 @@ from typing import TYPE_CHECKING, Any
 import lance
 import pyarrow as pa
 
-from graphlake.errors import QueryError, UnknownPropertyError, UnknownTableError
+from graphlake.errors import (
+    QueryError,
+    TypeMismatchError,
+    UnknownPropertyError,
+    UnknownTableError,
+)
 from graphlake.schema.model import EdgeType, NodeType
 
 if TYPE_CHECKING:
@@ -70,7 +75,11 @@ class Snapshot:
         from graphlake.write.coerce import _key_string
 
         self.type(name)
-        table = self.dataset(name).to_table(filter=pc.field("id") == _key_string(key))
+        try:
+            key_string = _key_string(key)
+        except TypeError as exc:
+            raise TypeMismatchError(f"{name}: a key is a string or an integer: {exc}") from None
+        table = self.dataset(name).to_table(filter=pc.field("id") == key_string)
         rows = table.to_pylist()
         return rows[0] if rows else None
 

@@ -102,15 +102,19 @@ def _is_frame(obj: Any) -> bool:
 
 
 def _jsonl_lines(path: Path) -> Iterable[tuple[int, Any]]:
-    with path.open("r", encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield n, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise LoadFormatError(f"not valid JSON ({exc.msg} at column {exc.colno})",
-                                      path=str(path), line=n) from None
+    try:
+        with path.open("r", encoding="utf-8") as f:
+            for n, line in enumerate(f, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    yield n, json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise LoadFormatError(f"not valid JSON ({exc.msg} at column {exc.colno})",
+                                          path=str(path), line=n) from None
+    except UnicodeDecodeError:
+        # Decoding runs a buffer ahead of the lines, so no line number is reliable here.
+        raise LoadFormatError("not valid UTF-8 text", path=str(path)) from None
 
 
 def _group_records(

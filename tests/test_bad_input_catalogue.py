@@ -1,0 +1,675 @@
+"""The bad-input catalogue (issue 7): one table of malformed inputs, each refused cleanly.
+
+Every case names what it expects (a typed `GraphLakeError` subclass, a CLI exit code, or
+an HTTP status with its error type) and, after it, the graph must be exactly as it was:
+the same branch list, the same head of every branch, the same rows on every branch
+(`state`), and not one file added, removed or resized under the graph root (so a refused
+write published nothing: no commit object, no Lance version, no recovery record).
+
+One seeded graph serves the whole module (the cases change nothing, which is what they
+check); a real `graphlake serve` process on 127.0.0.1 answers the HTTP cases and the CLI
+runs in process (typer's runner: the same exit codes and stderr, without a second of
+start-up per case). Local backend only. The scattered tests these cases summarise stay
+where they are (tests/core/test_bad_input.py, tests/schema, tests/cli, tests/server).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from click.testing import Result
+from typer.testing import CliRunner
+
+import graphlake as gl
+from graphlake.cli.app import app
+from tests.conftest import SOCIAL, state
+from tests.server.harness import READ_TOKEN, WRITE_TOKEN, Server, write_config
+
+UPLOAD_LIMIT = 8 * 1024
+BODY_LIMIT = 16 * 1024
+
+# --- expectations -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Raises:
+    """The library raises exactly this class (or a subclass) with a matching message."""
+
+    error: type[gl.GraphLakeError]
+    match: str | None = None
+
+
+@dataclass(frozen=True)
+class Exits:
+    """The CLI exits `code`; `error_line`: stderr is exactly one `error: ...` line."""
+
+    code: int
+    match: str | None = None
+    error_line: bool = True
+
+
+USAGE = Exits(2, error_line=False)  # click/typer usage errors: exit 2, no traceback
+
+
+@dataclass(frozen=True)
+class Http:
+    """The server answers `status` with the one error body shape and this error type."""
+
+    status: int
+    type: str
+    match: str | None = None
+
+
+# --- the world the cases run in -----------------------------------------------------------
+
+
+@dataclass
+class World:
+    g: gl.Graph
+    root: Path
+    files: Path  # inputs the cases read (outside the graph root)
+    fresh: Path  # where refused `init`s must create nothing
+    server: Server
+    anon: httpx.Client
+    reader: httpx.Client
+    writer: httpx.Client
+    baseline: dict[str, Any] = field(default_factory=dict)
+
+    def cli(self, *args: object) -> Result:
+        return CliRunner().invoke(app, [str(a) for a in args])
+
+    def tx(self, fn: Callable[[Any], object], branch: str = "main") -> None:
+        with self.g.write(branch, message="bad input") as w:
+            fn(w)
+
+    def init_fresh(self, schema: str | Path) -> None:
+        gl.Graph.init(self.fresh, schema)
+
+    def raw_get(self, path: str) -> httpx.Response:
+        """GET `path` exactly as written (httpx would normalise `..` segments)."""
+        host, port = self.server.url.removeprefix("http://").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=60)
+        try:
+            conn.request("GET", path, headers={"Authorization": f"Bearer {READ_TOKEN}"})
+            r = conn.getresponse()
+            return httpx.Response(r.status, content=r.read(),
+                                  headers={"content-type": r.getheader("content-type", "")})
+        finally:
+            conn.close()
+
+    def f(self, name: str) -> Path:
+        return self.files / name
+
+
+def _jsonl(*records: object) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in records).encode()
+
+
+FILES: dict[str, bytes] = {
+    "not-json.jsonl": b'{"type": "Person", "data": {"name": "Q1"}}\n{not json}\n',
+    "no-type.jsonl": _jsonl({"type": "Person", "data": {"name": "Q2"}}, {"data": {}}),
+    "not-utf8.jsonl": b'{"type": "Person", "data": {"name": "Q3"}}\n\xff\xfe{}\n',
+    "array-record.jsonl": b"[1, 2]\n",
+    "edge-no-to.jsonl": _jsonl({"edge": "Knows", "from": "Alice"}),
+    "unknown-type.jsonl": _jsonl({"type": "Pet", "data": {"name": "Rex"}}),
+    "late-range.jsonl": _jsonl({"type": "Person", "data": {"name": "Q4"}},
+                               {"type": "Person", "data": {"name": "Q5", "age": 999}}),
+    "dup-key.jsonl": _jsonl({"type": "Person", "data": {"name": "Alice"}}),
+    "orphan-edge.jsonl": _jsonl({"type": "Person", "data": {"name": "Q6"}},
+                                {"edge": "Knows", "from": "Q6", "to": "Ghost"}),
+    "ok.jsonl": _jsonl({"type": "Person", "data": {"name": "Q7"}}),
+    "garbage.parquet": b"PAR1 this is not parquet",
+    "bad.pg": b"node A { name: String @key }\nnode B { x: Strin @key }\n",
+}
+SCHEMAS = {
+    "syntax": "node A { name: String @key",
+    "unknown-type": "node A { name: Strng @key }",
+    "reserved-property": "node A { k: String @key  id: I32 }",
+    "reserved-type-name": "node _A { k: String @key }",
+    "no-key": "node A { name: String }",
+    "nullable-key": "node A { name: String? @key }",
+    "unknown-annotation": "node A { k: String @key  a: I32 @foo }",
+    "range-on-string": "node A { k: String @key  a: String @range(0..1) }",
+    "bad-regex": 'node A { k: String @key  a: String @check("(") }',
+    "card-on-node": "node A @card(0..1) { k: String @key }",
+    "unknown-endpoint": "node A { k: String @key }\nedge E: A -> B",
+    "empty": "// nothing but a comment\n",
+}
+
+
+def _tree(root: Path) -> dict[str, int]:
+    out = {}
+    for dirpath, _, names in os.walk(root):
+        for name in names:
+            p = Path(dirpath) / name
+            out[str(p.relative_to(root))] = p.stat().st_size
+    return out
+
+
+def _seed(g: gl.Graph) -> None:
+    with g.write(message="seed") as w:
+        w.insert("Person", [
+            {"name": "Alice", "age": 30, "email": "alice@x.org", "role": "eng"},
+            {"name": "Bob", "age": 40},
+            {"name": "Carol"},
+        ])
+        w.insert("Company", [{"name": "Acme", "founded": "1999-01-02"}])
+        w.insert("Knows", [
+            {"id": "k1", "src": "Alice", "dst": "Bob"},
+            {"id": "k2", "src": "Bob", "dst": "Carol", "since": "2020-05-01"},
+        ])
+        w.insert("WorksAt", [{"id": "w1", "src": "Alice", "dst": "Acme"}])
+    g.create_branch("dev")
+    # left/right: divergent updates of Bob's age (a data conflict).
+    for name, age in (("left", 41), ("right", 42)):
+        g.create_branch(name)
+        with g.write(name, message=f"Bob is {age}") as w:
+            w.update("Person", [{"name": "Bob", "age": age}])
+    # u1/u2: different people take the same email (a constraint violation once merged).
+    for name, who in (("u1", "Bob"), ("u2", "Carol")):
+        g.create_branch(name)
+        with g.write(name, message=f"{who} takes shared@x.org") as w:
+            w.update("Person", [{"name": who, "email": "shared@x.org"}])
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    tmp = tmp_path_factory.mktemp("catalogue")
+    root, files = tmp / "graph", tmp / "files"
+    files.mkdir()
+    for name, data in FILES.items():
+        (files / name).write_bytes(data)
+    (files / "good.pg").write_text(SOCIAL)
+    pq.write_table(pa.table({"name": ["Q8"], "age": ["old"]}), files / "bad-type.parquet")
+    pq.write_table(pa.table({"name": ["Q9"], "shoe": [44]}), files / "unknown-col.parquet")
+    g = gl.Graph.init(root, SOCIAL)
+    _seed(g)
+    config = write_config(tmp / "server.toml", protected=["main"], limits={
+        "max_upload_bytes": UPLOAD_LIMIT, "max_body_bytes": BODY_LIMIT,
+        "sql_max_rows": 100, "sql_timeout_s": 10,
+    })
+    server = Server(root, tmp, ["--config", str(config)]).start()
+    try:
+        with server.client() as anon, server.client(READ_TOKEN) as reader, \
+                server.client(WRITE_TOKEN) as writer:
+            w = World(g, root, files, tmp / "fresh", server, anon, reader, writer)
+            w.baseline = _everything(w)
+            yield w
+    finally:
+        server.stop()
+
+
+# --- the catalogue ------------------------------------------------------------------------
+
+Action = Callable[[World], Any]
+
+
+def case(id_: str, action: Action, expect: Raises | Exits | Http) -> Any:
+    return pytest.param(action, expect, id=id_)
+
+
+def ins(table: str, *rows: dict) -> Callable[[Any], None]:
+    return lambda w: w.insert(table, list(rows))
+
+
+def mutation(branch: str, *operations: dict) -> Action:
+    return lambda w: w.writer.post(f"/branches/{branch}/mutations",
+                                   json={"message": "bad", "operations": list(operations)})
+
+
+def op(kind: str, table: str, *rows: dict) -> dict:
+    return {"op": kind, "table": table, "rows": list(rows)}
+
+
+SCHEMA_CASES = [
+    *(case(f"schema/{name}", lambda w, text=text: w.init_fresh(text),
+           Raises(gl.SchemaError, "schema error"))
+      for name, text in SCHEMAS.items()),
+    case("schema/error-names-line", lambda w: w.init_fresh(w.f("bad.pg")),
+         Raises(gl.SchemaError, "line 2.*Strin")),
+    case("schema/file-not-found", lambda w: w.init_fresh(w.f("missing.pg")),
+         Raises(gl.SchemaError, "not found")),
+    case("schema/init-over-existing-graph", lambda w: gl.Graph.init(w.root, SOCIAL),
+         Raises(gl.GraphExistsError, "already")),
+]
+
+DATA_CASES = [
+    case("data/unknown-table", lambda w: w.tx(ins("Pet", {"name": "Rex"})),
+         Raises(gl.UnknownTableError, "Pet")),
+    case("data/unknown-property", lambda w: w.tx(ins("Person", {"name": "X", "height": 2})),
+         Raises(gl.UnknownPropertyError, "height")),
+    case("data/wrong-type", lambda w: w.tx(ins("Person", {"name": "X", "age": "old"})),
+         Raises(gl.TypeMismatchError, r"Person\.age")),
+    case("data/int-overflow", lambda w: w.tx(ins("Person", {"name": "X", "age": 2**40})),
+         Raises(gl.TypeMismatchError, "I32")),
+    case("data/bool-for-int", lambda w: w.tx(ins("Person", {"name": "X", "age": True})),
+         Raises(gl.TypeMismatchError, "age")),
+    case("data/wrong-key-type", lambda w: w.tx(ins("Person", {"name": 1.5})),
+         Raises(gl.TypeMismatchError, "Person.name")),
+    case("data/bad-date", lambda w: w.tx(ins("Company", {"name": "C", "founded": "soon"})),
+         Raises(gl.TypeMismatchError, "founded")),
+    case("data/row-not-a-dict", lambda w: w.tx(ins("Person", "Alice")),
+         Raises(gl.DataError, "expected a dict")),
+    case("data/missing-required-key", lambda w: w.tx(ins("Person", {"age": 5})),
+         Raises(gl.NullValueError, "name")),
+    case("data/null-key", lambda w: w.tx(ins("Person", {"name": None})),
+         Raises(gl.NullValueError, "name")),
+    case("data/edge-without-src", lambda w: w.tx(ins("Knows", {"dst": "Bob"})),
+         Raises(gl.NullValueError, "src")),
+    case("data/duplicate-key-in-batch",
+         lambda w: w.tx(ins("Person", {"name": "Zoe"}, {"name": "Zoe"})),
+         Raises(gl.DuplicateKeyError, "more than once")),
+    case("data/duplicate-key-on-branch", lambda w: w.tx(ins("Person", {"name": "Alice"})),
+         Raises(gl.DuplicateKeyError, "already exist")),
+    case("data/duplicate-edge-id",
+         lambda w: w.tx(ins("Knows", {"id": "k1", "src": "Carol", "dst": "Alice"})),
+         Raises(gl.DuplicateKeyError, "k1")),
+    case("data/range", lambda w: w.tx(ins("Person", {"name": "X", "age": 200})),
+         Raises(gl.ValueConstraintError, "range")),
+    case("data/check-regex", lambda w: w.tx(ins("Person", {"name": "X", "email": "nope"})),
+         Raises(gl.ValueConstraintError, "check")),
+    case("data/enum", lambda w: w.tx(ins("Person", {"name": "X", "role": "ceo"})),
+         Raises(gl.ValueConstraintError, "ceo")),
+    case("data/enum-in-upsert",
+         lambda w: w.tx(lambda t: t.upsert("Person", [{"name": "Bob", "role": "ceo"}])),
+         Raises(gl.ValueConstraintError, "ceo")),
+    case("data/unique-vs-branch",
+         lambda w: w.tx(ins("Person", {"name": "X", "email": "alice@x.org"})),
+         Raises(gl.UniqueViolationError, "email")),
+    case("data/unique-in-batch",
+         lambda w: w.tx(ins("Person", {"name": "X", "email": "a@b"},
+                            {"name": "Y", "email": "a@b"})),
+         Raises(gl.UniqueViolationError, "email")),
+    case("data/missing-edge-endpoint",
+         lambda w: w.tx(ins("Knows", {"src": "Alice", "dst": "Ghost"})),
+         Raises(gl.MissingEndpointError, "Ghost")),
+    case("data/card-exceeded",
+         lambda w: w.tx(lambda t: (t.insert("Company", [{"name": "Beta"}]),
+                                   t.insert("WorksAt", [{"src": "Alice", "dst": "Beta"}]))),
+         Raises(gl.CardinalityError, "Alice")),
+    case("data/delete-node-with-edges", lambda w: w.tx(lambda t: t.delete("Person", ["Bob"])),
+         Raises(gl.NodeHasEdgesError, "cascade")),
+    case("data/overwrite-orphans-edges",
+         lambda w: w.tx(lambda t: t.overwrite("Person", [{"name": "Solo"}])),
+         Raises(gl.NodeHasEdgesError, "cascade")),
+    case("data/update-missing-key",
+         lambda w: w.tx(lambda t: t.update("Person", [{"name": "Ghost", "age": 1}])),
+         Raises(gl.KeyNotFoundError, "Ghost")),
+    case("data/delete-missing-key", lambda w: w.tx(lambda t: t.delete("Person", ["Ghost"])),
+         Raises(gl.KeyNotFoundError, "Ghost")),
+    case("data/delete-non-key", lambda w: w.tx(lambda t: t.delete("Person", [{"n": 1}])),
+         Raises(gl.DataError, "keys")),
+    case("data/cascade-on-edge", lambda w: w.tx(lambda t: t.delete("Knows", ["k1"], True)),
+         Raises(gl.DataError, "cascade")),
+    case("data/late-error-discards-earlier-ops",
+         lambda w: w.tx(lambda t: (t.insert("Person", [{"name": "Fine"}]),
+                                   t.update("Person", [{"name": "Bob", "age": 41}]),
+                                   t.insert("Knows", [{"src": "Fine", "dst": "Ghost"}]))),
+         Raises(gl.MissingEndpointError, "Ghost")),
+    case("data/bad-write-on-a-branch",
+         lambda w: w.tx(ins("Person", {"name": "Alice"}), branch="dev"),
+         Raises(gl.DuplicateKeyError, "Alice")),
+]
+
+LOAD_CASES = [
+    case("load/jsonl-not-json", lambda w: w.g.load(w.f("not-json.jsonl")),
+         Raises(gl.LoadFormatError, r"not-json\.jsonl:2")),
+    case("load/jsonl-record-without-type", lambda w: w.g.load(w.f("no-type.jsonl")),
+         Raises(gl.LoadFormatError, r":2.*needs")),
+    case("load/jsonl-not-utf8", lambda w: w.g.load(w.f("not-utf8.jsonl")),
+         Raises(gl.LoadFormatError, "UTF-8")),
+    case("load/jsonl-record-not-object", lambda w: w.g.load(w.f("array-record.jsonl")),
+         Raises(gl.LoadFormatError, "JSON object")),
+    case("load/jsonl-edge-without-to", lambda w: w.g.load(w.f("edge-no-to.jsonl")),
+         Raises(gl.LoadFormatError, '"to"')),
+    case("load/jsonl-unknown-type", lambda w: w.g.load(w.f("unknown-type.jsonl")),
+         Raises(gl.UnknownTableError, "Pet")),
+    case("load/jsonl-violation-on-line-2", lambda w: w.g.load(w.f("late-range.jsonl")),
+         Raises(gl.ValueConstraintError, "range")),
+    case("load/jsonl-orphan-edge", lambda w: w.g.load(w.f("orphan-edge.jsonl")),
+         Raises(gl.MissingEndpointError, "Ghost")),
+    case("load/records-duplicate-key",
+         lambda w: w.g.load([{"type": "Person", "data": {"name": "Alice"}}]),
+         Raises(gl.DuplicateKeyError, "Alice")),
+    case("load/missing-file", lambda w: w.g.load(w.f("missing.jsonl")),
+         Raises(gl.LoadFormatError, "no such file")),
+    case("load/a-directory", lambda w: w.g.load(w.files), Raises(gl.LoadFormatError, "file")),
+    case("load/parquet-garbage", lambda w: w.g.load(w.f("garbage.parquet"), table="Person"),
+         Raises(gl.LoadFormatError, "Parquet")),
+    case("load/parquet-without-table", lambda w: w.g.load(w.f("bad-type.parquet")),
+         Raises(gl.DataError, "needs a table")),
+    case("load/parquet-wrong-type",
+         lambda w: w.g.load(w.f("bad-type.parquet"), table="Person"),
+         Raises(gl.TypeMismatchError, "age")),
+    case("load/parquet-unknown-column",
+         lambda w: w.g.load(w.f("unknown-col.parquet"), table="Person"),
+         Raises(gl.UnknownPropertyError, "shoe")),
+    case("load/arrow-unknown-table",
+         lambda w: w.g.load(pa.table({"name": ["Q"]}), table="Pet"),
+         Raises(gl.UnknownTableError, "Pet")),
+    case("load/table-with-jsonl", lambda w: w.g.load(w.f("ok.jsonl"), table="Person"),
+         Raises(gl.DataError, "Parquet or Arrow")),
+    case("load/bad-mode", lambda w: w.g.load(w.f("ok.jsonl"), mode="replace"),
+         Raises(gl.DataError, "mode")),
+    case("load/unknown-branch", lambda w: w.g.load(w.f("ok.jsonl"), branch="nope"),
+         Raises(gl.BranchNotFoundError, "nope")),
+    case("load/not-loadable", lambda w: w.g.load(5), Raises(gl.DataError, "int")),
+]
+
+API_CASES = [
+    case("api/write-unknown-branch", lambda w: w.g.write("nope"),
+         Raises(gl.BranchNotFoundError, "nope")),
+    case("api/read-unknown-branch", lambda w: w.g.nodes("Person", branch="nope"),
+         Raises(gl.BranchNotFoundError, "nope")),
+    *(case(f"api/bad-branch-name-{label}", lambda w, n=name: w.g.create_branch(n),
+           Raises(gl.InvalidNameError))
+      for label, name in (("dotdot", "../escape"), ("absolute", "/etc"), ("empty", ""),
+                          ("space", "a b"), ("nul", "a\x00b"), ("lock", "x.lock"),
+                          ("not-a-string", 5))),
+    case("api/write-path-traversal", lambda w: w.g.write("a/../../b"),
+         Raises(gl.InvalidNameError, "..")),
+    case("api/branch-exists", lambda w: w.g.create_branch("dev"),
+         Raises(gl.BranchExistsError, "dev")),
+    case("api/branch-from-unknown", lambda w: w.g.create_branch("x", from_="nope"),
+         Raises(gl.BranchNotFoundError, "nope")),
+    case("api/delete-unknown-branch", lambda w: w.g.delete_branch("nope"),
+         Raises(gl.BranchNotFoundError, "nope")),
+    case("api/delete-default-branch", lambda w: w.g.delete_branch("main"),
+         Raises(gl.GraphLakeError, "default")),
+    # An unknown (well-formed) commit id is reported as an unknown branch: `resolve`
+    # tries the branch first; a malformed one is an invalid name.
+    case("api/unknown-commit-id", lambda w: w.g.log("01ARZ3NDEKTSV4RRFFQ69G5FAV"),
+         Raises(gl.BranchNotFoundError, "01ARZ3NDEKTSV4RRFFQ69G5FAV")),
+    case("api/malformed-commit-id", lambda w: w.g.snapshot("deadbeef!"),
+         Raises(gl.InvalidNameError, "!")),
+    case("api/diff-unknown-branch", lambda w: w.g.diff("main", "nope"),
+         Raises(gl.BranchNotFoundError, "nope")),
+    case("api/merge-into-itself", lambda w: w.g.merge("main", into="main"),
+         Raises(gl.MergeError, "itself")),
+    case("api/merge-unknown-source", lambda w: w.g.merge("nope"),
+         Raises(gl.BranchNotFoundError, "nope")),
+    case("api/merge-unknown-strategy", lambda w: w.g.merge("dev", strategy="mine"),
+         Raises(gl.MergeError, "strategy")),
+    case("api/merge-bad-lineage", lambda w: w.g.merge("dev", lineage="maybe"),
+         Raises(gl.MergeError, "lineage")),
+    case("api/merge-tiny-memory-budget", lambda w: w.g.merge("dev", memory_budget=1024),
+         Raises(gl.MergeError, "memory_budget")),
+    case("api/merge-divergent-update", lambda w: w.g.merge("left", into="right"),
+         Raises(gl.MergeConflictError, "divergent_update")),
+    case("api/merge-unique-violation", lambda w: w.g.merge("u1", into="u2"),
+         Raises(gl.MergeConflictError, "unique_violation")),
+    case("api/merge-many-duplicate-source", lambda w: w.g.merge_many(["dev", "dev"]),
+         Raises(gl.MergeError, "twice")),
+    case("api/merge-many-empty", lambda w: w.g.merge_many([]),
+         Raises(gl.MergeError, "non-empty")),
+    case("api/merge-many-a-string", lambda w: w.g.merge_many("dev"),
+         Raises(gl.MergeError, "list")),
+    case("api/merge-many-target-among-sources", lambda w: w.g.merge_many(["dev", "main"]),
+         Raises(gl.MergeError, "itself")),
+    case("api/merge-many-conflict", lambda w: w.g.merge_many(["left", "right"], into="dev"),
+         Raises(gl.MergeConflictError, "divergent_update")),
+    *(case(f"api/sql-{label}", lambda w, q=query: w.g.sql(q), Raises(gl.QueryError, match))
+      for label, query, match in (
+          ("delete", "DELETE FROM Person", "read-only"),
+          ("insert", "INSERT INTO Person (id) VALUES ('x')", "read-only"),
+          ("create", "CREATE TABLE t (a INT)", "read-only"),
+          ("attach", "ATTACH 'other.db'", "read-only"),
+          ("copy-to-file", "COPY Person TO 'leak.csv'", "read-only"),
+          ("set-config", "SET enable_external_access = true", "read-only"),
+          ("install", "INSTALL httpfs", "read-only"),
+          ("read-file", "SELECT * FROM read_csv('/etc/passwd')", "disabled"),
+          ("glob-files", "SELECT * FROM glob('/etc/*')", "disabled"),
+          ("explain-analyze-copy", "EXPLAIN ANALYZE COPY Person TO 'leak.csv'", "disabled"),
+          ("two-statements", "SELECT 1; SELECT 2", "exactly one"),
+          ("syntax", "SELEC nonsense", "SQL error"),
+      )),
+    case("api/bad-filter", lambda w: w.g.nodes("Person", where="age >>> 3"),
+         Raises(gl.QueryError, "filter")),
+    case("api/unknown-column", lambda w: w.g.nodes("Person", columns=["nope"]),
+         Raises(gl.UnknownPropertyError, "nope")),
+    case("api/edge-type-read-as-nodes", lambda w: w.g.nodes("Knows"),
+         Raises(gl.UnknownTableError, "node type")),
+    case("api/get-unknown-type", lambda w: w.g.get("Pet", "x"),
+         Raises(gl.UnknownTableError, "Pet")),
+    case("api/get-bad-key-type", lambda w: w.g.get("Person", 5.5),
+         Raises(gl.TypeMismatchError, "key")),
+    case("api/open-not-a-graph", lambda w: gl.Graph.open(w.files),
+         Raises(gl.NotAGraphError, "not a graphlake graph")),
+    case("api/transaction-reused",
+         lambda w: (lambda t: (t.commit_now(), t.insert("Person", [{"name": "Late"}])))(
+             w.g.write(message="empty")),
+         Raises(gl.GraphLakeError, "already been committed")),
+]
+
+CLI_CASES = [
+    # GraphLakeErrors: exit 1 and one `error:` line.
+    case("cli/load-malformed-jsonl", lambda w: w.cli("load", w.root, w.f("not-json.jsonl")),
+         Exits(1, r"not-json\.jsonl:2")),
+    case("cli/load-not-utf8", lambda w: w.cli("load", w.root, w.f("not-utf8.jsonl")),
+         Exits(1, "UTF-8")),
+    case("cli/load-duplicate-key", lambda w: w.cli("load", w.root, w.f("dup-key.jsonl")),
+         Exits(1, "Alice")),
+    case("cli/load-parquet-wrong-type",
+         lambda w: w.cli("load", w.root, w.f("bad-type.parquet"), "--table", "Person"),
+         Exits(1, "age")),
+    case("cli/load-unknown-branch",
+         lambda w: w.cli("load", w.root, w.f("ok.jsonl"), "--branch", "nope"),
+         Exits(1, "nope")),
+    case("cli/branch-bad-name", lambda w: w.cli("branch", "create", w.root, "../x"),
+         Exits(1, "invalid branch name")),
+    case("cli/branch-exists", lambda w: w.cli("branch", "create", w.root, "dev"),
+         Exits(1, "dev")),
+    case("cli/delete-default-branch", lambda w: w.cli("branch", "delete", w.root, "main"),
+         Exits(1, "default")),
+    case("cli/show-unknown-table", lambda w: w.cli("show", w.root, "Pet"), Exits(1, "Pet")),
+    case("cli/show-bad-filter",
+         lambda w: w.cli("show", w.root, "Person", "--where", "age >>> 3"),
+         Exits(1, "filter")),
+    case("cli/log-unknown-branch", lambda w: w.cli("log", w.root, "--branch", "nope"),
+         Exits(1, "nope")),
+    case("cli/sql-write", lambda w: w.cli("sql", w.root, "DELETE FROM Person"),
+         Exits(1, "read-only")),
+    case("cli/sql-read-file",
+         lambda w: w.cli("sql", w.root, "SELECT * FROM read_csv('/etc/passwd')"),
+         Exits(1, "disabled")),
+    case("cli/init-bad-schema", lambda w: w.cli("init", w.fresh, "--schema", w.f("bad.pg")),
+         Exits(1, "line 2")),
+    case("cli/init-over-existing", lambda w: w.cli("init", w.root, "--schema", w.f("good.pg")),
+         Exits(1, "already")),
+    case("cli/not-a-graph", lambda w: w.cli("show", w.files, "Person"),
+         Exits(1, "not a graphlake graph")),
+    # merge and merge-many: 1 conflicts, 2 any other error (both with one error line).
+    case("cli/merge-into-itself", lambda w: w.cli("merge", w.root, "main", "--into", "main"),
+         Exits(2, "itself")),
+    case("cli/merge-unknown-source", lambda w: w.cli("merge", w.root, "nope"),
+         Exits(2, "nope")),
+    case("cli/merge-conflict", lambda w: w.cli("merge", w.root, "left", "--into", "right"),
+         Exits(1, "conflict")),
+    case("cli/merge-many-duplicate", lambda w: w.cli("merge-many", w.root, "dev", "dev"),
+         Exits(2, "twice")),
+    # Usage errors: exit 2 from click/typer.
+    case("cli/usage-unknown-command", lambda w: w.cli("frobnicate", w.root), USAGE),
+    case("cli/usage-unknown-option", lambda w: w.cli("log", w.root, "--colour"), USAGE),
+    case("cli/usage-missing-argument", lambda w: w.cli("show", w.root), USAGE),
+    case("cli/usage-bad-mode",
+         lambda w: w.cli("load", w.root, w.f("ok.jsonl"), "--mode", "replace"), USAGE),
+    case("cli/usage-missing-file", lambda w: w.cli("load", w.root, w.f("missing.jsonl")),
+         USAGE),
+    case("cli/usage-bad-strategy",
+         lambda w: w.cli("merge", w.root, "dev", "--strategy", "mine"), USAGE),
+    case("cli/usage-negative-limit",
+         lambda w: w.cli("show", w.root, "Person", "--limit", "-1"), USAGE),
+]
+
+HTTP_CASES = [
+    case("http/400-bad-json",
+         lambda w: w.writer.post("/branches/dev/mutations", content=b'{"operations": [',
+                                 headers={"Content-Type": "application/json"}),
+         Http(400, "BadRequest", "not valid JSON")),
+    case("http/400-bad-branch-name",
+         lambda w: w.writer.post("/branches", json={"name": "../escape"}),
+         Http(400, "InvalidNameError")),
+    case("http/400-path-traversal", lambda w: w.raw_get("/branches/..%2F..%2Fetc/log"),
+         Http(400, "InvalidNameError")),
+    case("http/400-sql-write",
+         lambda w: w.reader.post("/branches/main/sql", json={"query": "DELETE FROM Person"}),
+         Http(400, "QueryError", "read-only")),
+    case("http/400-sql-read-file",
+         lambda w: w.reader.post("/branches/main/sql",
+                                 json={"query": "SELECT * FROM read_text('/etc/hosts')"}),
+         Http(400, "QueryError")),
+    case("http/400-load-malformed",
+         lambda w: w.writer.post("/branches/dev/load", content=b'{"type": "Person"}\n{oops\n'),
+         Http(400, "LoadFormatError", "^upload:2:")),
+    case("http/400-load-not-utf8",
+         lambda w: w.writer.post("/branches/dev/load", content=b"\xff\xfe{}\n"),
+         Http(400, "LoadFormatError", "^upload: not valid UTF-8")),
+    case("http/400-merge-into-itself",
+         lambda w: w.writer.post("/merge", json={"source": "dev", "into": "dev"}),
+         Http(400, "MergeError", "itself")),
+    case("http/400-merge-many-duplicate",
+         lambda w: w.writer.post("/merge_many", json={"sources": ["dev", "dev"],
+                                                       "into": "left"}),
+         Http(400, "MergeError", "twice")),
+    case("http/401-no-token", lambda w: w.anon.get("/branches"),
+         Http(401, "Unauthorized", "missing")),
+    case("http/401-unknown-token",
+         lambda w: w.anon.get("/branches", headers={"Authorization": "Bearer not-a-token"}),
+         Http(401, "Unauthorized", "unknown")),
+    case("http/403-read-token-writes",
+         lambda w: w.reader.post("/branches/dev/mutations",
+                                 json={"operations": [op("insert", "Person", {"name": "R"})]}),
+         Http(403, "Forbidden", "write")),
+    case("http/403-protected-branch",
+         mutation("main", op("insert", "Person", {"name": "P"})),
+         Http(403, "ProtectedBranchError", "protected")),
+    case("http/404-unknown-branch", lambda w: w.reader.get("/branches/nope/log"),
+         Http(404, "BranchNotFoundError", "nope")),
+    case("http/404-unknown-table", lambda w: w.reader.get("/branches/main/tables/Pet"),
+         Http(404, "UnknownTableError", "Pet")),
+    case("http/404-write-unknown-branch",
+         mutation("nope", op("insert", "Person", {"name": "N"})),
+         Http(404, "BranchNotFoundError", "nope")),
+    case("http/409-branch-exists", lambda w: w.writer.post("/branches", json={"name": "dev"}),
+         Http(409, "BranchExistsError", "dev")),
+    case("http/409-merge-conflict",
+         lambda w: w.writer.post("/merge", json={"source": "left", "into": "right"}),
+         Http(409, "MergeConflictError", "divergent_update")),
+    case("http/413-body-too-large",
+         mutation("dev", op("insert", "Person",
+                            *({"name": f"big{i}", "email": "e" * 200} for i in range(100)))),
+         Http(413, "PayloadTooLarge")),
+    case("http/413-upload-too-large",
+         lambda w: w.writer.post("/branches/dev/load",
+                                 content=_jsonl(*({"type": "Person", "data": {"name": "x" * 90}}
+                                                  for _ in range(120)))),
+         Http(413, "PayloadTooLarge")),
+    case("http/422-type-mismatch",
+         mutation("dev", op("insert", "Person", {"name": "T", "age": "old"})),
+         Http(422, "TypeMismatchError", "age")),
+    case("http/422-duplicate-key", mutation("dev", op("insert", "Person", {"name": "Alice"})),
+         Http(422, "DuplicateKeyError", "Alice")),
+    case("http/422-missing-endpoint",
+         mutation("dev", op("insert", "Knows", {"src": "Alice", "dst": "Ghost"})),
+         Http(422, "MissingEndpointError", "Ghost")),
+    case("http/422-card-exceeded",
+         mutation("dev", op("insert", "WorksAt", {"id": "w2", "src": "Alice", "dst": "Acme"})),
+         Http(422, "CardinalityError")),
+    case("http/422-late-op-fails-whole-batch",
+         mutation("dev", op("insert", "Person", {"name": "Early"}),
+                  op("insert", "Person", {"name": "Late", "age": 999})),
+         Http(422, "ValueConstraintError", "range")),
+    case("http/422-request-validation",
+         mutation("dev", {"op": "drop", "table": "Person", "rows": []}),
+         Http(422, "RequestValidationError")),
+]
+
+CATALOGUE = [*SCHEMA_CASES, *DATA_CASES, *LOAD_CASES, *API_CASES, *CLI_CASES, *HTTP_CASES]
+
+
+def _everything(w: World) -> dict[str, Any]:
+    branches = w.g.branches()
+    return {
+        "branches": branches,
+        "states": {b: state(w.g, b) for b in branches},
+        "files": _tree(w.root),
+    }
+
+
+@pytest.mark.parametrize(("action", "expect"), CATALOGUE)
+def test_bad_input_is_refused_and_changes_nothing(
+    world: World, action: Action, expect: Raises | Exits | Http
+) -> None:
+    before = world.baseline  # what the graph showed after the previous case
+    if isinstance(expect, Raises):
+        with pytest.raises(expect.error, match=expect.match):
+            action(world)
+    elif isinstance(expect, Exits):
+        _check_exit(action(world), expect)
+    else:
+        _check_http(action(world), expect)
+    after = _everything(world)
+    world.baseline = after  # a failing case must not fail the ones after it
+    assert after["branches"] == before["branches"], "the branch list changed"
+    for b in before["branches"]:
+        assert after["states"][b]["head"] == before["states"][b]["head"], f"{b} head moved"
+        assert after["states"][b] == before["states"][b], f"rows of {b} changed"
+    added = sorted(set(after["files"]) - set(before["files"]))
+    removed = sorted(set(before["files"]) - set(after["files"]))
+    assert not added and not removed, f"files added {added[:5]}, removed {removed[:5]}"
+    assert after["files"] == before["files"], "a file under the graph root changed size"
+    assert not world.fresh.exists(), "a refused init left files behind"
+
+
+def _check_exit(result: Result, expect: Exits) -> None:
+    out = f"exit {result.exit_code}\nstdout: {result.stdout}\nstderr: {result.stderr}"
+    assert result.exit_code == expect.code, out
+    # A Python exception escaping the command shows up as `result.exception`, not SystemExit.
+    assert result.exception is None or isinstance(result.exception, SystemExit), out
+    assert "Traceback" not in result.stderr, out
+    if expect.error_line:
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: "), out
+        if expect.match:
+            assert _search(expect.match, lines[0]), out
+
+
+def _check_http(r: httpx.Response, expect: Http) -> None:
+    assert r.status_code == expect.status, r.text
+    body = r.json()
+    assert set(body) <= {"error", "merge_conflicts"} and "error" in body, body
+    assert set(body["error"]) == {"type", "message"}, body
+    assert body["error"]["type"] == expect.type, body
+    if expect.match:
+        assert _search(expect.match, body["error"]["message"]), body
+
+
+def _search(pattern: str, text: str) -> bool:
+    import re
+
+    return re.search(pattern, text) is not None
+
+
+def test_catalogue_size_and_coverage() -> None:
+    ids = [p.id for p in CATALOGUE]
+    assert len(ids) == len(set(ids)), "duplicate case ids"
+    assert len(CATALOGUE) >= 40
+    areas = {i.split("/")[0] for i in ids}
+    assert areas == {"schema", "data", "load", "api", "cli", "http"}
+    statuses = {p.values[1].status for p in CATALOGUE if isinstance(p.values[1], Http)}
+    assert statuses >= {400, 401, 403, 404, 409, 413, 422}
+    for p in CATALOGUE:
+        expect = p.values[1]
+        if isinstance(expect, Raises):
+            assert issubclass(expect.error, gl.GraphLakeError), p.id
+
