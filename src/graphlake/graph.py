@@ -96,18 +96,24 @@ class Graph:
 
     @classmethod
     def open(
-        cls, uri: str | os.PathLike[str], storage_options: dict[str, str] | None = None
+        cls,
+        uri: str | os.PathLike[str],
+        storage_options: dict[str, str] | None = None,
+        *,
+        recover: bool = True,
     ) -> Graph:
         """Open an existing graph. Costs O(1) in history length.
 
-        Publications a crashed process left unfinished are settled first (see `recover`).
+        Publications a crashed process left unfinished are settled first (see
+        `Graph.recover`; `recover=False` skips that, e.g. to inspect them).
         """
         if _is_local(str(uri)) and not Path(uri).is_dir():
             from graphlake.errors import NotAGraphError
 
             raise NotAGraphError(f"{uri} is not a graphlake graph (no such folder)")
         graph = cls(uri, storage_options)
-        graph.recover()  # settle publications a crashed process left (one listing)
+        if recover:
+            graph.recover()  # settle publications a crashed process left (one listing)
         return graph
 
     def __repr__(self) -> str:

@@ -23,7 +23,7 @@ from lance import DatasetBasePath, LanceOperation
 from lance.fragment import FragmentMetadata
 
 from graphlake.catalog.commits import TableState
-from graphlake.storage.tables import MAIN, LanceCasError, TableStore
+from graphlake.storage.tables import MAIN, TableStore
 
 
 @dataclass(frozen=True)
@@ -102,11 +102,7 @@ def adopt(tables: TableStore, target: TableState, adoptions: list[Adoption]) -> 
             ds, LanceOperation.Append(fragments), read_version=ds.version, commit_lock=lock
         )
     except OSError as exc:
-        if lock.refused:
-            raise LanceCasError(
-                f"table {target.table_id}: Lance branch {target.lance_branch} moved"
-            ) from exc
-        raise
+        raise tables.cas_failure(target, lock, exc) from exc
     return TableState(target.table_id, target.lance_branch, ds.version, target.owner)
 
 

@@ -178,6 +178,21 @@ class TableStore:
         ds = self._open_latest(state.table_id).checkout_version((state.lance_branch, None))
         return ds.version
 
+    def cas_failure(self, state: TableState, lock: _CasLock, exc: OSError) -> LanceCasError:
+        """`LanceCasError` if a write at `state` failed because its Lance branch moved
+        (our lock refused, or Lance's own conflict check saw the newer versions first);
+        otherwise re-raises `exc`.
+
+        Lance checks the versions committed after the one we read *before* it asks our
+        lock, and refuses incompatible ones itself (two index builds, two base updates,
+        two deletes of one fragment): such a refusal is a moved branch too.
+        """
+        if lock.refused or self.branch_head_version(state) > state.version:
+            return LanceCasError(
+                f"table {state.table_id}: Lance branch {state.lance_branch} moved"
+            )
+        raise exc
+
     # --- maintenance ------------------------------------------------------------------
 
     def optimize(self, state: TableState) -> TableState:
@@ -196,11 +211,7 @@ class TableStore:
                 lock.expected = ds.version + 1
                 ds.optimize.optimize_indices()
         except OSError as exc:
-            if lock.refused:
-                raise LanceCasError(
-                    f"table {state.table_id}: Lance branch {state.lance_branch} moved"
-                ) from exc
-            raise
+            raise self.cas_failure(state, lock, exc) from exc
         if ds.version == start:
             return state
         return TableState(state.table_id, state.lance_branch, ds.version, state.owner)
@@ -243,11 +254,7 @@ class TableStore:
                     lock.expected = ds.version + 1
                     ds.optimize.optimize_indices(num_indices_to_merge=0)
         except OSError as exc:
-            if lock.refused:
-                raise LanceCasError(
-                    f"table {state.table_id}: Lance branch {state.lance_branch} moved"
-                ) from exc
-            raise
+            raise self.cas_failure(state, lock, exc) from exc
         return TableState(
             table_id=state.table_id,
             lance_branch=state.lance_branch,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from graphlake.catalog.commits import Commit, TableState
+from graphlake.catalog.refs import RefEntry
 from graphlake.errors import ConcurrentWriteError
 from graphlake.recovery.publication import Publication
 from graphlake.retry import Backoff
@@ -36,7 +37,7 @@ def optimize(graph: Graph, branch: str) -> Commit:
             try:
                 states = {}
                 for name, st in head.tables.items():
-                    states[name] = _optimize_table(graph, st, ref.incarnation)
+                    states[name] = _optimize_table(graph, branch, ref, st)
                     if states[name] != st:
                         pub.effect()
             except LanceCasError:
@@ -58,12 +59,20 @@ def optimize(graph: Graph, branch: str) -> Commit:
     raise ConcurrentWriteError(f"branch {branch!r} kept moving during optimize; retry later")
 
 
-def _optimize_table(graph: Graph, state: TableState, owner: str) -> TableState:
+def _optimize_table(graph: Graph, branch: str, ref: RefEntry, state: TableState) -> TableState:
     if _needs_nothing(graph, state):
         return state
+    owner = ref.incarnation
     if state.owner != owner:
         state = graph.tables.fork(state, owner=owner)
-    return graph.tables.optimize(state)
+    try:
+        return graph.tables.optimize(state)
+    except LanceCasError:
+        # The ref moved (start over), or a lost or crashed writer left versions no
+        # commit references on our Lance branch: optimize a fork of the exact state.
+        if graph.refs.head(branch) != ref:
+            raise
+        return graph.tables.optimize(graph.tables.fork(state, owner=owner))
 
 
 def _needs_nothing(graph: Graph, state: TableState) -> bool:

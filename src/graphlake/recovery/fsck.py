@@ -1,0 +1,242 @@
+"""`graphlake fsck`: check a graph's invariants; report problems, change nothing.
+
+Checked:
+
+* refs: every branch's newest entry is readable and a live branch points to a commit
+  that exists;
+* history: every commit reachable from a live branch is readable, its parents and schema
+  exist, and every table state it pins opens (that Lance branch and version exist);
+* heads: in every table of every live branch, keys are unique, required properties are
+  set, and the whole head is valid as if inserted into an empty graph (edge endpoints,
+  `@unique`, `@card`, enum/range/check) — the same checks writes and merges run;
+* no writer can build on an unreferenced version: where a Lance branch a live branch
+  owns has moved past the version its head pins, the next version is claimed (so the
+  next writer forks instead of appending);
+* recovery records: unreadable ones, and ones whose owner is gone (run `recover`).
+
+Reads every row of every branch head: O(data), meant for maintenance, not for hot paths.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import lance
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from graphlake.catalog.commits import Commit, TableState
+from graphlake.catalog.names import decode_name
+from graphlake.catalog.refs import REFS_DIR
+from graphlake.constraints.check import all_violations
+from graphlake.errors import GraphLakeError
+from graphlake.recovery.records import RecordStore
+from graphlake.schema.arrow import arrow_schema
+from graphlake.schema.parser import parse_schema
+from graphlake.storage import layout
+from graphlake.write.plan import TablePlan
+
+if TYPE_CHECKING:
+    from graphlake.graph import Graph
+    from graphlake.schema.model import Schema
+
+# Reporting every violation of a badly broken table helps nobody; this many per check.
+MAX_PER_CHECK = 20
+
+
+@dataclass(frozen=True)
+class Problem:
+    check: str  # refs | history | table | data | ownership | recovery
+    where: str
+    message: str
+
+
+@dataclass
+class FsckReport:
+    problems: list[Problem] = field(default_factory=list)
+    branches: int = 0
+    commits: int = 0
+    table_states: int = 0
+    rows: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "problems": [asdict(p) for p in self.problems],
+            "checked": {"branches": self.branches, "commits": self.commits,
+                        "table_states": self.table_states, "rows": self.rows},
+        }
+
+
+def fsck(graph: Graph) -> FsckReport:
+    report = FsckReport()
+    heads = _check_refs(graph, report)
+    _check_history(graph, heads, report)
+    with tempfile.TemporaryDirectory(prefix="graphlake-fsck-") as scratch:
+        empty = _EmptyTables(scratch, graph)
+        for branch, (incarnation, head) in heads.items():
+            _check_head(graph, branch, head, empty, report)
+            _check_ownership(graph, branch, incarnation, head, report)
+    _check_records(graph, report)
+    return report
+
+
+# --- refs and history ----------------------------------------------------------------
+
+
+def _check_refs(graph: Graph, report: FsckReport) -> dict[str, tuple[str, Commit]]:
+    heads: dict[str, tuple[str, Commit]] = {}
+    for key in graph.store.list_dirs(REFS_DIR):
+        try:
+            branch = decode_name(key.rsplit("/", 1)[-1])
+            entry = graph.refs.head(branch)
+        except GraphLakeError as exc:
+            report.problems.append(Problem("refs", key, str(exc)))
+            continue
+        if entry is None or entry.commit is None:
+            continue
+        report.branches += 1
+        try:
+            heads[branch] = (entry.incarnation, graph.commits.get(entry.commit))
+        except GraphLakeError as exc:
+            report.problems.append(
+                Problem("refs", branch, f"head commit {entry.commit} unreadable: {exc}")
+            )
+    return heads
+
+
+def _check_history(
+    graph: Graph, heads: dict[str, tuple[str, Commit]], report: FsckReport
+) -> None:
+    seen: set[str] = set()
+    states: set[TableState] = set()
+    schemas: set[str] = set()
+    frontier = [c.id for _, c in heads.values()]
+    while frontier:
+        next_frontier: list[str] = []
+        for cid in frontier:
+            if cid in seen:
+                continue
+            seen.add(cid)
+            try:
+                commit = graph.commits.get(cid)
+            except GraphLakeError as exc:
+                report.problems.append(Problem("history", cid, f"commit unreadable: {exc}"))
+                continue
+            states.update(commit.tables.values())
+            schemas.add(commit.schema_id)
+            next_frontier.extend(p for p in commit.parents if p not in seen)
+        frontier = next_frontier
+    report.commits = len(seen)
+    for sid in sorted(schemas):
+        try:
+            parse_schema(layout.get_schema(graph.store, sid))
+        except GraphLakeError as exc:
+            report.problems.append(Problem("history", f"schema {sid}", str(exc)))
+    for state in sorted(states, key=lambda s: (s.table_id, s.lance_branch, s.version)):
+        report.table_states += 1
+        try:
+            graph.tables.open(state)
+        except (OSError, ValueError, GraphLakeError) as exc:
+            where = f"{state.table_id}@{state.lance_branch}:{state.version}"
+            report.problems.append(Problem("table", where, f"table state unreadable: {exc}"))
+
+
+# --- heads ---------------------------------------------------------------------------
+
+
+class _EmptyTables:
+    """An empty Lance dataset per table type: the "empty graph" heads are checked against."""
+
+    def __init__(self, scratch: str, graph: Graph) -> None:
+        self._scratch, self._schema = scratch, graph.schema
+        self._made: dict[str, lance.LanceDataset] = {}
+
+    def __call__(self, name: str) -> lance.LanceDataset:
+        if name not in self._made:
+            schema = arrow_schema(self._schema.table(name))
+            self._made[name] = lance.write_dataset(
+                schema.empty_table(), f"{self._scratch}/{name}.lance"
+            )
+        return self._made[name]
+
+
+def _check_head(
+    graph: Graph, branch: str, head: Commit, empty: _EmptyTables, report: FsckReport
+) -> None:
+    schema: Schema = graph.schema
+    plans: dict[str, TablePlan] = {}
+    for name in schema.table_names:
+        if name not in head.tables:
+            report.problems.append(Problem("data", f"{branch}:{name}", "table missing"))
+            continue
+        try:
+            rows = graph.tables.open(head.tables[name]).to_table()
+        except (OSError, ValueError) as exc:
+            report.problems.append(Problem("data", f"{branch}:{name}", f"unreadable: {exc}"))
+            continue
+        report.rows += rows.num_rows
+        problems = _row_problems(name, rows)
+        report.problems += [Problem("data", f"{branch}:{name}", m) for m in problems]
+        t = schema.table(name)
+        rows = rows.select(arrow_schema(t).names).cast(arrow_schema(t))
+        none = rows.schema.empty_table()
+        plans[name] = TablePlan(t, rows.schema, rows, none, none, none)
+    violations = all_violations(schema, plans, empty)
+    for v in violations[: MAX_PER_CHECK * max(1, len(plans))]:
+        report.problems.append(Problem("data", f"{branch}:{v.table}", v.message))
+
+
+def _row_problems(name: str, rows: pa.Table) -> list[str]:
+    out: list[str] = []
+    ids = rows.column("id")
+    if pc.count_distinct(ids, mode="all").as_py() != rows.num_rows:
+        counts = pc.value_counts(ids)
+        dups = [c["values"] for c in counts.to_pylist() if c["counts"] > 1][:MAX_PER_CHECK]
+        out.append(f"duplicate keys: {', '.join(map(repr, dups))}")
+    for f in rows.schema:
+        if not f.nullable and rows.column(f.name).null_count:
+            out.append(f"required property {f.name} is missing in "
+                       f"{rows.column(f.name).null_count} rows")
+    return out
+
+
+def _check_ownership(
+    graph: Graph, branch: str, incarnation: str, head: Commit, report: FsckReport
+) -> None:
+    for name, state in head.tables.items():
+        if state.owner != incarnation:
+            continue  # the branch forks before its first write there
+        try:
+            newest = graph.tables.branch_head_version(state)
+        except (OSError, ValueError) as exc:
+            report.problems.append(Problem("ownership", f"{branch}:{name}", str(exc)))
+            continue
+        claim = (f"_graphlake/claims/{state.table_id}/{state.lance_branch}/"
+                 f"{state.version + 1:020d}")
+        if newest > state.version and not graph.store.exists(claim):
+            report.problems.append(Problem(
+                "ownership", f"{branch}:{name}",
+                f"Lance branch {state.lance_branch} is at version {newest}, past the "
+                f"published {state.version}, and version {state.version + 1} is not "
+                f"claimed: the next write could build on unpublished data",
+            ))
+
+
+def _check_records(graph: Graph, report: FsckReport) -> None:
+    records, corrupt = RecordStore(graph.store).scan()
+    for key in corrupt:
+        report.problems.append(Problem("recovery", key, "recovery record unreadable"))
+    for record in records:
+        if not record.owner_alive():
+            report.problems.append(Problem(
+                "recovery", record.key,
+                f"unfinished {record.op} on {record.branch!r} from a process that is gone; "
+                f"run `graphlake recover`",
+            ))
