@@ -35,6 +35,8 @@ def recover(
     report = g.recover(force=force)
     if json:
         print_json(report.to_dict())
+        if report.corrupt:
+            raise typer.Exit(1)
         return
     for r in report.recovered:
         what = (f"completed (commit {short(r.commit)})" if r.outcome == COMPLETED and r.commit
