@@ -14,7 +14,8 @@ from __future__ import annotations
 import contextlib
 import os
 import urllib.parse
-from typing import Any
+from datetime import datetime
+from typing import Any, NamedTuple
 
 import obstore
 from obstore.exceptions import AlreadyExistsError, NotFoundError, UnknownConfigurationKeyError
@@ -22,7 +23,7 @@ from obstore.store import LocalStore, S3Store
 
 from graphlake.errors import GraphLakeError
 
-__all__ = ["ObjectStore"]
+__all__ = ["ObjectInfo", "ObjectStore"]
 
 # obstore raises Python's FileNotFoundError for a missing object; keep its own class too
 # in case a backend surfaces that one instead.
@@ -113,6 +114,14 @@ def _prefix_arg(prefix: str) -> str | None:
     """A listing prefix: '' (or '/') means the whole root."""
     prefix = prefix.strip("/")
     return _check_key(prefix) if prefix else None
+
+
+class ObjectInfo(NamedTuple):
+    """One listed object: its key, size in bytes and last-modified time (aware, UTC)."""
+
+    key: str
+    size: int
+    modified: datetime
 
 
 class ObjectStore:
@@ -252,6 +261,16 @@ class ObjectStore:
         arg = _prefix_arg(prefix)
         keys = [meta["path"] for batch in obstore.list(self._store, arg) for meta in batch]
         return sorted(keys)
+
+    def list_info(self, prefix: str = "") -> list[ObjectInfo]:
+        """Like `list`, with each object's size and last-modified time (for `gc`)."""
+        arg = _prefix_arg(prefix)
+        infos = [
+            ObjectInfo(meta["path"], int(meta["size"]), meta["last_modified"])
+            for batch in obstore.list(self._store, arg)
+            for meta in batch
+        ]
+        return sorted(infos)
 
     def list_dirs(self, prefix: str = "") -> list[str]:
         """Keys of the immediate child "directories" of `prefix` (full keys, sorted).

@@ -1,0 +1,60 @@
+"""What `gc` must keep: every commit reachable from a live branch (or a publication in
+flight), and every (table, Lance branch, version) those commits pin."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from graphlake.catalog.commits import Commit, TableState
+from graphlake.errors import CommitNotFoundError
+
+if TYPE_CHECKING:
+    from graphlake.graph import Graph
+
+
+@dataclass
+class Roots:
+    commits: set[str] = field(default_factory=set)
+    # table_id -> Lance branch -> pinned versions
+    pinned: dict[str, dict[str, set[int]]] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)  # table_id -> a graph table name
+
+    def states(self, table_id: str) -> list[TableState]:
+        return [
+            TableState(table_id, branch, version, "gc")
+            for branch, versions in sorted(self.pinned.get(table_id, {}).items())
+            for version in sorted(versions)
+        ]
+
+    def _add(self, commit: Commit) -> None:
+        self.commits.add(commit.id)
+        for name, state in commit.tables.items():
+            branches = self.pinned.setdefault(state.table_id, {})
+            branches.setdefault(state.lance_branch, set()).add(state.version)
+            self.names.setdefault(state.table_id, name)
+
+
+def find_roots(graph: Graph, extra: Iterable[str] = ()) -> Roots:
+    """Walk the commit DAG from every live branch head (and `extra` commit ids)."""
+    roots = Roots()
+    frontier = [ref.commit for ref in graph.refs.list().values() if ref.commit]
+    for commit_id in extra:
+        if graph.commits.exists(commit_id):
+            frontier.append(commit_id)
+    while frontier:
+        todo = [c for c in dict.fromkeys(frontier) if c not in roots.commits]
+        frontier = []
+        try:
+            commits = graph.commits.get_many(todo)
+        except CommitNotFoundError as exc:
+            # A reachable commit is missing: the graph is damaged, and what it pinned is
+            # unknown. Removing anything now could destroy what is left.
+            raise CommitNotFoundError(
+                f"gc refuses to run: {exc} (see `graphlake fsck`)"
+            ) from None
+        for commit in commits:
+            roots._add(commit)
+            frontier.extend(commit.parents)
+    return roots
