@@ -8,9 +8,11 @@ ids and version metadata in the target's lineage, so later deltas see them as in
 Adoption is used only when it is provably the same as appending the rows: the source
 state was forked from exactly the base state, every fragment the base had is unchanged
 (no deletions), and every new fragment was written on the source branch itself with no
-deletion file. Anything else is left to the row-copy path. The source's Lance branch
-must then outlive every commit that references it (graphlake never deletes Lance
-branches; `gc` must respect adopted bases).
+deletion file. Anything else is left to the row-copy path. The adopted files must then
+outlive every manifest that reads them: `gc` (maintenance/lance_gc.py) keeps a Lance
+branch folder, and any old version of it whose cleanup would delete such files, while a
+kept manifest of another branch reads files there (Lance's own cleanup and branch
+deletion do not look at other branches' bases).
 """
 
 from __future__ import annotations
