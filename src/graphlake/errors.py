@@ -5,6 +5,18 @@ A failed operation leaves the graph exactly as it was; the message says what to 
 
 from __future__ import annotations
 
+import re
+
+# Lance appends the Rust source location of its build to error messages
+# (", /home/runner/work/lance/lance/rust/.../scanner.rs:839:33"): noise for a user.
+_RUST_LOCATION = re.compile(r",?\s*/[^\s,]*\.rs:\d+:\d+")
+
+
+def clean_message(exc: BaseException) -> str:
+    """The first line of `exc`'s message, without a dependency's source locations."""
+    text = _RUST_LOCATION.sub("", str(exc)).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
 
 class GraphLakeError(Exception):
     """Base class of every error graphlake raises on purpose."""

@@ -150,3 +150,10 @@ def test_cannot_delete_default_branch(people: gl.Graph) -> None:
 
 def test_load_unknown_mode(people: gl.Graph) -> None:
     unchanged(people, lambda: people.load([], mode="replace"), gl.DataError, "mode")
+
+
+def test_messages_carry_no_dependency_source_paths(people: gl.Graph) -> None:
+    with pytest.raises(gl.QueryError) as info:
+        people.nodes("Person", where="nosuch > 3")
+    assert "nosuch" in str(info.value)
+    assert ".rs:" not in str(info.value) and "/home/" not in str(info.value)

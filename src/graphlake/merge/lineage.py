@@ -21,6 +21,7 @@ import lance
 import pyarrow as pa
 
 from graphlake.catalog.commits import TableState
+from graphlake.errors import clean_message
 from graphlake.storage.tables import MAIN, TableStore
 
 
@@ -278,5 +279,4 @@ def _open_at(tables: TableStore, table_id: str, branch: str, version: int) -> la
 
 
 def _first_line(exc: Exception) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+    return clean_message(exc)

@@ -13,6 +13,7 @@ from graphlake.errors import (
     TypeMismatchError,
     UnknownPropertyError,
     UnknownTableError,
+    clean_message,
 )
 from graphlake.schema.model import EdgeType, NodeType
 
@@ -85,4 +86,4 @@ class Snapshot:
 
 
 def _first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return clean_message(exc)
