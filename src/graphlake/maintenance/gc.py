@@ -18,7 +18,6 @@ that is earlier: nothing modified after it is touched.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -27,6 +26,7 @@ from graphlake.catalog.commits import is_commit_id
 from graphlake.maintenance.lance_gc import TableSweep
 from graphlake.maintenance.report import GcReport, TableGc
 from graphlake.maintenance.roots import find_roots
+from graphlake.recovery.records import RecordStore
 
 if TYPE_CHECKING:
     from graphlake.graph import Graph
@@ -46,8 +46,10 @@ def gc(
 ) -> GcReport:
     if grace < dt.timedelta(0):
         raise ValueError(f"grace must not be negative: {grace}")
-    _recover(graph)
-    from graphlake.recovery.records import RecordStore
+    if not dry_run:
+        # Settle crashed publications first, so what they left is plainly unreferenced.
+        # (A dry run changes nothing: their records then just bound the cutoff.)
+        graph.recover()
 
     now = dt.datetime.now(dt.UTC)
     records = RecordStore(graph.store).list()
@@ -80,13 +82,6 @@ def gc(
         if not dry_run:
             graph.store.delete(info.key)
     return report
-
-
-def _recover(graph: Graph) -> None:
-    """Settle crashed publications first, so what they left is plainly unreferenced."""
-    # Without recovery in this build, the records still bound the cutoff.
-    with contextlib.suppress(ImportError, NotImplementedError):
-        graph.recover()
 
 
 def _drop_claims(graph: Graph, table_id: str, lance_branch: str, dry_run: bool) -> int:
