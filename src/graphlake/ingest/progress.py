@@ -3,6 +3,9 @@
 The orchestrator reads each worker branch's head commit about twice a second and shows
 the offset its ingest marker records, so the same code works for processes and Ray
 (workers report nothing while they run) and for workers on other machines.
+
+rich is imported only when bars are shown: worker processes and non-interactive runs
+never pay for it.
 """
 
 from __future__ import annotations
@@ -12,20 +15,12 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-
 from graphlake.errors import GraphLakeError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
+
     from graphlake.graph import Graph
 
 POLL_SECONDS = 0.5
@@ -44,7 +39,7 @@ class IngestProgress:
         self._sizes = list(sizes)
         self._enabled = enabled
         self._label = label
-        self._console = console or Console(stderr=True)
+        self._console = console
         self._bar: Progress | None = None
         self._tasks: list[TaskID] = []
         self._overall: TaskID | None = None
@@ -55,6 +50,16 @@ class IngestProgress:
     def __enter__(self) -> IngestProgress:
         if not self._enabled:
             return self
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
         self._bar = Progress(
             TextColumn("{task.description:<12}"),
             BarColumn(),
@@ -62,7 +67,7 @@ class IngestProgress:
             TextColumn(self._label),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
-            console=self._console,
+            console=self._console or Console(stderr=True),
         )
         self._bar.__enter__()
         self._tasks = [self._bar.add_task(f"w{i}", total=size)

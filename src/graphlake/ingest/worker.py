@@ -14,6 +14,8 @@ Failures come back as data (`WorkerReport.error`), see `graphlake.ingest.errors`
 from __future__ import annotations
 
 import os
+import queue
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -155,7 +157,8 @@ def _batches(graph: Graph, task: WorkerTask, offset: int) -> Iterator[tuple[int,
     if task.files[0].format == "parquet":
         if task.table is None:
             raise IngestError("a Parquet ingest needs a table")
-        for batch in _rebatch(_parquet_rows(task, offset), task.commit_every):
+        batches = _rebatch(_parquet_rows(task, offset), task.commit_every)
+        for batch in read_ahead(batches):
             yield batch.num_rows, {task.table: batch}
     else:
         yield from _jsonl_batches(graph, task, offset)
@@ -216,6 +219,52 @@ def _rebatch(batches: Iterator[pa.RecordBatch], size: int) -> Iterator[pa.Table]
                 buf, have = [], 0
     if have:
         yield pa.Table.from_batches(buf)
+
+
+_DONE = object()
+
+
+def read_ahead(items: Iterator[Any], depth: int = 1) -> Iterator[Any]:
+    """`items`, produced by a thread up to `depth` ahead of the consumer.
+
+    The worker's commit (validation, Lance write, index) holds about one core; reading
+    and decoding the next Parquet batch releases the GIL, so it overlaps with the commit
+    instead of following it. An error in the producer is raised here, in order.
+    """
+    out: queue.Queue[Any] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def put(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                out.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if not put((item, None)):
+                    return
+            put((_DONE, None))
+        except BaseException as exc:  # handed to the consumer
+            put((_DONE, exc))
+
+    thread = threading.Thread(target=produce, name="ingest-read-ahead", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item, exc = out.get()
+            if exc is not None:
+                raise exc
+            if item is _DONE:
+                return
+            yield item
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _jsonl_lines(task: WorkerTask, offset: int) -> Iterator[tuple[int, int, bytes]]:
