@@ -21,6 +21,7 @@ from graphlake.cli import branch, demo, read, recovery, write
 from graphlake.cli.diff import diff
 from graphlake.cli.gc import gc
 from graphlake.cli.ingest import ingest, merge_many
+from graphlake.cli.ingest_status import ingest_status
 from graphlake.cli.merge import merge
 from graphlake.cli.optimize import optimize
 from graphlake.cli.output import console, reported_errors
@@ -71,6 +72,7 @@ app.command("diff")(diff)
 app.command("merge")(merge)
 app.command("merge-many")(merge_many)
 app.command("ingest")(ingest)
+app.command("ingest-status")(ingest_status)
 app.command("optimize")(optimize)
 app.command("gc")(gc)
 app.command("recover")(recovery.recover)

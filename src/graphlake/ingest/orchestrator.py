@@ -29,6 +29,7 @@ from graphlake import faults
 from graphlake.catalog.names import validate_identifier
 from graphlake.errors import BranchNotFoundError, DataError, UnknownTableError
 from graphlake.ingest import plan as P
+from graphlake.ingest.attempt import AttemptRecord
 from graphlake.ingest.engines import check_engine, make_engine
 from graphlake.ingest.errors import IngestError
 from graphlake.ingest.result import IngestResult
@@ -104,7 +105,19 @@ def ingest(
     _refuse_contradictions(plan, inputs, table, into, workers, commit_every)
     plan = P.refresh_changed_files(plan)
     planned = time.perf_counter()
+    with AttemptRecord(store, plan.run_id):  # for `graphlake.ingest.status`
+        result = _run(graph, plan, engine, options, strict_disjoint, progress, ray_address,
+                      resumed, planned - started)
+    result.timings["total"] = time.perf_counter() - started
+    return result
 
+
+def _run(
+    graph: Graph, plan: P.Plan, engine: str, options: dict[str, str] | None,
+    strict_disjoint: bool, progress: bool, ray_address: str | None, resumed: bool,
+    plan_seconds: float,
+) -> IngestResult:
+    """Workers and merges, phase by phase; then done.json and the shard names removed."""
     run = Run(graph, plan, options, strict_disjoint, progress)
     eng = make_engine(engine, len(plan.slices), ray_address)
     try:
@@ -116,15 +129,14 @@ def ingest(
     result = IngestResult(
         run_id=plan.run_id, into=plan.into, commit=run.last_commit, rows=sum(run.rows),
         rows_per_worker=run.rows, workers=len(plan.slices), merges=run.merges,
-        timings={"plan": planned - started, "workers": run.worker_seconds,
+        timings={"plan": plan_seconds, "workers": run.worker_seconds,
                  "merge": run.merge_seconds}, resumed=resumed,
     )
     done = time.perf_counter()
     faults.hit("ingest.after_merge")
-    store.create(P.run_key(plan.run_id, "done.json"), _done_json(result))
+    graph.store.create(P.run_key(plan.run_id, P.DONE_FILE), _done_json(result))
     _delete_branches(graph, plan)
     result.timings["cleanup"] = time.perf_counter() - done
-    result.timings["total"] = time.perf_counter() - started
     return result
 
 
@@ -210,7 +222,7 @@ def _recorded(
     workers: int | None, commit_every: int | None,
 ) -> IngestResult | None:
     """The result of a finished run (shard branches a crash left are removed), or None."""
-    data = graph.store.get(P.run_key(run_id, "done.json"))
+    data = graph.store.get(P.run_key(run_id, P.DONE_FILE))
     if data is None:
         return None
     plan = P.load_plan(graph.store, run_id)

@@ -40,6 +40,16 @@ NODES = "nodes"
 EDGES = "edges"
 
 
+# The records of a run under `RUNS_DIR/<run_id>/`: its plan, one per merged phase, and
+# the result once it has finished (see also `attempt.py`).
+PLAN_FILE = "plan.json"
+DONE_FILE = "done.json"
+
+
+def phase_file(phase: str) -> str:
+    return f"phase-{phase}.json"
+
+
 def run_key(run_id: str, name: str) -> str:
     return f"{RUNS_DIR}/{validate_identifier(run_id, 'ingest run id')}/{name}"
 
@@ -232,7 +242,7 @@ def refresh_changed_files(plan: Plan) -> Plan:
 
 def store_plan(store: ObjectStore, plan: Plan) -> Plan:
     """Write the plan if the run has none yet; return the run's plan either way."""
-    key = run_key(plan.run_id, "plan.json")
+    key = run_key(plan.run_id, PLAN_FILE)
     if store.create(key, plan.to_json()):
         return plan
     existing = load_plan(store, plan.run_id)
@@ -242,7 +252,7 @@ def store_plan(store: ObjectStore, plan: Plan) -> Plan:
 
 
 def load_plan(store: ObjectStore, run_id: str) -> Plan | None:
-    data = store.get(run_key(run_id, "plan.json"))
+    data = store.get(run_key(run_id, PLAN_FILE))
     return None if data is None else Plan.from_json(data)
 
 

@@ -13,8 +13,6 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-
 from graphlake.errors import BranchExistsError
 from graphlake.ingest import plan as P
 from graphlake.ingest.engines import Engine
@@ -47,7 +45,7 @@ class Run:
 
     def phase(self, eng: Engine, phase: str) -> None:
         plan, graph = self.plan, self.graph
-        marker = graph.store.get(P.run_key(plan.run_id, f"phase-{phase}.json"))
+        marker = graph.store.get(P.run_key(plan.run_id, P.phase_file(phase)))
         if marker is not None:  # merged by an earlier attempt
             recorded = json.loads(marker)
             self.merges[phase] = merge_result_from_dict(recorded["merge"])
@@ -76,7 +74,7 @@ class Run:
         self.rows = [a + b for a, b in zip(self.rows, phase_rows, strict=True)]
         self._base = self.last_commit = merge.commit or graph.head(plan.into).id
         record = {"merge": merge.to_dict(), "rows": phase_rows, "commit": self._base}
-        graph.store.create(P.run_key(plan.run_id, f"phase-{phase}.json"),
+        graph.store.create(P.run_key(plan.run_id, P.phase_file(phase)),
                            json.dumps(record).encode("utf-8"))
 
     def _task(self, phase: str, s: P.Slice, branch: str) -> WorkerTask:
@@ -147,6 +145,8 @@ def _raise_failures(run_id: str, reports: dict[int, WorkerReport]) -> None:
 
 
 def _interactive() -> bool:
+    from rich.console import Console  # only here: workers never import rich
+
     console = Console(stderr=True)
     return console.is_terminal or console.is_jupyter
 
@@ -157,5 +157,7 @@ def _status(enabled: bool, text: str) -> Iterator[None]:
     if not (enabled and _interactive()):
         yield
         return
+    from rich.console import Console
+
     with Console(stderr=True).status(text):
         yield

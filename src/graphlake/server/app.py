@@ -13,6 +13,8 @@ Endpoints (JSON; tokens as `Authorization: Bearer <token>`):
     POST   /branches/{b}/load?mode=append|merge|overwrite  (JSONL body)  write
     GET    /diff?a=&b=                              read
     POST   /merge   {source, into, strategy?, dry_run?, message?}        write
+    GET    /ingest                                  read   (ingest runs, newest first)
+    GET    /ingest/{run_id}                         read   (progress per worker, result)
 
 Branch names may contain `/`; each route's fixed suffix (`/log`, `/tables/{table}`, ...)
 keeps them unambiguous. Protected branches refuse mutations, loads and deletion (403);
@@ -32,7 +34,7 @@ from graphlake.server import errors
 from graphlake.server.config import ServerConfig
 from graphlake.server.deps import AppState
 from graphlake.server.limits import BodyLimit
-from graphlake.server.routes import branches, health, merge, tables, writes
+from graphlake.server.routes import branches, health, ingest, merge, tables, writes
 
 
 def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> FastAPI:
@@ -57,7 +59,7 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
         return limits.max_upload_bytes if path.endswith("/load") else limits.max_body_bytes
 
     app.add_middleware(BodyLimit, limit_for=limit_for)
-    for module in (health, branches, tables, writes, merge):
+    for module in (health, branches, tables, writes, merge, ingest):
         app.include_router(module.router)
     return app
 

@@ -1,0 +1,100 @@
+"""`graphlake ingest-status ROOT [RUN_ID]`: the ingest runs of a graph, or one run's
+progress per worker, from the records the run stored (see `graphlake.ingest.status`).
+
+Works while a run is going (from another shell or machine), after it finished, and after
+its orchestrator died. Exit codes: 0 shown; 1 no such run or another failure.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Column, Table
+
+from graphlake.cli.options import Json, Root
+from graphlake.cli.output import console, print_json, short, short_time
+from graphlake.graph import Graph
+from graphlake.ingest.status import (
+    ABANDONED,
+    FAILED,
+    FINISHED,
+    RUNNING,
+    RunStatus,
+    RunSummary,
+    list_runs,
+    run_status,
+)
+
+_STYLE = {FINISHED: "green", RUNNING: "cyan", FAILED: "red", ABANDONED: "yellow"}
+
+
+def ingest_status(
+    root: Root,
+    run_id: Annotated[
+        str | None, typer.Argument(help="A run id: show its plan and per-worker progress. "
+                                        "Without it: list the runs, newest first.")
+    ] = None,
+    json: Json = False,
+) -> None:
+    """Show the graph's ingest runs (state, progress), or one run per worker."""
+    graph = Graph.open(root)
+    if run_id is None:
+        runs = list_runs(graph)
+        if json:
+            print_json({"runs": [r.to_dict() for r in runs]})
+        else:
+            print_runs(runs)
+        return
+    status = run_status(graph, run_id)
+    if json:
+        print_json(status.to_dict())
+    else:
+        print_run(status)
+
+
+def _state(state: str) -> str:
+    style = _STYLE.get(state)
+    return f"[{style}]{state}[/]" if style else state
+
+
+def _share(done: int, total: int) -> str:
+    return f"{done:,}/{total:,}" + (f" ({done / total:.0%})" if total else "")
+
+
+def print_runs(runs: list[RunSummary]) -> None:
+    if not runs:
+        console.print("No ingest runs.")
+        return
+    out = Table("run", "state", "created (UTC)", "into", "workers",
+                Column("done", justify="right"), Column("records", justify="right"))
+    for r in runs:
+        out.add_row(r.run_id, _state(r.state), short_time(r.created), escape(r.into),
+                    str(r.workers), f"{_share(r.done, r.total)} {r.unit}", f"{r.rows:,}")
+    console.print(out)
+
+
+def print_run(s: RunStatus) -> None:
+    what = f"table {s.table}" if s.table else "JSONL records"
+    console.print(f"Ingest run [bold]{s.run_id}[/]: {_state(s.state)}, {s.format} ({what}) "
+                  f"into [cyan]{escape(s.into)}[/], created {short_time(s.created)} UTC")
+    console.print(f"{len(s.files)} input file(s), {s.workers} worker(s), commits every "
+                  f"{s.commit_every:,} {s.unit}, base {short(s.base)}; done "
+                  f"{_share(s.done, s.total)} {s.unit}, {s.rows:,} records")
+    if s.error:
+        console.print(f"[red]last attempt failed:[/] {escape(s.error)}")
+    if s.heartbeat and s.state not in (FINISHED, FAILED):
+        console.print(f"last heartbeat {short_time(s.heartbeat)} UTC", style="dim")
+    out = Table("worker", "phase", "branch", "state", Column("done", justify="right"),
+                Column("records", justify="right"))
+    for w in s.progress:
+        out.add_row(f"w{w.worker}", w.phase, escape(w.branch), w.state,
+                    _share(w.done, w.total), f"{w.rows:,}")
+    console.print(out)
+    if s.result is not None:
+        commit = short(s.result.get("commit") or "")
+        total = s.result.get("timings", {}).get("total")
+        took = f" in {total:.2f}s" if total else ""
+        console.print(f"Finished{took}: {s.result.get('rows', 0):,} records into "
+                      f"[cyan]{escape(s.into)}[/] as commit [bold]{commit}[/]")
