@@ -71,35 +71,48 @@ def _crashed(task: WorkerTask, why: str) -> WorkerReport:
 
 
 class ProcessEngine:
+    """Workers in spawned processes. A process that finished its task stays for the next
+    one (JSONL's edge phase reuses the node phase's processes instead of paying start-up
+    again); `close` lets idle processes exit in the background."""
+
     def __init__(self) -> None:
-        self._pools: list[ProcessPoolExecutor] = []
-        self._pending: dict[Future[WorkerReport], WorkerTask] = {}
+        self._idle: list[ProcessPoolExecutor] = []
+        self._busy: dict[Future[WorkerReport], tuple[WorkerTask, ProcessPoolExecutor]] = {}
 
     def start(self, tasks: list[WorkerTask]) -> None:
         ctx = multiprocessing.get_context("spawn")
         for task in tasks:
-            pool = ProcessPoolExecutor(max_workers=1, mp_context=ctx)
-            self._pools.append(pool)
-            self._pending[pool.submit(run_slice, task)] = task
+            pool = self._idle.pop() if self._idle else ProcessPoolExecutor(
+                max_workers=1, mp_context=ctx)
+            self._busy[pool.submit(run_slice, task)] = (task, pool)
 
     def poll(self, timeout: float) -> list[WorkerReport]:
-        if not self._pending:
+        if not self._busy:
             return []
-        done, _ = wait(list(self._pending), timeout=timeout, return_when=FIRST_COMPLETED)
+        done, _ = wait(list(self._busy), timeout=timeout, return_when=FIRST_COMPLETED)
         out = []
         for fut in done:
-            task = self._pending.pop(fut)
+            task, pool = self._busy.pop(fut)
             try:
                 out.append(fut.result())
             except Exception as exc:  # a dead process (BrokenProcessPool)
                 out.append(_crashed(task, f"its process died ({type(exc).__name__}: {exc})"))
+                pool.shutdown(wait=False)
+            else:
+                self._idle.append(pool)
         return out
 
     def close(self) -> None:
-        for pool in self._pools:
+        # Idle processes have reported everything; what is left is their interpreter's
+        # exit (~0.4 CPU-s each: freeing caches and buffers), which need not delay the
+        # caller. Processes still working (after an error elsewhere) are waited for, so
+        # none writes after `ingest` has returned or raised.
+        for pool in self._idle:
+            pool.shutdown(wait=False)
+        for _, pool in self._busy.values():
             pool.shutdown(wait=True, cancel_futures=True)
-        self._pools.clear()
-        self._pending.clear()
+        self._idle.clear()
+        self._busy.clear()
 
 
 # --- Ray --------------------------------------------------------------------------------
