@@ -1,12 +1,20 @@
 """Sharded-ingest benchmark: parallel workers end to end, and merge_many of N shards.
 
     .venv/bin/python bench/sharded_ingest.py            # 1M rows; 1, 2, 4 workers; 8, 64 shards
+    .venv/bin/python bench/sharded_ingest.py --repeat 3 --shards ""   # ingest only, 3 rounds
     .venv/bin/python bench/sharded_ingest.py --quick    # 50k rows; 1, 2 workers; 8 shards
 
 Rows are (key, text, emb: Vector(32)) in one Parquet file (row groups of 64k rows).
 
 * ingest: `graphlake.ingest.ingest(..., engine="process")` on a fresh graph per worker
   count, timed end to end (plan, spawning workers, their commits, the merge, cleanup).
+  `--repeat N` runs the worker counts in turn N times (1, 2, 4, 1, 2, 4, ...) and reports
+  medians, and the speed-up as the median of each round's ratio: on a shared machine,
+  runs side by side see about the same load. Each run also reports the 1-minute load
+  average when it started and the cores it kept busy (CPU seconds of the orchestrator
+  and its worker processes / wall seconds). `ingest` returns once the data is in `main`;
+  worker processes finish exiting after that, and the benchmark waits for them (untimed,
+  but their CPU is counted) before the next run.
 * merge_many: N insert-only shard branches made with `g.load(table, branch=...)`
   (untimed), then one `merge_many(..., strict_disjoint=True)`, timed; "written" is the
   growth of all files under the graph root during the merge, "shard data" what the
@@ -21,7 +29,9 @@ Targets (reported PASS/MISS, from this one run):
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -37,7 +47,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import graphlake as gl  # noqa: E402
-from _util import machine, render_table  # noqa: E402
+from _util import machine, median, render_table  # noqa: E402
 from graphlake.ingest import ingest  # noqa: E402
 
 SCHEMA = "node Doc { key: String @key  text: String  emb: Vector(32) }"
@@ -68,10 +78,33 @@ class IngestRun:
     rows: int
     merge_seconds: float
     adopted: int
+    load: float  # 1-minute load average at the start
+    cpu_seconds: float  # orchestrator + worker processes
 
     @property
     def rate(self) -> float:
         return self.rows / self.seconds
+
+    @property
+    def cores(self) -> float:
+        return self.cpu_seconds / self.seconds
+
+
+def _reap_workers(timeout: float = 60.0) -> None:
+    """Wait until the worker processes of the last run have exited."""
+    deadline = time.monotonic() + timeout
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def _cpu_with_children() -> float:
+    """CPU seconds of this process and of its finished child processes (the workers:
+    the engine waits for them before `ingest` returns)."""
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        r = resource.getrusage(who)
+        total += r.ru_utime + r.ru_stime
+    return total
 
 
 @dataclass
@@ -94,16 +127,21 @@ def bench_ingest(work: Path, parquet: Path, rows: int, workers: int,
     root = work / f"ingest-{workers}"
     shutil.rmtree(root, ignore_errors=True)
     g = gl.Graph.init(root, SCHEMA)
+    load = os.getloadavg()[0]
+    cpu0 = _cpu_with_children()
     t0 = time.perf_counter()
     result = ingest(g, parquet, table="Doc", workers=workers, commit_every=commit_every,
                     progress=False)
     seconds = time.perf_counter() - t0
+    _reap_workers()  # their exit runs after `ingest` returns; not in the next run's time
+    cpu = _cpu_with_children() - cpu0
     assert result.rows == rows, (result.rows, rows)
     assert g.snapshot().dataset("Doc").count_rows() == rows
     merge = result.merge
     adopted = merge.stats["Doc"].adopted_rows if merge and "Doc" in merge.stats else 0
     shutil.rmtree(root, ignore_errors=True)
-    return IngestRun(workers, seconds, rows, result.timings.get("merge", 0.0), adopted)
+    return IngestRun(workers, seconds, rows, result.timings.get("merge", 0.0), adopted,
+                     load, cpu)
 
 
 def bench_merge(work: Path, data: pa.Table, shards: int) -> MergeRun:
@@ -134,6 +172,11 @@ def bench_merge(work: Path, data: pa.Table, shards: int) -> MergeRun:
                     result.stats["Doc"].adopted_rows)
 
 
+def _median_run(runs: list[IngestRun]) -> IngestRun:
+    """The run of median wall time (the upper middle one for an even count)."""
+    return sorted(runs, key=lambda r: r.seconds)[len(runs) // 2]
+
+
 def verdict(ok: bool | None) -> str:
     return "n/a" if ok is None else ("PASS" if ok else "MISS")
 
@@ -144,6 +187,8 @@ def main() -> None:
     ap.add_argument("--workers", default="1,2,4", help="worker counts, comma-separated")
     ap.add_argument("--shards", default="8,64", help="shard counts for merge_many")
     ap.add_argument("--commit-every", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="rounds of the worker counts, run in turn (medians reported)")
     ap.add_argument("--quick", action="store_true", help="50k rows, 1 and 2 workers, 8 shards")
     ap.add_argument("--dir", type=Path, default=None, help="work folder (default: a temp dir)")
     args = ap.parse_args()
@@ -161,16 +206,28 @@ def main() -> None:
         parquet = work / "docs.parquet"
         pq.write_table(data, parquet, row_group_size=64 * 1024)
 
-        ingests = [bench_ingest(work, parquet, args.rows, w, args.commit_every)
-                   for w in worker_counts]
-        one = next((r for r in ingests if r.workers == 1), None)
+        rounds: list[dict[int, IngestRun]] = []
+        for i in range(args.repeat if worker_counts else 0):
+            runs = {}
+            for w in worker_counts:
+                runs[w] = r = bench_ingest(work, parquet, args.rows, w, args.commit_every)
+                print(f"  round {i + 1}: {w} worker(s) {r.seconds:.2f} s, merge "
+                      f"{r.merge_seconds:.2f} s, {r.cores:.2f} cores busy, load {r.load:.2f}",
+                      flush=True)
+            rounds.append(runs)
+        ingests = [_median_run([runs[w] for runs in rounds]) for w in worker_counts]
+        # Each round's ratio to its own 1-worker run, then the median over rounds.
+        speedup = {w: median([runs[1].seconds / runs[w].seconds for runs in rounds])
+                   for w in worker_counts if 1 in worker_counts}
         rows = [[str(r.workers), f"{r.seconds:.2f}", f"{r.rate:,.0f}",
-                 f"{r.rate / one.rate:.2f}x" if one else "-", f"{r.merge_seconds:.2f}",
-                 f"{r.adopted:,}"] for r in ingests]
-        print("ingest, end to end")
+                 f"{speedup[r.workers]:.2f}x" if speedup else "-", f"{r.merge_seconds:.2f}",
+                 f"{r.cores:.2f}", f"{r.load:.2f}", f"{r.adopted:,}"] for r in ingests]
+        print("ingest, end to end" + (f" (median of {args.repeat} rounds)"
+                                      if args.repeat > 1 else ""))
         print(render_table(["workers", "seconds", "rows/s", "vs 1 worker", "merge s",
-                            "adopted rows"], rows))
+                            "cores busy", "load", "adopted rows"], rows))
         print(flush=True)
+        one = next((r for r in ingests if r.workers == 1), None)
 
         merges = [bench_merge(work, data, n) for n in shard_counts]
         rows = [[str(m.shards), f"{m.rows_per_shard:,}", f"{m.seconds:.3f}",
@@ -192,14 +249,14 @@ def main() -> None:
         merge_ok = None if m64 is None else (
             m64.error is None and m64.seconds <= MERGE_SECONDS_TARGET
             and m64.written_share < MERGE_WRITTEN_TARGET)
-        speed_ok = None if one is None or two is None else two.rate >= SPEEDUP_TARGET * one.rate
+        speed_ok = None if one is None or two is None else speedup[2] >= SPEEDUP_TARGET
         print(f"targets ({os.cpu_count()} cores)")
         print(f"  merge_many 64 shards <= {MERGE_SECONDS_TARGET:.0f} s, written < 1%: "
               f"{verdict(merge_ok)}" + (" (64 shards not measured)" if m64 is None else
                                         " (the merge failed)" if m64.error else
                                         f" ({m64.seconds:.2f} s, {m64.written_share:.3%})"))
         print(f"  2 workers >= {SPEEDUP_TARGET}x 1 worker: {verdict(speed_ok)}"
-              + (f" ({two.rate / one.rate:.2f}x)" if one and two else ""))
+              + (f" ({speedup[2]:.2f}x)" if one and two else ""))
         print(f"  end-to-end ingest >= {RATE_TARGET:,} rows/s: "
               + ("n/a (not measured)" if best is None else
                  f"{verdict(best.rate >= RATE_TARGET)} ({best.rate:,.0f} rows/s with "
