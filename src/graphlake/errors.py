@@ -66,6 +66,12 @@ class ConcurrentWriteError(GraphLakeError):
     """Another writer moved the branch first and retrying did not succeed."""
 
 
+class StaleReadError(ConcurrentWriteError):
+    """What the transaction read (or the head it expected) changed before it could
+    publish. Nothing was written; run the transaction again on fresh reads
+    (`Graph.transact` does that for you)."""
+
+
 # --- data -------------------------------------------------------------------------------
 
 

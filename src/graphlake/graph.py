@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow as pa
 from ulid import ULID
@@ -16,13 +16,19 @@ from graphlake.catalog.history import History
 from graphlake.catalog.names import validate_branch_name
 from graphlake.catalog.refs import RefEntry, RefStore
 from graphlake.catalog.store import ObjectStore
-from graphlake.errors import BranchNotFoundError, CommitNotFoundError, GraphLakeError
+from graphlake.errors import (
+    BranchNotFoundError,
+    CommitNotFoundError,
+    GraphLakeError,
+    StaleReadError,
+)
 from graphlake.merge import diff as merge_diff
 from graphlake.merge import engine as merge_engine
 from graphlake.merge.diff import TableDiff
 from graphlake.merge.result import MergeResult
 from graphlake.read.snapshot import Snapshot
 from graphlake.read.sql import run_sql
+from graphlake.retry import Backoff
 from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.model import EdgeType, NodeType, Schema
 from graphlake.schema.parser import load_schema, parse_schema
@@ -36,6 +42,7 @@ if TYPE_CHECKING:
     from graphlake.recovery.recover import RecoveryReport
 
 DEFAULT_BRANCH = "main"
+T = TypeVar("T")
 
 
 class Graph:
@@ -176,14 +183,50 @@ class Graph:
         branch: str = DEFAULT_BRANCH,
         message: str = "write",
         meta: dict[str, Any] | None = None,
+        *,
+        expect_head: str | None = None,
     ) -> Transaction:
         """A transaction: `with g.write("dev") as w: w.insert(...)` publishes one commit.
 
         `meta` (JSON-able) is recorded in the commit atomically with its data, e.g. the
-        input offset an ingest worker has reached.
+        input offset an ingest worker has reached. Rows read with `w.get` are checked
+        again at publish (`StaleReadError` if another writer changed them); with
+        `expect_head` (a commit id) the transaction publishes only on that head.
         """
         self._ref(branch)
-        return Transaction(self, branch, message, meta)
+        return Transaction(self, branch, message, meta, expect_head=expect_head)
+
+    def transact(
+        self,
+        fn: Callable[[Transaction], T],
+        branch: str = DEFAULT_BRANCH,
+        message: str = "write",
+        *,
+        attempts: int = 10,
+    ) -> T:
+        """Run `fn(w)` in a transaction and publish it; if a row `fn` read with `w.get`
+        changed before the publish (`StaleReadError`), run `fn` again on fresh reads,
+        up to `attempts` times. Returns what `fn` returned.
+
+        For read-modify-write: ``g.transact(lambda w: w.update("Counter", [{"name": "c",
+        "n": w.get("Counter", "c")["n"] + 1}]))`` never loses an increment.
+        """
+        if attempts < 1:
+            raise ValueError("attempts must be at least 1")
+        backoff = Backoff(attempts)
+        for attempt in range(attempts):
+            backoff.start()
+            w = self.write(branch, message)
+            try:
+                with w:
+                    result = fn(w)
+            except StaleReadError:
+                if attempt == attempts - 1:
+                    raise
+                backoff.wait(attempt)
+                continue
+            return result
+        raise AssertionError("unreachable")
 
     def load(
         self,

@@ -24,6 +24,14 @@ class Op:
     cascade: bool = False  # delete: also delete edges touching the deleted nodes
 
 
+@dataclass(frozen=True)
+class ReadSet:
+    """Keys a transaction read (table -> keys), all at commit `base`."""
+
+    base: str | None
+    keys: dict[str, set[str]]
+
+
 @dataclass
 class TablePlan:
     """The net effect of a transaction on one table, against the branch head.

@@ -17,13 +17,14 @@ import pyarrow.compute as pc
 
 from graphlake.catalog.commits import Commit, TableState
 from graphlake.catalog.refs import RefEntry
-from graphlake.errors import ConcurrentWriteError, NullValueError
+from graphlake.errors import ConcurrentWriteError, NullValueError, StaleReadError
 from graphlake.recovery.publication import Publication
 from graphlake.retry import Backoff
 from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.model import EdgeType, NodeType
+from graphlake.storage.lookup import rows_where_in
 from graphlake.storage.tables import LanceCasError
-from graphlake.write.plan import Op, TablePlan
+from graphlake.write.plan import Op, ReadSet, TablePlan
 from graphlake.write.resolve import resolve_table
 from graphlake.write.validate import edges_touching, validate
 
@@ -38,14 +39,21 @@ class HeadMoved(Exception):
 
 
 def publish(
-    graph: Graph, branch: str, message: str, ops: list[Op], meta: dict | None = None
+    graph: Graph, branch: str, message: str, ops: list[Op], meta: dict | None = None,
+    *, reads: ReadSet | None = None, expect_head: str | None = None,
 ) -> Commit:
     """Publish `ops` as one commit on `branch`; returns the head unchanged if they net to 0
-    (unless `meta` is given: then the commit records it even without data changes)."""
+    (unless `meta` is given: then the commit records it even without data changes).
+
+    `reads`: keys the caller read at `reads.base`; `expect_head`: the head the caller
+    requires. Either failing on the head we would publish on raises `StaleReadError`
+    (checked on every attempt, and the ref CAS makes that head the one we publish on).
+    """
     backoff = Backoff(MAX_ATTEMPTS)
     for attempt in range(MAX_ATTEMPTS):
         backoff.start()
         ref, head = graph._head(branch)
+        _check_preconditions(graph, branch, head, reads, expect_head)
         plans = plan_ops(graph, head, ops)
         if all(p.is_empty for p in plans.values()) and not meta:
             return head
@@ -71,6 +79,37 @@ def publish(
     raise ConcurrentWriteError(
         f"branch {branch!r} kept moving: gave up after {MAX_ATTEMPTS} attempts; retry later"
     )
+
+
+def _check_preconditions(
+    graph: Graph, branch: str, head: Commit, reads: ReadSet | None, expect_head: str | None
+) -> None:
+    if expect_head is not None and head.id != expect_head:
+        raise StaleReadError(
+            f"branch {branch!r} moved: its head is {head.id[:12]}, the transaction "
+            f"expected {expect_head[:12]}; nothing was written"
+        )
+    if reads is None or reads.base is None or reads.base == head.id:
+        return
+    base = graph.commits.get(reads.base)
+    for table, keys in sorted(reads.keys.items()):
+        then, now = base.tables[table], head.tables[table]
+        if then == now:
+            continue
+        wanted = sorted(keys)
+        before = _rows_by_key(graph.tables.open(then), wanted)
+        after = _rows_by_key(graph.tables.open(now), wanted)
+        changed = [k for k in wanted if before.get(k) != after.get(k)]
+        if changed:
+            shown = ", ".join(map(repr, changed[:5])) + (" ..." if len(changed) > 5 else "")
+            raise StaleReadError(
+                f"{table} {shown} changed on {branch!r} after the transaction read it; "
+                f"nothing was written (read again and retry, e.g. with Graph.transact)"
+            )
+
+
+def _rows_by_key(ds: lance.LanceDataset, keys: list[str]) -> dict[str, dict]:
+    return {r["id"]: r for r in rows_where_in(ds, "id", keys).to_pylist()}
 
 
 def plan_ops(graph: Graph, head: Commit, ops: list[Op]) -> dict[str, TablePlan]:

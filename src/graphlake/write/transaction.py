@@ -3,6 +3,13 @@
 Calls only stage (after type-checking their rows); nothing touches storage until the
 `with` block ends without an exception, when `publish.publish` resolves, validates and
 commits everything at once.
+
+Read-modify-write: read through the transaction (`w.get`), not the graph. Its reads are
+pinned to the branch head at the first read, and the keys it read are checked again at
+publish: if another writer changed any of them meanwhile, the transaction publishes
+nothing and raises `StaleReadError` (so an increment computed from a stale read can
+never overwrite a newer value). `Graph.transact` re-runs a function on fresh reads.
+`expect_head=` is the blunt form: publish only if the branch head is still that commit.
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ import pyarrow as pa
 from graphlake.errors import DataError, GraphLakeError, UnknownTableError
 from graphlake.schema.model import EdgeType, NodeType
 from graphlake.write.coerce import _key_string, coerce, to_arrow_input
-from graphlake.write.plan import Op, OpKind
+from graphlake.write.plan import Op, OpKind, ReadSet
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
@@ -26,7 +33,12 @@ class Transaction:
     """One atomic graph commit on a branch. Use as a context manager via `Graph.write`."""
 
     def __init__(
-        self, graph: Graph, branch: str, message: str, meta: dict[str, Any] | None = None
+        self,
+        graph: Graph,
+        branch: str,
+        message: str,
+        meta: dict[str, Any] | None = None,
+        expect_head: str | None = None,
     ):
         self._graph = graph
         self.branch = branch
@@ -35,6 +47,32 @@ class Transaction:
         self._ops: list[Op] = []
         self._done = False
         self.commit: Commit | None = None
+        self._expect_head = graph.commits.get(expect_head).id if expect_head else None
+        self._reads = ReadSet(None, {})
+
+    # --- reading ----------------------------------------------------------------------
+
+    def get(self, table: str, key: Any) -> dict[str, Any] | None:
+        """The row of `key` as the branch showed it at this transaction's first read
+        (staged changes are not applied). The key joins the read set: if another
+        writer changes that row before this transaction publishes, it raises
+        `StaleReadError` instead of publishing."""
+        from graphlake.read.snapshot import Snapshot
+
+        t = self._type(table)
+        self._check_open()
+        if self._reads.base is None:
+            base = self._expect_head or self._graph.head(self.branch).id
+            self._reads = ReadSet(base, {})
+        assert self._reads.base is not None
+        try:
+            key_string = _key_string(key)
+        except TypeError as exc:
+            raise DataError(f"{t.name}: a key is a string or an integer: {exc}") from None
+        self._reads.keys.setdefault(t.name, set()).add(key_string)
+        return Snapshot(self._graph, self._graph.commits.get(self._reads.base)).get(
+            t.name, key_string
+        )
 
     # --- staging ----------------------------------------------------------------------
 
@@ -99,7 +137,9 @@ class Transaction:
 
         self._check_open()
         self._done = True
-        self.commit = publish(self._graph, self.branch, self.message, self._ops, self.meta)
+        self.commit = publish(self._graph, self.branch, self.message, self._ops, self.meta,
+                              reads=self._reads if self._reads.base else None,
+                              expect_head=self._expect_head)
         return self.commit
 
     def discard(self) -> None:
