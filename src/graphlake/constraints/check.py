@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from graphlake.constraints.cardinality import card_violations
 from graphlake.constraints.endpoints import DatasetFor, dangling_edges, missing_endpoints
 from graphlake.constraints.unique import unique_violations
@@ -11,19 +13,26 @@ from graphlake.schema.model import EdgeType, NodeType, Schema
 from graphlake.write.plan import TablePlan
 
 
+def violations_by_check(
+    schema: Schema, plans: dict[str, TablePlan], dataset: DatasetFor,
+    *, card_moved_from: bool = True,
+) -> Iterator[list[Violation]]:
+    """Each check's violations (one table, one kind), lazily and in a stable order: a
+    caller that stops at the first finding pays for no later check."""
+    for plan in plans.values():
+        yield value_violations(plan.type, plan.written)
+        yield unique_violations(plan, dataset(plan.name))
+    for plan in plans.values():
+        if isinstance(plan.type, NodeType):
+            yield dangling_edges(schema, plan, plans, dataset)
+    for plan in plans.values():
+        if isinstance(plan.type, EdgeType):
+            yield missing_endpoints(plan, plans, dataset)
+            yield card_violations(plan, plans, dataset(plan.name), moved_from=card_moved_from)
+
+
 def all_violations(
     schema: Schema, plans: dict[str, TablePlan], dataset: DatasetFor
 ) -> list[Violation]:
     """Every violation `plans` would cause against the head, in a stable order."""
-    out: list[Violation] = []
-    for plan in plans.values():
-        out += value_violations(plan.type, plan.written)
-        out += unique_violations(plan, dataset(plan.name))
-    for plan in plans.values():
-        if isinstance(plan.type, NodeType):
-            out += dangling_edges(schema, plan, plans, dataset)
-    for plan in plans.values():
-        if isinstance(plan.type, EdgeType):
-            out += missing_endpoints(plan, plans, dataset)
-            out += card_violations(plan, plans, dataset(plan.name))
-    return out
+    return [v for found in violations_by_check(schema, plans, dataset) for v in found]

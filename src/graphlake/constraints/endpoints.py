@@ -57,6 +57,7 @@ def missing_endpoints(
                 "endpoint", t.name, row["id"],
                 f"edge {row['src']!r}->{row['dst']!r} points at {node_type} "
                 f"{row[column]!r}, which does not exist", (column,),
+                f"{column} {node_type} {row[column]!r}",
             ))
     return out
 
@@ -99,10 +100,10 @@ def dangling_edges(
         for r in head.to_pylist():
             if r["id"] in gone:
                 continue
-            node = r["src"] if r["src"] in plan.deleted_ids and et.src == plan.name else r["dst"]
+            column = "src" if et.src == plan.name and r["src"] in plan.deleted_ids else "dst"
             out.append(Violation(
                 "dangling", et.name, r["id"],
-                f"edge {r['src']!r}->{r['dst']!r} still points at deleted {plan.name} {node!r}",
-                ("src" if node == r["src"] else "dst",),
+                f"edge {r['src']!r}->{r['dst']!r} still points at deleted {plan.name} "
+                f"{r[column]!r}", (column,), f"{r['src']!r}->{r['dst']!r}",
             ))
     return out

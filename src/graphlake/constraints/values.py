@@ -8,6 +8,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from graphlake.constraints.vectorised import VECTOR_MIN_ROWS, regex_unsure
 from graphlake.constraints.violation import Violation
 from graphlake.schema.model import TableType
 
@@ -60,11 +61,14 @@ def _enum(
 def _range(
     table: str, name: str, col: pa.ChunkedArray, ids: pa.ChunkedArray, lo: Any, hi: Any
 ) -> list[Violation]:
-    bad = pa.array([False] * len(col), type=pa.bool_())
+    bad = None
     if lo is not None:
-        bad = pc.or_(bad, pc.fill_null(pc.less(col, pa.scalar(lo).cast(col.type)), False))
+        bad = pc.fill_null(pc.less(col, pa.scalar(lo).cast(col.type)), False)
     if hi is not None:
-        bad = pc.or_(bad, pc.fill_null(pc.greater(col, pa.scalar(hi).cast(col.type)), False))
+        above = pc.fill_null(pc.greater(col, pa.scalar(hi).cast(col.type)), False)
+        bad = above if bad is None else pc.or_(bad, above)
+    if bad is None or not pc.any(bad).as_py():
+        return []
     shown = f"{'' if lo is None else lo}..{'' if hi is None else hi}"
     return [
         _v(table, name, key, f"{name}={v!r} is outside @range({shown})")
@@ -76,6 +80,11 @@ def _regex(
     table: str, name: str, col: pa.ChunkedArray, ids: pa.ChunkedArray, pattern: str
 ) -> list[Violation]:
     rx = re.compile(pattern)
+    if len(col) >= VECTOR_MIN_ROWS:
+        # Only rows the vectorised (RE2) test cannot vouch for reach Python's `re`.
+        unsure = regex_unsure(col, pattern)
+        if unsure is not None:
+            ids, col = ids.filter(unsure), col.filter(unsure)
     return [
         _v(table, name, key, f"{name}={v!r} does not match @check({pattern!r})")
         for key, v in zip(ids.to_pylist(), col.to_pylist(), strict=True)

@@ -1,0 +1,125 @@
+"""Vectorised fast paths of the checks: exact by construction, or they decline.
+
+Each helper either proves its answer with Arrow (or DuckDB) kernels or says it cannot
+(None / False), and the caller then runs the plain, exact Python check.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+
+# Below this many rows the plain Python loops are cheaper than the vectorised checks.
+VECTOR_MIN_ROWS = 1024
+
+# --- regex: RE2 vouches for the rows it fully matches ---------------------------------
+
+# A pattern in this subset means the same under Python's `re` and RE2 on ASCII text:
+# printable ASCII; escapes only of punctuation; no `(?...)` groups, anchors (`$`, `^`
+# outside a class negation), POSIX classes, set-operation look-alikes or possessive
+# quantifiers; braces only as `{m}`, `{m,}`, `{m,n}`.
+_RE2_UNSAFE = re.compile(r"\\[A-Za-z0-9]|\(\?|\$|\[:|&&|\|\||~~|--|[*+?}]\+|[^\x20-\x7e]")
+_BRACES = re.compile(r"\{[0-9]+(,[0-9]*)?\}")
+
+
+def _re2_equivalent(pattern: str) -> bool:
+    if _RE2_UNSAFE.search(pattern):
+        return False
+    rest = _BRACES.sub("", pattern)
+    if "{" in rest or "}" in rest:
+        return False
+    in_class = False
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            if c in "[^":  # a nested class, or `^` other than a leading negation
+                return False
+            if c == "]":
+                in_class = False
+        elif c == "[":
+            in_class = True
+            if pattern[i + 1 : i + 2] == "^":
+                i += 1
+            if pattern[i + 1 : i + 2] == "]":  # a leading `]` is a literal in `re`
+                return False
+        elif c == "^":
+            return False
+        i += 1
+    return not in_class
+
+
+def regex_unsure(col: pa.ChunkedArray, pattern: str) -> pa.ChunkedArray | None:
+    """Mask of rows RE2 does not prove to fully match `pattern` (None: no fast path).
+
+    Exact by construction: a row outside the mask is ASCII and fully matched by RE2 under
+    a pattern whose meaning RE2 and `re` share; everything else is left to `re`.
+    """
+    if not _re2_equivalent(pattern):
+        return None
+    try:
+        matched = pc.match_substring_regex(col, f"^(?:{pattern})$")
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return None  # a pattern (or type) RE2 does not take: Python checks every row
+    sure = pc.and_(pc.fill_null(matched, False), pc.fill_null(pc.string_is_ascii(col), False))
+    return pc.invert(sure)
+
+
+# --- distinct counts --------------------------------------------------------------------
+
+# From this many rows, count distinct values with DuckDB (hashes on every core; Arrow's
+# `unique` is single-threaded and took ~2x as long on 1M strings on 2 cores).
+_DISTINCT_SQL_MIN_ROWS = 100_000
+_duck_lock = threading.Lock()
+_duck: duckdb.DuckDBPyConnection | None = None
+
+
+def count_distinct(table: pa.Table, cols: list[str]) -> tuple[int, int]:
+    """(rows of `table` without a null in `cols`, distinct `cols` tuples among them)."""
+    sub = table.select(cols).rename_columns([f"c{i}" for i in range(len(cols))])
+    names = sub.column_names
+    if sub.num_rows >= _DISTINCT_SQL_MIN_ROWS:
+        global _duck
+        with _duck_lock:
+            if _duck is None:
+                _duck = duckdb.connect()
+            cur = _duck.cursor()
+        try:
+            cur.register("t", sub)
+            where = " AND ".join(f"{c} IS NOT NULL" for c in names)
+            row = cur.execute(
+                f"SELECT count(*), (SELECT count(*) FROM (SELECT DISTINCT {', '.join(names)} "
+                f"FROM t WHERE {where})) FROM t WHERE {where}"
+            ).fetchone()
+            return int(row[0]), int(row[1])
+        except duckdb.Error:
+            pass  # a type DuckDB does not take: count with Arrow below
+        finally:
+            cur.close()
+    sub = sub.filter(all_valid(sub, tuple(names)))
+    if len(names) == 1:
+        return sub.num_rows, len(pc.unique(sub.column(0)))
+    return sub.num_rows, sub.group_by(names).aggregate([]).num_rows
+
+
+def exact_equality(t: pa.DataType) -> bool:
+    """True for types whose Arrow equality is Python's (hashing and joins agree)."""
+    return (
+        pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t)
+        or pa.types.is_boolean(t) or pa.types.is_date(t) or pa.types.is_timestamp(t)
+    )
+
+
+def all_valid(table: pa.Table, cols: tuple[str, ...]) -> pa.ChunkedArray:
+    """Mask of rows with no null in `cols`."""
+    mask = pc.is_valid(table.column(cols[0]))
+    for c in cols[1:]:
+        mask = pc.and_(mask, pc.is_valid(table.column(c)))
+    return mask
