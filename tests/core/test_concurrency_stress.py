@@ -1,20 +1,16 @@
 """Concurrency stress (issue 7): 4 processes x 50 commits on `main`, merges into it meanwhile.
 
 Every acknowledged commit (a write or merge that returned) must be in `main`'s history
-with its effect; every refused one (it raised) must have no effect; no key twice in any
-table; counters exact.
+exactly once with its effect; every refused one (it raised) must have no effect; no key
+twice in any table; counters exact (no lost update).
 
-Read-modify-write: `Graph.write()` has no reads and no precondition on the head. A lost
-compare-and-swap re-resolves the staged rows on the new head, so *blind* writes are never
-lost, but an increment computed from a read taken before another writer's increment
-overwrites it silently (`test_increment_from_a_stale_read_is_lost`, xfail). What the API
-does guarantee is that a strict `insert` of a key the new head already holds is refused
-even under a race. The increments below use that as an optimistic-concurrency fence:
-raising counter `c` from v to v+1 also inserts the node `c@{v+1}`, in the same commit. Two
-increments from the same read collide on that key; the loser gets `DuplicateKeyError`,
-publishes nothing, reads again and retries. So the final counter must equal the number
-of acknowledged increments, and the fences of `c` must be exactly `c@1 .. c@n`, each
-written by an acknowledged commit.
+Increments are read-modify-write through the transaction (`w.get`, re-checked at
+publish: `StaleReadError` instead of overwriting a newer value), half of them by hand
+(a refused attempt is retried by the writer), half through `Graph.transact` (which
+retries on fresh reads itself). Each increment of counter `c` to v also inserts a `Step`
+row `c@v#<attempt>` in the same commit, a key no other attempt uses: so a lost update is
+not refused by a key clash but shows at the end as a counter below the number of
+acknowledged increments, or as two steps to the same value.
 """
 
 from __future__ import annotations
@@ -25,16 +21,19 @@ import time
 import traceback
 from collections import Counter as Tally
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 import graphlake as gl
 
+if TYPE_CHECKING:
+    from graphlake.catalog.commits import Commit
+
 SCHEMA = """
 node Item { name: String @key  by: String }
 node Counter { name: String @key  n: I64 }
-node Fence { name: String @key  by: String }
+node Step { name: String @key  counter: String  value: I64  by: String }
 edge Link: Item -> Item
 """
 WRITERS = 4
@@ -47,22 +46,33 @@ THINK_S = 0.4  # mean pause of a writer between its commits
 MERGE_TRIES = 3  # a merge into a branch this busy often runs out of attempts
 
 
-def _fence(counter: str, value: int) -> str:
-    return f"{counter}@{value}"
+def _step(counter: str, value: int, message: str) -> dict[str, Any]:
+    return {"name": f"{counter}@{value}#{message}", "counter": counter, "value": value,
+            "by": message}
 
 
-# --- the processes ------------------------------------------------------------------------
-
-
-def _increment(g: gl.Graph, branch: str, counter: str, message: str) -> gl.graph.Transaction:
-    """One read-modify-write of `counter` on `branch`, fenced (see the module docstring)."""
-    row = g.get("Counter", counter, branch=branch)
+def _increment_in(w: gl.graph.Transaction, counter: str) -> None:
+    row = w.get("Counter", counter)
     assert row is not None
     value = row["n"] + 1
-    with g.write(branch, message=message) as w:
-        w.insert("Fence", [{"name": _fence(counter, value), "by": message}])
-        w.update("Counter", [{"name": counter, "n": value}])
-    return w
+    w.insert("Step", [_step(counter, value, w.message)])
+    w.update("Counter", [{"name": counter, "n": value}])
+
+
+def _increment(g: gl.Graph, branch: str, counter: str, message: str,
+               transact: bool = False) -> Commit:
+    """One read-modify-write of `counter` on `branch`; returns the published commit."""
+    if transact:
+        def fn(w: gl.graph.Transaction) -> gl.graph.Transaction:
+            _increment_in(w, counter)
+            return w
+
+        w = g.transact(fn, branch, message)  # retries on fresh reads itself
+    else:
+        with g.write(branch, message=message) as w:
+            _increment_in(w, counter)
+    assert w.commit is not None
+    return w.commit
 
 
 def _writer(uri: str, wid: int, barrier: Any, out: Any) -> None:
@@ -87,20 +97,21 @@ def _writer(uri: str, wid: int, barrier: Any, out: Any) -> None:
                         with g.write(message=message) as w:
                             w.insert("Item", [{"name": key, "by": message}])
                             w.insert("Link", [{"id": f"l-{key}", "src": key, "dst": "root"}])
+                        commit = w.commit
                     else:
-                        w = _increment(g, "main", counter, message)
-                except (gl.ConcurrentWriteError, gl.DuplicateKeyError) as exc:
+                        commit = _increment(g, "main", counter, message, transact=i % 4 == 3)
+                except gl.ConcurrentWriteError as exc:  # StaleReadError is one too
                     report["errors"][type(exc).__name__] += 1
                     report["refused"].append(effect)
                     continue
-                assert w.commit is not None
-                report["acked"].append({**effect, "commit": w.commit.id})
+                assert commit is not None
+                report["acked"].append({**effect, "commit": commit.id})
                 break
             # Think time between commits. At full speed main takes a commit every
             # ~0.1-0.2 s, less than one merge attempt (0.2-2 s here, growing with main's
             # history) takes; an optimistic merge then loses every race, runs out of
             # attempts and no merge lands until the writers stop. Writers still race
-            # each other: fenced increments collide and retry.
+            # each other: increments from stale reads are refused and retried.
             time.sleep(rng.uniform(0, 2 * THINK_S))
     except BaseException:
         report["crash"] = traceback.format_exc()
@@ -118,8 +129,8 @@ def _merger(uri: str, barrier: Any, stop: Any, out: Any) -> None:
         j = 0
         while j < MIN_ROUNDS or not stop.is_set():
             names = [f"m{j}a", f"m{j}b"] if j % 3 == 2 else [f"m{j}"]
-            effect: dict[str, Any] = {"message": f"merge r{j}", "keys": [], "counter": None,
-                                      "branch_commits": []}
+            effect: dict[str, Any] = {"message": f"merge r{j}", "names": names, "keys": [],
+                                      "counter": None, "branch_commits": []}
             # Both sources of a merge_many fork from one commit, as ingest shards do:
             # sources forked at different points of main get spurious conflicts and can
             # undo main's changes (tests/merge/test_merge_many_fork_points.py, xfail).
@@ -134,9 +145,9 @@ def _merger(uri: str, barrier: Any, stop: Any, out: Any) -> None:
                 effect["keys"] += keys
                 effect["branch_commits"].append(w.commit.id)
                 if k == 0:  # only one branch per round raises the merge-only counter
-                    w = _increment(g, name, MERGED, f"{name} +1")
                     effect["counter"] = MERGED
-                    effect["branch_commits"].append(w.commit.id)
+                    effect["branch_commits"].append(
+                        _increment(g, name, MERGED, f"{name} +1").id)
             t0 = time.monotonic()
             result = None
             for _ in range(MERGE_TRIES):  # a refused merge changed nothing: try again
@@ -266,20 +277,21 @@ def _check(g: gl.Graph, writes: list[dict], refused: list[dict], merges: list[di
     assert {r["src"] for r in links} == expected_items - {"root"}
     assert all(r["dst"] == "root" for r in links)
 
-    # Counters are exact: one per acknowledged increment; fences c@1..c@n by acked commits.
+    # Counters are exact: one per acknowledged increment, each step to a new value, and
+    # steps only from acknowledged commits.
     counters = {r["id"]: r["n"] for r in tables["Counter"].to_pylist()}
-    acked_messages = {e["message"] for e in writes}
-    fences = {r["id"]: r["by"] for r in tables["Fence"].to_pylist()}
-    for c in SHARED:
-        increments = sum(1 for e in writes if e["counter"] == c)
+    acked_messages = {e["message"] for e in writes} | {
+        f"{e['names'][0]} +1" for e in merges if e["counter"]}
+    steps = tables["Step"].to_pylist()
+    assert {r["by"] for r in steps} <= acked_messages, "a refused increment left a step"
+    for c in (*SHARED, MERGED):
+        if c == MERGED:
+            increments = sum(1 for e in merges if e["counter"] == c)
+        else:
+            increments = sum(1 for e in writes if e["counter"] == c)
+        values = sorted(r["value"] for r in steps if r["counter"] == c)
+        assert values == list(range(1, increments + 1)), f"{c}: lost update (steps {values})"
         assert counters[c] == increments, f"{c}: {counters[c]} != {increments} increments"
-        mine = {k: by for k, by in fences.items() if k.startswith(f"{c}@")}
-        assert set(mine) == {_fence(c, v) for v in range(1, increments + 1)}
-        assert set(mine.values()) <= acked_messages, f"{c}: a refused increment left a fence"
-    merged = sum(1 for e in merges if e["counter"] == MERGED)
-    assert counters[MERGED] == merged
-    assert {k for k in fences if k.startswith(f"{MERGED}@")} == {
-        _fence(MERGED, v) for v in range(1, merged + 1)}
 
     if hasattr(g, "fsck"):
         try:
@@ -287,36 +299,3 @@ def _check(g: gl.Graph, writes: list[dict], refused: list[dict], merges: list[di
         except (ImportError, NotImplementedError):
             return  # being built
         assert not report.problems, report.problems
-
-
-# --- the guarantee the fence relies on, and the gap it works around -------------------------
-
-
-def test_a_stale_fenced_increment_is_refused(tmp_path: Path) -> None:
-    g = _seed(str(tmp_path / "g"))
-    stale = g.get("Counter", "c0")
-    _increment(g, "main", "c0", "first")
-    head = g.head("main").id
-    with pytest.raises(gl.DuplicateKeyError, match="c0@1"), g.write(message="stale") as w:
-        w.insert("Fence", [{"name": _fence("c0", stale["n"] + 1), "by": "stale"}])
-        w.update("Counter", [{"name": "c0", "n": stale["n"] + 1}])
-    assert g.head("main").id == head
-    assert g.get("Counter", "c0")["n"] == 1
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "lost update: Graph.write() has no read set or head precondition, so an update "
-    "computed from a read taken before another writer's commit is re-resolved on the new "
-    "head and silently overwrites it (needs e.g. write(expect_head=...) or reads through "
-    "the transaction that publish re-validates)"))
-def test_increment_from_a_stale_read_is_lost(tmp_path: Path) -> None:
-    g = _seed(str(tmp_path / "g"))
-    stale = g.get("Counter", "c0")["n"]
-    with g.write(message="first") as w:  # another writer's increment lands first
-        w.update("Counter", [{"name": "c0", "n": g.get("Counter", "c0")["n"] + 1}])
-    try:
-        with g.write(message="second") as w:
-            w.update("Counter", [{"name": "c0", "n": stale + 1}])
-    except gl.ConcurrentWriteError:
-        return  # refusing the stale write would also keep both increments honest
-    assert g.get("Counter", "c0")["n"] == 2
