@@ -16,14 +16,10 @@ import pytest
 
 import graphlake as gl
 from tests.conftest import SOCIAL, state
+from tests.merge.model import Model, person, rows
 
-Model = dict[str, dict[str, dict]]
 AGE = {"source": 11, "target": 22}
 EMAIL = {"source": "c@source.org", "target": "c@target.org"}
-
-
-def person(name: str, **kw) -> dict:
-    return {"id": name, "name": name, "age": None, "email": None, "role": None, **kw}
 
 
 BASE: Model = {
@@ -102,11 +98,6 @@ CONFLICTS: dict[frozenset[str], set[str]] = {
 }
 
 PAIRS = list(itertools.product(OPS, repeat=2))
-
-
-def rows(g: gl.Graph, branch: str) -> Model:
-    snap = g.snapshot(branch)
-    return {t: {r["id"]: r for r in snap.read(t).to_pylist()} for t in BASE}
 
 
 @pytest.fixture(scope="module")
