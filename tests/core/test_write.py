@@ -172,3 +172,19 @@ def test_commit_meta_is_recorded_with_the_data(graph: gl.Graph) -> None:
         pass
     assert graph.head().message == "progress only"
     assert graph.nodes("Person").num_rows == 1
+
+
+def test_moving_an_edge_away_counts_against_card_minimum(tmp_path) -> None:
+    g = gl.Graph.init(tmp_path / "g", """
+        node P { name: String @key }
+        node C { name: String @key }
+        edge At: P -> C @card(1..2)
+    """)
+    with g.write() as w:
+        w.insert("P", [{"name": "A"}, {"name": "B"}])
+        w.insert("C", [{"name": "X"}])
+        w.insert("At", [{"id": "a", "src": "A", "dst": "X"}, {"id": "b", "src": "B", "dst": "X"}])
+    head = g.head().id
+    with pytest.raises(gl.CardinalityError, match="'A'"), g.write() as w:
+        w.update("At", [{"id": "a", "src": "B"}])  # A would keep no At edge
+    assert g.head().id == head

@@ -13,21 +13,19 @@ from graphlake.write.plan import TablePlan
 
 
 def card_violations(
-    plan: TablePlan, plans: dict[str, TablePlan], ds: lance.LanceDataset,
-    *, moved_from: bool = True,
+    plan: TablePlan, plans: dict[str, TablePlan], ds: lance.LanceDataset
 ) -> list[Violation]:
     """Sources whose edge count leaves the bounds. Affected sources: those whose edges
-    `plan` writes or deletes, and new source nodes when a minimum is set; with
-    `moved_from`, also the old source of an updated edge (an update may move an edge to
-    another source, leaving the old one below the minimum)."""
+    `plan` writes or deletes, new source nodes when a minimum is set, and the old source
+    of an updated edge (an update may move an edge to another source, leaving the old
+    one below the minimum)."""
     t = plan.type
     assert isinstance(t, EdgeType)
     if t.card is None:
         return []
     affected = set(plan.written.column("src").to_pylist())
     affected |= set(plan.deleted_old.column("src").to_pylist())
-    if moved_from:
-        affected |= set(plan.updated_old.column("src").to_pylist())
+    affected |= set(plan.updated_old.column("src").to_pylist())
     src_plan = plans.get(t.src)
     if t.card.min > 0 and src_plan is not None:
         affected |= src_plan.inserted_ids

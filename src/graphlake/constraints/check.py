@@ -14,8 +14,7 @@ from graphlake.write.plan import TablePlan
 
 
 def violations_by_check(
-    schema: Schema, plans: dict[str, TablePlan], dataset: DatasetFor,
-    *, card_moved_from: bool = True,
+    schema: Schema, plans: dict[str, TablePlan], dataset: DatasetFor
 ) -> Iterator[list[Violation]]:
     """Each check's violations (one table, one kind), lazily and in a stable order: a
     caller that stops at the first finding pays for no later check."""
@@ -28,7 +27,7 @@ def violations_by_check(
     for plan in plans.values():
         if isinstance(plan.type, EdgeType):
             yield missing_endpoints(plan, plans, dataset)
-            yield card_violations(plan, plans, dataset(plan.name), moved_from=card_moved_from)
+            yield card_violations(plan, plans, dataset(plan.name))
 
 
 def all_violations(

@@ -30,9 +30,9 @@ SHOWN = 5  # violations a message lists before "(and N more)"
 
 
 def validate(schema: Schema, plans: dict[str, TablePlan], dataset: DatasetFor) -> None:
-    # Writes have never counted the source an updated edge moves away from under @card
-    # (merges do): kept so as not to change what writes accept.
-    for found in violations_by_check(schema, plans, dataset, card_moved_from=False):
+    # Like merges, writes count the source an updated edge moves away from under @card:
+    # moving A's only edge to B under @card(1..) leaves A with none.
+    for found in violations_by_check(schema, plans, dataset):
         if found:
             raise _error(schema, found)
 
