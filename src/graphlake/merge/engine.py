@@ -123,6 +123,8 @@ def _merge_once(
             target.id, pending[0][1].id
         )
         if pending and not fast_forward:
+            if len(pending) > 1:
+                _refuse_staggered_forks(graph, into, target, pending)
             base = merge_base_of(graph, [target, *(h for _, h in pending)])
             result.base = base.commit.id
     if not pending:
@@ -158,6 +160,39 @@ def _merge_once(
         commit = _publish(graph, into, t_ref, target, cls, pending, base, message)
     result.commit = commit.id
     return _finish(result, timer)
+
+
+def _refuse_staggered_forks(
+    graph: Graph, into: str, target: Commit, pending: list[tuple[str, Commit]]
+) -> None:
+    """Refuse sources that forked from (or merged) the target later than the common base.
+
+    merge_many merges every source against ONE base, the newest commit all heads share.
+    A source that saw more of the target's history carries the target's changes made
+    after that base as if they were its own: if the target changed those rows again
+    since, they would come back (a row the target deleted, resurrected) or conflict
+    spuriously. Until merges take a base per source, such a source must be merged on
+    its own. (A source that contains the target's head is fine: the target changed
+    nothing since that source saw it.)
+    """
+    stop = set(graph.history.merge_bases_many([target.id, *(h.id for _, h in pending)]))
+    trunk = (graph.history.ancestors_since(target.id, stop) | {target.id}) - stop
+    if not trunk:
+        return  # the target has not moved since the base
+    late = []
+    for name, head in pending:
+        seen = (graph.history.ancestors_since(head.id, stop) | {head.id}) & trunk
+        if seen and target.id not in seen:
+            late.append(name)
+    if late:
+        shown = ", ".join(map(repr, late))
+        raise MergeError(
+            f"merge_many: {shown} saw more of {into!r}'s history than the other sources "
+            f"(forked from, or merged, a later commit of {into!r}); one merge base cannot "
+            f"serve them all without replaying {into!r}'s own older changes. Merge "
+            f"{'it' if len(late) == 1 else 'them'} with `merge` on its own, or fork all "
+            f"sources from one commit."
+        )
 
 
 def _drop_contained(
