@@ -390,6 +390,8 @@ API_CASES = [
     # tries the branch first; a malformed one is an invalid name.
     case("api/unknown-commit-id", lambda w: w.g.log("01ARZ3NDEKTSV4RRFFQ69G5FAV"),
          Raises(gl.BranchNotFoundError, "01ARZ3NDEKTSV4RRFFQ69G5FAV")),
+    case("api/unknown-full-commit-id", lambda w: w.g.log("ab" * 20),
+         Raises(gl.CommitNotFoundError, "abab")),
     case("api/malformed-commit-id", lambda w: w.g.snapshot("deadbeef!"),
          Raises(gl.InvalidNameError, "!")),
     case("api/diff-unknown-branch", lambda w: w.g.diff("main", "nope"),

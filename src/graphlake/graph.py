@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pyarrow as pa
 from ulid import ULID
 
-from graphlake.catalog.commits import Commit, CommitStore
+from graphlake.catalog.commits import Commit, CommitStore, is_commit_id
 from graphlake.catalog.history import History
 from graphlake.catalog.names import validate_branch_name
 from graphlake.catalog.refs import RefEntry, RefStore
@@ -150,15 +150,19 @@ class Graph:
         return self._head(branch)[1]
 
     def resolve(self, branch_or_commit: str) -> Commit:
-        """The head commit of a branch, or the commit with that id."""
+        """The head commit of a branch, or the commit with that id (or unique prefix of
+        at least 7 hex characters). A branch name wins over a commit id prefix."""
+        validate_branch_name(branch_or_commit)
+        ref = self.refs.head(branch_or_commit)
+        if ref is not None and ref.commit is not None:
+            return self.commits.get(ref.commit)
+        if is_commit_id(branch_or_commit):  # a full id: it can only mean a commit
+            return self.commits.get(branch_or_commit)
         try:
-            return self.head(branch_or_commit)
-        except BranchNotFoundError:
-            try:
-                return self.commits.get(branch_or_commit)
-            except (CommitNotFoundError, GraphLakeError):
-                pass
-            raise
+            return self.commits.get(branch_or_commit)
+        except (CommitNotFoundError, GraphLakeError, ValueError):
+            pass
+        return self._head(branch_or_commit)[1]  # raises BranchNotFoundError, listing them
 
     def log(self, branch: str = DEFAULT_BRANCH, limit: int | None = None) -> list[Commit]:
         return self.history.log(self.resolve(branch).id, limit=limit)
