@@ -188,3 +188,18 @@ def test_moving_an_edge_away_counts_against_card_minimum(tmp_path) -> None:
     with pytest.raises(gl.CardinalityError, match="'A'"), g.write() as w:
         w.update("At", [{"id": "a", "src": "B"}])  # A would keep no At edge
     assert g.head().id == head
+
+
+def test_cascade_applies_in_call_order(people: gl.Graph) -> None:
+    with people.write() as w:
+        w.insert("Knows", [{"id": "k9", "src": "Carol", "dst": "Alice"}])  # earlier: removed
+        w.update("Knows", [{"id": "k1", "dst": "Carol"}])  # now touches Carol: removed
+        w.delete("Person", ["Carol"], cascade=True)
+        w.insert("Knows", [{"id": "k2", "src": "Alice", "dst": "Bob"}])  # a new k2: fine
+    assert sorted(people.edges("Knows", columns=["id"]).column("id").to_pylist()) == ["k2"]
+    assert people.get("Knows", "k2")["src"] == "Alice"
+    head = people.head().id
+    with pytest.raises(gl.MissingEndpointError), people.write() as w:
+        w.delete("Person", ["Bob"], cascade=True)
+        w.insert("Knows", [{"id": "k5", "src": "Alice", "dst": "Bob"}])  # Bob is gone
+    assert people.head().id == head

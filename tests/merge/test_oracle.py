@@ -129,8 +129,8 @@ def apply_intent(
     A delete takes the first present key from the intent's key on (in KEYS order); a
     node with edges deleted without cascade has its edges deleted first, explicitly.
     `cascaded`: the (table, key)s a cascading delete removed earlier in this write (the
-    node and its edges); they are not written again in the same write, as graphlake
-    applies cascades after the write's other operations (see the xfail tests below)."""
+    node and its edges); they are not written again in the same write (cascades apply
+    in call order, see the cascade tests below; the model keeps histories simple)."""
     verb, table, key, props, flag = intent
     m = copy.deepcopy(m)
     removed: set[tuple[str, str]] = set()
@@ -384,7 +384,7 @@ def test_model_agrees_with_the_truth_table(s_op: str, t_op: str) -> None:
     assert exp.outcome != "conflict" and exp.result == both
 
 
-# --- write-path findings (graphlake's cascades are not applied in call order) -----------------
+# --- write-path findings: cascades apply in call order ------------------------------------
 
 
 @pytest.fixture
@@ -397,10 +397,6 @@ def small(tmp_path) -> gl.Graph:
     return g
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "write path: `delete(cascade=True)` is applied after the write's other operations, "
-    "and only to keys the write deletes on net, so re-inserting the node in the same "
-    "write keeps the edges the cascade should have removed"))
 def test_cascade_delete_then_reinsert_in_one_write(small: gl.Graph) -> None:
     with small.write() as w:
         w.delete("Person", ["C"], cascade=True)  # removes k1 (B->C)
@@ -408,10 +404,6 @@ def test_cascade_delete_then_reinsert_in_one_write(small: gl.Graph) -> None:
     assert small.edges("Knows").column("id").to_pylist() == ["k0"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "write path: edge operations are resolved against the head before the cascade "
-    "runs, so inserting an edge id that a cascade removed earlier in the same write "
-    "raises DuplicateKeyError"))
 def test_cascade_delete_then_rewrite_in_one_write(small: gl.Graph) -> None:
     with small.write() as w:
         w.delete("Person", ["C"], cascade=True)  # removes k1 (B->C)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from graphlake.schema.model import EdgeType, NodeType
 
@@ -47,7 +46,6 @@ class TablePlan:
     updated_new: pa.Table
     deleted_old: pa.Table
     delete_all: bool = False
-    cascade_keys: set[str] = field(default_factory=set)
 
     @property
     def name(self) -> str:
@@ -82,14 +80,3 @@ class TablePlan:
             or self.delete_all
         )
 
-    def without_deleted(self, ids: set[str]) -> None:
-        """Drop rows of `ids` from the appended sets (a cascade deleted them)."""
-        if not ids:
-            return
-        mask = pc.invert(pc.is_in(self.inserted.column("id"), pa.array(list(ids))))
-        self.inserted = self.inserted.filter(mask)
-        keep = pc.invert(pc.is_in(self.updated_new.column("id"), pa.array(list(ids))))
-        moved = self.updated_old.filter(pc.invert(keep))
-        self.updated_new = self.updated_new.filter(keep)
-        self.updated_old = self.updated_old.filter(keep)
-        self.deleted_old = pa.concat_tables([self.deleted_old, moved])

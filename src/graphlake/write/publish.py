@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import lance
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from graphlake.catalog.commits import Commit, TableState
@@ -20,13 +19,12 @@ from graphlake.catalog.refs import RefEntry
 from graphlake.errors import ConcurrentWriteError, NullValueError, StaleReadError
 from graphlake.recovery.publication import Publication
 from graphlake.retry import Backoff
-from graphlake.schema.arrow import arrow_schema
-from graphlake.schema.model import EdgeType, NodeType
 from graphlake.storage.lookup import rows_where_in
 from graphlake.storage.tables import LanceCasError
+from graphlake.write.cascade import expand_cascades
 from graphlake.write.plan import Op, ReadSet, TablePlan
 from graphlake.write.resolve import resolve_table
-from graphlake.write.validate import edges_touching, validate
+from graphlake.write.validate import validate
 
 if TYPE_CHECKING:
     from graphlake.graph import Graph
@@ -115,56 +113,22 @@ def _rows_by_key(ds: lance.LanceDataset, keys: list[str]) -> dict[str, dict]:
 def plan_ops(graph: Graph, head: Commit, ops: list[Op]) -> dict[str, TablePlan]:
     """Resolve and validate every table's operations against `head`."""
     schema = graph.schema
-    by_table: dict[str, list[Op]] = {}
-    for op in ops:
-        by_table.setdefault(op.table, []).append(op)
 
     def dataset(name: str) -> lance.LanceDataset:
         return graph.tables.open(head.tables[name])
+
+    by_table: dict[str, list[Op]] = {}
+    for op in expand_cascades(schema, ops, dataset):
+        by_table.setdefault(op.table, []).append(op)
 
     plans: dict[str, TablePlan] = {}
     order = [n for n in schema.nodes if n in by_table] + [n for n in schema.edges if n in by_table]
     for name in order:
         plans[name] = resolve_table(schema.table(name), dataset(name), by_table[name])
-    _cascade(graph, plans, dataset)
     for plan in plans.values():
         _check_complete_rows(plan)
     validate(schema, plans, dataset)
     return plans
-
-
-def _cascade(graph: Graph, plans: dict[str, TablePlan], dataset) -> None:
-    """Deletes with `cascade=True` also delete every edge touching those nodes."""
-    schema = graph.schema
-    for node_plan in [p for p in plans.values() if isinstance(p.type, NodeType)]:
-        keys = sorted(node_plan.cascade_keys)
-        if not keys:
-            continue
-        for et in schema.edges_touching(node_plan.name):
-            plan = plans.get(et.name)
-            if plan is None:
-                empty = arrow_schema(et).empty_table()
-                plan = plans[et.name] = TablePlan(et, empty.schema, empty, empty, empty, empty)
-            _cascade_into(et, node_plan.name, keys, plan, dataset(et.name))
-
-
-def _cascade_into(
-    et: EdgeType, node_type: str, keys: list[str], plan: TablePlan, ds: lance.LanceDataset
-) -> None:
-    written = plan.written
-    touching = pa.array([False] * written.num_rows, type=pa.bool_())
-    key_set = pa.array(keys, type=pa.string())
-    for column, end in (("src", et.src), ("dst", et.dst)):
-        if end == node_type:
-            touching = pc.or_(touching, pc.is_in(written.column(column), value_set=key_set))
-    plan.without_deleted(set(written.column("id").filter(touching).to_pylist()))
-    if plan.delete_all:
-        return
-    head = edges_touching(et, node_type, keys, ds)
-    gone = set(plan.removed_ids)
-    extra = head.filter(pc.invert(pc.is_in(head.column("id"), pa.array(list(gone) or [""]))))
-    if extra.num_rows:
-        plan.deleted_old = pa.concat_tables([plan.deleted_old, extra.cast(plan.schema)])
 
 
 def _check_complete_rows(plan: TablePlan) -> None:

@@ -72,7 +72,6 @@ def _resolve_general(
     head: dict[str, dict[str, Any]] = {r["id"]: r for r in head_rows.to_pylist()}
     current: dict[str, dict[str, Any] | None] = dict(head)
     inserted_here: set[str] = set()
-    cascade_keys: set[str] = set()
     for op in ops:
         if op.kind == "overwrite":
             current = dict.fromkeys(current)
@@ -85,8 +84,6 @@ def _resolve_general(
                 if current.get(key) is None:
                     raise KeyNotFoundError(f"{t.name}: cannot delete {key!r}, it does not exist")
                 current[key] = None
-                if op.cascade:
-                    cascade_keys.add(key)
             continue
         for row in op.rows.to_pylist():
             key = row["id"]
@@ -103,7 +100,7 @@ def _resolve_general(
                 current[key] = {**existing, **row}
             else:  # upsert
                 current[key] = _complete(row, schema) if existing is None else {**existing, **row}
-    return _net_effect(t, schema, head, current, delete_all=overwrite, cascade_keys=cascade_keys)
+    return _net_effect(t, schema, head, current, delete_all=overwrite)
 
 
 def _net_effect(
@@ -113,7 +110,6 @@ def _net_effect(
     current: dict[str, dict[str, Any] | None],
     *,
     delete_all: bool,
-    cascade_keys: set[str],
 ) -> TablePlan:
     inserted, upd_old, upd_new, deleted = [], [], [], []
     for key, row in current.items():
@@ -134,7 +130,6 @@ def _net_effect(
         updated_new=pa.Table.from_pylist(upd_new, schema=schema),
         deleted_old=pa.Table.from_pylist(deleted, schema=schema),
         delete_all=delete_all,
-        cascade_keys=cascade_keys & {r["id"] for r in deleted},
     )
 
 
