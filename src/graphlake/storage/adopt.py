@@ -53,16 +53,14 @@ def plan_adoption(tables: TableStore, base: TableState, source: TableState) -> A
         return None
     if parents.get(source.lance_branch) != (base.lance_branch, base.version):
         return None
-    base_frags = {
-        f.fragment_id: _located(f.metadata.to_json()) for f in tables.open(base).get_fragments()
-    }
+    base_frags = {f.fragment_id: _signature(f.metadata) for f in tables.open(base).get_fragments()}
     new: list[dict] = []
     for frag in tables.open(source).get_fragments():
-        meta = frag.metadata.to_json()
         if frag.fragment_id in base_frags:
-            if _located(meta) != base_frags.pop(frag.fragment_id):
+            if _signature(frag.metadata) != base_frags.pop(frag.fragment_id):
                 return None  # an inherited fragment changed (rows deleted or rewritten)
             continue
+        meta = frag.metadata.to_json()  # (slow: a deep copy; only for the new fragments)
         if meta.get("deletion_file") or any(f.get("base_id") is not None for f in meta["files"]):
             return None
         new.append(meta)
@@ -108,16 +106,16 @@ def adopt(tables: TableStore, target: TableState, adoptions: list[Adoption]) -> 
     return TableState(target.table_id, target.lance_branch, ds.version, target.owner)
 
 
-def _located(meta: dict) -> dict:
-    """Fragment metadata without base ids: a fork refers to its parent's files through a
-    base, the parent through its own root; file names are unique, so equal otherwise
-    means the same files."""
-    meta = json.loads(json.dumps(meta))
-    for f in meta["files"]:
-        f.pop("base_id", None)
-    if meta.get("deletion_file"):
-        meta["deletion_file"].pop("base_id", None)
-    return meta
+def _signature(meta: FragmentMetadata) -> tuple:
+    """What identifies a fragment's content, without base ids: a fork refers to its
+    parent's files through a base, the parent through its own root; file names are
+    unique, so the same names (and deletion file) mean the same rows. Read from the
+    attributes: `to_json` deep-copies and costs ~0.3 ms a fragment."""
+    d = meta.deletion_file
+    deletion = None if d is None else (d.read_version, d.id, d.num_deleted_rows, d.file_type)
+    files = tuple((f.path, tuple(f.fields), tuple(f.column_indices)) for f in meta.files)
+    overlays = getattr(meta, "overlays", None)
+    return files, meta.physical_rows, deletion, repr(overlays) if overlays else None
 
 
 def _branch_path(tables: TableStore, state: TableState) -> str:
