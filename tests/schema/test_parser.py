@@ -628,3 +628,25 @@ def test_schema_module_reexports() -> None:
         assert name in schema_pkg.__all__
         assert getattr(schema_pkg, name) is not None
     assert isinstance(parse_schema(EXAMPLE), Schema)
+
+
+def test_grammar_cache_is_private_and_reused(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    code = ("from graphlake.schema.parser import parse_schema;"
+            "print(sorted(parse_schema('node A { name: String @key }').nodes))")
+    env = {**__import__("os").environ, "XDG_CACHE_HOME": str(tmp_path)}
+    env.pop("GRAPHLAKE_NO_GRAMMAR_CACHE", None)
+    outs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                           text=True, check=True) for _ in range(2)]
+    assert [o.stdout for o in outs] == ["['A']\n", "['A']\n"]
+    assert not any(o.stderr for o in outs)  # no "failed to load" complaint
+    folder = tmp_path / "graphlake"
+    [cached] = folder.glob("schema-grammar-*.lark")
+    assert oct(folder.stat().st_mode & 0o777) == "0o700"
+    assert not list(folder.glob("*.tmp"))
+    cached.write_bytes(b"garbage")  # a damaged cache: rebuilt, never wrong
+    again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                           text=True, check=True)
+    assert again.stdout == "['A']\n"

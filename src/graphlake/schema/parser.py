@@ -10,6 +10,7 @@ with a 1-based line and column; no lark exception escapes.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import functools
 import os
@@ -47,9 +48,40 @@ __all__ = ["load_schema", "parse_schema"]
 
 @functools.cache
 def _lark() -> Lark:
-    # Built once per process: constructing the LALR tables is the slow part.
+    # Built once per process: constructing the LALR tables is the slow part (~0.25 s,
+    # paid by every CLI run and worker process), so the built parser is also cached on
+    # disk, in the user's own cache folder (lark's default is a shared temp folder,
+    # and the cache is a pickle), and published by an atomic rename.
     grammar = resources.files("graphlake.schema").joinpath("grammar.lark").read_text("utf-8")
-    return Lark(grammar, parser="lalr", lexer="contextual", maybe_placeholders=False)
+    options = {"parser": "lalr", "lexer": "contextual", "maybe_placeholders": False}
+    cached = _grammar_cache(grammar)
+    if cached is None:
+        return Lark(grammar, **options)
+    if cached.exists():
+        return Lark(grammar, cache=str(cached), **options)
+    staging = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
+    parser = Lark(grammar, cache=str(staging), **options)
+    with contextlib.suppress(OSError):  # e.g. a read-only folder: just no cache
+        os.replace(staging, cached)
+    return parser
+
+
+def _grammar_cache(grammar: str) -> Path | None:
+    """Where the built parser is cached (None: caching disabled or impossible)."""
+    if os.environ.get("GRAPHLAKE_NO_GRAMMAR_CACHE"):
+        return None
+    import hashlib
+
+    import lark
+
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+    folder = Path(base) / "graphlake"
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError:
+        return None
+    digest = hashlib.sha256(f"{grammar}\0{lark.__version__}".encode()).hexdigest()[:24]
+    return folder / f"schema-grammar-{digest}.lark"
 
 
 # How each terminal reads in "expected ..." messages, in the order they are listed.
