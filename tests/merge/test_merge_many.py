@@ -200,3 +200,22 @@ def test_insert_only_shards_are_adopted_without_copying_rows(tmp_path) -> None:
     assert g.get("Doc", "w1-7") is None
     assert g.get("Doc", "w2-9")["text"] == "from later"
     assert g.nodes("Doc").num_rows == 8_002  # one delete, one insert since the merge
+
+
+def test_adopted_rows_are_indexed(tmp_path) -> None:
+    from graphlake.storage import tables as T
+
+    g = gl.Graph.init(tmp_path / "g", "node Doc { key: String @key  n: I64 }")
+    for i in range(2):
+        g.create_branch(f"w{i}")
+    for i in range(2):
+        rows = [{"key": f"w{i}-{j}", "n": j} for j in range(T.INDEX_APPEND_THRESHOLD // 2 + 1)]
+        with g.write(f"w{i}") as w:
+            w.insert("Doc", rows)
+    with g.write() as w:  # main moves: a real merge, not a fast-forward
+        w.insert("Doc", [{"key": "main", "n": 0}])
+    result = g.merge_many(["w0", "w1"])
+    assert result.stats["Doc"].adopted_rows == 2 * (T.INDEX_APPEND_THRESHOLD // 2 + 1)
+    ds = g.tables.open(g.head().tables["Doc"])
+    assert T._unindexed_fragments(ds) == 0
+    assert g.get("Doc", "w1-7")["n"] == 7

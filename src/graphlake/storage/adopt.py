@@ -25,7 +25,13 @@ from lance import DatasetBasePath, LanceOperation
 from lance.fragment import FragmentMetadata
 
 from graphlake.catalog.commits import TableState
-from graphlake.storage.tables import MAIN, TableStore
+from graphlake.storage.tables import (
+    INDEX_APPEND_THRESHOLD,
+    INDEX_REFRESH_FRAGMENTS,
+    MAIN,
+    TableStore,
+    _unindexed_fragments,
+)
 
 
 @dataclass(frozen=True)
@@ -101,6 +107,20 @@ def adopt(tables: TableStore, target: TableState, adoptions: list[Adoption]) -> 
         ds = lance.LanceDataset.commit(
             ds, LanceOperation.Append(fragments), read_version=ds.version, commit_lock=lock
         )
+        # Adopted fragments arrive without index coverage (the shards' own index
+        # segments stay behind); index them as a large append would be.
+        if ds.describe_indices() and (
+            sum(a.rows for a in adoptions) >= INDEX_APPEND_THRESHOLD
+            or _unindexed_fragments(ds) >= INDEX_REFRESH_FRAGMENTS
+        ):
+            committed = ds.version
+            ds = lance.dataset(tables.uri(target.table_id),
+                               storage_options=tables.storage_options, commit_lock=lock)
+            ds = ds.checkout_version(
+                committed if target.lance_branch == MAIN else (target.lance_branch, committed)
+            )
+            lock.expected = ds.version + 1
+            ds.optimize.optimize_indices(num_indices_to_merge=0)
     except OSError as exc:
         raise tables.cas_failure(target, lock, exc) from exc
     return TableState(target.table_id, target.lance_branch, ds.version, target.owner)
