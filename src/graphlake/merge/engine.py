@@ -32,7 +32,11 @@ if TYPE_CHECKING:
     from graphlake.catalog.refs import RefEntry
     from graphlake.graph import Graph
 
-MAX_ATTEMPTS = 8
+# A merge attempt takes longer than a typical write, so against a branch that keeps
+# moving it loses most races: it retries more often than writes do, and waits only
+# briefly (a long sleep only lets more writes land before the next attempt).
+MAX_ATTEMPTS = 16
+MAX_WAIT_S = 0.25
 
 
 def merge(
@@ -83,7 +87,7 @@ def _run(
         raise MergeError(f"cannot merge branch {into!r} into itself")
     if strategy is not None and strategy not in STRATEGIES:
         raise MergeError(f"unknown strategy {strategy!r} (use one of: {', '.join(STRATEGIES)})")
-    backoff = Backoff(MAX_ATTEMPTS)
+    backoff = Backoff(MAX_ATTEMPTS, cap_s=MAX_WAIT_S)
     for attempt in range(MAX_ATTEMPTS):
         backoff.start()
         try:
