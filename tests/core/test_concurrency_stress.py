@@ -132,8 +132,8 @@ def _merger(uri: str, barrier: Any, stop: Any, out: Any) -> None:
             effect: dict[str, Any] = {"message": f"merge r{j}", "names": names, "keys": [],
                                       "counter": None, "branch_commits": []}
             # Both sources of a merge_many fork from one commit, as ingest shards do:
-            # sources forked at different points of main get spurious conflicts and can
-            # undo main's changes (tests/merge/test_merge_many_fork_points.py, xfail).
+            # merge_many refuses sources forked at different commits of main
+            # (tests/merge/test_merge_many_fork_points.py).
             fork = g.head("main").id
             for k, name in enumerate(names):
                 g.create_branch(name, from_=fork)
