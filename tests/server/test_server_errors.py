@@ -43,8 +43,10 @@ def test_unknown_branch_table_commit_are_404(reader: httpx.Client,
     error_of(reader.get("/branches/nope/log"), 404, "BranchNotFoundError")
     error_of(reader.get("/branches/nope/tables/Person"), 404, "BranchNotFoundError")
     error_of(reader.get("/branches/main/tables/Nope"), 404, "UnknownTableError")
-    # An unknown ref is reported as a branch (the library tries the branch first).
+    # A full commit id can only name a commit; anything else unknown is a branch.
     error_of(reader.get("/diff", params={"a": "main", "b": "0" * 40}), 404,
+             "CommitNotFoundError")
+    error_of(reader.get("/diff", params={"a": "main", "b": "nope"}), 404,
              "BranchNotFoundError")
     # A cursor names its commit by id.
     from graphlake.server.pages import Cursor, query_digest

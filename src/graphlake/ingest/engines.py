@@ -21,6 +21,8 @@ import ipaddress
 import logging
 import multiprocessing
 import os
+import threading
+import time
 import warnings
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Protocol
@@ -83,7 +85,8 @@ class ProcessEngine:
         ctx = multiprocessing.get_context("spawn")
         for task in tasks:
             pool = self._idle.pop() if self._idle else ProcessPoolExecutor(
-                max_workers=1, mp_context=ctx)
+                max_workers=1, mp_context=ctx, initializer=exit_with_parent,
+                initargs=(os.getpid(),))
             self._busy[pool.submit(run_slice, task)] = (task, pool)
 
     def poll(self, timeout: float) -> list[WorkerReport]:
@@ -113,6 +116,23 @@ class ProcessEngine:
             pool.shutdown(wait=True, cancel_futures=True)
         self._idle.clear()
         self._busy.clear()
+
+
+def exit_with_parent(parent: int, every_s: float = 1.0) -> None:
+    """Worker initializer: exit when the orchestrator is gone (killed or crashed).
+
+    A pool's worker otherwise waits for work forever once its parent dies, or finishes
+    a slice nobody will merge. Exiting at once is a crash like any other: the slice's
+    last commit stands, and a rerun with the same run id resumes after it.
+    """
+
+    def watch() -> None:
+        while True:
+            time.sleep(every_s)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="graphlake-parent-watch", daemon=True).start()
 
 
 # --- Ray --------------------------------------------------------------------------------
