@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 DEMO_DIR ?= demo-graph
+# Test processes (pytest-xdist); whole files go to one process (--dist loadfile).
+TEST_JOBS ?= 2
 
 .PHONY: demo test lint bench clean
 
@@ -19,7 +21,7 @@ lint: $(BIN)/graphlake
 	$(BIN)/ruff check src tests bench
 
 test: $(BIN)/graphlake lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_JOBS) --dist loadfile
 
 bench: $(BIN)/graphlake
 	$(BIN)/python bench/write.py
