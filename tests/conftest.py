@@ -56,10 +56,9 @@ def reopen(g: gl.Graph) -> gl.Graph:
     return gl.Graph.open(g.uri, storage_options=g.storage_options)
 
 
-@pytest.fixture
-def people(graph: gl.Graph) -> gl.Graph:
-    """The graph with Alice, Bob, Carol, Acme, Alice->Bob, Bob->Carol, Alice@Acme."""
-    with graph.write(message="seed") as w:
+def seed_people(g: gl.Graph) -> None:
+    """One commit: Alice, Bob, Carol, Acme, Alice->Bob, Bob->Carol, Alice@Acme."""
+    with g.write(message="seed") as w:
         w.insert("Person", [
             {"name": "Alice", "age": 30, "email": "alice@x.org", "role": "eng"},
             {"name": "Bob", "age": 40},
@@ -71,6 +70,12 @@ def people(graph: gl.Graph) -> gl.Graph:
             {"id": "k2", "src": "Bob", "dst": "Carol", "since": "2020-05-01"},
         ])
         w.insert("WorksAt", [{"id": "w1", "src": "Alice", "dst": "Acme"}])
+
+
+@pytest.fixture
+def people(graph: gl.Graph) -> gl.Graph:
+    """The graph with Alice, Bob, Carol, Acme, Alice->Bob, Bob->Carol, Alice@Acme."""
+    seed_people(graph)
     return graph
 
 

@@ -32,7 +32,7 @@ from typer.testing import CliRunner
 
 import graphlake as gl
 from graphlake.cli.app import app
-from tests.conftest import SOCIAL, state
+from tests.conftest import SOCIAL, seed_people, state
 from tests.server.harness import READ_TOKEN, WRITE_TOKEN, Server, write_config
 
 UPLOAD_LIMIT = 8 * 1024
@@ -157,18 +157,7 @@ def _tree(root: Path) -> dict[str, int]:
 
 
 def _seed(g: gl.Graph) -> None:
-    with g.write(message="seed") as w:
-        w.insert("Person", [
-            {"name": "Alice", "age": 30, "email": "alice@x.org", "role": "eng"},
-            {"name": "Bob", "age": 40},
-            {"name": "Carol"},
-        ])
-        w.insert("Company", [{"name": "Acme", "founded": "1999-01-02"}])
-        w.insert("Knows", [
-            {"id": "k1", "src": "Alice", "dst": "Bob"},
-            {"id": "k2", "src": "Bob", "dst": "Carol", "since": "2020-05-01"},
-        ])
-        w.insert("WorksAt", [{"id": "w1", "src": "Alice", "dst": "Acme"}])
+    seed_people(g)
     g.create_branch("dev")
     # left/right: divergent updates of Bob's age (a data conflict).
     for name, age in (("left", 41), ("right", 42)):
