@@ -242,7 +242,7 @@ def _segment_changes(
             FallbackReason.HISTORY_CLEANED if "not found" in str(exc).lower()
             else FallbackReason.METADATA_INCONSISTENT
         )
-        raise LineageUnavailable(reason, f"{seg}: {_first_line(exc)}") from None
+        raise LineageUnavailable(reason, f"{seg}: {clean_message(exc)}") from None
     if deleted.num_rows:
         keys |= _deleted_keys(tables, table_id, seg, deleted.column(0))
         n += deleted.num_rows
@@ -264,7 +264,7 @@ def _deleted_keys(
         taken = before._take_rows(row_ids.to_pylist(), columns=["id"])
     except (OSError, ValueError, TypeError, RuntimeError) as exc:
         raise LineageUnavailable(
-            FallbackReason.DELETED_ROWS_UNAVAILABLE, f"{seg}: {_first_line(exc)}"
+            FallbackReason.DELETED_ROWS_UNAVAILABLE, f"{seg}: {clean_message(exc)}"
         ) from None
     if taken.num_rows != len(row_ids):
         raise LineageUnavailable(
@@ -276,7 +276,3 @@ def _deleted_keys(
 
 def _open_at(tables: TableStore, table_id: str, branch: str, version: int) -> lance.LanceDataset:
     return tables.open(TableState(table_id, branch, version, owner="lineage"))
-
-
-def _first_line(exc: Exception) -> str:
-    return clean_message(exc)

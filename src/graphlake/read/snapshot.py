@@ -67,7 +67,7 @@ class Snapshot:
             return ds.to_table(columns=columns, filter=where, limit=limit)
         except (OSError, ValueError, pa.ArrowInvalid) as exc:
             raise QueryError(
-                f"{t.name}: cannot apply filter {where!r}: {_first_line(exc)}"
+                f"{t.name}: cannot apply filter {where!r}: {clean_message(exc)}"
             ) from None
 
     def get(self, name: str, key: Any) -> dict[str, Any] | None:
@@ -83,7 +83,3 @@ class Snapshot:
         table = self.dataset(name).to_table(filter=pc.field("id") == key_string)
         rows = table.to_pylist()
         return rows[0] if rows else None
-
-
-def _first_line(exc: Exception) -> str:
-    return clean_message(exc)

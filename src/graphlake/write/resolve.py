@@ -13,12 +13,12 @@ import lance
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from graphlake.constraints.vectorised import count_distinct
 from graphlake.errors import DuplicateKeyError, KeyNotFoundError
 from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.model import EdgeType, NodeType
 from graphlake.storage.lookup import present_values, rows_where_in
 from graphlake.write.plan import Op, TablePlan
-from graphlake.write.validate import count_distinct
 
 
 def resolve_table(t: NodeType | EdgeType, ds: lance.LanceDataset, ops: list[Op]) -> TablePlan:

@@ -10,8 +10,7 @@ error of its kind.
 from __future__ import annotations
 
 from graphlake.constraints.check import violations_by_check
-from graphlake.constraints.endpoints import DatasetFor, edges_touching
-from graphlake.constraints.vectorised import count_distinct
+from graphlake.constraints.endpoints import DatasetFor
 from graphlake.constraints.violation import Violation
 from graphlake.errors import (
     CardinalityError,
@@ -24,7 +23,7 @@ from graphlake.errors import (
 from graphlake.schema.model import EdgeType, Schema
 from graphlake.write.plan import TablePlan
 
-__all__ = ["DatasetFor", "count_distinct", "edges_touching", "validate"]
+__all__ = ["validate"]
 
 SHOWN = 5  # violations a message lists before "(and N more)"
 
