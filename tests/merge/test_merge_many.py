@@ -96,6 +96,54 @@ def test_strict_disjoint_refuses_any_overlap(people: gl.Graph) -> None:
     assert g.merge_many(["a", "b"], into="main").outcome == "merged"
 
 
+@pytest.mark.parametrize(
+    ("layout", "shared"),
+    [
+        ({"a": ["A1", "A2"], "b": ["B1", "B2"]}, None),  # key ranges apart
+        ({"a": ["A1", "C1"], "b": ["B1", "D1"]}, None),  # ranges interleave, no key shared
+        ({"a": ["A1", "C1"], "b": ["B1", "C1"]}, "C1"),  # one key shared
+        ({"a": ["A1"], "b": ["B1"], "c": ["C1", "Z9"], "d": ["Z9"]}, "Z9"),
+    ],
+)
+def test_overlap_of_insert_only_shards_is_found_exactly(
+    people: gl.Graph, layout: dict[str, list[str]], shared: str | None
+) -> None:
+    """Insert-only shards keep their keys columnar; whether two share a key is decided
+    on those columns (ranges apart, or sorted neighbours), and must stay exact."""
+    g = people
+    for name, keys in layout.items():
+        g.create_branch(name)
+        with g.write(name) as w:
+            w.insert("Person", [{"name": k, "age": len(name)} for k in keys])
+    before = state(g)
+    if shared is None:
+        result = g.merge_many(list(layout), into="main", strict_disjoint=True)
+        assert result.routes["Person"] == "insertion_replay"
+        assert ids(g) == {"Alice", "Bob", "Carol"} | {k for ks in layout.values() for k in ks}
+        return
+    with pytest.raises(gl.MergeError, match=rf"strict_disjoint.*1 key\(s\): '{shared}'"):
+        g.merge_many(list(layout), into="main", strict_disjoint=True)
+    assert state(g) == before
+
+
+def test_insert_only_target_and_source_sharing_a_key_conflict(people: gl.Graph) -> None:
+    g = people
+    for name in ("a", "b"):
+        g.create_branch(name)
+        with g.write(name) as w:
+            w.insert("Person", [{"name": f"{name}-only"}])
+    with g.write("b") as w:
+        w.insert("Person", [{"name": "Twice", "age": 2}])
+    with g.write("main") as w:
+        w.insert("Person", [{"name": "Twice", "age": 1}, {"name": "M1"}])
+    before = state(g)
+    with pytest.raises(gl.MergeConflictError) as err:
+        g.merge_many(["a", "b"], into="main")
+    assert [(c.kind, c.entity_id) for c in err.value.conflicts] == [
+        ("divergent_insert", "Twice")]
+    assert state(g) == before
+
+
 def test_cross_shard_orphan_edge(people: gl.Graph) -> None:
     g = people
     for name in ("a", "b"):

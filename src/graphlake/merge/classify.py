@@ -10,10 +10,12 @@ changed differently is a conflict between them), then merged against the target.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from graphlake.catalog.commits import Commit, TableState
 from graphlake.errors import MergeError
@@ -106,7 +108,7 @@ def _classify_table(
         return TableOutcome(stats)
     t_type = graph.schema.table(name)
     with timer.phase("classify"):
-        overlap = _overlap(deltas, dt.keys)
+        overlap = _overlap(deltas, dt)
         if inputs.strict_disjoint:
             _refuse_overlap(name, _overlap(deltas) if overlap else overlap)
         if uncertain:
@@ -120,7 +122,10 @@ def _classify_table(
             # The target shows the base's content: point at the source's exact state.
             (i, d), = deltas.items()
             stats.route = R.POINTER_ADOPTION
-            plan = _plan(t_type, [(k, d.base.get(k), d.side.get(k)) for k in sorted(d.keys)])
+            if d.rows is not None:  # only inserts: the plan stays columnar
+                plan = _insert_plan(t_type, [d.side_table(arrow_schema(t_type))])
+            else:
+                plan = _plan(t_type, [(k, d.base.get(k), d.side.get(k)) for k in sorted(d.keys)])
             return TableOutcome(stats, plan=plan, adopt=s_states[i])
         if all(d.only_inserts for d in deltas.values()) and not overlap:
             return _insertion_replay(graph, t_type, b, s_states, deltas, stats)
@@ -136,7 +141,6 @@ def _insertion_replay(
     throughout, so an insert-only merge of millions of rows stays cheap."""
     stats.route = R.INSERTION_REPLAY
     schema = arrow_schema(t_type)
-    empty = schema.empty_table()
     adoptions: list[Adoption] = []
     copied: list[pa.Table] = []
     every: list[pa.Table] = []
@@ -144,20 +148,24 @@ def _insertion_replay(
         rows = d.side_table(schema)
         every.append(rows)
         adoption = plan_adoption(graph.tables, b, s_states[i])
-        if adoption is not None and adoption.rows == len(d.keys):
+        if adoption is not None and adoption.rows == d.size:
             adoptions.append(adoption)
         else:
             copied.append(rows)
-
-    def plan(parts: list[pa.Table]) -> TablePlan:
-        inserted = pa.concat_tables(parts) if parts else empty
-        return TablePlan(t_type, schema, inserted=inserted, updated_old=empty,
-                         updated_new=empty, deleted_old=empty)
-
-    outcome = TableOutcome(stats, plan=plan(every), adoptions=adoptions, copy_plan=plan(copied))
+    outcome = TableOutcome(stats, plan=_insert_plan(t_type, every), adoptions=adoptions,
+                           copy_plan=_insert_plan(t_type, copied))
     stats.effects = outcome.copy_plan.inserted.num_rows
     stats.adopted_rows = sum(a.rows for a in adoptions)
     return outcome
+
+
+def _insert_plan(t_type: NodeType | EdgeType, parts: list[pa.Table]) -> TablePlan:
+    """A plan that only inserts these rows."""
+    schema = arrow_schema(t_type)
+    empty = schema.empty_table()
+    inserted = pa.concat_tables(parts) if parts else empty
+    return TablePlan(t_type, schema, inserted=inserted, updated_old=empty,
+                     updated_new=empty, deleted_old=empty)
 
 
 def _stats(source_deltas: list[TableDelta], dt: TableDelta) -> R.TableStats:
@@ -167,21 +175,44 @@ def _stats(source_deltas: list[TableDelta], dt: TableDelta) -> R.TableStats:
         R.NO_CHANGE,
         discovery="+".join(sorted(paths)),
         fallback=fallbacks[0] if fallbacks else None,
-        source_changes=sum(len(d.keys) for d in source_deltas),
-        target_changes=len(dt.keys),
+        source_changes=sum(d.size for d in source_deltas),
+        target_changes=dt.size,
         candidates=sum(d.candidates for d in source_deltas) + dt.candidates,
         rows_scanned=sum(d.rows_scanned for d in source_deltas) + dt.rows_scanned,
     )
 
 
-def _overlap(deltas: dict[int, TableDelta], touched: set[str] = frozenset()) -> set[str]:
-    """Keys changed by more than one source (or by a source and `touched`)."""
-    seen = set(touched)
+def _overlap(deltas: dict[int, TableDelta], target: TableDelta | None = None) -> set[str]:
+    """Keys changed by more than one source (or by a source and the target)."""
+    sides = [*deltas.values(), *([target] if target is not None else [])]
+    if _all_distinct(sides):
+        return set()
+    seen = set(target.keys) if target is not None else set()
     overlap: set[str] = set()
     for d in deltas.values():
         overlap |= d.keys & seen
         seen |= d.keys
     return overlap
+
+
+def _all_distinct(sides: list[TableDelta]) -> bool:
+    """Whether no key appears in two of `sides`, decided on Arrow columns: insert-only
+    sides (the sharded-ingest case) keep millions of keys columnar, which this keeps
+    far cheaper than Python sets. A side's own keys are distinct. False means "maybe
+    not": the caller then finds the overlap exactly."""
+    columns = [d.key_column() for d in sides if d]
+    if len(columns) < 2:
+        return True
+    # Sides whose key ranges do not overlap cannot share a key (ingest slices of sorted
+    # input): a min/max per side decides it without hashing or sorting every key.
+    ranges = sorted((r["min"], r["max"]) for r in (pc.min_max(c).as_py() for c in columns))
+    if all(prev[1] < nxt[0] for prev, nxt in itertools.pairwise(ranges)):
+        return True
+    keys = pa.chunked_array([c for col in columns for c in col.chunks], pa.string())
+    keys = keys.combine_chunks()
+    ordered = keys.take(pc.array_sort_indices(keys))
+    n = len(ordered)
+    return not pc.any(pc.equal(ordered.slice(1), ordered.slice(0, n - 1))).as_py()
 
 
 def _refuse_overlap(table: str, overlap: set[str]) -> None:

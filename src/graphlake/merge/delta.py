@@ -53,7 +53,10 @@ class TableDelta:
         rows: pa.Table | None = None,
         path: str = "none",
     ) -> None:
-        self.keys: set[str] = set(keys or ())
+        # With `rows` and no `keys`, the keys stay in `rows["id"]` until asked for.
+        self._keys: set[str] | None = (
+            None if keys is None and rows is not None else set(keys or ())
+        )
         self.base: dict[str, Row] = dict(base or {})
         self._side = side
         self.rows = rows  # the side's rows of all `keys`, when all are inserts
@@ -61,6 +64,25 @@ class TableDelta:
         self.fallback: str | None = None  # why lineage was not used, when it was tried
         self.candidates = 0
         self.rows_scanned = 0  # rows the discovery itself read (deltas or walk)
+
+    @property
+    def keys(self) -> set[str]:
+        if self._keys is None:
+            self._keys = set(self.rows["id"].to_pylist()) if self.rows is not None else set()
+        return self._keys
+
+    @property
+    def size(self) -> int:
+        """How many keys changed, without building `keys`."""
+        if self._keys is None and self.rows is not None:
+            return self.rows.num_rows
+        return len(self.keys)
+
+    def key_column(self) -> pa.ChunkedArray:
+        """The changed keys as Arrow strings (columnar when the rows are)."""
+        if self._keys is None and self.rows is not None:
+            return self.rows["id"]
+        return pa.chunked_array([pa.array(sorted(self.keys), pa.string())])
 
     @property
     def side(self) -> dict[str, Row]:
@@ -90,7 +112,7 @@ class TableDelta:
         return self.rows is not None or all(k not in self.base for k in self.keys)
 
     def __bool__(self) -> bool:
-        return bool(self.keys)
+        return self.size > 0
 
 
 @dataclass(frozen=True)
@@ -129,11 +151,11 @@ def discover(
             fallback = exc.reason.value
         else:
             if found.inserted is not None:  # only new rows: the deltas already hold them
-                lineage_delta = TableDelta(found.keys, rows=found.inserted)
+                lineage_delta = TableDelta(rows=found.inserted)
             else:
                 lineage_delta = rows_for(tables.open(base), tables.open(side), found.keys)
             lineage_delta.path = "lineage"
-            lineage_delta.candidates = len(found.keys)
+            lineage_delta.candidates = found.count
             lineage_delta.rows_scanned = found.rows_read
             probes.add("discovery_rows", found.rows_read)
             if settings.lineage == "on":

@@ -52,17 +52,34 @@ class Segment:
 
 @dataclass
 class LineageCandidates:
-    keys: set[str]
+    """Candidate keys of one path. When the path from x to y only appended new rows (x
+    is y's Lance ancestor and no segment deleted or updated anything), `inserted` holds
+    exactly y's rows of the candidates and the keys stay in its `id` column: a million
+    inserted keys never become Python strings unless something asks for `keys`."""
+
+    _keys: set[str] | None
     segments: list[Segment]
     rows_read: int  # rows the deltas returned (inserted + updated + deleted ids)
-    # When the path from x to y only appended new rows (x is y's Lance ancestor and no
-    # segment deleted or updated anything), these are exactly y's rows of `keys`.
     inserted: pa.Table | None = None
+
+    @property
+    def keys(self) -> set[str]:
+        if self._keys is None:
+            self._keys = _key_set([] if self.inserted is None else self.inserted["id"].chunks)
+        return self._keys
+
+    @property
+    def count(self) -> int:
+        """How many candidates, without building `keys`."""
+        if self._keys is None and self.inserted is not None:
+            return self.inserted.num_rows
+        return len(self.keys)
 
 
 @dataclass
 class _SegmentChanges:
-    keys: set[str]
+    keys: set[str]  # keys the segment updated or deleted
+    inserted_ids: list[pa.Array]  # keys it inserted, left columnar
     rows_read: int
     pure_insert: bool  # nothing deleted or updated in this segment
     inserted: list[pa.RecordBatch]
@@ -87,7 +104,8 @@ def candidates(
         raise LineageUnavailable(FallbackReason.STABLE_ROW_IDS_MISSING, x.table_id)
     parents = branch_parents(tables, x.table_id, {x.lance_branch, y.lance_branch})
     x_segs, y_segs = _paths(parents, (x.lance_branch, x.version), (y.lance_branch, y.version))
-    keys: set[str] = set()
+    keys: set[str] = set()  # updated or deleted keys
+    inserted_ids: list[pa.Array] = []  # inserted keys, columnar until they must merge in
     rows_read = 0
     pure = not x_segs
     kept: list[pa.RecordBatch] = []
@@ -95,23 +113,34 @@ def candidates(
     for seg in (*x_segs, *y_segs):
         found = _segment_changes(tables, x.table_id, seg, keep_inserted=pure)
         keys |= found.keys
+        inserted_ids += found.inserted_ids
         rows_read += found.rows_read
         kept += found.inserted
         kept_bytes += sum(b.nbytes for b in found.inserted)
         pure = pure and found.pure_insert and kept_bytes <= INSERTED_ROWS_BYTES
         if not pure:
             kept = []
-        if len(keys) > budget:
-            raise LineageUnavailable(
-                FallbackReason.CANDIDATE_BUDGET, f"more than {budget} candidate keys"
-            )
-    inserted = None
-    if pure:
-        schema = tables.open(y).schema
-        inserted = pa.Table.from_batches(
-            [b.select(schema.names) for b in kept], schema=schema
-        )
-    return LineageCandidates(keys, [*x_segs, *y_segs], rows_read, inserted)
+        if len(keys) + sum(len(a) for a in inserted_ids) > budget:
+            # The sum counts a key inserted on two segments twice: count exactly.
+            keys |= _key_set(inserted_ids)
+            inserted_ids = []
+            if len(keys) > budget:
+                raise LineageUnavailable(
+                    FallbackReason.CANDIDATE_BUDGET, f"more than {budget} candidate keys"
+                )
+    segments = [*x_segs, *y_segs]
+    if not pure:
+        return LineageCandidates(keys | _key_set(inserted_ids), segments, rows_read)
+    schema = tables.open(y).schema
+    inserted = pa.Table.from_batches([b.select(schema.names) for b in kept], schema=schema)
+    return LineageCandidates(None, segments, rows_read, inserted)
+
+
+def _key_set(arrays: list[pa.Array]) -> set[str]:
+    out: set[str] = set()
+    for array in arrays:
+        out.update(array.to_pylist())
+    return out
 
 
 def _has_stable_row_ids(ds: lance.LanceDataset) -> bool:
@@ -226,9 +255,10 @@ def _segment_changes(
         ds = _open_at(tables, table_id, seg.branch, seg.end)
         delta = ds.delta(begin_version=seg.begin, end_version=seg.end)
         keys: set[str] = set()
+        inserted_ids: list[pa.Array] = []
         n = updated = 0
         for batch in delta.get_inserted_rows():
-            keys.update(batch.column("id").to_pylist())
+            inserted_ids.append(batch.column("id"))
             n += batch.num_rows
             if keep_inserted:
                 inserted.append(batch)
@@ -253,7 +283,7 @@ def _segment_changes(
         # inserts (e.g. some maintenance operation) breaks it and takes the keyed path.
         before = _open_at(tables, table_id, seg.branch, seg.begin).count_rows()
         pure = ds.count_rows() == before + sum(b.num_rows for b in inserted)
-    return _SegmentChanges(keys, n, pure, inserted if pure else [])
+    return _SegmentChanges(keys, inserted_ids, n, pure, inserted if pure else [])
 
 
 def _deleted_keys(
