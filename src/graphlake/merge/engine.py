@@ -15,7 +15,7 @@ from ulid import ULID
 
 from graphlake.catalog.commits import Commit, TableState
 from graphlake.catalog.names import validate_branch_name
-from graphlake.errors import ConcurrentWriteError, MergeConflictError, MergeError
+from graphlake.errors import MergeConflictError, MergeError
 from graphlake.merge import result as R
 from graphlake.merge.base import MergeBase, merge_base_of
 from graphlake.merge.classify import Classification, MergeInputs, classify
@@ -23,10 +23,10 @@ from graphlake.merge.delta import DiscoverySettings
 from graphlake.merge.rows import STRATEGIES
 from graphlake.merge.timing import PhaseTimer
 from graphlake.recovery.publication import Publication
-from graphlake.retry import Backoff
+from graphlake.retry import HeadMoved, retry_while_head_moves
 from graphlake.storage.adopt import Adoption, adopt
 from graphlake.storage.tables import LanceCasError
-from graphlake.write.publish import HeadMoved, apply_plan
+from graphlake.write.publish import apply_plan
 
 if TYPE_CHECKING:
     from graphlake.catalog.refs import RefEntry
@@ -87,19 +87,11 @@ def _run(
         raise MergeError(f"cannot merge branch {into!r} into itself")
     if strategy is not None and strategy not in STRATEGIES:
         raise MergeError(f"unknown strategy {strategy!r} (use one of: {', '.join(STRATEGIES)})")
-    backoff = Backoff(MAX_ATTEMPTS, cap_s=MAX_WAIT_S)
-    for attempt in range(MAX_ATTEMPTS):
-        backoff.start()
-        try:
-            return _merge_once(graph, sources, into, strategy, dry_run, message, settings,
-                               strict_disjoint)
-        except (ConcurrentWriteError, HeadMoved):
-            if attempt == MAX_ATTEMPTS - 1:
-                raise ConcurrentWriteError(
-                    f"branch {into!r} kept moving during the merge; retry later"
-                ) from None
-            backoff.wait(attempt)
-    raise AssertionError("unreachable")
+    return retry_while_head_moves(
+        lambda: _merge_once(graph, sources, into, strategy, dry_run, message, settings,
+                            strict_disjoint),
+        branch=into, what="merge", attempts=MAX_ATTEMPTS, max_wait_s=MAX_WAIT_S,
+    )
 
 
 def _merge_once(

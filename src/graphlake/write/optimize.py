@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING
 
 from graphlake.catalog.commits import Commit, TableState
 from graphlake.catalog.refs import RefEntry
-from graphlake.errors import ConcurrentWriteError
 from graphlake.recovery.publication import Publication
-from graphlake.retry import Backoff
+from graphlake.retry import retry_while_head_moves
 from graphlake.storage.tables import LanceCasError
 
 if TYPE_CHECKING:
@@ -27,36 +26,34 @@ MAX_ATTEMPTS = 6
 def optimize(graph: Graph, branch: str) -> Commit:
     """Optimize every table of `branch`; returns the new head (or the old one if nothing
     needed doing)."""
-    backoff = Backoff(MAX_ATTEMPTS)
-    for attempt in range(MAX_ATTEMPTS):
-        backoff.start()
-        ref, head = graph._head(branch)
-        if all(_needs_nothing(graph, st) for st in head.tables.values()):
+    # Unlike a write, optimize starts over on any LanceCasError, also one on the fork it
+    # just made while the ref stayed put: redoing it is harmless (content is unchanged).
+    return retry_while_head_moves(
+        lambda: _optimize_once(graph, branch),
+        branch=branch, what="optimize", attempts=MAX_ATTEMPTS, also_retry=(LanceCasError,),
+    )
+
+
+def _optimize_once(graph: Graph, branch: str) -> Commit:
+    """One attempt on the current head (LanceCasError or ConcurrentWriteError if it moved)."""
+    ref, head = graph._head(branch)
+    if all(_needs_nothing(graph, st) for st in head.tables.values()):
+        return head
+    with Publication(graph, "optimize", branch, ref) as pub:
+        states = {}
+        for name, st in head.tables.items():
+            states[name] = _optimize_table(graph, branch, ref, st)
+            if states[name] != st:
+                pub.effect()
+        changed = {n: st for n, st in states.items() if st != head.tables[n]}
+        if not changed:
             return head
-        with Publication(graph, "optimize", branch, ref) as pub:
-            try:
-                states = {}
-                for name, st in head.tables.items():
-                    states[name] = _optimize_table(graph, branch, ref, st)
-                    if states[name] != st:
-                        pub.effect()
-            except LanceCasError:
-                backoff.wait(attempt)
-                continue
-            changed = {n: st for n, st in states.items() if st != head.tables[n]}
-            if not changed:
-                return head
-            commit = Commit.create(
-                parents=(head.id,), message="optimize", schema_id=head.schema_id,
-                tables={**head.tables, **changed}, meta={"optimize": True},
-            )
-            try:
-                pub.publish(commit)
-            except ConcurrentWriteError:
-                backoff.wait(attempt)
-                continue
-            return commit
-    raise ConcurrentWriteError(f"branch {branch!r} kept moving during optimize; retry later")
+        commit = Commit.create(
+            parents=(head.id,), message="optimize", schema_id=head.schema_id,
+            tables={**head.tables, **changed}, meta={"optimize": True},
+        )
+        pub.publish(commit)
+    return commit
 
 
 def _optimize_table(graph: Graph, branch: str, ref: RefEntry, state: TableState) -> TableState:

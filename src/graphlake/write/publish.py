@@ -16,9 +16,9 @@ import pyarrow.compute as pc
 
 from graphlake.catalog.commits import Commit, TableState
 from graphlake.catalog.refs import RefEntry
-from graphlake.errors import ConcurrentWriteError, NullValueError, StaleReadError
+from graphlake.errors import NullValueError, StaleReadError
 from graphlake.recovery.publication import Publication
-from graphlake.retry import Backoff
+from graphlake.retry import HeadMoved, retry_while_head_moves
 from graphlake.storage.lookup import rows_where_in
 from graphlake.storage.tables import LanceCasError
 from graphlake.write.cascade import expand_cascades
@@ -32,10 +32,6 @@ if TYPE_CHECKING:
 MAX_ATTEMPTS = 10
 
 
-class HeadMoved(Exception):
-    """The branch ref moved while we wrote: start over on the new head."""
-
-
 def publish(
     graph: Graph, branch: str, message: str, ops: list[Op], meta: dict | None = None,
     *, reads: ReadSet | None = None, expect_head: str | None = None,
@@ -47,36 +43,33 @@ def publish(
     requires. Either failing on the head we would publish on raises `StaleReadError`
     (checked on every attempt, and the ref CAS makes that head the one we publish on).
     """
-    backoff = Backoff(MAX_ATTEMPTS)
-    for attempt in range(MAX_ATTEMPTS):
-        backoff.start()
-        ref, head = graph._head(branch)
-        _check_preconditions(graph, branch, head, reads, expect_head)
-        plans = plan_ops(graph, head, ops)
-        if all(p.is_empty for p in plans.values()) and not meta:
-            return head
-        with Publication(graph, "write", branch, ref) as pub:
-            try:
-                states = apply_plans(graph, branch, ref, head, plans, pub)
-            except HeadMoved:
-                backoff.wait(attempt)
-                continue
-            commit = Commit.create(
-                parents=(head.id,),
-                message=message,
-                schema_id=head.schema_id,
-                tables={**head.tables, **states},
-                meta=meta,
-            )
-            try:
-                pub.publish(commit)
-            except ConcurrentWriteError:
-                backoff.wait(attempt)
-                continue
-            return commit
-    raise ConcurrentWriteError(
-        f"branch {branch!r} kept moving: gave up after {MAX_ATTEMPTS} attempts; retry later"
+    return retry_while_head_moves(
+        lambda: _publish_once(graph, branch, message, ops, meta, reads, expect_head),
+        branch=branch, what="write", attempts=MAX_ATTEMPTS,
     )
+
+
+def _publish_once(
+    graph: Graph, branch: str, message: str, ops: list[Op], meta: dict | None,
+    reads: ReadSet | None, expect_head: str | None,
+) -> Commit:
+    """One attempt on the current head (HeadMoved or ConcurrentWriteError if it moved)."""
+    ref, head = graph._head(branch)
+    _check_preconditions(graph, branch, head, reads, expect_head)
+    plans = plan_ops(graph, head, ops)
+    if all(p.is_empty for p in plans.values()) and not meta:
+        return head
+    with Publication(graph, "write", branch, ref) as pub:
+        states = apply_plans(graph, branch, ref, head, plans, pub)
+        commit = Commit.create(
+            parents=(head.id,),
+            message=message,
+            schema_id=head.schema_id,
+            tables={**head.tables, **states},
+            meta=meta,
+        )
+        pub.publish(commit)
+    return commit
 
 
 def _check_preconditions(
