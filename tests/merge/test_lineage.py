@@ -137,6 +137,37 @@ def test_over_budget_candidates_fall_back_to_the_walk(people: gl.Graph) -> None:
     assert lineage.path == "lineage" and lineage.keys == delta.keys
 
 
+@pytest.mark.parametrize("later", ["nothing", "delete_new", "update_new", "delete_old"])
+def test_insert_only_paths_read_new_fragments_exactly(people: gl.Graph, later: str) -> None:
+    """A path that only added fragments is read from them; anything that touched an
+    existing fragment takes the segment deltas. Either way lineage equals the walk."""
+    g = people
+    g.create_branch("dev")
+    with g.write("dev") as w:
+        w.insert("Person", [{"name": f"d{i}", "age": i} for i in range(4)])
+    with g.write("dev") as w:
+        w.insert("Person", [{"name": "d9", "age": 9}])
+    if later != "nothing":
+        with g.write("dev") as w:
+            if later == "delete_new":
+                w.delete("Person", ["d1"], cascade=True)
+            elif later == "update_new":
+                w.update("Person", [{"name": "d2", "age": 20}])
+            else:
+                w.delete("Person", ["Carol"], cascade=True)
+    base, side = g.head("main").tables["Person"], g.head("dev").tables["Person"]
+    lineage = discover(g.tables, base, side, DiscoverySettings(lineage="on"))
+    walk = discover(g.tables, base, side, DiscoverySettings(lineage="off"))
+    assert lineage.path == "lineage"
+    _verify("Person", "source", lineage, walk)
+    expected = {"d0", "d1", "d2", "d3", "d9"} - ({"d1"} if later == "delete_new" else set())
+    assert set(lineage.inserted()) == expected
+    assert lineage.deleted() == (["Carol"] if later == "delete_old" else [])
+    assert lineage.only_inserts == (later != "delete_old")
+    if later == "update_new":
+        assert lineage.side["d2"]["age"] == 20
+
+
 def test_verify_reports_a_disagreement() -> None:
     a = TableDelta(keys={"x"}, side={"x": {"id": "x"}})
     b = TableDelta(keys=set())

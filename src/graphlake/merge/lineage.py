@@ -6,7 +6,9 @@ along the tree path between them: from their lowest common point down to each, o
 `ds.delta(begin, end)` per branch segment. A key is a candidate when a segment inserted,
 updated or deleted it; deleted row ids map to keys at the segment's begin version.
 Candidates are a superset (e.g. a key changed and changed back): `delta.rows_for` reads
-their rows at X and Y and keeps only real differences.
+their rows at X and Y and keeps only real differences. When X is Y's ancestor and Y only
+added whole fragments (an insert-only path, as an ingest shard's), Y's new rows are read
+from those fragments directly, and their keys stay columnar.
 
 Whatever this cannot prove raises `LineageUnavailable` with a typed reason; the caller
 falls back to the ordered walk. A fallback is never a failure.
@@ -22,6 +24,7 @@ import pyarrow as pa
 
 from graphlake.catalog.commits import TableState
 from graphlake.errors import clean_message
+from graphlake.storage.fragments import appended_fragments
 from graphlake.storage.tables import MAIN, TableStore
 
 
@@ -104,6 +107,10 @@ def candidates(
         raise LineageUnavailable(FallbackReason.STABLE_ROW_IDS_MISSING, x.table_id)
     parents = branch_parents(tables, x.table_id, {x.lance_branch, y.lance_branch})
     x_segs, y_segs = _paths(parents, (x.lance_branch, x.version), (y.lance_branch, y.version))
+    if not x_segs:  # x is y's Lance ancestor: y may be x plus new fragments
+        appended = _appended_rows(tables, x, y, budget)
+        if appended is not None:
+            return LineageCandidates(None, y_segs, appended.num_rows, appended)
     keys: set[str] = set()  # updated or deleted keys
     inserted_ids: list[pa.Array] = []  # inserted keys, columnar until they must merge in
     rows_read = 0
@@ -134,6 +141,31 @@ def candidates(
     schema = tables.open(y).schema
     inserted = pa.Table.from_batches([b.select(schema.names) for b in kept], schema=schema)
     return LineageCandidates(None, segments, rows_read, inserted)
+
+
+def _appended_rows(
+    tables: TableStore, x: TableState, y: TableState, budget: int
+) -> pa.Table | None:
+    """y's rows beyond x, when y is x plus whole new fragments (an insert-only path such
+    as an ingest shard's), read straight from those fragments; None when that does not
+    hold or the rows are too many to keep (the segment deltas then decide). This skips
+    the per-segment delta scans, which cost most of an insert-only merge of many shards.
+    """
+    x_ds, y_ds = tables.open(x), tables.open(y)
+    new = appended_fragments(x_ds, y_ds)
+    if new is None:
+        return None
+    if sum(f.metadata.physical_rows for f in new) > budget:
+        return None
+    batches: list[pa.RecordBatch] = []
+    kept = 0
+    if new:
+        for batch in y_ds.scanner(fragments=new, scan_in_order=True).to_batches():
+            kept += batch.nbytes
+            if kept > INSERTED_ROWS_BYTES:
+                return None
+            batches.append(batch)
+    return pa.Table.from_batches(batches, schema=y_ds.schema)
 
 
 def _key_set(arrays: list[pa.Array]) -> set[str]:
