@@ -83,6 +83,9 @@ class Run:
             root=self.graph.store.root_uri, storage_options=self.options, run_id=plan.run_id,
             phase=phase, worker=s.worker, branch=branch, base=self._base, table=plan.table,
             commit_every=plan.commit_every, files=plan.files, segments=s.segments,
+            # merge_many indexes what it adopts from two or more shards; one shard is
+            # fast-forwarded to, so it must carry its own indexes.
+            index_appends=len(plan.slices) == 1,
         )
 
     def _run_workers(self, eng: Engine, tasks: list[WorkerTask]) -> dict[int, WorkerReport]:

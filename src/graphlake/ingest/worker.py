@@ -52,6 +52,10 @@ class WorkerTask:
     commit_every: int
     files: tuple[InputFile, ...]
     segments: tuple[Segment, ...]
+    # False when the run has >= 2 workers: the shard's large commits then build no index
+    # segments (see `TableStore.index_large_appends`). A 1-worker run fast-forwards
+    # `into` to the shard's state, so its shard keeps its indexes up to date.
+    index_appends: bool = True
 
     @property
     def size(self) -> int:
@@ -90,6 +94,7 @@ def run_slice(task: WorkerTask) -> WorkerReport:
     report = WorkerReport(task.worker, task.phase, task.branch, task.size)
     try:
         graph = Graph.open(task.root, task.storage_options)
+        graph.tables.index_large_appends = task.index_appends
         offset, rows = progress_of(graph, task)
         report = _replace(report, offset=offset, rows=rows, resumed_from=offset)
         head = graph.head(task.branch).id
