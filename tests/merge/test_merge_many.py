@@ -144,6 +144,39 @@ def test_insert_only_target_and_source_sharing_a_key_conflict(people: gl.Graph) 
     assert state(g) == before
 
 
+def test_insert_only_shards_are_checked_across_rows(people: gl.Graph) -> None:
+    """An insert-only merge reads only the columns its checks need (key, endpoints,
+    @unique and constrained properties); clashes across shards are still found."""
+    g = people
+    for name, (person, email) in {"a": ("A1", "x@y.z"), "b": ("B1", "x@y.z")}.items():
+        g.create_branch(name)
+        with g.write(name) as w:
+            w.insert("Person", [{"name": person, "email": email, "role": "pm", "age": 3}])
+            w.insert("WorksAt", [{"src": "Bob", "dst": "Acme"}])  # Bob may have one job
+    before = state(g)
+    with pytest.raises(gl.MergeConflictError) as err:
+        g.merge_many(["a", "b"], into="main")
+    assert sorted((c.kind, c.entity_id) for c in err.value.conflicts) == [
+        ("cardinality_violation", "Bob"), ("unique_violation", "B1")]
+    assert state(g) == before
+    assert g.merge_many(["a"], into="main").outcome in ("merged", "fast_forward")
+    assert g.get("Person", "A1") == {
+        "id": "A1", "name": "A1", "age": 3, "email": "x@y.z", "role": "pm"}
+
+
+def test_checked_columns_cover_every_cross_row_check() -> None:
+    from graphlake.constraints.check import checked_columns
+    from graphlake.schema.parser import parse_schema
+
+    schema = parse_schema("""
+    node N { k: String @key  a: String? @unique  b: I64? @range(0..9)  c: String? @check("x+")
+             d: enum(p, q)?  e: [enum(p, q)]?  f: String?  v: Vector(4)? }
+    edge L: N -> N @card(0..2) { w: I64? @range(1..2)  z: String? }
+    """)
+    assert checked_columns(schema.table("N")) == ["id", "a", "b", "c", "d", "e"]
+    assert checked_columns(schema.table("L")) == ["id", "src", "dst", "w"]
+
+
 def test_cross_shard_orphan_edge(people: gl.Graph) -> None:
     g = people
     for name in ("a", "b"):

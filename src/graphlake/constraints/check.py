@@ -7,10 +7,20 @@ from collections.abc import Iterator
 from graphlake.constraints.cardinality import card_violations
 from graphlake.constraints.endpoints import DatasetFor, dangling_edges, missing_endpoints
 from graphlake.constraints.unique import unique_violations
-from graphlake.constraints.values import value_violations
+from graphlake.constraints.values import value_columns, value_violations
 from graphlake.constraints.violation import Violation
 from graphlake.schema.model import EdgeType, NodeType, Schema
 from graphlake.write.plan import TablePlan
+
+
+def checked_columns(t: NodeType | EdgeType) -> list[str]:
+    """The columns of a table's written rows that the checks below read: rows known to
+    be complete (required properties present, types right) need only these to be
+    checked, so an insert-only merge need not read its rows' payload (vectors, text)."""
+    cols = ["id", *(["src", "dst"] if isinstance(t, EdgeType) else [])]
+    cols += [c for group in t.uniques for c in group]
+    cols += value_columns(t)
+    return list(dict.fromkeys(cols))
 
 
 def violations_by_check(

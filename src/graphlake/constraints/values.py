@@ -10,7 +10,7 @@ import pyarrow.compute as pc
 
 from graphlake.constraints.vectorised import VECTOR_MIN_ROWS, regex_unsure
 from graphlake.constraints.violation import Violation
-from graphlake.schema.model import TableType
+from graphlake.schema.model import Property, TableType
 
 
 def value_violations(t: TableType, rows: pa.Table) -> list[Violation]:
@@ -23,8 +23,8 @@ def value_violations(t: TableType, rows: pa.Table) -> list[Violation]:
         if prop.name not in rows.column_names:
             continue
         col = rows.column(prop.name)
-        enum_type = prop.type if prop.type.kind == "Enum" else prop.type.item
-        if enum_type is not None and enum_type.kind == "Enum":
+        enum_type = _enum_type(prop)
+        if enum_type is not None:
             out += _enum(t.name, prop.name, col, ids, enum_type.values or (), prop.type.kind)
         rng = t.ranges.get(prop.name)
         if rng is not None:
@@ -33,6 +33,19 @@ def value_violations(t: TableType, rows: pa.Table) -> list[Violation]:
         if pattern is not None:
             out += _regex(t.name, prop.name, col, ids, pattern)
     return out
+
+
+def value_columns(t: TableType) -> list[str]:
+    """The properties `value_violations` checks (enum, range, regex), in schema order."""
+    return [
+        prop.name for prop in t.properties
+        if _enum_type(prop) is not None or prop.name in t.ranges or prop.name in t.checks
+    ]
+
+
+def _enum_type(prop: Property) -> Any:
+    enum_type = prop.type if prop.type.kind == "Enum" else prop.type.item
+    return enum_type if enum_type is not None and enum_type.kind == "Enum" else None
 
 
 def _v(table: str, prop: str, key: Any, message: str) -> Violation:

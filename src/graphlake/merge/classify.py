@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from graphlake.catalog.commits import Commit, TableState
+from graphlake.constraints.check import checked_columns
 from graphlake.errors import MergeError
 from graphlake.merge import result as R
 from graphlake.merge.base import MergeBase
@@ -122,8 +123,8 @@ def _classify_table(
             # The target shows the base's content: point at the source's exact state.
             (i, d), = deltas.items()
             stats.route = R.POINTER_ADOPTION
-            if d.rows is not None:  # only inserts: the plan stays columnar
-                plan = _insert_plan(t_type, [d.side_table(arrow_schema(t_type))])
+            if d.inserts is not None:  # only inserts: the plan stays columnar
+                plan = _insert_plan(t_type, [d.side_table(_checked_schema(t_type))])
             else:
                 plan = _plan(t_type, [(k, d.base.get(k), d.side.get(k)) for k in sorted(d.keys)])
             return TableOutcome(stats, plan=plan, adopt=s_states[i])
@@ -141,17 +142,17 @@ def _insertion_replay(
     throughout, so an insert-only merge of millions of rows stays cheap."""
     stats.route = R.INSERTION_REPLAY
     schema = arrow_schema(t_type)
+    checked = _checked_schema(t_type)
     adoptions: list[Adoption] = []
     copied: list[pa.Table] = []
     every: list[pa.Table] = []
     for i, d in deltas.items():
-        rows = d.side_table(schema)
-        every.append(rows)
+        every.append(d.side_table(checked))
         adoption = plan_adoption(graph.tables, b, s_states[i])
         if adoption is not None and adoption.rows == d.size:
             adoptions.append(adoption)
         else:
-            copied.append(rows)
+            copied.append(d.side_table(schema))  # copied rows are read whole
     outcome = TableOutcome(stats, plan=_insert_plan(t_type, every), adoptions=adoptions,
                            copy_plan=_insert_plan(t_type, copied))
     stats.effects = outcome.copy_plan.inserted.num_rows
@@ -160,12 +161,20 @@ def _insertion_replay(
 
 
 def _insert_plan(t_type: NodeType | EdgeType, parts: list[pa.Table]) -> TablePlan:
-    """A plan that only inserts these rows."""
+    """A plan that only inserts these rows (whole, or only the checked columns)."""
     schema = arrow_schema(t_type)
     empty = schema.empty_table()
     inserted = pa.concat_tables(parts) if parts else empty
     return TablePlan(t_type, schema, inserted=inserted, updated_old=empty,
                      updated_new=empty, deleted_old=empty)
+
+
+def _checked_schema(t_type: NodeType | EdgeType) -> pa.Schema:
+    """The columns validation reads from rows a source inserted. Those rows passed the
+    source's own writes under the same schema (a merge refuses differing schemas), so
+    they are complete and well typed; only checks that look across rows remain."""
+    schema = arrow_schema(t_type)
+    return pa.schema([schema.field(c) for c in checked_columns(t_type)])
 
 
 def _stats(source_deltas: list[TableDelta], dt: TableDelta) -> R.TableStats:

@@ -27,6 +27,7 @@ from graphlake import probes
 from graphlake.catalog.commits import TableState
 from graphlake.errors import LineageMismatchError, MergeError, MergeMemoryError
 from graphlake.merge import lineage as lin
+from graphlake.storage.fragments import Rows
 from graphlake.storage.lookup import rows_where_in
 from graphlake.storage.tables import TableStore
 
@@ -39,9 +40,10 @@ class TableDelta:
     """Changes of one side against the base: `base[k]` / `side[k]` are the row images
     (absent when the key did not exist there) for every changed key `k`.
 
-    When every change is an insert found by lineage, the side's rows stay an Arrow table
-    (`rows`) and the `side` dict is only built if something asks for it: an insert-only
-    merge of a million rows never turns them into Python objects.
+    When every change is an insert found by lineage, the side's rows stay columnar
+    (`inserts`, read a column at a time) and the `side` dict is only built if something
+    asks for it: an insert-only merge of a million rows never turns them into Python
+    objects, and reads only the columns its checks need.
     """
 
     def __init__(
@@ -50,16 +52,16 @@ class TableDelta:
         base: dict[str, Row] | None = None,
         side: dict[str, Row] | None = None,
         *,
-        rows: pa.Table | None = None,
+        inserts: Rows | None = None,
         path: str = "none",
     ) -> None:
-        # With `rows` and no `keys`, the keys stay in `rows["id"]` until asked for.
+        # With `inserts` and no `keys`, the keys stay in its `id` column until asked for.
         self._keys: set[str] | None = (
-            None if keys is None and rows is not None else set(keys or ())
+            None if keys is None and inserts is not None else set(keys or ())
         )
         self.base: dict[str, Row] = dict(base or {})
         self._side = side
-        self.rows = rows  # the side's rows of all `keys`, when all are inserts
+        self.inserts = inserts  # the side's rows of all `keys`, when all are inserts
         self.path = path  # "same-state" | "lineage" | "walk" | "verified" (both agreed)
         self.fallback: str | None = None  # why lineage was not used, when it was tried
         self.candidates = 0
@@ -68,39 +70,42 @@ class TableDelta:
     @property
     def keys(self) -> set[str]:
         if self._keys is None:
-            self._keys = set(self.rows["id"].to_pylist()) if self.rows is not None else set()
+            self._keys = set(self.key_column().to_pylist())
         return self._keys
 
     @property
     def size(self) -> int:
         """How many keys changed, without building `keys`."""
-        if self._keys is None and self.rows is not None:
-            return self.rows.num_rows
+        if self._keys is None and self.inserts is not None:
+            return self.inserts.num_rows
         return len(self.keys)
 
     def key_column(self) -> pa.ChunkedArray:
         """The changed keys as Arrow strings (columnar when the rows are)."""
-        if self._keys is None and self.rows is not None:
-            return self.rows["id"]
+        if self._keys is None and self.inserts is not None:
+            return self.inserts.read(["id"])["id"]
         return pa.chunked_array([pa.array(sorted(self.keys), pa.string())])
 
     @property
     def side(self) -> dict[str, Row]:
         if self._side is None:
-            self._side = _by_id(self.rows) if self.rows is not None else {}
+            self._side = _by_id(self.inserts.read()) if self.inserts is not None else {}
         return self._side
 
     def side_table(self, schema: pa.Schema) -> pa.Table:
-        """The side's rows of every changed key that exists there, as Arrow."""
-        if self.rows is not None:
-            return self.rows.cast(schema)
-        return pa.Table.from_pylist([self.side[k] for k in sorted(self.side)], schema=schema)
+        """The side's rows of every changed key that exists there, as Arrow; only the
+        columns of `schema` (a projection of the table's) are read from `inserts`."""
+        if self.inserts is not None:
+            return self.inserts.read(schema.names).cast(schema)
+        return pa.Table.from_pylist(
+            [self.side[k] for k in sorted(self.side)], schema=schema
+        )
 
     def inserted(self) -> list[str]:
         return sorted(k for k in self.keys if k not in self.base)
 
     def deleted(self) -> list[str]:
-        if self.rows is not None:
+        if self.inserts is not None:
             return []
         return sorted(k for k in self.keys if k not in self.side)
 
@@ -109,7 +114,7 @@ class TableDelta:
 
     @property
     def only_inserts(self) -> bool:
-        return self.rows is not None or all(k not in self.base for k in self.keys)
+        return self.inserts is not None or all(k not in self.base for k in self.keys)
 
     def __bool__(self) -> bool:
         return self.size > 0
@@ -151,7 +156,7 @@ def discover(
             fallback = exc.reason.value
         else:
             if found.inserted is not None:  # only new rows: the deltas already hold them
-                lineage_delta = TableDelta(rows=found.inserted)
+                lineage_delta = TableDelta(inserts=found.inserted)
             else:
                 lineage_delta = rows_for(tables.open(base), tables.open(side), found.keys)
             lineage_delta.path = "lineage"

@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from graphlake.catalog.commits import TableState
 from graphlake.errors import clean_message
-from graphlake.storage.fragments import appended_fragments
+from graphlake.storage.fragments import FragmentRows, Rows, appended_fragments
 from graphlake.storage.tables import MAIN, TableStore
 
 
@@ -63,12 +63,13 @@ class LineageCandidates:
     _keys: set[str] | None
     segments: list[Segment]
     rows_read: int  # rows the deltas returned (inserted + updated + deleted ids)
-    inserted: pa.Table | None = None
+    inserted: Rows | None = None
 
     @property
     def keys(self) -> set[str]:
         if self._keys is None:
-            self._keys = _key_set([] if self.inserted is None else self.inserted["id"].chunks)
+            ids = [] if self.inserted is None else self.inserted.read(["id"])["id"].chunks
+            self._keys = _key_set(ids)
         return self._keys
 
     @property
@@ -140,32 +141,23 @@ def candidates(
         return LineageCandidates(keys | _key_set(inserted_ids), segments, rows_read)
     schema = tables.open(y).schema
     inserted = pa.Table.from_batches([b.select(schema.names) for b in kept], schema=schema)
-    return LineageCandidates(None, segments, rows_read, inserted)
+    return LineageCandidates(None, segments, rows_read, Rows(inserted))
 
 
 def _appended_rows(
     tables: TableStore, x: TableState, y: TableState, budget: int
-) -> pa.Table | None:
+) -> FragmentRows | None:
     """y's rows beyond x, when y is x plus whole new fragments (an insert-only path such
-    as an ingest shard's), read straight from those fragments; None when that does not
-    hold or the rows are too many to keep (the segment deltas then decide). This skips
-    the per-segment delta scans, which cost most of an insert-only merge of many shards.
+    as an ingest shard's): the rows of those fragments, read later and only the columns
+    asked for. None when that does not hold or there are more rows than the budget (the
+    segment deltas then decide). This skips the per-segment delta scans, which cost most
+    of an insert-only merge of many shards, and the payload columns nobody reads.
     """
-    x_ds, y_ds = tables.open(x), tables.open(y)
-    new = appended_fragments(x_ds, y_ds)
-    if new is None:
+    y_ds = tables.open(y)
+    new = appended_fragments(tables.open(x), y_ds)
+    if new is None or sum(f.metadata.physical_rows for f in new) > budget:
         return None
-    if sum(f.metadata.physical_rows for f in new) > budget:
-        return None
-    batches: list[pa.RecordBatch] = []
-    kept = 0
-    if new:
-        for batch in y_ds.scanner(fragments=new, scan_in_order=True).to_batches():
-            kept += batch.nbytes
-            if kept > INSERTED_ROWS_BYTES:
-                return None
-            batches.append(batch)
-    return pa.Table.from_batches(batches, schema=y_ds.schema)
+    return FragmentRows(y_ds, new)
 
 
 def _key_set(arrays: list[pa.Array]) -> set[str]:

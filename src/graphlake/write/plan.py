@@ -53,7 +53,10 @@ class TablePlan:
 
     @property
     def written(self) -> pa.Table:
-        """Rows this plan appends: inserts, then the new images of updated rows."""
+        """Rows this plan appends: inserts, then the new images of updated rows. (An
+        insert-only plan may hold only the checked columns: see `checked_columns`.)"""
+        if not self.updated_new.num_rows:
+            return self.inserted
         return pa.concat_tables([self.inserted, self.updated_new])
 
     @property
