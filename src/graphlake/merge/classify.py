@@ -11,6 +11,7 @@ changed differently is a conflict between them), then merged against the target.
 from __future__ import annotations
 
 import itertools
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -204,14 +205,21 @@ def _overlap(deltas: dict[int, TableDelta], target: TableDelta | None = None) ->
     return overlap
 
 
+_KEY_READERS = 8
+
+
 def _all_distinct(sides: list[TableDelta]) -> bool:
     """Whether no key appears in two of `sides`, decided on Arrow columns: insert-only
     sides (the sharded-ingest case) keep millions of keys columnar, which this keeps
     far cheaper than Python sets. A side's own keys are distinct. False means "maybe
     not": the caller then finds the overlap exactly."""
-    columns = [d.key_column() for d in sides if d]
-    if len(columns) < 2:
+    present = [d for d in sides if d]
+    if len(present) < 2:
         return True
+    # Many small shards: their key reads are mostly per-dataset set-up, which overlaps
+    # well in threads (Lance releases the GIL while it scans).
+    with ThreadPoolExecutor(max_workers=min(_KEY_READERS, len(present))) as pool:
+        columns = list(pool.map(TableDelta.key_column, present))
     # Sides whose key ranges do not overlap cannot share a key (ingest slices of sorted
     # input): a min/max per side decides it without hashing or sorting every key.
     ranges = sorted((r["min"], r["max"]) for r in (pc.min_max(c).as_py() for c in columns))
