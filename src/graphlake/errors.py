@@ -104,7 +104,8 @@ class KeyNotFoundError(DataError):
 
 
 class ValueConstraintError(DataError):
-    """An enum, `@range` or `@check` constraint is violated."""
+    """An enum, `@range` or `@check` constraint is violated, or a node key, edge id or
+    edge endpoint is the empty string."""
 
 
 class UniqueViolationError(DataError):

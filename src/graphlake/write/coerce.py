@@ -20,6 +20,7 @@ from graphlake.errors import (
     NullValueError,
     TypeMismatchError,
     UnknownPropertyError,
+    ValueConstraintError,
 )
 from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.model import INTEGER_KINDS, NUMERIC_KINDS, EdgeType, NodeType, TypeRef
@@ -95,6 +96,7 @@ def coerce(t: NodeType | EdgeType, rows: Any, *, partial: bool) -> pa.Table:
     table = pa.table({name: out[name] for name in names}, schema=pa.schema(
         [schema.field(name) for name in names], metadata=schema.metadata))
     _check_not_null(t, table, partial)
+    _check_not_empty(t, table)
     return table
 
 
@@ -216,6 +218,36 @@ def _ids(
         filled = [v if v is not None else str(ULID()) for v in arr.to_pylist()]
         arr = pa.array(filled, type=pa.string())
     return arr
+
+
+def _check_not_empty(t: NodeType | EdgeType, table: pa.Table) -> None:
+    """Refuse an empty string as a node key, edge id or endpoint.
+
+    "" is no identity: it reads as a missing value everywhere a key is shown (logs,
+    diffs, conflicts, URLs), and an edge naming it as an endpoint can only point at a
+    node no one meant to create. Only "" itself: a key of spaces or one holding a NUL
+    round-trips like any other string, and `@check` on the key can refuse those.
+    Every write (insert, upsert, update, overwrite; load and ingest stage rows through
+    them) comes here; `delete` does not, so a "" written before this check can go.
+    """
+    for column in physical_columns(t):
+        if column not in table.column_names:
+            continue  # a partial row (an edge update) that does not move its endpoints
+        # A count, not row numbers: load and partial writes regroup the caller's rows.
+        n = pc.sum(pc.equal(table.column(column), "")).as_py() or 0
+        if n:
+            what = _EDGE_KEYS[column] if isinstance(t, EdgeType) else f"{t.key} (the key)"
+            raise ValueConstraintError(
+                f"{t.name}.{what} may not be the empty string "
+                f"({n} row{'s' if n > 1 else ''} of this write)"
+            )
+
+
+_EDGE_KEYS = {
+    "id": "id (the edge id; omit it to have one generated)",
+    "src": "src (the source node's key)",
+    "dst": "dst (the destination node's key)",
+}
 
 
 def _check_not_null(t: NodeType | EdgeType, table: pa.Table, partial: bool) -> None:
