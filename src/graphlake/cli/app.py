@@ -2,8 +2,9 @@
 
 Exit codes: 0 success; 1 the operation failed (a `GraphLakeError`: bad data, unknown
 branch, bad schema, ...), reported as one red `error: ...` line on stderr; 2 usage errors
-(unknown option, missing argument), reported by typer/click. `merge` alone differs, so
-scripts can tell a conflict from a failure: 1 conflicts, 2 any other error (see merge.py).
+(unknown option, missing argument), reported by typer/click. `merge`, `merge-many` and
+`ingest` differ, so scripts can tell a conflict from a failure: 1 conflicts, 2 any other
+error (see merge.py and ingest.py).
 """
 
 from __future__ import annotations

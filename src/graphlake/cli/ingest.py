@@ -95,7 +95,7 @@ def merge_many(
     ] = None,
     json: Json = False,
 ) -> None:
-    """Merge SOURCES into --into as ONE commit with parents [into, source1, ...].
+    """Merge SOURCES into --into as ONE commit with parents \\[into, source1, ...].
 
     Exit codes: 0 merged / fast-forward / already up to date, 1 conflicts, 2 error.
     """

@@ -1,0 +1,80 @@
+"""`--help` texts and the README's CLI synopsis, checked against the commands themselves.
+
+In-process (no subprocess): the typer app is turned into its click command tree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.text import Text
+
+from graphlake.cli.app import app
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def _commands(cmd: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    yield path, cmd
+    for name, sub in getattr(cmd, "commands", {}).items():
+        yield from _commands(sub, (*path, name))
+
+
+def _leaves() -> dict[tuple[str, ...], Any]:
+    return {p: c for p, c in _commands(typer.main.get_command(app))
+            if p and not hasattr(c, "commands")}
+
+
+def _options(cmd: Any) -> set[str]:
+    return {o for p in cmd.params for o in (*p.opts, *p.secondary_opts) if o.startswith("-")}
+
+
+def test_help_texts_survive_rich_markup() -> None:
+    """typer renders help through rich markup, which silently drops `[word]` it takes for
+    a style tag (`parents [into, ...]` once rendered as `parents .`): a literal bracket
+    must be written `\\[`."""
+    eaten = []
+    for path, cmd in _commands(typer.main.get_command(app)):
+        texts = [cmd.help or "", *(getattr(p, "help", None) or "" for p in cmd.params)]
+        for text in texts:
+            if Text.from_markup(text).plain != text.replace("\\[", "["):
+                eaten.append((" ".join(path), text))
+    assert not eaten, eaten
+
+
+def _readme_synopsis() -> dict[tuple[str, ...], str]:
+    """Command path -> its synopsis text, from the code block under README's `## CLI`."""
+    section = README.read_text().split("\n## CLI\n", 1)[1]
+    block = section.split("```", 2)[1]
+    lines: dict[tuple[str, ...], str] = {}
+    last: tuple[str, ...] | None = None
+    for line in block.splitlines():
+        text = line.split("#", 1)[0].strip()
+        if text.startswith("graphlake "):
+            words = text.split()
+            if words[1] == "branch":  # `branch create ... | list ROOT | delete ROOT NAME`
+                for part in " ".join(words[2:]).split("|"):
+                    sub = part.split()
+                    lines[("branch", sub[0])] = " ".join(sub[1:])
+                last = None
+            else:
+                last = (words[1],)
+                lines[last] = " ".join(words[2:])
+        elif text and last is not None:  # a continuation line of the previous command
+            lines[last] += " " + text
+    return lines
+
+
+def test_readme_cli_synopsis_matches_the_commands() -> None:
+    synopsis = _readme_synopsis()
+    leaves = _leaves()
+    assert set(synopsis) == set(leaves), (sorted(synopsis), sorted(leaves))
+    unknown = {
+        " ".join(path): sorted(set(re.findall(r"--?[a-z][a-z-]*", text)) - _options(leaves[path]))
+        for path, text in synopsis.items()
+    }
+    assert not any(unknown.values()), unknown
