@@ -5,6 +5,9 @@
 <root>/_graphlake/schemas/<id>.pg     schema text, content-addressed
 <root>/_graphlake/commits/…           immutable graph commits   (catalog.commits)
 <root>/_graphlake/refs/…              branch refs, CAS entries  (catalog.refs)
+<root>/_graphlake/claims/…            Lance version claims      (storage.tables)
+<root>/_graphlake/recovery/<id>.json  publications in flight    (recovery.records)
+<root>/_graphlake/ingest/<run_id>/    ingest plans and results  (ingest.plan, .status)
 <root>/tables/<table_id>.lance        one Lance dataset per node/edge type
 ```
 """
