@@ -213,6 +213,15 @@ class TableStore:
         start = ds.version
         try:
             if len(ds.get_fragments()) > 1:
+                inherited = _inherited_indexes(ds)
+                if inherited:
+                    # Lance (14) compaction remaps an index segment that lives in another
+                    # Lance branch's tree (inherited at a fork) into this branch's tree
+                    # but keeps the segment's old base: every indexed read of the result
+                    # then fails ("Not found: .../_indices/..."). Rebuild such indexes
+                    # on this branch first, so compaction remaps only our own segments.
+                    lock.expected = ds.version + 1
+                    ds.optimize.optimize_indices(index_names=inherited, retrain=True)
                 lock.expected = ds.version + 1
                 ds.optimize.compact_files(target_rows_per_fragment=MAX_ROWS_PER_FILE)
             if ds.describe_indices() and (ds.version != start or _unindexed_fragments(ds)):
@@ -319,6 +328,15 @@ def _unindexed_fragments(ds: lance.LanceDataset) -> int:
             covered = covered - segment.fragment_ids
         most = max(most, len(covered))
     return most
+
+
+def _inherited_indexes(ds: lance.LanceDataset) -> list[str]:
+    """Indexes of `ds` with a segment stored under another base (a parent Lance branch's
+    or the root's tree, inherited at a fork) rather than this branch's own tree."""
+    return [
+        index.name for index in ds.describe_indices()
+        if any(getattr(seg, "base_id", None) is not None for seg in index.segments)
+    ]
 
 
 def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
