@@ -203,3 +203,46 @@ def test_cascade_applies_in_call_order(people: gl.Graph) -> None:
         w.delete("Person", ["Bob"], cascade=True)
         w.insert("Knows", [{"id": "k5", "src": "Alice", "dst": "Bob"}])  # Bob is gone
     assert people.head().id == head
+
+
+def test_card_counts_head_and_written_edges_exactly(tmp_path) -> None:
+    g = gl.Graph.init(tmp_path / "g", """
+        node P { name: String @key }
+        node C { name: String @key }
+        edge At: P -> C @card(1..2)
+    """)
+    with g.write() as w:
+        w.insert("P", [{"name": "A"}, {"name": "B"}])
+        w.insert("C", [{"name": "X"}])
+        w.insert("At", [{"id": "a1", "src": "A", "dst": "X"}, {"id": "b1", "src": "B", "dst": "X"}])
+    head = g.head().id
+    new_without_edges = r"@card\(1..2\) per P violated: 'N' has 0"
+    with pytest.raises(gl.CardinalityError, match=new_without_edges) as err, g.write() as w:
+        w.insert("P", [{"name": "N"}])  # no At edge in this write, and N needs one
+    assert "'A'" not in str(err.value)
+    with pytest.raises(gl.CardinalityError, match=r"'A' has 3"), g.write() as w:
+        w.insert("At", [{"id": "a2", "src": "A", "dst": "X"}, {"id": "a3", "src": "A", "dst": "X"}])
+    assert g.head().id == head
+    with g.write() as w:  # removed edges are not counted: A keeps 2
+        w.insert("At", [{"id": "a2", "src": "A", "dst": "X"}])
+        w.delete("At", ["a1"])
+        w.insert("At", [{"id": "a3", "src": "A", "dst": "X"}])
+    with g.write() as w:  # a deleted source is not counted (its edges go with it)
+        w.delete("P", ["B"], cascade=True)
+    assert sorted(g.edges("At", columns=["id"]).column("id").to_pylist()) == ["a2", "a3"]
+
+
+def test_missing_endpoints_are_found_among_many(tmp_path) -> None:
+    import pyarrow as pa
+
+    g = gl.Graph.init(tmp_path / "g", "node P { name: String @key }\nedge E: P -> P")
+    keys = [f"p{i:05d}" for i in range(30_000)]  # above the index-probe limit
+    g.load(pa.table({"name": keys}), table="P")
+    edges = pa.table({"src": keys, "dst": [*keys[1:], "ghost"]})
+    with pytest.raises(gl.MissingEndpointError, match="'ghost'"):
+        g.load(edges, table="E")
+    with g.write() as w:
+        w.delete("P", ["p00007"])
+        w.insert("P", [{"name": "ghost"}])
+    with pytest.raises(gl.MissingEndpointError, match="'p00007'"):
+        g.load(edges, table="E")

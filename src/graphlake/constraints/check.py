@@ -9,6 +9,7 @@ from graphlake.constraints.endpoints import DatasetFor, dangling_edges, missing_
 from graphlake.constraints.unique import unique_violations
 from graphlake.constraints.values import value_columns, value_violations
 from graphlake.constraints.violation import Violation
+from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.model import EdgeType, NodeType, Schema
 from graphlake.write.plan import TablePlan
 
@@ -38,6 +39,19 @@ def violations_by_check(
         if isinstance(plan.type, EdgeType):
             yield missing_endpoints(plan, plans, dataset)
             yield card_violations(plan, plans, dataset(plan.name))
+    for et in schema.edges.values():
+        # New source nodes need their minimum of edges even when the change set does
+        # not touch the edge type at all.
+        src_plan = plans.get(et.src)
+        if (et.name not in plans and et.card is not None and et.card.min > 0
+                and src_plan is not None and src_plan.inserted.num_rows):
+            yield card_violations(_no_change(et), plans, dataset(et.name))
+
+
+def _no_change(t: EdgeType) -> TablePlan:
+    empty = arrow_schema(t).empty_table()
+    return TablePlan(t, empty.schema, inserted=empty, updated_old=empty, updated_new=empty,
+                     deleted_old=empty)
 
 
 def all_violations(
