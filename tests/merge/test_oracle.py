@@ -4,8 +4,11 @@ graphlake, must equal the plain-Python model of the merge rules (`tests.merge.mo
 One graph per module; every example forks fresh branches from a fixed base (O(1)). Each
 branch gets a random history: commits of random writes over a small key space (inserts,
 updates of some properties, upserts, deletes with and without cascade, re-inserts of
-deleted keys, edges added, updated and removed), so overlaps and conflicts are frequent.
-Writes that would break a constraint are left out of the history (the model decides).
+deleted keys, edges added, updated and removed, bulk inserts of new keys), so overlaps
+and conflicts are frequent; some commits are `g.optimize` instead (compaction: the
+fragments lineage's insert-only shortcut relies on are rewritten). Some merge_many
+sources only insert, as ingest shards do. Writes that would break a constraint are left
+out of the history (the model decides).
 
 Then the merge runs with `lineage="on"` (the default) and, on every 4th (two-branch) or
 5th (N-branch) example, also with "off" and "verify", each into its own O(1) copy of the
@@ -45,6 +48,7 @@ EXAMPLES_N = int(os.environ.get("GRAPHLAKE_ORACLE_EXAMPLES", "100"))
 MODES = ("on", "off", "verify")
 
 PERSONS = ["A", "B", "C", "D"]
+BULK = ["E", "F", "G", "H"]  # Person keys that only bulk intents insert (see "bulk")
 COMPANIES = ["X", "Y"]
 KNOWS = ["k0", "k1", "k2", "k3"]
 WORKS = ["w0", "w1", "w2"]
@@ -68,16 +72,22 @@ BASE: M.Model = {
 
 # An intent: (verb, table, key, props, flag). "put" inserts an absent key and updates a
 # present one (flag: through `upsert` instead of insert/update); "delete" deletes a present
-# key (flag: with cascade). The model turns intents into the writes that fit the branch.
+# key (flag: with cascade); "bulk" inserts every absent BULK key from `key` on (up to 3),
+# so insert-only branches with overlapping key ranges are common. The model turns intents
+# into the writes that fit the branch.
 Intent = tuple[str, str, str, dict, bool]
 Write = tuple[str, str, str, dict]  # (insert|update|upsert|delete, table, key, props)
+# A commit of a history is a list of intents, or OPTIMIZE: `g.optimize(branch)`, which
+# compacts the branch's fragments (base and new ones together) and changes no content,
+# so lineage's new-fragment shortcut must see it cannot apply.
+OPTIMIZE = "optimize"
 
 
-
-def intents(flip: bool) -> st.SearchStrategy:
+def intents(flip: bool, inserts_only: bool = False) -> st.SearchStrategy:
     """One intent. Hypothesis leans to the first choices, so those are changes, not
     no-ops; `flip` reverses every choice list, so that two branches drawn with opposite
-    `flip` do not mostly make the very same (converging) change."""
+    `flip` do not mostly make the very same (converging) change. `inserts_only`: intents
+    that only add rows to the base (bulk Persons, new Knows edges), as ingest shards do."""
 
     def pick(choices: list) -> st.SearchStrategy:
         return st.sampled_from(choices[::-1] if flip else choices)
@@ -97,6 +107,10 @@ def intents(flip: bool) -> st.SearchStrategy:
     person_put = intent("put", "Person", PERSONS, age=ages, opt_email=emails, opt_role=roles)
     knows_put = intent("put", "Knows", KNOWS, src=persons, dst=persons, since=dates)
     works_put = intent("put", "WorksAt", WORKS, src=employees, dst=companies)
+    bulk = intent("bulk", "Person", BULK, age=ages)
+    if inserts_only:  # k2, k3 are not in the base; a second put updates the new edge
+        return st.one_of(bulk, bulk, intent("put", "Knows", KNOWS[2:], src=persons,
+                                            dst=pick(PERSONS + BULK), since=dates))
     return st.one_of(
         person_put, person_put,
         intent("put", "Person", PERSONS, email=emails),  # @unique clashes
@@ -107,17 +121,24 @@ def intents(flip: bool) -> st.SearchStrategy:
         intent("delete", "Knows", KNOWS),
         works_put, works_put,
         intent("delete", "WorksAt", WORKS),
+        bulk,
+        intent("delete", "Person", BULK),
     )
 
 
-def histories(flip: bool = False, intents_per_commit: int = 4) -> st.SearchStrategy:
-    """A branch's history: 1-2 commits of 1-4 intents. (Some net to no change, and then
-    the branch has no commit: a merge from it is up to date, into it a fast-forward.)"""
-    return st.lists(st.lists(intents(flip), min_size=1, max_size=intents_per_commit),
+def histories(flip: bool = False, intents_per_commit: int = 4, inserts_only: bool = False
+              ) -> st.SearchStrategy:
+    """A branch's history: 1-2 commits of 1-4 intents, some an optimize instead. (Some
+    net to no change, and then the branch has no commit unless it optimized: a merge
+    from it is up to date, into it a fast-forward.)"""
+    commit = st.lists(intents(flip, inserts_only), min_size=1, max_size=intents_per_commit)
+    # Hypothesis leans to the first choice: most commits write.
+    optimize = st.sampled_from([None, None, None, None, None, OPTIMIZE])
+    return st.lists(st.tuples(commit, optimize).map(lambda c: c[1] or c[0]),
                     min_size=1, max_size=2)
 
 
-KEYS = {"Person": PERSONS, "Company": COMPANIES, "Knows": KNOWS, "WorksAt": WORKS}
+KEYS = {"Person": PERSONS + BULK, "Company": COMPANIES, "Knows": KNOWS, "WorksAt": WORKS}
 
 
 def apply_intent(
@@ -156,6 +177,14 @@ def apply_intent(
         else:
             writes.append(("delete", table, key, {}))
         del rows[key]
+    elif verb == "bulk":
+        fresh = [k for k in BULK[BULK.index(key):] if k not in rows][:3]
+        if not fresh or any((table, k) in cascaded for k in fresh):
+            return None
+        writes = []
+        for k in fresh:
+            rows[k] = M.node_row(table, k, props)
+            writes.append(("insert", table, k, props))
     elif (table, key) in cascaded:
         return None  # see test_cascade_delete_then_rewrite_in_one_write
     elif key in rows:
@@ -185,6 +214,10 @@ def stage(w: Transaction, write: Write) -> None:
 def apply_history(g: gl.Graph, branch: str, m: M.Model, commits: list[list[Intent]]) -> M.Model:
     """Write `commits` on `branch` (intents that do not fit are left out); the model after."""
     for intents in commits:
+        if intents == OPTIMIZE:  # moves the branch (or not); the content stays
+            g.optimize(branch)
+            assert M.rows(g, branch) == m, "optimize changed the content"
+            continue
         before, head = m, g.head(branch).id
         cascaded: set[tuple[str, str]] = set()
         writes: list[Write] = []
@@ -234,6 +267,8 @@ class Branch:
 
 def make_branch(w: World, name: str, from_: str, base: M.Model, commits) -> Branch:
     w.g.create_branch(name, from_=from_)
+    if OPTIMIZE in commits:
+        event("a branch optimized")
     start = w.g.head(name).id
     m = apply_history(w.g, name, base, commits)
     head = w.g.head(name).id
@@ -262,6 +297,8 @@ def check_merge(
     assert g.head(into).id == target.head
     try:
         r = run()
+        for route in set(r.routes.values()):
+            event(f"route: {route}")
     except gl.MergeConflictError as exc:
         got = observed_keys(exc.conflicts, exp.provisional)
         assert exp.outcome == "conflict", f"unexpected conflicts {sorted(got)}"
@@ -344,7 +381,8 @@ def test_two_branch_merge_matches_the_model(world: World, prefix, src, tgt, stra
 @settings(max_examples=EXAMPLES_N, deadline=None, database=None, print_blob=True,
           suppress_health_check=SUPPRESS)
 @given(srcs=st.lists(st.one_of(histories(intents_per_commit=3),
-                              histories(flip=True, intents_per_commit=3)),
+                              histories(flip=True, intents_per_commit=3),
+                              histories(flip=True, intents_per_commit=3, inserts_only=True)),
                     min_size=3, max_size=5),
        tgt=histories(flip=True, intents_per_commit=3), strategy=strategies,
        strict=st.sampled_from([False, False, False, True]))
