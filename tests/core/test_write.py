@@ -174,7 +174,8 @@ def test_commit_meta_is_recorded_with_the_data(graph: gl.Graph) -> None:
     assert graph.nodes("Person").num_rows == 1
 
 
-def test_moving_an_edge_away_counts_against_card_minimum(tmp_path) -> None:
+def card_graph(tmp_path) -> gl.Graph:
+    """P nodes A and B, each with its one At edge (a1, b1) to C X, under @card(1..2)."""
     g = gl.Graph.init(tmp_path / "g", """
         node P { name: String @key }
         node C { name: String @key }
@@ -183,10 +184,15 @@ def test_moving_an_edge_away_counts_against_card_minimum(tmp_path) -> None:
     with g.write() as w:
         w.insert("P", [{"name": "A"}, {"name": "B"}])
         w.insert("C", [{"name": "X"}])
-        w.insert("At", [{"id": "a", "src": "A", "dst": "X"}, {"id": "b", "src": "B", "dst": "X"}])
+        w.insert("At", [{"id": "a1", "src": "A", "dst": "X"}, {"id": "b1", "src": "B", "dst": "X"}])
+    return g
+
+
+def test_moving_an_edge_away_counts_against_card_minimum(tmp_path) -> None:
+    g = card_graph(tmp_path)
     head = g.head().id
     with pytest.raises(gl.CardinalityError, match="'A'"), g.write() as w:
-        w.update("At", [{"id": "a", "src": "B"}])  # A would keep no At edge
+        w.update("At", [{"id": "a1", "src": "B"}])  # A would keep no At edge
     assert g.head().id == head
 
 
@@ -206,15 +212,7 @@ def test_cascade_applies_in_call_order(people: gl.Graph) -> None:
 
 
 def test_card_counts_head_and_written_edges_exactly(tmp_path) -> None:
-    g = gl.Graph.init(tmp_path / "g", """
-        node P { name: String @key }
-        node C { name: String @key }
-        edge At: P -> C @card(1..2)
-    """)
-    with g.write() as w:
-        w.insert("P", [{"name": "A"}, {"name": "B"}])
-        w.insert("C", [{"name": "X"}])
-        w.insert("At", [{"id": "a1", "src": "A", "dst": "X"}, {"id": "b1", "src": "B", "dst": "X"}])
+    g = card_graph(tmp_path)
     head = g.head().id
     new_without_edges = r"@card\(1..2\) per P violated: 'N' has 0"
     with pytest.raises(gl.CardinalityError, match=new_without_edges) as err, g.write() as w:
