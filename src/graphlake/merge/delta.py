@@ -155,7 +155,7 @@ def discover(
         except lin.LineageUnavailable as exc:
             fallback = exc.reason.value
         else:
-            if found.inserted is not None:  # only new rows: the deltas already hold them
+            if found.inserted is not None:  # only new rows: lineage already holds them
                 lineage_delta = TableDelta(inserts=found.inserted)
             else:
                 lineage_delta = rows_for(tables.open(base), tables.open(side), found.keys)
