@@ -218,8 +218,8 @@ def merge(
     conflicts |= violations(result)
     if conflicts:
         return Expected("conflict", target, conflicts, resolved, provisional=result)
-    if result == target and not resolved:
-        return Expected("already_up_to_date", target, provisional=result)
+    # A pending source has commits the target lacks: the merge is recorded even when
+    # nothing changes (result == target).
     return Expected("merged", result, resolved=resolved, provisional=result)
 
 

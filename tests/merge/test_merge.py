@@ -120,6 +120,9 @@ def test_equal_changes_converge(people: gl.Graph) -> None:
     for b in ("dev", "main"):
         write(g, b, lambda w: w.insert("Person", [{"name": "Same", "age": 5}]))
         write(g, b, lambda w: w.update("Person", [{"name": "Alice", "age": 50}]))
+    # Converged, yet recorded: dev's head joins main's history.
+    assert g.merge("dev", into="main").outcome == "merged"
+    assert g.head().parents[1] == g.head("dev").id
     assert g.merge("dev", into="main").outcome == "already_up_to_date"
     assert g.get("Person", "Same")["age"] == 5
 

@@ -143,11 +143,10 @@ def _merge_once(
             result.outcome, result.conflicts = R.CONFLICT, cls.conflicts
             return _finish(result, timer)
         raise MergeConflictError(cls.conflicts)
-    if not cls.changes_target and not cls.resolved:
-        # Everything the sources changed is already in the target. (A merge whose
-        # resolved conflicts leave the target as it is still commits, so the resolution
-        # is recorded and the same conflicts do not come back.)
-        return _finish(result, timer)
+    # Every pending source has commits the target lacks, so the merge is recorded even
+    # when the sides converged (both made the same change, or a source's commits net to
+    # nothing): as in git, the source's head enters the target's history, so a later
+    # merge takes it as the base instead of replaying or re-deciding those changes.
     result.outcome = R.MERGED
     if dry_run:
         result.commit = None
