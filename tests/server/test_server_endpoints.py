@@ -199,6 +199,19 @@ def test_merge_fast_forward_merged_and_dry_run(writer: httpx.Client,
     assert again.json()["outcome"] == "already_up_to_date"
 
 
+def test_merge_takes_a_lineage_mode(writer: httpx.Client, reader: httpx.Client) -> None:
+    target, source = unique("lin/main"), unique("lin/dev")
+    assert writer.post("/branches", json={"name": target}).status_code == 201
+    assert writer.post("/branches", json={"name": source, "from": target}).status_code == 201
+    mutate(writer, source, {"op": "insert", "table": "Person", "rows": [{"name": "Lin"}]})
+    mutate(writer, target, {"op": "insert", "table": "Company", "rows": [{"name": "LinCo"}]})
+    bad = writer.post("/merge", json={"source": source, "into": target, "lineage": "maybe"})
+    assert bad.status_code == 422
+    r = writer.post("/merge", json={"source": source, "into": target, "lineage": "verify"})
+    assert r.status_code == 200, r.text
+    assert r.json()["stats"]["Person"]["discovery"] == "verified"
+
+
 def test_merge_many_lands_as_one_commit(writer: httpx.Client, reader: httpx.Client) -> None:
     target = unique("mm/target")
     assert writer.post("/branches", json={"name": target}).status_code == 201
@@ -221,3 +234,6 @@ def test_merge_many_lands_as_one_commit(writer: httpx.Client, reader: httpx.Clie
     assert {f"{name}-p" for name in shards} <= names
     bad = writer.post("/merge_many", json={"sources": [], "into": target})
     assert bad.status_code in (400, 422)
+    bad = writer.post("/merge_many", json={"sources": shards, "into": target,
+                                           "strategy": "mine"})
+    assert bad.status_code == 422

@@ -21,9 +21,9 @@ from graphlake import __version__
 from graphlake.cli import branch, demo, read, recovery, write
 from graphlake.cli.diff import diff
 from graphlake.cli.gc import gc
-from graphlake.cli.ingest import ingest, merge_many
+from graphlake.cli.ingest import ingest
 from graphlake.cli.ingest_status import ingest_status
-from graphlake.cli.merge import merge
+from graphlake.cli.merge import merge, merge_many
 from graphlake.cli.optimize import optimize
 from graphlake.cli.output import console, reported_errors
 from graphlake.cli.serve import serve

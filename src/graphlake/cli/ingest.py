@@ -1,7 +1,6 @@
-"""`graphlake ingest` (sharded parallel load) and `graphlake merge-many` (N branches, one
-commit).
+"""`graphlake ingest`: sharded parallel load, landing as one merge_many commit.
 
-Both use the exit codes of `graphlake merge`, so scripts can tell a conflict from a
+It uses the exit codes of `graphlake merge`, so scripts can tell a conflict from a
 failure: 0 done; 1 conflicts (printed; nothing was published); 2 any other failure (one
 `error: ...` line on stderr) and usage errors.
 """
@@ -17,7 +16,7 @@ import typer
 from rich.markup import escape
 from rich.table import Column, Table
 
-from graphlake.cli.merge import EXIT_CONFLICTS, EXIT_ERROR, print_conflicts, print_merge
+from graphlake.cli.merge import EXIT_CONFLICTS, EXIT_ERROR, print_conflicts
 from graphlake.cli.options import DEFAULT_BRANCH, Json, Root
 from graphlake.cli.output import CommandError, console, fail, print_json, short
 from graphlake.errors import GraphLakeError, MergeConflictError
@@ -80,33 +79,6 @@ def ingest(
         print_json(result.to_dict())
     else:
         print_ingest(result)
-
-
-def merge_many(
-    root: Root,
-    sources: Annotated[list[str], typer.Argument(help="Branches to merge.")],
-    into: Into = DEFAULT_BRANCH,
-    strict_disjoint: Annotated[
-        bool, typer.Option("--strict-disjoint",
-                           help="Refuse any key that two sources both changed.")
-    ] = False,
-    message: Annotated[
-        str | None, typer.Option("--message", "-m", help="Message of the merge commit.")
-    ] = None,
-    json: Json = False,
-) -> None:
-    """Merge SOURCES into --into as ONE commit with parents \\[into, source1, ...].
-
-    Exit codes: 0 merged / fast-forward / already up to date, 1 conflicts, 2 error.
-    """
-    label = ",".join(sources)
-    with _errors(json, label, into):
-        result = Graph.open(root).merge_many(sources, into, strict_disjoint=strict_disjoint,
-                                             message=message)
-    if json:
-        print_json(result.to_dict())
-    else:
-        print_merge(result)
 
 
 @contextmanager

@@ -32,7 +32,7 @@ from graphlake.cli.output import (
 )
 from graphlake.errors import GraphLakeError, MergeConflictError
 from graphlake.graph import Graph
-from graphlake.merge.conflicts import Conflict
+from graphlake.merge.conflicts import DATA_KINDS, Conflict
 from graphlake.merge.result import (
     ALREADY_UP_TO_DATE,
     CONFLICT,
@@ -106,6 +106,59 @@ def merge(
         raise typer.Exit(EXIT_CONFLICTS)
 
 
+def merge_many(
+    root: Root,
+    sources: Annotated[list[str], typer.Argument(help="Branches to merge.")],
+    into: Annotated[str, typer.Option("--into", "-i", help="Branch to merge into.")] = (
+        DEFAULT_BRANCH
+    ),
+    strict_disjoint: Annotated[
+        bool, typer.Option("--strict-disjoint",
+                           help="Refuse any key that two sources both changed.")
+    ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Classify and validate, publish nothing.")
+    ] = False,
+    strategy: Annotated[
+        Strategy | None,
+        typer.Option(help="Resolve data conflicts with --into: ours keeps --into's values, "
+                          "theirs takes the sources'. Conflicts between two sources and "
+                          "constraint violations are never resolved."),
+    ] = None,
+    lineage: Annotated[
+        Lineage | None,
+        typer.Option(help="How changed rows are found (see `graphlake merge --help`)."),
+    ] = None,
+    message: Annotated[
+        str | None, typer.Option("--message", "-m", help="Message of the merge commit.")
+    ] = None,
+    json: Json = False,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Also show discovery probes and phase timings.")
+    ] = False,
+) -> None:
+    """Merge SOURCES into --into as ONE commit with parents \\[into, source1, ...].
+
+    Exit codes: 0 merged / fast-forward / already up to date, 1 conflicts, 2 error.
+    """
+    label = ",".join(sources)
+    with _merge_errors():
+        try:
+            result = Graph.open(root).merge_many(
+                sources, into, strict_disjoint=strict_disjoint,
+                strategy=strategy and strategy.value, dry_run=dry_run, message=message,
+                lineage=lineage and lineage.value,
+            )
+        except MergeConflictError as exc:
+            _report_conflict_error(exc, label, into, json)
+    if json:
+        print_json(result.to_dict())
+    else:
+        print_merge(result, explain=explain)
+    if result.outcome == CONFLICT:
+        raise typer.Exit(EXIT_CONFLICTS)
+
+
 @contextmanager
 def _merge_errors() -> Iterator[None]:
     """Any failure other than a conflict exits 2 (the app's policy elsewhere is 1)."""
@@ -138,11 +191,9 @@ def print_merge(result: MergeResult, explain: bool = False) -> None:
     if result.resolved:
         console.print(conflict_table(result.resolved, result.source, result.target,
                                      title="resolved conflicts"))
-        if result.outcome == ALREADY_UP_TO_DATE:
-            console.print(_unrecorded(result), style="yellow")
     if result.conflicts:
         console.print(conflict_table(result.conflicts, result.source, result.target))
-        console.print(_hint(result.source, result.target), style="dim")
+        console.print(hint(result.conflicts, result.source, result.target), style="dim")
     if explain:
         if result.stats:
             console.print(probes_table(result))
@@ -154,7 +205,7 @@ def print_conflicts(conflicts: Sequence[Conflict], source: str, target: str) -> 
     console.print(f"Merge of [cyan]{escape(source)}[/] into [cyan]{escape(target)}[/] stopped "
                   f"on {plural(len(conflicts), 'conflict')}; nothing was published")
     console.print(conflict_table(conflicts, source, target))
-    console.print(_hint(source, target), style="dim")
+    console.print(hint(conflicts, source, target), style="dim")
 
 
 def outcome_line(r: MergeResult) -> str:
@@ -229,6 +280,7 @@ def _properties(c: Conflict, source: str, target: str) -> str:
     """`age: 29 → exp 41 / main 42`: base, then each side's value, per property."""
     if not (c.source or c.target):
         return ", ".join(c.properties) or "-"
+    source, target = c.sides or (source, target)
     parts = []
     for p in c.properties:
         sides = [f"{name} {_value(row, p)}" for name, row in ((source, c.source),
@@ -251,17 +303,26 @@ def _value(row: dict[str, Any], prop: str) -> str:
 def _resolution(c: Conflict, source: str, target: str) -> str:
     if c.resolution is None:
         return "-"
+    source, target = c.sides or (source, target)
     side = source if c.resolution == Strategy.theirs else target
     return f"{c.resolution}: {side}'s values"
 
 
-def _unrecorded(r: MergeResult) -> str:
-    """The library publishes no commit when the strategy leaves the target as it was, so
-    nothing records that SOURCE was merged: the next merge meets the same conflicts."""
-    return (f"note: the resolution changed nothing on {escape(r.target)}, so no merge commit "
-            f"was made; merging {escape(r.source)} again will meet the same conflicts")
+def hint(conflicts: Sequence[Conflict], source: str, target: str) -> str:
+    """How to resolve these conflicts, naming only options `merge` / `merge-many` have.
 
-
-def _hint(source: str, target: str) -> str:
-    return (f"Resolve data conflicts with --strategy theirs ({escape(source)}'s values) or "
-            f"--strategy ours ({escape(target)}'s); fix constraint violations on a branch.")
+    --strategy settles data conflicts with the target only; conflicts between two sources
+    of a merge-many (`c.sides` names them) and constraint violations need a fix on a branch.
+    """
+    with_target = [c for c in conflicts if c.kind in DATA_KINDS and not c.between_sources]
+    between = [c for c in conflicts if c.between_sources]
+    parts = []
+    if with_target:
+        parts.append(f"Resolve conflicts with {escape(target)} with --strategy theirs "
+                     f"(the source's values) or --strategy ours ({escape(target)}'s).")
+    if between:
+        parts.append("Conflicts between two sources are never resolved by --strategy: "
+                     "change one of the sources, or merge them one at a time.")
+    if any(c.kind not in DATA_KINDS for c in conflicts):
+        parts.append("Fix constraint violations on a branch, then merge again.")
+    return " ".join(parts)

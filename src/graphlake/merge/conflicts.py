@@ -35,8 +35,15 @@ class Conflict:
     source: dict[str, Any] | None = None
     target: dict[str, Any] | None = None
     resolution: str | None = field(default=None, compare=False)  # "ours"/"theirs" if resolved
+    # merge_many: the branches whose rows `source` and `target` hold (None in a two-way
+    # merge: its source and target). A conflict with the target names (the sources that
+    # changed the key, the target); one between two sources (`between_sources`) names (the
+    # later source, the earlier one(s)), and then `target` holds the earlier sources' row.
+    sides: tuple[str, str] | None = None
+    between_sources: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["properties"] = list(self.properties)
+        d["sides"] = list(self.sides) if self.sides else None
         return d

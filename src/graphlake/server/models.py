@@ -31,6 +31,13 @@ class ConflictBody(BaseModel):
     source: Row | None
     target: Row | None
     resolution: str | None
+    sides: list[str] | None = Field(
+        default=None,
+        description="merge_many: the branches whose rows `source` and `target` hold (null "
+                    "in a two-way merge: its source and target).")
+    between_sources: bool = Field(
+        default=False,
+        description="merge_many: a conflict between two sources (no strategy resolves it).")
 
 
 class MergeConflictBody(ErrorBody):
@@ -167,6 +174,12 @@ class CommitRef(BaseModel):
 # --- merging ---------------------------------------------------------------------------------
 
 
+Lineage = Literal["on", "off", "verify"]
+LINEAGE_HELP = ("How changed rows are found: on (lineage, falling back to a walk), off (walk), "
+                "verify (both, must agree). Default: the server's $GRAPHLAKE_MERGE_LINEAGE, "
+                "else on.")
+
+
 class MergeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -179,6 +192,7 @@ class MergeRequest(BaseModel):
     )
     dry_run: bool = False
     message: str | None = Field(default=None, max_length=10_000)
+    lineage: Lineage | None = Field(default=None, description=LINEAGE_HELP)
 
 
 class MergeManyRequest(BaseModel):
@@ -188,8 +202,15 @@ class MergeManyRequest(BaseModel):
     into: str | None = Field(default=None, description="Target branch (default: main).")
     strict_disjoint: bool = Field(
         default=False, description="Refuse any key that two sources both changed.")
+    strategy: Literal["ours", "theirs"] | None = Field(
+        default=None,
+        description="Resolve data conflicts with the target: ours keeps the target's side, "
+                    "theirs the sources'. Conflicts between two sources and constraint "
+                    "violations are never resolved.",
+    )
     dry_run: bool = False
     message: str | None = Field(default=None, max_length=10_000)
+    lineage: Lineage | None = Field(default=None, description=LINEAGE_HELP)
 
 
 class MergeOutcome(BaseModel):

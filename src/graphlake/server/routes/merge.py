@@ -48,7 +48,8 @@ def merge(body: MergeRequest, state: State) -> dict[str, Any]:
     into = body.into or state.graph.info.default_branch
     with nullcontext() if body.dry_run else state.locks.hold(into):
         result = state.graph.merge(body.source, into, strategy=body.strategy,
-                                   dry_run=body.dry_run, message=body.message)
+                                   dry_run=body.dry_run, message=body.message,
+                                   lineage=body.lineage)
     return jsonable(result.to_dict())
 
 
@@ -67,5 +68,6 @@ def merge_many(body: MergeManyRequest, state: State) -> dict[str, Any]:
     with nullcontext() if body.dry_run else state.locks.hold(into):
         result = state.graph.merge_many(body.sources, into,
                                         strict_disjoint=body.strict_disjoint,
-                                        dry_run=body.dry_run, message=body.message)
+                                        strategy=body.strategy, dry_run=body.dry_run,
+                                        message=body.message, lineage=body.lineage)
     return jsonable(result.to_dict())
