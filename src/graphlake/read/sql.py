@@ -63,6 +63,7 @@ def run_sql(
         for name, ds in snapshot.datasets().items():
             con.register(name, ds)
         _lock_down(con, limits)
+        watchdog.check()  # an interrupt while nothing executed is dropped by DuckDB
         table = _fetch(con.sql(statement), max_rows, limits.max_result_bytes, watchdog)
         _check_python_range(table)
         return table
@@ -151,6 +152,7 @@ def _fetch(
         if max_bytes is not None and size > max_bytes:
             raise QueryError(f"query result is larger than {max_bytes} bytes (the limit "
                              f"sql_max_result_bytes); select fewer columns or add a LIMIT")
+    watchdog.check()
     return pa.Table.from_batches(batches, schema=reader.schema)
 
 

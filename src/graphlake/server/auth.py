@@ -85,8 +85,8 @@ AdminScope = Depends(require(Scope.admin))
 
 
 class AuthBeforeBody:
-    """Pure ASGI middleware: a request that carries a body needs a known token *before*
-    any byte of the body is read (and a write token for an upload to `/load`).
+    """Pure ASGI middleware: a request that carries a body needs a known token of the
+    scope its route needs *before* any byte of the body is read.
 
     FastAPI reads and parses a body before it runs the route's dependencies, so without
     this an anonymous client could make the server buffer and parse large bodies. The
@@ -104,7 +104,7 @@ class AuthBeforeBody:
             return
         token = _bearer_token(scope)
         granted = self.tokens.scope_of(token) if token else None
-        needed = Scope.write if scope.get("path", "").endswith("/load") else Scope.read
+        needed = _body_scope(scope.get("method", ""), scope.get("path", ""))
         if granted is None:
             message = "missing bearer token" if not token else "unknown bearer token"
             # Close: the unread body must not be taken for the next request.
@@ -120,6 +120,14 @@ class AuthBeforeBody:
             await self.app(scope, receive, send)
             return
         await response(scope, receive, send)
+
+
+def _body_scope(method: str, path: str) -> Scope:
+    """The least scope of a route that takes a body: reads and SQL need read, every
+    other POST (branches, mutations, load, merge) write."""
+    if method in ("GET", "HEAD", "OPTIONS") or path.endswith("/sql"):
+        return Scope.read
+    return Scope.write
 
 
 def _has_body(scope: AsgiScope) -> bool:
