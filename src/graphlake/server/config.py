@@ -18,7 +18,7 @@ A config file is TOML (`.toml`) or JSON (any other suffix):
     sql_timeout_s = 10.0          # a SQL request (parse to last row) is stopped after this
     sql_max_query_chars = 16384   # length of a SQL query's text
     sql_max_result_bytes = 33554432  # Arrow bytes of a SQL result
-    sql_memory_limit_mb = 512     # DuckDB's memory_limit per query (it never spills to disk)
+    sql_memory_limit_mb = 256     # DuckDB's memory_limit per query (it never spills to disk)
     sql_threads = 2               # DuckDB threads per query
     page_max_rows = 10000         # largest `limit` of a table read
     log_max_commits = 10000       # largest `limit` of a log
@@ -71,7 +71,7 @@ class Limits:
     sql_timeout_s: float = 10.0
     sql_max_query_chars: int = 16_384
     sql_max_result_bytes: int = 32 * 1024 * 1024
-    sql_memory_limit_mb: int = 512
+    sql_memory_limit_mb: int = 256
     sql_threads: int = 2
     page_max_rows: int = 10_000
     log_max_commits: int = 10_000
