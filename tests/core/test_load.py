@@ -103,3 +103,42 @@ def test_load_refuses_directories_and_misplaced_table(graph: gl.Graph, tmp_path)
     with pytest.raises(gl.DataError, match="Parquet or Arrow input only"):
         graph.load(f, table="Person")
     assert graph.nodes("Person").num_rows == 0
+
+
+# --- JSONL becomes Arrow in bounded chunks (issue 12, item 10) --------------------------
+
+
+@pytest.fixture
+def small_chunks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Chunks of 3 rows; returns the row count of every chunk turned into Arrow."""
+    import graphlake.write.load as load_module
+
+    sizes: list[int] = []
+    real = load_module.coerce
+
+    def counting(t, rows, *, partial):
+        sizes.append(len(rows))
+        return real(t, rows, partial=partial)
+
+    monkeypatch.setattr(load_module, "CHUNK_ROWS", 3)
+    monkeypatch.setattr(load_module, "coerce", counting)
+    return sizes
+
+
+def test_jsonl_is_converted_in_bounded_chunks(graph: gl.Graph, small_chunks: list[int]) -> None:
+    graph.load([{"type": "Person", "data": {"name": f"p{i}", "age": i}} for i in range(10)])
+    assert small_chunks and max(small_chunks) <= 3 and sum(small_chunks) == 10
+    assert graph.nodes("Person").num_rows == 10
+    assert len(graph.log()) == 2  # still one commit
+
+
+def test_chunked_loads_keep_their_semantics(graph: gl.Graph, small_chunks: list[int]) -> None:
+    people = [{"type": "Person", "data": {"name": f"p{i}", "age": i}} for i in range(7)]
+    with pytest.raises(gl.DuplicateKeyError):  # the duplicate is in another chunk
+        graph.load([*people, {"type": "Person", "data": {"name": "p0"}}])
+    graph.load(people)
+    # merge: absent properties stay as they are, whichever chunk a row is in
+    graph.load([{"type": "Person", "data": {"name": f"p{i}"}} for i in range(7)], mode="merge")
+    assert sorted(r["age"] for r in graph.nodes("Person").to_pylist()) == list(range(7))
+    graph.load(people[:5], mode="overwrite")  # one overwrite, not the last chunk only
+    assert graph.nodes("Person").num_rows == 5

@@ -80,8 +80,9 @@ class Server:
     """`graphlake serve ROOT --port P ...` as a subprocess; its output goes to a log file."""
 
     def __init__(self, root: Path, log_dir: Path, args: Sequence[str] = (),
-                 env: Mapping[str, str] | None = None):
+                 env: Mapping[str, str] | None = None, cwd: Path | None = None):
         self.root = root
+        self.cwd = cwd  # the server's working directory (default: the test's)
         self.log_path = log_dir / f"server-{os.getpid()}-{next(_names)}.log"
         self.args = list(args)
         self.env = dict(os.environ)
@@ -99,7 +100,7 @@ class Server:
                     [*serve_command(), str(self.root), "--host", HOST, "--port", str(port),
                      *self.args],
                     stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                    env=self.env,
+                    env=self.env, cwd=self.cwd,
                 )
             if self._wait_healthy(timeout):
                 return self

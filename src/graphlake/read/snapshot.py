@@ -15,6 +15,7 @@ from graphlake.errors import (
     UnknownTableError,
     clean_message,
 )
+from graphlake.read.filter import compile_filter
 from graphlake.schema.model import EdgeType, NodeType
 
 if TYPE_CHECKING:
@@ -63,8 +64,10 @@ class Snapshot:
                     f"{t.name} has no column {', '.join(map(repr, unknown))} "
                     f"(columns: {', '.join(ds.schema.names)})"
                 )
+        # Only the safe filter grammar reaches Lance (no functions: bounded cost).
+        lance_filter = None if where is None else compile_filter(where, t.name, ds.schema.names)
         try:
-            return ds.to_table(columns=columns, filter=where, limit=limit)
+            return ds.to_table(columns=columns, filter=lance_filter, limit=limit)
         except (OSError, ValueError, pa.ArrowInvalid) as exc:
             raise QueryError(
                 f"{t.name}: cannot apply filter {where!r}: {clean_message(exc)}"

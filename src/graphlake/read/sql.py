@@ -1,21 +1,44 @@
 """Read-only SQL through DuckDB over one pinned snapshot.
 
 Each table is registered under its type name; external access (files, network,
-`ATTACH`, `COPY`, extension loading) is disabled and the configuration locked before the
-query runs, and only SELECT-like statements are accepted.
+`ATTACH`, `COPY`, extension loading) is disabled, DuckDB gets no temp directory (with
+external access off DuckDB still lets a query read and write its temp directory, by
+default `<cwd>/.tmp`), and the configuration is locked before the query runs. Only one
+SELECT statement is accepted, or an `EXPLAIN [ANALYZE]` of one (`EXPLAIN ANALYZE` runs
+the statement it wraps).
+
+`SqlLimits` bounds a query: its text, its wall time from parsing to the last result byte,
+DuckDB's memory and threads, and the rows and bytes of its result.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 import threading
+from dataclasses import dataclass
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from graphlake.errors import QueryError
 from graphlake.read.snapshot import Snapshot
 
-_ALLOWED = {"SELECT", "EXPLAIN"}
+_BATCH_ROWS = 4096  # result rows fetched at a time: the row and byte limits act per batch
+_INTERRUPT_EVERY_S = 0.05
+
+
+@dataclass(frozen=True)
+class SqlLimits:
+    """Bounds of one query; `None` leaves that dimension unbounded."""
+
+    max_rows: int | None = None
+    timeout_s: float | None = None  # the whole run: parse, bind, execute, fetch
+    max_query_chars: int | None = None
+    max_result_bytes: int | None = None  # Arrow bytes of the result
+    memory_limit_mb: int | None = None  # DuckDB's memory_limit (no spilling: no temp dir)
+    threads: int | None = None
 
 
 def run_sql(
@@ -24,63 +47,202 @@ def run_sql(
     *,
     max_rows: int | None = None,
     timeout_s: float | None = None,
+    limits: SqlLimits | None = None,
 ) -> pa.Table:
+    """The result of one read-only query; `max_rows` / `timeout_s` override `limits`."""
+    limits = limits or SqlLimits()
+    max_rows = max_rows if max_rows is not None else limits.max_rows
+    timeout_s = timeout_s if timeout_s is not None else limits.timeout_s
+    if limits.max_query_chars is not None and len(query) > limits.max_query_chars:
+        raise QueryError(f"the query is longer than {limits.max_query_chars} characters "
+                         f"(the limit sql_max_query_chars)")
     con = duckdb.connect(":memory:")
+    watchdog = _Watchdog(con, timeout_s)
     try:
-        statements = _parse(con, query)
+        statement = _parse(con, query)
         for name, ds in snapshot.datasets().items():
             con.register(name, ds)
-        con.execute("SET enable_external_access = false")
-        con.execute("SET autoinstall_known_extensions = false")
-        con.execute("SET autoload_known_extensions = false")
-        con.execute("SET lock_configuration = true")
-        timer = _interrupt_after(con, timeout_s)
-        try:
-            rel = con.sql(statements[0].query)
-            table = rel.to_arrow_table() if max_rows is None else _fetch_limited(rel, max_rows)
-        finally:
-            if timer is not None:
-                timer.cancel()
+        _lock_down(con, limits)
+        watchdog.check()  # an interrupt while nothing executed is dropped by DuckDB
+        table = _fetch(con.sql(statement), max_rows, limits.max_result_bytes, watchdog)
+        _check_python_range(table)
         return table
-    except duckdb.InterruptException:
-        raise QueryError(f"query timed out after {timeout_s} s") from None
-    except duckdb.Error as exc:
-        raise QueryError(f"SQL error: {exc}") from None
+    except (duckdb.Error, pa.ArrowException, OSError) as exc:
+        # Errors met while streaming the result arrive through Arrow as OSError.
+        raise _query_error(exc, watchdog, limits) from None
     finally:
+        watchdog.stop()
         con.close()
 
 
-def _parse(con: duckdb.DuckDBPyConnection, query: str) -> list:
-    try:
-        statements = con.extract_statements(query)
-    except duckdb.Error as exc:
-        raise QueryError(f"SQL error: {exc}") from None
+def _query_error(exc: Exception, watchdog: _Watchdog, limits: SqlLimits) -> QueryError:
+    if watchdog.fired:  # whatever DuckDB was doing when the interrupt landed
+        return QueryError(f"query timed out after {watchdog.timeout_s} s")
+    if isinstance(exc, duckdb.OutOfMemoryException) or "Out of Memory" in str(exc):
+        return QueryError(f"the query needs more memory than allowed "
+                          f"({limits.memory_limit_mb} MB, the limit sql_memory_limit_mb)")
+    return QueryError(f"SQL error: {exc}")
+
+
+def _lock_down(con: duckdb.DuckDBPyConnection, limits: SqlLimits) -> None:
+    # An empty temp_directory allows no directory at all (and disables spilling).
+    con.execute("SET temp_directory = ''")
+    if limits.memory_limit_mb is not None:
+        con.execute(f"SET memory_limit = '{int(limits.memory_limit_mb)}MB'")
+    if limits.threads is not None:
+        con.execute(f"SET threads = {int(limits.threads)}")
+    con.execute("SET enable_external_access = false")
+    con.execute("SET autoinstall_known_extensions = false")
+    con.execute("SET autoload_known_extensions = false")
+    con.execute("SET lock_configuration = true")
+
+
+def _parse(con: duckdb.DuckDBPyConnection, query: str) -> str:
+    """The one statement of `query`: a SELECT, or an EXPLAIN of a SELECT."""
+    statements = _statements(con, query)
     if len(statements) != 1:
         raise QueryError(f"expected exactly one SQL statement, got {len(statements)}")
     kind = statements[0].type.name
-    if kind not in _ALLOWED:
+    if kind == "EXPLAIN":
+        _check_explained(con, statements[0].query)
+    elif kind != "SELECT":
         raise QueryError(f"only read-only queries are allowed (got a {kind} statement)")
-    return statements
+    return statements[0].query
 
 
-def _fetch_limited(rel: duckdb.DuckDBPyRelation, max_rows: int) -> pa.Table:
-    reader = rel.to_arrow_reader(min(max_rows + 1, 100_000))
-    batches, n = [], 0
+def _statements(con: duckdb.DuckDBPyConnection, query: str) -> list:
+    try:
+        return con.extract_statements(query)
+    except duckdb.Error as exc:
+        raise QueryError(f"SQL error: {exc}") from None
+
+
+# EXPLAIN, then optionally ANALYZE / ANALYSE or a parenthesised option list, with any
+# whitespace and comments in between.
+_GAP = r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*"
+_EXPLAIN = re.compile(
+    rf"^{_GAP}EXPLAIN\b{_GAP}(?:(?:ANALY[SZ]E\b)|\([^()]*\))?{_GAP}", re.IGNORECASE | re.DOTALL
+)
+
+
+def _check_explained(con: duckdb.DuckDBPyConnection, text: str) -> None:
+    """Refuse EXPLAIN of anything but one SELECT: `EXPLAIN ANALYZE` executes it."""
+    m = _EXPLAIN.match(text)
+    inner = _statements(con, text[m.end():]) if m else []
+    if len(inner) != 1 or inner[0].type.name != "SELECT":
+        raise QueryError("EXPLAIN of anything but one SELECT statement is disabled "
+                         "(EXPLAIN ANALYZE executes the statement it wraps)")
+
+
+def _fetch(
+    rel: duckdb.DuckDBPyRelation,
+    max_rows: int | None,
+    max_bytes: int | None,
+    watchdog: _Watchdog,
+) -> pa.Table:
+    reader = rel.to_arrow_reader(_BATCH_ROWS)
+    batches, rows, size = [], 0, 0
     for batch in reader:
+        watchdog.check()  # fetching counts against the time limit too
         batches.append(batch)
-        n += batch.num_rows
-        if n > max_rows:
-            break
-    table = pa.Table.from_batches(batches, schema=reader.schema)
-    if table.num_rows > max_rows:
-        raise QueryError(f"query returned more than {max_rows} rows; add a LIMIT")
-    return table
+        rows += batch.num_rows
+        size += batch.nbytes
+        if max_rows is not None and rows > max_rows:
+            raise QueryError(f"query returned more than {max_rows} rows; add a LIMIT")
+        if max_bytes is not None and size > max_bytes:
+            raise QueryError(f"query result is larger than {max_bytes} bytes (the limit "
+                             f"sql_max_result_bytes); select fewer columns or add a LIMIT")
+    watchdog.check()
+    return pa.Table.from_batches(batches, schema=reader.schema)
 
 
-def _interrupt_after(con: duckdb.DuckDBPyConnection, timeout_s: float | None):
-    if timeout_s is None:
-        return None
-    timer = threading.Timer(timeout_s, con.interrupt)
-    timer.daemon = True
-    timer.start()
-    return timer
+class _Watchdog:
+    """Interrupts the connection from the deadline on, again and again until stopped.
+
+    DuckDB drops an interrupt that arrives while no query executes (during parsing or
+    binding, between fetches), so a single interrupt can be lost.
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, timeout_s: float | None):
+        self.fired = False
+        self.timeout_s = timeout_s
+        self._con = con
+        self._stopped = threading.Event()
+        self._thread: threading.Thread | None = None
+        if timeout_s is not None:
+            self._thread = threading.Thread(target=self._run, daemon=True,
+                                            name="graphlake-sql-watchdog")
+            self._thread.start()
+
+    def _run(self) -> None:
+        if self._stopped.wait(self.timeout_s):
+            return
+        self.fired = True
+        while not self._stopped.is_set():
+            self._con.interrupt()
+            self._stopped.wait(_INTERRUPT_EVERY_S)
+
+    def check(self) -> None:
+        if self.fired:
+            raise QueryError(f"query timed out after {self.timeout_s} s")
+
+    def stop(self) -> None:
+        self._stopped.set()
+        if self._thread is not None:
+            self._thread.join()
+
+
+# Python's datetime covers years 1 to 9999; DuckDB also has years up to 294247 and
+# 'infinity'. Bounds in days / seconds since the epoch, the upper one exclusive.
+_EPOCH = dt.datetime(1970, 1, 1)
+_LOW_S = int((dt.datetime(1, 1, 1) - _EPOCH).total_seconds())
+_HIGH_S = int((dt.datetime(9999, 12, 31) - _EPOCH).total_seconds()) + 86_400
+_PER_SECOND = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
+_MS_PER_DAY = 86_400_000
+
+
+def _check_python_range(table: pa.Table) -> None:
+    """Refuse dates and timestamps a client (Python, JSON) cannot represent, by name."""
+    for field, column in zip(table.schema, table.columns, strict=True):
+        for values in _temporal_leaves(column):
+            if not _in_python_range(values):
+                raise QueryError(
+                    f"column {field.name!r} holds a date or timestamp outside years "
+                    f"1-9999 (or infinity); cast it to VARCHAR to read it"
+                )
+
+
+def _temporal_leaves(arr: pa.Array | pa.ChunkedArray) -> list[pa.Array]:
+    """The date and timestamp arrays inside `arr`, however deeply nested."""
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    t = arr.type
+    if pa.types.is_date(t) or pa.types.is_timestamp(t):
+        return list(chunks)
+    out: list[pa.Array] = []
+    for c in chunks:
+        if pa.types.is_map(t):
+            out += _temporal_leaves(c.keys) + _temporal_leaves(c.items)
+        elif pa.types.is_list(t) or pa.types.is_large_list(t) or \
+                pa.types.is_fixed_size_list(t):
+            out += _temporal_leaves(c.flatten())
+        elif pa.types.is_struct(t):
+            for i in range(t.num_fields):
+                out += _temporal_leaves(c.field(i))
+    return out
+
+
+def _in_python_range(values: pa.Array) -> bool:
+    t = values.type
+    # Compare the stored integers: converting an out-of-range value is what fails.
+    if pa.types.is_timestamp(t):
+        per = _PER_SECOND[t.unit]
+        low, high, storage = _LOW_S * per, _HIGH_S * per, pa.int64()
+    elif pa.types.is_date32(t):
+        low, high, storage = _LOW_S // 86_400, _HIGH_S // 86_400, pa.int32()
+    else:  # date64: milliseconds
+        low, high = _LOW_S // 86_400 * _MS_PER_DAY, _HIGH_S // 86_400 * _MS_PER_DAY
+        storage = pa.int64()
+    extremes = pc.min_max(values.view(storage)).as_py()
+    if extremes["min"] is None:
+        return True
+    return low <= extremes["min"] and extremes["max"] < high

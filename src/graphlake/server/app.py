@@ -5,7 +5,7 @@ Endpoints (JSON; tokens as `Authorization: Bearer <token>`):
     GET    /health                                  none
     GET    /branches                                read
     POST   /branches                {name, from}    write
-    DELETE /branches/{name}                         admin
+    DELETE /branches/{name}?force=                  admin
     GET    /branches/{b}/log?limit=                 read
     GET    /branches/{b}/tables/{table}?where=&columns=&limit=&cursor=   read
     POST   /branches/{b}/sql        {query, max_rows?}                   read
@@ -17,8 +17,12 @@ Endpoints (JSON; tokens as `Authorization: Bearer <token>`):
     GET    /ingest/{run_id}                         read   (progress per worker, result)
 
 Branch names may contain `/`; each route's fixed suffix (`/log`, `/tables/{table}`, ...)
-keeps them unambiguous. Protected branches refuse mutations, loads and deletion (403);
-they change only by merge, which needs a write token like any merge.
+keeps them unambiguous. Protected branches refuse mutations and loads (403); they change
+only by merge, which needs a write token like any merge. Creating a protected branch
+needs an admin token, and so does deleting one (with `?force=true`).
+
+A request with a body is authenticated before the body is read; bodies, operations per
+request, SQL and concurrent reads and loads are bounded by `[limits]` (see config.py).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from fastapi import FastAPI
 from graphlake import __version__
 from graphlake.graph import Graph
 from graphlake.server import errors
+from graphlake.server.auth import AuthBeforeBody
 from graphlake.server.config import ServerConfig
 from graphlake.server.deps import AppState
 from graphlake.server.limits import BodyLimit
@@ -59,6 +64,8 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
         return limits.max_upload_bytes if path.endswith("/load") else limits.max_body_bytes
 
     app.add_middleware(BodyLimit, limit_for=limit_for)
+    # Added last, so it runs first: no body byte is read for an unauthenticated request.
+    app.add_middleware(AuthBeforeBody, config=config)
     for module in (health, branches, tables, writes, merge, ingest):
         app.include_router(module.router)
     return app

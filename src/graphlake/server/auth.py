@@ -13,9 +13,11 @@ from collections.abc import Callable, Mapping
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.types import ASGIApp, Receive, Send
+from starlette.types import Scope as AsgiScope
 
 from graphlake.server.config import Scope, ServerConfig
-from graphlake.server.errors import ApiError
+from graphlake.server.errors import ApiError, error_response
 
 bearer = HTTPBearer(auto_error=False, description="`Authorization: Bearer <token>`")
 
@@ -80,3 +82,66 @@ def check_not_protected(config: ServerConfig, branch: str, what: str) -> None:
 ReadScope = Depends(require(Scope.read))
 WriteScope = Depends(require(Scope.write))
 AdminScope = Depends(require(Scope.admin))
+
+
+class AuthBeforeBody:
+    """Pure ASGI middleware: a request that carries a body needs a known token of the
+    scope its route needs *before* any byte of the body is read.
+
+    FastAPI reads and parses a body before it runs the route's dependencies, so without
+    this an anonymous client could make the server buffer and parse large bodies. The
+    route's own scope check still runs afterwards.
+    """
+
+    def __init__(self, app: ASGIApp, config: ServerConfig):
+        self.app = app
+        self.config = config
+        self.tokens = TokenTable(config.tokens)
+
+    async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self.config.no_auth or not _has_body(scope):
+            await self.app(scope, receive, send)
+            return
+        token = _bearer_token(scope)
+        granted = self.tokens.scope_of(token) if token else None
+        needed = _body_scope(scope.get("method", ""), scope.get("path", ""))
+        if granted is None:
+            message = "missing bearer token" if not token else "unknown bearer token"
+            # Close: the unread body must not be taken for the next request.
+            response = error_response(401, "Unauthorized", message,
+                                      {**_CHALLENGE, "Connection": "close"})
+        elif granted < needed:
+            response = error_response(
+                403, "Forbidden",
+                f"this operation needs the {needed.name} scope; the token has {granted.name}",
+                {"Connection": "close"},
+            )
+        else:
+            await self.app(scope, receive, send)
+            return
+        await response(scope, receive, send)
+
+
+def _body_scope(method: str, path: str) -> Scope:
+    """The least scope of a route that takes a body: reads and SQL need read, every
+    other POST (branches, mutations, load, merge) write."""
+    if method in ("GET", "HEAD", "OPTIONS") or path.endswith("/sql"):
+        return Scope.read
+    return Scope.write
+
+
+def _has_body(scope: AsgiScope) -> bool:
+    for name, value in scope.get("headers", ()):
+        if name == b"transfer-encoding" or (name == b"content-length" and value.strip() != b"0"):
+            return True
+    return False
+
+
+def _bearer_token(scope: AsgiScope) -> str | None:
+    for name, value in scope.get("headers", ()):
+        if name == b"authorization":
+            kind, _, token = value.decode("latin-1").strip().partition(" ")
+            if kind.lower() != "bearer":
+                return None
+            return token.strip() or None
+    return None

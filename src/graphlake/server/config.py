@@ -10,9 +10,16 @@ A config file is TOML (`.toml`) or JSON (any other suffix):
 
     [limits]
     max_upload_bytes = 67108864   # JSONL upload to /load (413 beyond)
-    max_body_bytes = 16777216     # any other request body (413 beyond)
+    max_body_bytes = 1048576      # any other request body (413 beyond)
+    max_operations = 1000         # operations in one /mutations request (413 beyond)
+    max_concurrent_loads = 1      # /load requests running at once (503 beyond)
+    max_concurrent_reads = 4      # table reads and SQL queries running at once (503 beyond)
     sql_max_rows = 10000          # rows a SQL query may return (the client may ask fewer)
-    sql_timeout_s = 10.0          # SQL is interrupted after this many seconds
+    sql_timeout_s = 10.0          # a SQL request (parse to last row) is stopped after this
+    sql_max_query_chars = 16384   # length of a SQL query's text
+    sql_max_result_bytes = 33554432  # Arrow bytes of a SQL result
+    sql_memory_limit_mb = 256     # DuckDB's memory_limit per query (it never spills to disk)
+    sql_threads = 2               # DuckDB threads per query
     page_max_rows = 10000         # largest `limit` of a table read
     log_max_commits = 10000       # largest `limit` of a log
 
@@ -56,9 +63,16 @@ class Scope(IntEnum):
 @dataclass(frozen=True)
 class Limits:
     max_upload_bytes: int = 64 * 1024 * 1024
-    max_body_bytes: int = 16 * 1024 * 1024
+    max_body_bytes: int = 1024 * 1024
+    max_operations: int = 1000
+    max_concurrent_loads: int = 1
+    max_concurrent_reads: int = 4
     sql_max_rows: int = 10_000
     sql_timeout_s: float = 10.0
+    sql_max_query_chars: int = 16_384
+    sql_max_result_bytes: int = 32 * 1024 * 1024
+    sql_memory_limit_mb: int = 256
+    sql_threads: int = 2
     page_max_rows: int = 10_000
     log_max_commits: int = 10_000
 

@@ -19,6 +19,7 @@ from fastapi import Depends, Request
 from graphlake.graph import Graph
 from graphlake.server.auth import TokenTable
 from graphlake.server.config import ServerConfig
+from graphlake.server.slots import Slots
 
 
 class BranchLocks:
@@ -43,6 +44,10 @@ class AppState:
         self.config = config
         self.tokens = TokenTable(config.tokens)
         self.locks = BranchLocks()
+        limits = config.limits
+        self.reads = Slots(limits.max_concurrent_reads, "max_concurrent_reads",
+                           "table reads or SQL queries")
+        self.loads = Slots(limits.max_concurrent_loads, "max_concurrent_loads", "loads")
 
 
 def _state(request: Request) -> AppState:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,13 +19,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphlake.errors import DataError, LoadFormatError, UnknownTableError
+from graphlake.write.coerce import coerce
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
     from graphlake.graph import Graph
+    from graphlake.schema.model import EdgeType, NodeType, Schema
 
 MODES = {"append": "insert", "merge": "upsert", "overwrite": "overwrite"}
 Progress = Callable[[int], None]
+CHUNK_ROWS = 8192  # JSONL rows of one group turned into Arrow at a time
 
 
 def load(
@@ -41,24 +45,32 @@ def load(
         raise DataError(f"unknown load mode {mode!r} (use one of: {', '.join(MODES)})")
     graph._ref(branch)  # an unknown branch fails before any parsing
     tables = _read_source(graph, source, table, progress)
+    if isinstance(tables, _Records):
+        staged = _coerced_chunks(graph, tables, mode, progress)
+    else:
+        staged = _staged(graph, tables, mode)
     txn = graph.write(branch, message or f"load ({mode})")
-    stage = getattr(txn, MODES[mode])
-    for name, rows in tables.items():
-        if mode == "merge" and isinstance(rows, list) and graph.schema.edges.get(name):
-            # An edge without an id cannot match an existing edge: it is a new edge.
-            new = [r for r in rows if r.get("id") is None]
-            if new:
-                txn.insert(name, new)
-            rows = [r for r in rows if r.get("id") is not None]
-            if not rows:
-                continue
-        stage(name, rows)
+    for name, kind, rows in staged:
+        getattr(txn, kind)(name, rows)
     return txn.commit_now()
+
+
+def _staged(graph: Graph, tables: dict[str, Any], mode: str) -> list[tuple[str, str, Any]]:
+    """(table, transaction method, rows) for Arrow, pandas or Parquet input."""
+    return [(name, MODES[mode], rows) for name, rows in tables.items()]
+
+
+@dataclass(frozen=True)
+class _Records:
+    """JSONL records, read lazily: `(line or record number, record)`."""
+
+    items: Iterable[tuple[int, Any]]
+    path: str | None
 
 
 def _read_source(
     graph: Graph, source: Any, table: str | None, progress: Progress | None
-) -> dict[str, Any]:
+) -> dict[str, Any] | _Records:
     if isinstance(source, pa.Table | pa.RecordBatch) or _is_frame(source):
         if table is None:
             raise DataError("loading Arrow or pandas data needs a table (table= / --table)")
@@ -81,11 +93,10 @@ def _read_source(
                 progress(data.num_rows)
             return {table: data}
         _no_table(table, str(path))
-        return _group_records(graph, _jsonl_lines(path), str(path), progress)
+        return _Records(_jsonl_lines(path), str(path))
     if isinstance(source, Iterable):
         _no_table(table, "records")
-        records = ((i + 1, r) for i, r in enumerate(source))
-        return _group_records(graph, records, None, progress)
+        return _Records(((i + 1, r) for i, r in enumerate(source)), None)
     raise DataError(f"cannot load from a {type(source).__name__}")
 
 
@@ -127,14 +138,8 @@ def _group_records(
     out: dict[str, list[dict[str, Any]]] = {}
     count = 0
     for n, rec in records:
-        name, row = _record(rec, path, n)
-        t = schema.table(name)
-        if t is None or t.is_edge != ("src" in row):
-            kind = "edge type" if "src" in row else "node type"
-            raise UnknownTableError(
-                f"{path + ':' if path else 'record '}{n}: unknown {kind} {name!r}"
-            )
-        out.setdefault(name, []).append(row)
+        t, row = _typed_record(schema, rec, path, n)
+        out.setdefault(t.name, []).append(row)
         count += 1
         if progress and count % 10_000 == 0:
             progress(10_000)
@@ -142,6 +147,82 @@ def _group_records(
         progress(count % 10_000)
     # Nodes before edges keeps error messages about endpoints in a natural order.
     return {n: out[n] for n in (*schema.nodes, *schema.edges) if n in out}
+
+
+def _typed_record(
+    schema: Schema, rec: Any, path: str | None, n: int
+) -> tuple[NodeType | EdgeType, dict[str, Any]]:
+    name, row = _record(rec, path, n)
+    t = schema.table(name)
+    if t is None or t.is_edge != ("src" in row):
+        kind = "edge type" if "src" in row else "node type"
+        raise UnknownTableError(f"{path + ':' if path else 'record '}{n}: unknown {kind} {name!r}")
+    return t, row
+
+
+def _coerced_chunks(
+    graph: Graph, records: _Records, mode: str, progress: Progress | None
+) -> list[tuple[str, str, pa.Table]]:
+    """JSONL records as Arrow tables of at most `CHUNK_ROWS` rows, ready to stage.
+
+    Rows become Arrow (the transaction's own coercion) every `CHUNK_ROWS` rows of a group,
+    so memory holds Arrow data plus one chunk of dicts per group, never every record as
+    a dict. Groups: the table and the transaction method, and under `merge` the set of
+    given properties (absent means "not provided", as `Transaction.upsert` groups them).
+    """
+    schema = graph.schema
+    pending: dict[_Group, list[dict[str, Any]]] = {}
+    done: dict[_Group, list[pa.Table]] = {}
+
+    def flush(group: _Group) -> None:
+        t = schema.table(group[0])
+        assert t is not None
+        done.setdefault(group, []).append(
+            coerce(t, pending.pop(group), partial=group[1] == "upsert"))
+
+    count = 0
+    for n, rec in records.items:
+        t, row = _typed_record(schema, rec, records.path, n)
+        group = _group_of(t, row, mode)
+        bucket = pending.setdefault(group, [])
+        bucket.append(row)
+        if len(bucket) >= CHUNK_ROWS:
+            flush(group)
+        count += 1
+        if progress and count % 10_000 == 0:
+            progress(10_000)
+    if progress and count % 10_000:
+        progress(count % 10_000)
+    for group in list(pending):
+        flush(group)
+    return _in_table_order(schema, done)
+
+
+_Group = tuple[str, str, tuple[str, ...]]  # table, transaction method, given properties
+
+
+def _group_of(t: NodeType | EdgeType, row: dict[str, Any], mode: str) -> _Group:
+    if mode != "merge":
+        return t.name, MODES[mode], ()
+    if t.is_edge and row.get("id") is None:
+        # An edge without an id cannot match an existing edge: it is a new edge.
+        return t.name, "insert", ()
+    return t.name, "upsert", tuple(sorted(row))
+
+
+def _in_table_order(
+    schema: Schema, done: dict[_Group, list[pa.Table]]
+) -> list[tuple[str, str, pa.Table]]:
+    # Nodes before edges keeps error messages about endpoints in a natural order.
+    order = {name: i for i, name in enumerate((*schema.nodes, *schema.edges))}
+    out: list[tuple[str, str, pa.Table]] = []
+    for group in sorted(done, key=lambda g: order[g[0]]):  # stable: first-seen groups first
+        name, kind, _ = group
+        if kind == "overwrite":  # one operation, or the last chunk would replace the rest
+            out.append((name, kind, pa.concat_tables(done[group])))
+        else:
+            out += [(name, kind, chunk) for chunk in done[group]]
+    return out
 
 
 def _record(rec: Any, path: str | None, n: int) -> tuple[str, dict[str, Any]]:

@@ -9,11 +9,14 @@ from fastapi import APIRouter, Query, Response, status
 from graphlake.catalog.commits import Commit
 from graphlake.errors import BranchNotFoundError
 from graphlake.server.auth import AdminScope, ReadScope, WriteScope, check_not_protected
+from graphlake.server.config import Scope
 from graphlake.server.deps import AppState, State
+from graphlake.server.errors import ApiError
 from graphlake.server.models import BranchCreate, BranchInfo, BranchList, CommitInfo, Log
 from graphlake.server.routes.common import BranchName, BranchPath, errors
+from graphlake.server.routing import ThreadedJsonRoute
 
-router = APIRouter(tags=["branches"])
+router = APIRouter(tags=["branches"], route_class=ThreadedJsonRoute)
 
 
 def _info(state: AppState, name: str, head: Commit) -> BranchInfo:
@@ -40,9 +43,17 @@ def list_branches(state: State) -> BranchList:
 
 
 @router.post("/branches", response_model=BranchInfo, status_code=status.HTTP_201_CREATED,
-             dependencies=[WriteScope], responses=errors(400, 401, 403, 404, 409, 413, 422),
-             summary="Create a branch at the head of another branch or at a commit")
-def create_branch(body: BranchCreate, state: State) -> BranchInfo:
+             responses=errors(400, 401, 403, 404, 409, 413, 422),
+             summary="Create a branch at the head of another branch or at a commit "
+                     "(a protected name needs an admin token)")
+def create_branch(
+    body: BranchCreate, state: State, granted: Annotated[Scope, WriteScope]
+) -> BranchInfo:
+    if body.name in state.config.protected_branches and granted < Scope.admin:
+        # A protected branch changes only by merge: whoever creates it picks all of its
+        # content, so only an admin may.
+        raise ApiError(403, "ProtectedBranchError",
+                       f"branch {body.name!r} is protected: creating it needs the admin scope")
     start = body.from_ or state.graph.info.default_branch
     state.graph.create_branch(body.name, from_=start)
     return _info(state, body.name, state.graph.head(body.name))
@@ -52,8 +63,13 @@ def create_branch(body: BranchCreate, state: State) -> BranchInfo:
                dependencies=[AdminScope], responses=errors(400, 401, 403, 404),
                response_class=Response,
                summary="Delete a branch name (commits stay while referenced)")
-def delete_branch(name: BranchName, state: State) -> Response:
-    check_not_protected(state.config, name, "deleting it")
+def delete_branch(
+    name: BranchName,
+    state: State,
+    force: Annotated[bool, Query(description="Required to delete a protected branch.")] = False,
+) -> Response:
+    if not force:
+        check_not_protected(state.config, name, "deleting it without ?force=true")
     with state.locks.hold(name):
         state.graph.delete_branch(name)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -24,8 +24,9 @@ _DESCRIPTIONS = {
     403: "The token's scope is too small, or the branch is protected",
     404: "Unknown branch, table or commit",
     409: "Conflict: the branch exists, or moved concurrently",
-    413: "Request body too large",
+    413: "Request body too large, or too many operations",
     422: "The data breaks the schema, or a request field is invalid",
+    503: "Too many reads or loads running at once; retry after `Retry-After` seconds",
 }
 
 

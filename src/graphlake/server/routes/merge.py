@@ -18,8 +18,9 @@ from graphlake.server.models import (
     MergeRequest,
 )
 from graphlake.server.routes.common import errors
+from graphlake.server.routing import ThreadedJsonRoute
 
-router = APIRouter(tags=["merge"])
+router = APIRouter(tags=["merge"], route_class=ThreadedJsonRoute)
 
 RefQuery = Annotated[str, Query(min_length=1, description="Branch name or commit id.")]
 

@@ -7,20 +7,21 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from graphlake.read.snapshot import Snapshot
-from graphlake.read.sql import run_sql
+from graphlake.read.sql import SqlLimits, run_sql
 from graphlake.server.auth import ReadScope
 from graphlake.server.convert import columns_and_rows, table_rows
 from graphlake.server.deps import State
 from graphlake.server.models import Page, SqlRequest, SqlResult
 from graphlake.server.pages import read_page
 from graphlake.server.routes.common import READ_ERRORS, BranchPath, errors
+from graphlake.server.routing import ThreadedJsonRoute
 
-router = APIRouter(tags=["reads"])
+router = APIRouter(tags=["reads"], route_class=ThreadedJsonRoute)
 
 
 @router.get(
     "/branches/{branch:path}/tables/{table}", response_model=Page, dependencies=[ReadScope],
-    responses=errors(*READ_ERRORS),
+    responses=errors(*READ_ERRORS, 503),
     summary="Rows of a node or edge type, ordered by id, one page at a time",
 )
 def read_table(
@@ -38,27 +39,36 @@ def read_table(
     # "a, b,,a" -> ["a", "b"]; nothing named means every column.
     names = [c.strip() for c in (columns or "").split(",") if c.strip()]
     wanted = list(dict.fromkeys(names)) or None
-    page = read_page(
-        state.graph, branch, table,
-        where=where if where and where.strip() else None,
-        columns=wanted,
-        limit=min(limit, state.config.limits.page_max_rows),
-        cursor=cursor or None,
-    )
+    with state.reads.hold():
+        page = read_page(
+            state.graph, branch, table,
+            where=where if where and where.strip() else None,
+            columns=wanted,
+            limit=min(limit, state.config.limits.page_max_rows),
+            cursor=cursor or None,
+        )
     return Page(table=table, commit=page.commit, rows=table_rows(page.rows),
                 next_cursor=page.next_cursor)
 
 
 @router.post(
     "/branches/{branch:path}/sql", response_model=SqlResult, dependencies=[ReadScope],
-    responses=errors(*READ_ERRORS, 413),
+    responses=errors(*READ_ERRORS, 413, 503),
     summary="Read-only SQL (DuckDB) over the branch's head; tables are named after types",
 )
 def sql(branch: BranchPath, body: SqlRequest, state: State) -> SqlResult:
     limits = state.config.limits
     commit = state.graph.resolve(branch)
-    max_rows = min(body.max_rows or limits.sql_max_rows, limits.sql_max_rows)
-    result = run_sql(Snapshot(state.graph, commit), body.query,
-                     max_rows=max_rows, timeout_s=limits.sql_timeout_s)
+    sql_limits = SqlLimits(
+        max_rows=min(body.max_rows or limits.sql_max_rows, limits.sql_max_rows),
+        timeout_s=limits.sql_timeout_s,
+        max_query_chars=limits.sql_max_query_chars,
+        max_result_bytes=limits.sql_max_result_bytes,
+        memory_limit_mb=limits.sql_memory_limit_mb,
+        threads=limits.sql_threads,
+    )
+    with state.reads.hold():
+        result = run_sql(Snapshot(state.graph, commit), body.query, limits=sql_limits)
+    # Bounded by sql_max_result_bytes; the date range was checked by run_sql.
     columns, rows = columns_and_rows(result)
     return SqlResult(commit=commit.id, columns=columns, rows=rows)

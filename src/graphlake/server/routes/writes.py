@@ -14,11 +14,12 @@ from graphlake.errors import GraphLakeError, LoadFormatError
 from graphlake.server.auth import WriteScope, check_not_protected
 from graphlake.server.convert import decode_rows
 from graphlake.server.deps import AppState, State
-from graphlake.server.errors import graphlake_error_response
+from graphlake.server.errors import ApiError, graphlake_error_response
 from graphlake.server.models import CommitRef, MutationRequest
 from graphlake.server.routes.common import WRITE_ERRORS, BranchPath, errors
+from graphlake.server.routing import ThreadedJsonRoute
 
-router = APIRouter(tags=["writes"])
+router = APIRouter(tags=["writes"], route_class=ThreadedJsonRoute)
 
 _UPLOAD_NAME = "upload"  # how error messages name the uploaded file
 
@@ -30,6 +31,12 @@ _UPLOAD_NAME = "upload"  # how error messages name the uploaded file
 )
 def mutate(branch: BranchPath, body: MutationRequest, state: State) -> CommitRef:
     check_not_protected(state.config, branch, "a direct write")
+    cap = state.config.limits.max_operations
+    if len(body.operations) > cap:
+        # Each operation costs a staging step while the branch lock is held.
+        raise ApiError(413, "TooManyOperations",
+                       f"{len(body.operations)} operations in one request; at most {cap} "
+                       f"(the limit max_operations): split the batch")
     graph = state.graph
     with state.locks.hold(branch):
         txn = graph.write(branch, body.message)
@@ -50,7 +57,7 @@ def mutate(branch: BranchPath, body: MutationRequest, state: State) -> CommitRef
 
 @router.post(
     "/branches/{branch:path}/load", response_model=CommitRef, dependencies=[WriteScope],
-    responses=errors(*WRITE_ERRORS),
+    responses=errors(*WRITE_ERRORS, 503),
     summary="Load JSONL records (graphlake's load format) as one commit",
     openapi_extra={
         "requestBody": {
@@ -72,6 +79,7 @@ async def load(
     message: Annotated[str | None, Query(max_length=10_000)] = None,
 ) -> CommitRef | Response:
     check_not_protected(state.config, branch, "loading into it")
+    await run_in_threadpool(state.loads.acquire)  # before any byte of the body is read
     fd, path = tempfile.mkstemp(prefix="graphlake-upload-", suffix=".jsonl")
     try:
         # The body-size middleware stops the stream (413) once it passes the limit.
@@ -84,6 +92,7 @@ async def load(
         return graphlake_error_response(exc, str(exc).replace(path, _UPLOAD_NAME))
     finally:
         os.unlink(path)
+        state.loads.release()
     return CommitRef(branch=branch, commit=commit.id)
 
 
