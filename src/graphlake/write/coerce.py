@@ -3,10 +3,16 @@
 Type errors name the table, property and offending value. Partial rows (for update and
 upsert) keep only the columns they provide; full rows (insert) fill absent nullable
 properties with nulls and refuse absent non-nullable ones.
+
+A `Blob` is bytes; given as text (a str, or an Arrow string column) it is base64, on
+every path: JSON has no bytes, and reads over the API and the CLI's `--json` show blobs
+as base64, so a row read there and written back is unchanged.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -128,7 +134,9 @@ def _cast(t: NodeType | EdgeType, field: pa.Field, values: Any) -> pa.Array:
             arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
             if arr.type.equals(field.type):
                 return arr
-            return pc.cast(arr, field.type, safe=True)
+            if not _holds_base64(prop.type if prop else None, arr.type):
+                return pc.cast(arr, field.type, safe=True)
+            values = arr.to_pylist()
         return pa.array(_prepare(prop.type if prop else None, values), type=field.type)
     except _ARROW_ERRORS as exc:
         raise _mismatch(t, field, prop.type if prop else None, values, exc) from None
@@ -138,6 +146,10 @@ def _prepare(ty: TypeRef | None, values: list[Any]) -> list[Any]:
     """Accept ISO strings for dates and timestamps; refuse bools posing as numbers."""
     if ty is None:  # src / dst / id: keys may be given as numbers
         return [None if v is None else _key_string(v) for v in values]
+    if ty.kind == "Blob":
+        return [_blob(v) for v in values]
+    if ty.kind == "List" and ty.item is not None and ty.item.kind == "Blob":
+        return [[_blob(x) for x in v] if isinstance(v, list) else v for v in values]
     if ty.kind == "Date":
         return [dt.date.fromisoformat(v) if isinstance(v, str) else v for v in values]
     if ty.kind == "DateTime":
@@ -152,6 +164,25 @@ def _prepare(ty: TypeRef | None, values: list[Any]) -> list[Any]:
             if v is not None and not isinstance(v, str):
                 raise TypeError(f"{v!r} is not a string")
     return values
+
+
+def _holds_base64(ty: TypeRef | None, given: pa.DataType) -> bool:
+    """Is `given` text that stands for a Blob (or a list of them)?"""
+    if ty is not None and ty.kind == "List" and ty.item is not None:
+        ty = ty.item
+        given = given.value_type if pa.types.is_list(given) or pa.types.is_large_list(given) \
+            else given
+    return (ty is not None and ty.kind == "Blob"
+            and (pa.types.is_string(given) or pa.types.is_large_string(given)))
+
+
+def _blob(v: Any) -> Any:
+    if not isinstance(v, str):
+        return v  # bytes (or a wrong type, which Arrow then refuses)
+    try:
+        return base64.b64decode(v.encode("ascii"), validate=True)
+    except (binascii.Error, UnicodeEncodeError):
+        raise TypeError(f"{v[:40]!r} is not base64") from None
 
 
 def _parse_datetime(v: str) -> dt.datetime:
@@ -173,6 +204,8 @@ def _mismatch(
     t: NodeType | EdgeType, field: pa.Field, ty: TypeRef | None, values: Any, exc: Exception
 ) -> TypeMismatchError:
     expected = str(ty) if ty is not None else "a key (string)"
+    if ty is not None and "Blob" in expected:
+        expected += " (bytes, or text in base64)"
     bad = _first_bad(field, ty, values)
     got = f"got {bad!r}" if bad is not _NONE else f"({exc})"
     return TypeMismatchError(f"{t.name}.{field.name}: expected {expected}, {got}")
