@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from graphlake.constraints.violation import Violation
 from graphlake.schema.model import Property, TypeRef
 
-__all__ = ["DATE_KINDS", "domain_violations"]
+__all__ = ["DATE_KINDS", "domain_kind", "domain_violations"]
 
 DATE_KINDS = ("Date", "DateTime")
 _LIMITS: dict[str, tuple[object, object]] = {

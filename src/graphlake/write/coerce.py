@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from ulid import ULID
 
+from graphlake.constraints.domain import DATE_KINDS, domain_kind, domain_violations
 from graphlake.errors import (
     DataError,
     NullValueError,
@@ -30,6 +31,7 @@ from graphlake.errors import (
 )
 from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.model import INTEGER_KINDS, NUMERIC_KINDS, EdgeType, NodeType, TypeRef
+from graphlake.write.validate import value_error
 
 _ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError,
                  TypeError, ValueError, OverflowError)
@@ -103,6 +105,7 @@ def coerce(t: NodeType | EdgeType, rows: Any, *, partial: bool) -> pa.Table:
         [schema.field(name) for name in names], metadata=schema.metadata))
     _check_not_null(t, table, partial)
     _check_not_empty(t, table)
+    _check_dates(t, table)
     return table
 
 
@@ -148,8 +151,6 @@ def _prepare(ty: TypeRef | None, values: list[Any]) -> list[Any]:
         return [None if v is None else _key_string(v) for v in values]
     if ty.kind == "Blob":
         return [_blob(v) for v in values]
-    if ty.kind == "List" and ty.item is not None and ty.item.kind == "Blob":
-        return [[_blob(x) for x in v] if isinstance(v, list) else v for v in values]
     if ty.kind == "Date":
         return [dt.date.fromisoformat(v) if isinstance(v, str) else v for v in values]
     if ty.kind == "DateTime":
@@ -167,11 +168,7 @@ def _prepare(ty: TypeRef | None, values: list[Any]) -> list[Any]:
 
 
 def _holds_base64(ty: TypeRef | None, given: pa.DataType) -> bool:
-    """Is `given` text that stands for a Blob (or a list of them)?"""
-    if ty is not None and ty.kind == "List" and ty.item is not None:
-        ty = ty.item
-        given = given.value_type if pa.types.is_list(given) or pa.types.is_large_list(given) \
-            else given
+    """Is `given` text that stands for a Blob? (Lists cannot hold blobs.)"""
     return (ty is not None and ty.kind == "Blob"
             and (pa.types.is_string(given) or pa.types.is_large_string(given)))
 
@@ -204,7 +201,7 @@ def _mismatch(
     t: NodeType | EdgeType, field: pa.Field, ty: TypeRef | None, values: Any, exc: Exception
 ) -> TypeMismatchError:
     expected = str(ty) if ty is not None else "a key (string)"
-    if ty is not None and "Blob" in expected:
+    if ty is not None and ty.kind == "Blob":
         expected += " (bytes, or text in base64)"
     bad = _first_bad(field, ty, values)
     got = f"got {bad!r}" if bad is not _NONE else f"({exc})"
@@ -274,6 +271,19 @@ def _check_not_empty(t: NodeType | EdgeType, table: pa.Table) -> None:
                 f"{t.name}.{what} may not be the empty string "
                 f"({n} row{'s' if n > 1 else ''} of this write)"
             )
+
+
+def _check_dates(t: NodeType | EdgeType, table: pa.Table) -> None:
+    """Refuse dates Python cannot represent (Arrow input can carry them) here, before
+    anything turns rows into Python values: resolving an upsert or update does, and would
+    crash on them long before validation (which checks them again, for merges and fsck)."""
+    found = [
+        v for prop in t.properties
+        if prop.name in table.column_names and domain_kind(prop.type) in DATE_KINDS
+        for v in domain_violations(t.name, prop, table.column(prop.name), table.column("id"))
+    ]
+    if found:
+        raise value_error(t.name, found)
 
 
 _EDGE_KEYS = {
