@@ -218,3 +218,20 @@ def test_blob_text_that_is_not_base64_is_a_type_error(g: gl.Graph, write: Write,
                                                    r"in base64\), got"):
         write(g, {"b": bad})
     assert state(g) == before
+
+
+def test_vector_check_on_sliced_chunks_with_null_rows() -> None:
+    # Rows of a column come sliced and in chunks; a null vector's slots hold anything.
+    from graphlake.constraints.domain import domain_violations
+    from graphlake.schema.model import Property, TypeRef
+
+    values = [float(i) for i in range(40)]
+    values[2 * 2 + 1] = NAN  # row 2
+    values[7 * 2] = INF  # row 7, which is null
+    values[15 * 2] = -INF  # row 15
+    vectors = pa.FixedSizeListArray.from_arrays(
+        pa.array(values, pa.float32()), 2, mask=pa.array([i == 7 for i in range(20)]))
+    col = pa.chunked_array([vectors.slice(1, 10), vectors.slice(11)])
+    ids = pa.chunked_array([pa.array([f"r{i}" for i in range(1, 20)])])
+    found = domain_violations("M", Property("v", TypeRef("Vector", dim=2), True), col, ids)
+    assert [v.entity_id for v in found] == ["r2", "r15"]
