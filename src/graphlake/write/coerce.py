@@ -146,7 +146,8 @@ def _cast(t: NodeType | EdgeType, field: pa.Field, values: Any) -> pa.Array:
 
 
 def _prepare(ty: TypeRef | None, values: list[Any]) -> list[Any]:
-    """Accept ISO strings for dates and timestamps; refuse bools posing as numbers."""
+    """Accept ISO strings for dates and timestamps and base64 text for blobs; refuse bools
+    posing as numbers."""
     if ty is None:  # src / dst / id: keys may be given as numbers
         return [None if v is None else _key_string(v) for v in values]
     if ty.kind == "Blob":
@@ -174,6 +175,7 @@ def _holds_base64(ty: TypeRef | None, given: pa.DataType) -> bool:
 
 
 def _blob(v: Any) -> Any:
+    """Text given for a Blob as its bytes (strict base64: no stray characters)."""
     if not isinstance(v, str):
         return v  # bytes (or a wrong type, which Arrow then refuses)
     try:
