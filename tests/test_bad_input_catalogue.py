@@ -115,6 +115,13 @@ def _jsonl(*records: object) -> bytes:
     return "".join(json.dumps(r) + "\n" for r in records).encode()
 
 
+# Client input Python's json parser cannot take (issue 12): 1,000 levels of nesting
+# (RecursionError) and an integer literal past the 4,300-digit limit (ValueError).
+DEEP_LINE = b'{"type": "Person", "data": {"name": "D", "age": ' + b"[" * 1000 + b"]" * 1000 + b"}}"
+HUGE_INT_LINE = b'{"type": "Person", "data": {"name": "H", "age": 1' + b"0" * 5000 + b"}}"
+FAR_DAYS = 3_000_000  # a Date of year 10183: Arrow stores it, Python cannot read it back
+FAR_DATE = "founded=10183-09-21 is outside the supported Date range"
+
 FILES: dict[str, bytes] = {
     "not-json.jsonl": b'{"type": "Person", "data": {"name": "Q1"}}\n{not json}\n',
     "no-type.jsonl": _jsonl({"type": "Person", "data": {"name": "Q2"}}, {"data": {}}),
@@ -131,6 +138,9 @@ FILES: dict[str, bytes] = {
     "empty-key.jsonl": _jsonl({"type": "Person", "data": {"name": "Q10"}},
                               {"type": "Person", "data": {"name": ""}}),
     "edge-empty-from.jsonl": _jsonl({"edge": "Knows", "from": "", "to": "Bob"}),
+    "deep.jsonl": DEEP_LINE + b"\n",
+    "huge-int.jsonl": HUGE_INT_LINE + b"\n",
+    "far-date.jsonl": _jsonl({"type": "Company", "data": {"name": "Far", "founded": FAR_DAYS}}),
     "garbage.parquet": b"PAR1 this is not parquet",
     "bad.pg": b"node A { name: String @key }\nnode B { x: Strin @key }\n",
 }
@@ -148,6 +158,10 @@ SCHEMAS = {
     "unknown-endpoint": "node A { k: String @key }\nedge E: A -> B",
     "empty": "// nothing but a comment\n",
 }
+
+
+def _far_company() -> pa.Table:
+    return pa.table({"name": ["Far"], "founded": pa.array([FAR_DAYS], pa.date32())})
 
 
 def _tree(root: Path) -> dict[str, int]:
@@ -184,6 +198,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     (files / "good.pg").write_text(SOCIAL)
     pq.write_table(pa.table({"name": ["Q8"], "age": ["old"]}), files / "bad-type.parquet")
     pq.write_table(pa.table({"name": ["Q9"], "shoe": [44]}), files / "unknown-col.parquet")
+    pq.write_table(_far_company(), files / "far-date.parquet")
     g = gl.Graph.init(root, SOCIAL)
     _seed(g)
     config = write_config(tmp / "server.toml", protected=["main"], limits={
@@ -250,6 +265,12 @@ DATA_CASES = [
          Raises(gl.TypeMismatchError, "Person.name")),
     case("data/bad-date", lambda w: w.tx(ins("Company", {"name": "C", "founded": "soon"})),
          Raises(gl.TypeMismatchError, "founded")),
+    case("data/date-out-of-range",
+         lambda w: w.tx(lambda t: t.insert("Company", _far_company())),
+         Raises(gl.ValueConstraintError, f"^Company: 'Far': {FAR_DATE}")),
+    case("data/date-out-of-range-as-days-in-upsert",
+         lambda w: w.tx(lambda t: t.upsert("Company", [{"name": "Acme", "founded": FAR_DAYS}])),
+         Raises(gl.ValueConstraintError, f"^Company: 'Acme': {FAR_DATE}")),
     case("data/row-not-a-dict", lambda w: w.tx(ins("Person", "Alice")),
          Raises(gl.DataError, "expected a dict")),
     case("data/missing-required-key", lambda w: w.tx(ins("Person", {"age": 5})),
@@ -369,6 +390,15 @@ LOAD_CASES = [
     case("load/arrow-empty-key",
          lambda w: w.g.load(pa.table({"name": ["Q11", ""]}), table="Company"),
          Raises(gl.ValueConstraintError, r"Company\.name .*empty string")),
+    case("load/jsonl-nested-too-deep", lambda w: w.g.load(w.f("deep.jsonl")),
+         Raises(gl.LoadFormatError, r"deep\.jsonl:1: .*nested too deeply")),
+    case("load/jsonl-integer-too-long", lambda w: w.g.load(w.f("huge-int.jsonl")),
+         Raises(gl.LoadFormatError, r"huge-int\.jsonl:1: .*more than 4300 digits")),
+    case("load/jsonl-date-out-of-range", lambda w: w.g.load(w.f("far-date.jsonl")),
+         Raises(gl.ValueConstraintError, f"^Company: 'Far': {FAR_DATE}")),
+    case("load/parquet-date-out-of-range",
+         lambda w: w.g.load(w.f("far-date.parquet"), table="Company"),
+         Raises(gl.ValueConstraintError, f"^Company: 'Far': {FAR_DATE}")),
     case("load/missing-file", lambda w: w.g.load(w.f("missing.jsonl")),
          Raises(gl.LoadFormatError, "no such file")),
     case("load/a-directory", lambda w: w.g.load(w.files), Raises(gl.LoadFormatError, "file")),
@@ -494,6 +524,13 @@ CLI_CASES = [
     case("cli/load-parquet-wrong-type",
          lambda w: w.cli("load", w.root, w.f("bad-type.parquet"), "--table", "Person"),
          Exits(1, "age")),
+    case("cli/load-nested-too-deep", lambda w: w.cli("load", w.root, w.f("deep.jsonl")),
+         Exits(1, "nested too deeply")),
+    case("cli/load-integer-too-long", lambda w: w.cli("load", w.root, w.f("huge-int.jsonl")),
+         Exits(1, "4300 digits")),
+    case("cli/load-parquet-date-out-of-range",
+         lambda w: w.cli("load", w.root, w.f("far-date.parquet"), "--table", "Company"),
+         Exits(1, FAR_DATE)),
     case("cli/load-unknown-branch",
          lambda w: w.cli("load", w.root, w.f("ok.jsonl"), "--branch", "nope"),
          Exits(1, "nope")),
@@ -566,6 +603,22 @@ HTTP_CASES = [
     case("http/400-load-not-utf8",
          lambda w: w.writer.post("/branches/dev/load", content=b"\xff\xfe{}\n"),
          Http(400, "LoadFormatError", "^upload: not valid UTF-8")),
+    case("http/400-load-nested-too-deep",
+         lambda w: w.writer.post("/branches/dev/load", content=DEEP_LINE),
+         Http(400, "LoadFormatError", "^upload:1: .*nested too deeply")),
+    case("http/400-load-integer-too-long",
+         lambda w: w.writer.post("/branches/dev/load", content=HUGE_INT_LINE),
+         Http(400, "LoadFormatError", "^upload:1: .*4300 digits")),
+    case("http/400-mutation-nested-too-deep",
+         lambda w: w.writer.post("/branches/dev/mutations", headers={
+             "Content-Type": "application/json"}, content=b'{"operations": ' + b"[" * 1000
+             + b"]" * 1000 + b"}"),
+         Http(400, "BadRequest")),
+    case("http/400-mutation-integer-too-long",
+         lambda w: w.writer.post("/branches/dev/mutations", headers={
+             "Content-Type": "application/json"}, content=b'{"operations": [{"op": "insert", '
+             b'"table": "Person", "rows": [{"name": "H", "age": 1' + b"0" * 5000 + b"}]}]}"),
+         Http(400, "BadRequest")),
     case("http/400-merge-into-itself",
          lambda w: w.writer.post("/merge", json={"source": "dev", "into": "dev"}),
          Http(400, "MergeError", "itself")),
@@ -629,6 +682,12 @@ HTTP_CASES = [
     case("http/422-load-empty-key",
          lambda w: w.writer.post("/branches/dev/load", content=FILES["empty-key.jsonl"]),
          Http(422, "ValueConstraintError", "empty string")),
+    case("http/422-date-out-of-range",
+         mutation("dev", op("upsert", "Company", {"name": "Acme", "founded": FAR_DAYS})),
+         Http(422, "ValueConstraintError", f"^Company: 'Acme': {FAR_DATE}")),
+    case("http/422-load-date-out-of-range",
+         lambda w: w.writer.post("/branches/dev/load", content=FILES["far-date.jsonl"]),
+         Http(422, "ValueConstraintError", f"^Company: 'Far': {FAR_DATE}")),
     case("http/422-request-validation",
          mutation("dev", {"op": "drop", "table": "Person", "rows": []}),
          Http(422, "RequestValidationError")),

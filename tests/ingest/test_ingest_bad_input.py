@@ -62,6 +62,13 @@ CASES: dict[str, tuple[Callable[[Path], dict], type[Exception], str]] = {
                            gl.DataError, "Parquet input only"),
     "bad first jsonl line": (lambda t: {"sources": _jsonl(t, "{oops")},
                              gl.LoadFormatError, r"d\.jsonl:1: not valid JSON"),
+    "first jsonl line nested too deeply": (
+        lambda t: {"sources": _jsonl(t, "[" * 1000 + "]" * 1000)},
+        gl.LoadFormatError, r"d\.jsonl:1: .*nested too deeply"),
+    "integer too long on the first jsonl line": (
+        lambda t: {"sources": _jsonl(t, '{"type": "Doc", "data": {"key": "k", "n": 1'
+                                     + "0" * 5000 + "}}")},
+        gl.LoadFormatError, r"d\.jsonl:1: .*more than 4300 digits"),
     "unknown type in jsonl": (lambda t: {"sources": _jsonl(t, '{"type": "Nope", "data": {}}')},
                               gl.UnknownTableError, "unknown node type 'Nope'"),
     "mixed formats": (lambda t: {"sources": [_parquet(t), _jsonl(t)], "table": "Doc"},

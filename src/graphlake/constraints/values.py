@@ -1,4 +1,5 @@
-"""Value constraints on rows: enum membership, `@range`, `@check` (full-match regex)."""
+"""Value constraints on rows: enum membership, `@range`, `@check` (full-match regex), and
+the type domains of `graphlake.constraints.domain` (finite vectors, representable dates)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from graphlake.constraints.domain import DATE_KINDS, domain_kind, domain_violations
 from graphlake.constraints.vectorised import VECTOR_MIN_ROWS, regex_unsure
 from graphlake.constraints.violation import Violation
 from graphlake.schema.model import Property, TableType
 
 
 def value_violations(t: TableType, rows: pa.Table) -> list[Violation]:
-    """Every enum, range and regex violation in `rows` (complete or partial rows)."""
+    """Every enum, range, regex and domain violation in `rows` (complete or partial)."""
     out: list[Violation] = []
     if rows.num_rows == 0:
         return out
@@ -23,11 +25,13 @@ def value_violations(t: TableType, rows: pa.Table) -> list[Violation]:
         if prop.name not in rows.column_names:
             continue
         col = rows.column(prop.name)
+        outside = domain_violations(t.name, prop, col, ids)
+        out += outside
         enum_type = _enum_type(prop)
         if enum_type is not None:
             out += _enum(t.name, prop.name, col, ids, enum_type.values or (), prop.type.kind)
         rng = t.ranges.get(prop.name)
-        if rng is not None:
+        if rng is not None and not outside:  # Python cannot show a date outside its domain
             out += _range(t.name, prop.name, col, ids, rng.min, rng.max)
         pattern = t.checks.get(prop.name)
         if pattern is not None:
@@ -36,10 +40,14 @@ def value_violations(t: TableType, rows: pa.Table) -> list[Violation]:
 
 
 def value_columns(t: TableType) -> list[str]:
-    """The properties `value_violations` checks (enum, range, regex), in schema order."""
+    """The properties `value_violations` must read (enum, range, regex, dates), in schema
+    order. Vectors are checked only where the rows carry them (every write, fsck): rows
+    an insert-only merge adopts were checked when written, and reading their vectors
+    again is the cost `checked_columns` exists to avoid."""
     return [
         prop.name for prop in t.properties
         if _enum_type(prop) is not None or prop.name in t.ranges or prop.name in t.checks
+        or domain_kind(prop.type) in DATE_KINDS
     ]
 
 
@@ -74,13 +82,18 @@ def _enum(
 def _range(
     table: str, name: str, col: pa.ChunkedArray, ids: pa.ChunkedArray, lo: Any, hi: Any
 ) -> list[Violation]:
-    bad = None
+    # NaN compares false with every bound, so it would pass any range: refuse it outright.
+    bad = pc.is_nan(col) if pa.types.is_floating(col.type) else None
     if lo is not None:
-        bad = pc.fill_null(pc.less(col, pa.scalar(lo).cast(col.type)), False)
+        below = pc.less(col, pa.scalar(lo).cast(col.type))
+        bad = below if bad is None else pc.or_(bad, below)
     if hi is not None:
-        above = pc.fill_null(pc.greater(col, pa.scalar(hi).cast(col.type)), False)
+        above = pc.greater(col, pa.scalar(hi).cast(col.type))
         bad = above if bad is None else pc.or_(bad, above)
-    if bad is None or not pc.any(bad).as_py():
+    if bad is None:
+        return []
+    bad = pc.fill_null(bad, False)
+    if not pc.any(bad).as_py():
         return []
     shown = f"{'' if lo is None else lo}..{'' if hi is None else hi}"
     return [

@@ -53,7 +53,7 @@ DEFAULT_COMMIT_EVERY = 100_000
 Sources = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
 
-def ingest(
+def run_ingest(
     graph: Graph,
     sources: Sources,
     *,

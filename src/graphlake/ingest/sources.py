@@ -9,7 +9,6 @@ the file holds node records, edge records or both.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -21,6 +20,7 @@ import pyarrow.parquet as pq
 
 from graphlake.errors import DataError, LoadFormatError, UnknownTableError
 from graphlake.write.coerce import coerce
+from graphlake.write.jsonl import parse_json_line
 from graphlake.write.load import _record
 
 if TYPE_CHECKING:
@@ -179,7 +179,7 @@ def check_jsonl_header(graph: Graph, path: Path) -> bool:
         for n, raw in enumerate(f, start=1):
             if not raw.strip():
                 continue
-            rec = parse_line(raw, str(path), n)
+            rec = parse_json_line(raw, str(path), n)
             name, row = _record(rec, str(path), n)
             t = graph.schema.table(name)
             if t is None or t.is_edge != ("src" in row):
@@ -187,16 +187,6 @@ def check_jsonl_header(graph: Graph, path: Path) -> bool:
                 raise UnknownTableError(f"{path}:{n}: unknown {kind} {name!r}")
             return True
     return False
-
-
-def parse_line(raw: bytes, path: str, n: int) -> Any:
-    try:
-        return json.loads(raw)
-    except UnicodeDecodeError:
-        raise LoadFormatError("not valid UTF-8", path=path, line=n) from None
-    except json.JSONDecodeError as exc:
-        raise LoadFormatError(f"not valid JSON ({exc.msg} at column {exc.colno})",
-                              path=path, line=n) from None
 
 
 def scan_jsonl(path: Path) -> JsonlScan:

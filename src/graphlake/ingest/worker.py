@@ -27,7 +27,8 @@ from graphlake.errors import GraphLakeError
 from graphlake.graph import Graph
 from graphlake.ingest.errors import ErrorInfo, IngestError
 from graphlake.ingest.plan import ALL, EDGES, NODES, Segment
-from graphlake.ingest.sources import InputFile, open_parquet, parse_line
+from graphlake.ingest.sources import InputFile, open_parquet
+from graphlake.write.jsonl import parse_json_line
 from graphlake.write.load import _group_records
 
 # Test hook: "<worker>:<commits>" makes that worker's process exit abruptly (os._exit)
@@ -309,7 +310,7 @@ def _jsonl_batches(
         for file_index, n, raw in lines:
             units += 1
             if raw.strip():
-                rec = parse_line(raw, task.files[file_index].path, n)
+                rec = parse_json_line(raw, task.files[file_index].path, n)
                 if _wanted(rec, task.phase):
                     records.setdefault(file_index, []).append((n, rec))
             if units == task.commit_every:

@@ -190,7 +190,9 @@ def _check_head(
         plans[name] = TablePlan(t, rows.schema, rows, none, none, none)
     violations = all_violations(schema, plans, empty)
     for v in violations[: MAX_PER_CHECK * max(1, len(plans))]:
-        report.problems.append(Problem("data", f"{branch}:{v.table}", v.message))
+        # A value violation's message names the property, not the row: add its key.
+        message = f"{v.entity_id!r}: {v.message}" if v.kind == "value" else v.message
+        report.problems.append(Problem("data", f"{branch}:{v.table}", message))
 
 
 def _row_problems(name: str, rows: pa.Table) -> list[str]:

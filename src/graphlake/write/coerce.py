@@ -3,10 +3,16 @@
 Type errors name the table, property and offending value. Partial rows (for update and
 upsert) keep only the columns they provide; full rows (insert) fill absent nullable
 properties with nulls and refuse absent non-nullable ones.
+
+A `Blob` is bytes; given as text (a str, or an Arrow string column) it is base64, on
+every path: JSON has no bytes, and reads over the API and the CLI's `--json` show blobs
+as base64, so a row read there and written back is unchanged.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import datetime as dt
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -15,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from ulid import ULID
 
+from graphlake.constraints.domain import DATE_KINDS, domain_kind, domain_violations
 from graphlake.errors import (
     DataError,
     NullValueError,
@@ -24,6 +31,7 @@ from graphlake.errors import (
 )
 from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.model import INTEGER_KINDS, NUMERIC_KINDS, EdgeType, NodeType, TypeRef
+from graphlake.write.validate import value_error
 
 _ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError,
                  TypeError, ValueError, OverflowError)
@@ -97,6 +105,7 @@ def coerce(t: NodeType | EdgeType, rows: Any, *, partial: bool) -> pa.Table:
         [schema.field(name) for name in names], metadata=schema.metadata))
     _check_not_null(t, table, partial)
     _check_not_empty(t, table)
+    _check_dates(t, table)
     return table
 
 
@@ -128,16 +137,21 @@ def _cast(t: NodeType | EdgeType, field: pa.Field, values: Any) -> pa.Array:
             arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
             if arr.type.equals(field.type):
                 return arr
-            return pc.cast(arr, field.type, safe=True)
+            if not _holds_base64(prop.type if prop else None, arr.type):
+                return pc.cast(arr, field.type, safe=True)
+            values = arr.to_pylist()
         return pa.array(_prepare(prop.type if prop else None, values), type=field.type)
     except _ARROW_ERRORS as exc:
         raise _mismatch(t, field, prop.type if prop else None, values, exc) from None
 
 
 def _prepare(ty: TypeRef | None, values: list[Any]) -> list[Any]:
-    """Accept ISO strings for dates and timestamps; refuse bools posing as numbers."""
+    """Accept ISO strings for dates and timestamps and base64 text for blobs; refuse bools
+    posing as numbers."""
     if ty is None:  # src / dst / id: keys may be given as numbers
         return [None if v is None else _key_string(v) for v in values]
+    if ty.kind == "Blob":
+        return [_blob(v) for v in values]
     if ty.kind == "Date":
         return [dt.date.fromisoformat(v) if isinstance(v, str) else v for v in values]
     if ty.kind == "DateTime":
@@ -152,6 +166,22 @@ def _prepare(ty: TypeRef | None, values: list[Any]) -> list[Any]:
             if v is not None and not isinstance(v, str):
                 raise TypeError(f"{v!r} is not a string")
     return values
+
+
+def _holds_base64(ty: TypeRef | None, given: pa.DataType) -> bool:
+    """Is `given` text that stands for a Blob? (Lists cannot hold blobs.)"""
+    return (ty is not None and ty.kind == "Blob"
+            and (pa.types.is_string(given) or pa.types.is_large_string(given)))
+
+
+def _blob(v: Any) -> Any:
+    """Text given for a Blob as its bytes (strict base64: no stray characters)."""
+    if not isinstance(v, str):
+        return v  # bytes (or a wrong type, which Arrow then refuses)
+    try:
+        return base64.b64decode(v.encode("ascii"), validate=True)
+    except (binascii.Error, UnicodeEncodeError):
+        raise TypeError(f"{v[:40]!r} is not base64") from None
 
 
 def _parse_datetime(v: str) -> dt.datetime:
@@ -173,6 +203,8 @@ def _mismatch(
     t: NodeType | EdgeType, field: pa.Field, ty: TypeRef | None, values: Any, exc: Exception
 ) -> TypeMismatchError:
     expected = str(ty) if ty is not None else "a key (string)"
+    if ty is not None and ty.kind == "Blob":
+        expected += " (bytes, or text in base64)"
     bad = _first_bad(field, ty, values)
     got = f"got {bad!r}" if bad is not _NONE else f"({exc})"
     return TypeMismatchError(f"{t.name}.{field.name}: expected {expected}, {got}")
@@ -241,6 +273,19 @@ def _check_not_empty(t: NodeType | EdgeType, table: pa.Table) -> None:
                 f"{t.name}.{what} may not be the empty string "
                 f"({n} row{'s' if n > 1 else ''} of this write)"
             )
+
+
+def _check_dates(t: NodeType | EdgeType, table: pa.Table) -> None:
+    """Refuse dates Python cannot represent (Arrow input can carry them) here, before
+    anything turns rows into Python values: resolving an upsert or update does, and would
+    crash on them long before validation (which checks them again, for merges and fsck)."""
+    found = [
+        v for prop in t.properties
+        if prop.name in table.column_names and domain_kind(prop.type) in DATE_KINDS
+        for v in domain_violations(t.name, prop, table.column(prop.name), table.column("id"))
+    ]
+    if found:
+        raise value_error(t.name, found)
 
 
 _EDGE_KEYS = {

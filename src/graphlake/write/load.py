@@ -8,7 +8,6 @@ Parquet and Arrow input name their table with `table=` and go through the same c
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ import pyarrow.parquet as pq
 
 from graphlake.errors import DataError, LoadFormatError, UnknownTableError
 from graphlake.write.coerce import coerce
+from graphlake.write.jsonl import parse_json_line
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
@@ -118,11 +118,7 @@ def _jsonl_lines(path: Path) -> Iterable[tuple[int, Any]]:
             for n, line in enumerate(f, start=1):
                 if not line.strip():
                     continue
-                try:
-                    yield n, json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise LoadFormatError(f"not valid JSON ({exc.msg} at column {exc.colno})",
-                                          path=str(path), line=n) from None
+                yield n, parse_json_line(line, str(path), n)
     except UnicodeDecodeError:
         # Decoding runs a buffer ahead of the lines, so no line number is reliable here.
         raise LoadFormatError("not valid UTF-8 text", path=str(path)) from None

@@ -23,7 +23,7 @@ from graphlake.errors import (
 from graphlake.schema.model import EdgeType, Schema
 from graphlake.write.plan import TablePlan
 
-__all__ = ["validate"]
+__all__ = ["validate", "value_error"]
 
 SHOWN = 5  # violations a message lists before "(and N more)"
 
@@ -41,9 +41,7 @@ def _error(schema: Schema, found: list[Violation]) -> GraphLakeError:
     first = found[0]
     name = first.table
     if first.kind == "value":
-        return ValueConstraintError(
-            f"{name}: {_listed([f'{v.entity_id!r}: {v.message}' for v in found], '; ')}"
-        )
+        return value_error(name, found)
     if first.kind == "unique":
         clashes = [v.detail for v in found if v.properties == first.properties]
         return UniqueViolationError(
@@ -71,6 +69,13 @@ def _error(schema: Schema, found: list[Violation]) -> GraphLakeError:
     return CardinalityError(
         f"{name}: @card({bounds}) per {t.src} violated: "
         f"{_listed([v.detail for v in found], ', ')}"
+    )
+
+
+def value_error(table: str, found: list[Violation]) -> ValueConstraintError:
+    """`Person: 'Bob': age=200 is outside @range(0..150); ...` (table, row key, property)."""
+    return ValueConstraintError(
+        f"{table}: {_listed([f'{v.entity_id!r}: {v.message}' for v in found], '; ')}"
     )
 
 

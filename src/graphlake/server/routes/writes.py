@@ -12,7 +12,6 @@ from starlette.concurrency import run_in_threadpool
 from graphlake.catalog.commits import Commit
 from graphlake.errors import GraphLakeError, LoadFormatError
 from graphlake.server.auth import WriteScope, check_not_protected
-from graphlake.server.convert import decode_rows
 from graphlake.server.deps import AppState, State
 from graphlake.server.errors import ApiError, graphlake_error_response
 from graphlake.server.models import CommitRef, MutationRequest
@@ -45,9 +44,9 @@ def mutate(branch: BranchPath, body: MutationRequest, state: State) -> CommitRef
                 if op.op == "delete":
                     txn.delete(op.table, op.keys or [], cascade=op.cascade)
                     continue
-                t = graph.schema.table(op.table)  # None: the transaction names the types
-                rows = decode_rows(t, op.rows or []) if t is not None else op.rows or []
-                getattr(txn, op.op)(op.table, rows)
+                # Blob values arrive as base64 text, which the write itself decodes (as
+                # for /load): one rule for every path.
+                getattr(txn, op.op)(op.table, op.rows or [])
         except BaseException:
             txn.discard()
             raise
