@@ -6,7 +6,7 @@
 
 Rows are (key, text, emb: Vector(32)) in one Parquet file (row groups of 64k rows).
 
-* ingest: `graphlake.ingest.ingest(..., engine="process")` on a fresh graph per worker
+* ingest: `graphlake.ingestion.ingest(..., engine="process")` on a fresh graph per worker
   count, timed end to end (plan, spawning workers, their commits, the merge, cleanup).
   `--repeat N` runs the worker counts in turn N times (1, 2, 4, 1, 2, 4, ...) and reports
   medians, and the speed-up as the median of each round's ratio: on a shared machine,
@@ -48,7 +48,7 @@ sys.path.insert(0, str(HERE))
 
 import graphlake as gl  # noqa: E402
 from _util import machine, median, render_table  # noqa: E402
-from graphlake.ingest import ingest  # noqa: E402
+from graphlake.ingestion import ingest  # noqa: E402
 
 SCHEMA = "node Doc { key: String @key  text: String  emb: Vector(32) }"
 DIM = 32

@@ -1,8 +1,5 @@
 """graphlake: a versioned, branchable property-graph store on Lance, with branch merge."""
 
-# `ingest` is the package `graphlake.ingest`, which is callable: `gl.ingest(graph, ...)`
-# runs an ingest and `graphlake.ingest.worker` stays reachable as a module.
-import graphlake.ingest as ingest
 from graphlake.errors import (
     BranchExistsError,
     BranchNotFoundError,
@@ -34,7 +31,7 @@ from graphlake.errors import (
     ValueConstraintError,
 )
 from graphlake.graph import Graph
-from graphlake.ingest import IngestError, IngestResult
+from graphlake.ingestion import IngestError, IngestResult, ingest
 from graphlake.merge.conflicts import Conflict
 from graphlake.merge.diff import TableDiff
 from graphlake.merge.result import MergeResult

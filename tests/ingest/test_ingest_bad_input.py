@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import graphlake as gl
-from graphlake.ingest import IngestError, ingest
+from graphlake.ingestion import IngestError, ingest
 from tests.ingest.helpers import (
     SCHEMA,
     doc_records,
@@ -114,8 +114,8 @@ def test_ray_missing_is_a_clear_error(g: gl.Graph, tmp_path: Path,
 
 
 def test_the_core_never_imports_ray() -> None:
-    code = ("import sys, graphlake, graphlake.ingest, graphlake.ingest.engines, "
-            "graphlake.ingest.worker, graphlake.cli.app; "
+    code = ("import sys, graphlake, graphlake.ingestion, graphlake.ingestion.engines, "
+            "graphlake.ingestion.worker, graphlake.cli.app; "
             "print('ray' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=120)

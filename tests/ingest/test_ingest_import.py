@@ -1,6 +1,7 @@
-"""`graphlake.ingest` is both the package and the public `gl.ingest` function (issue 12,
-item 14): the function once shadowed the package, so `import graphlake.ingest.worker as w`
-failed. Checked in a fresh interpreter, where nothing imported the modules before."""
+"""The public function `gl.ingest` and the package `graphlake.ingestion` have distinct names
+(issue 12, item 14): when the package was `graphlake.ingest`, the function shadowed it, so
+`import graphlake.ingest.worker as w` failed. Checked in a fresh interpreter, where nothing
+imported the modules before."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ from tests.ingest.helpers import SCHEMA, write_parquet_files
 
 CODE = """
 import sys
-import graphlake.ingest.worker as w            # the module, through the attribute path
+import graphlake.ingestion.worker as w            # the module, through the attribute path
 import graphlake as gl
-from graphlake.ingest.worker import run_slice
-assert w.run_slice is run_slice and gl.ingest.worker is w
+from graphlake.ingestion.worker import run_slice
+import inspect
+assert w.run_slice is run_slice and gl.ingestion.worker is w
+assert inspect.isfunction(gl.ingest)          # importing the worker did not rebind it
 g = gl.Graph.init(sys.argv[1], sys.argv[2])
 result = gl.ingest(g, sys.argv[3], table="Doc", workers=1, progress=False)
 print(result.rows, len(g.nodes("Doc")))

@@ -12,7 +12,7 @@ import pytest
 
 import graphlake as gl
 from graphlake.catalog.commits import TableState
-from graphlake.ingest import ingest
+from graphlake.ingestion import ingest
 from graphlake.storage import tables as T
 from tests.ingest.helpers import SCHEMA, write_parquet_files
 
@@ -76,8 +76,8 @@ def test_unindexed_shards_resume_and_main_stays_exact_for_keyed_work(
     """Two workers, large commits (no index segments on the shards), one worker killed
     after its first commit and resumed; then keyed reads, writes, a refused duplicate
     ingest and a merge on main must all see every row exactly once."""
-    from graphlake.ingest import IngestError
-    from graphlake.ingest.worker import CRASH_AFTER_ENV
+    from graphlake.ingestion import IngestError
+    from graphlake.ingestion.worker import CRASH_AFTER_ENV
 
     g = gl.Graph.init(tmp_path / "g", SCHEMA)
     n = T.INDEX_APPEND_THRESHOLD + 3_000

@@ -10,9 +10,9 @@ import pyarrow.parquet as pq
 import pytest
 
 import graphlake as gl
-from graphlake.ingest import plan as P
-from graphlake.ingest.sources import InputFile, scan_jsonl, stat_file
-from graphlake.ingest.worker import WorkerTask, progress_of, read_parquet_range, run_slice
+from graphlake.ingestion import plan as P
+from graphlake.ingestion.sources import InputFile, scan_jsonl, stat_file
+from graphlake.ingestion.worker import WorkerTask, progress_of, read_parquet_range, run_slice
 from tests.ingest.helpers import SCHEMA, doc_records, keys, write_jsonl, write_parquet_files
 
 
@@ -45,7 +45,7 @@ def test_parquet_range_reads_exactly_those_rows(tmp_path: Path, start: int, stop
 
 
 def test_jsonl_slices_start_on_line_starts(tmp_path: Path, monkeypatch) -> None:
-    from graphlake.ingest import sources
+    from graphlake.ingestion import sources
 
     monkeypatch.setattr(sources, "CHUNK_BYTES", 64)  # many chunks, lines across them
     recs: list = doc_records(50)

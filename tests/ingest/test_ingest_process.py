@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import graphlake as gl
-from graphlake.ingest import IngestResult, ingest
+from graphlake.ingestion import IngestResult, ingest
 from tests.ingest.helpers import (
     SCHEMA,
     doc_records,

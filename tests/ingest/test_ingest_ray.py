@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 import graphlake as gl
-from graphlake.ingest import ingest
-from graphlake.ingest.engines import start_local_ray
+from graphlake.ingestion import ingest
+from graphlake.ingestion.engines import start_local_ray
 from tests.ingest.helpers import SCHEMA, ingest_branches, keys, write_parquet_files
 
 ray = pytest.importorskip("ray")

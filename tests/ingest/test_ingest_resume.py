@@ -8,9 +8,9 @@ import pytest
 
 import graphlake as gl
 from graphlake.catalog.commits import Commit
-from graphlake.ingest import IngestError, ingest
-from graphlake.ingest.plan import Plan
-from graphlake.ingest.worker import CRASH_AFTER_ENV
+from graphlake.ingestion import IngestError, ingest
+from graphlake.ingestion.plan import Plan
+from graphlake.ingestion.worker import CRASH_AFTER_ENV
 from tests.ingest.helpers import (
     SCHEMA,
     doc_records,

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 import graphlake as gl
-from graphlake.ingest import IngestError, ingest
-from graphlake.ingest import attempt as A
-from graphlake.ingest import status as S
-from graphlake.ingest.plan import run_key
-from graphlake.ingest.worker import CRASH_AFTER_ENV
+from graphlake.ingestion import IngestError, ingest
+from graphlake.ingestion import attempt as A
+from graphlake.ingestion import status as S
+from graphlake.ingestion.plan import run_key
+from graphlake.ingestion.worker import CRASH_AFTER_ENV
 from tests.cli.helpers import error, parsed, run_all, stdout
 from tests.ingest.helpers import SCHEMA, doc_records, write_jsonl, write_parquet_files
 

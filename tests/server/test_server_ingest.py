@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import graphlake as gl
-from graphlake.ingest import ingest
+from graphlake.ingestion import ingest
 from tests.server.harness import Server, unique
 
 

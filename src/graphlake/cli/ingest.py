@@ -21,8 +21,8 @@ from graphlake.cli.options import DEFAULT_BRANCH, Json, Root
 from graphlake.cli.output import CommandError, console, fail, print_json, short
 from graphlake.errors import GraphLakeError, MergeConflictError
 from graphlake.graph import Graph
-from graphlake.ingest import IngestResult
-from graphlake.ingest import ingest as run_ingest
+from graphlake.ingestion import IngestResult
+from graphlake.ingestion import ingest as run_ingest
 from graphlake.merge.result import MERGED, NO_CHANGE, MergeResult
 
 

@@ -1,5 +1,5 @@
 """`graphlake ingest-status ROOT [RUN_ID]`: the ingest runs of a graph, or one run's
-progress per worker, from the records the run stored (see `graphlake.ingest.status`).
+progress per worker, from the records the run stored (see `graphlake.ingestion.status`).
 
 Works while a run is going (from another shell or machine), after it finished, and after
 its orchestrator died. Exit codes: 0 shown; 1 no such run or another failure.
@@ -16,7 +16,7 @@ from rich.table import Column, Table
 from graphlake.cli.options import Json, Root
 from graphlake.cli.output import console, print_json, short, short_time
 from graphlake.graph import Graph
-from graphlake.ingest.status import (
+from graphlake.ingestion.status import (
     ABANDONED,
     FAILED,
     FINISHED,

@@ -1,6 +1,6 @@
 """Ingest runs: `GET /ingest` (all runs, newest first) and `GET /ingest/{run_id}` (plan
 summary, per-worker progress, the result once finished). Read-only: the state comes from
-the run's stored records (see `graphlake.ingest.status`)."""
+the run's stored records (see `graphlake.ingestion.status`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path
 from pydantic import BaseModel, Field
 
-from graphlake.ingest.status import IngestRunNotFoundError, list_runs, run_status
+from graphlake.ingestion.status import IngestRunNotFoundError, list_runs, run_status
 from graphlake.server.auth import ReadScope
 from graphlake.server.convert import jsonable
 from graphlake.server.deps import State

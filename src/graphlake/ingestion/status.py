@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 from graphlake.catalog.names import validate_identifier
 from graphlake.errors import GraphLakeError
-from graphlake.ingest import attempt as A
-from graphlake.ingest import plan as P
-from graphlake.ingest.errors import IngestError
+from graphlake.ingestion import attempt as A
+from graphlake.ingestion import plan as P
+from graphlake.ingestion.errors import IngestError
 
 if TYPE_CHECKING:
     from graphlake.graph import Graph

@@ -4,7 +4,7 @@
 plan is stored: bad input leaves nothing behind), refreshed every `HEARTBEAT_SECONDS` by
 a background thread while the attempt runs, and marked failed, with the error, when the
 attempt raises. An orchestrator that is killed writes nothing more: its heartbeat stops,
-and after `STALE_SECONDS` `graphlake.ingest.status` reports the run abandoned. The
+and after `STALE_SECONDS` `graphlake.ingestion.status` reports the run abandoned. The
 record is advisory (status only): writing it never fails an ingest, and a rerun with the
 same run id simply takes it over.
 """
@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from graphlake.ingest.plan import run_key
+from graphlake.ingestion.plan import run_key
 
 if TYPE_CHECKING:
     from graphlake.catalog.store import ObjectStore

@@ -1,6 +1,6 @@
 """Where workers run: spawned processes (default) or Ray tasks.
 
-Both engines run `graphlake.ingest.worker.run_slice` and hand back `WorkerReport`s as
+Both engines run `graphlake.ingestion.worker.run_slice` and hand back `WorkerReport`s as
 workers finish; the orchestrator polls them (`poll`) and refreshes progress in between.
 
 * `process`: one spawned process per worker (lance is not fork-safe, so never fork).
@@ -27,8 +27,8 @@ import warnings
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Protocol
 
-from graphlake.ingest.errors import ErrorInfo, IngestError
-from graphlake.ingest.worker import WorkerReport, WorkerTask, run_slice
+from graphlake.ingestion.errors import ErrorInfo, IngestError
+from graphlake.ingestion.worker import WorkerReport, WorkerTask, run_slice
 
 ENGINES = ("process", "ray")
 RAY_MISSING = "engine='ray' needs Ray: pip install graphlake[ray]"

@@ -8,7 +8,7 @@ slice done, `rows`: records written), so the marker is exactly as durable as the
 after a crash the next attempt continues after the last commit, and nothing is written
 twice.
 
-Failures come back as data (`WorkerReport.error`), see `graphlake.ingest.errors`.
+Failures come back as data (`WorkerReport.error`), see `graphlake.ingestion.errors`.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ import pyarrow as pa
 
 from graphlake.errors import GraphLakeError
 from graphlake.graph import Graph
-from graphlake.ingest.errors import ErrorInfo, IngestError
-from graphlake.ingest.plan import ALL, EDGES, NODES, Segment
-from graphlake.ingest.sources import InputFile, open_parquet
+from graphlake.ingestion.errors import ErrorInfo, IngestError
+from graphlake.ingestion.plan import ALL, EDGES, NODES, Segment
+from graphlake.ingestion.sources import InputFile, open_parquet
 from graphlake.write.jsonl import parse_json_line
 from graphlake.write.load import _group_records
 

@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING
 from graphlake import faults
 from graphlake.catalog.names import validate_identifier
 from graphlake.errors import BranchNotFoundError, DataError, UnknownTableError
-from graphlake.ingest import plan as P
-from graphlake.ingest.attempt import AttemptRecord
-from graphlake.ingest.engines import check_engine, make_engine
-from graphlake.ingest.errors import IngestError
-from graphlake.ingest.result import IngestResult
-from graphlake.ingest.runner import Run
-from graphlake.ingest.sources import (
+from graphlake.ingestion import plan as P
+from graphlake.ingestion.attempt import AttemptRecord
+from graphlake.ingestion.engines import check_engine, make_engine
+from graphlake.ingestion.errors import IngestError
+from graphlake.ingestion.result import IngestResult
+from graphlake.ingestion.runner import Run
+from graphlake.ingestion.sources import (
     Format,
     InputFile,
     JsonlScan,
@@ -105,7 +105,7 @@ def run_ingest(
     _refuse_contradictions(plan, inputs, table, into, workers, commit_every)
     plan = P.refresh_changed_files(plan)
     planned = time.perf_counter()
-    with AttemptRecord(store, plan.run_id):  # for `graphlake.ingest.status`
+    with AttemptRecord(store, plan.run_id):  # for `graphlake.ingestion.status`
         result = _run(graph, plan, engine, options, strict_disjoint, progress, ray_address,
                       resumed, planned - started)
     result.timings["total"] = time.perf_counter() - started

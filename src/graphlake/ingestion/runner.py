@@ -14,12 +14,12 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from graphlake.errors import BranchExistsError
-from graphlake.ingest import plan as P
-from graphlake.ingest.engines import Engine
-from graphlake.ingest.errors import IngestError
-from graphlake.ingest.progress import IngestProgress
-from graphlake.ingest.result import merge_result_from_dict
-from graphlake.ingest.worker import WorkerReport, WorkerTask, progress_of
+from graphlake.ingestion import plan as P
+from graphlake.ingestion.engines import Engine
+from graphlake.ingestion.errors import IngestError
+from graphlake.ingestion.progress import IngestProgress
+from graphlake.ingestion.result import merge_result_from_dict
+from graphlake.ingestion.worker import WorkerReport, WorkerTask, progress_of
 
 if TYPE_CHECKING:
     from graphlake.graph import Graph

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphlake.catalog.names import validate_identifier
-from graphlake.ingest.errors import IngestError
-from graphlake.ingest.sources import (
+from graphlake.ingestion.errors import IngestError
+from graphlake.ingestion.sources import (
     Format,
     InputFile,
     JsonlScan,

@@ -1,0 +1,23 @@
+"""Sharded ingest: N workers load disjoint slices of the input into their own branches,
+then one `merge_many` joins them (insert-only shards by zero-copy adoption).
+
+    import graphlake as gl
+    result = gl.ingest(graph, "data/", table="Doc", workers=4)
+
+Ray is optional (`pip install graphlake[ray]`) and only imported for `engine="ray"`.
+
+The package is `graphlake.ingestion`, not `graphlake.ingest`: the public function
+`gl.ingest` lives on the `graphlake` package, and a subpackage of the same name would be
+bound over it by `import graphlake.ingest.<module>` (or shadow it, so that `import
+graphlake.ingest.worker as w` failed).
+"""
+
+from __future__ import annotations
+
+from graphlake.ingestion.errors import IngestError
+from graphlake.ingestion.orchestrator import run_ingest
+from graphlake.ingestion.result import IngestResult
+
+ingest = run_ingest  # `gl.ingest`, re-exported by the graphlake package
+
+__all__ = ["IngestError", "IngestResult", "ingest", "run_ingest"]
