@@ -222,3 +222,41 @@ def test_sources_from_one_commit_and_a_source_containing_the_target_are_fine(
     assert result.outcome == "merged"
     assert g.get("Person", "Bob")["age"] == 41
     assert {"Froma", "Fromb", "Fromc"} <= _people(g)
+
+
+def test_a_criss_cross_source_and_a_later_fork(people: gl.Graph) -> None:
+    """a and main merged each other's earlier commits (two best common ancestors: a
+    virtual base); b forked later, after main inserted Temp, which main then deleted.
+    One commit, the same rows as merging a then b one by one; Temp stays deleted."""
+    g = people
+    with g.write("main") as w:
+        w.update("Person", [{"name": "Carol", "age": 30}])
+    g.create_branch("a")
+    with g.write("a") as w:
+        w.insert("Person", [{"name": "A1"}])
+    g.create_branch("a1", from_="a")
+    with g.write() as w:
+        w.insert("Person", [{"name": "T1"}])
+    g.create_branch("t1")
+    g.merge("t1", into="a")
+    g.merge("a1", into="main")
+    with g.write("a") as w:
+        w.update("Person", [{"name": "Carol", "age": 31}])
+    with g.write() as w:
+        w.insert("Person", [{"name": "Temp"}])
+    g.create_branch("b")
+    with g.write() as w:
+        w.delete("Person", ["Temp"])
+    with g.write("b") as w:
+        w.insert("Person", [{"name": "FromB"}])
+    g.create_branch("one-by-one")
+    for source in ("a", "b"):
+        g.merge(source, into="one-by-one")
+    target = g.head("main").id
+    assert len(g.history.merge_bases(target, g.head("a").id)) == 2  # criss-cross
+    g.merge_many(["a", "b"])
+    assert g.head("main").parents == (target, g.head("a").id, g.head("b").id)
+    assert g.get("Person", "Temp") is None and g.get("Person", "Carol")["age"] == 31
+    assert {k: v for k, v in state(g).items() if k != "head"} == {
+        k: v for k, v in state(g, "one-by-one").items() if k != "head"
+    }
