@@ -60,6 +60,9 @@ def test_a_later_fork_merges_in_one_commit_as_one_by_one_would(
     result = g.merge_many(list(order))
     assert result.outcome == "merged"
     assert g.head("main").parents == (target, *(heads[n] for n in order))
+    bases = list(g.head("main").meta["source_bases"])  # each source's own base, recorded
+    assert bases == [g.history.merge_bases(target, heads[n])[0] for n in order]
+    assert len(set(bases)) == 2
     assert g.get("Person", "Temp") is None
     assert g.get("Person", "Bob")["age"] == bob_age
     assert {"FromA", "FromB"} <= _people(g)
