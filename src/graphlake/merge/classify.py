@@ -6,6 +6,11 @@ the table: point at that source's exact state); insertion replay (the sources on
 inserted keys that nobody else touched: append them); three-way. For N sources, each
 key's source images are first combined by the same per-key rules (a key two sources
 changed differently is a conflict between them), then merged against the target.
+
+Sources forked from different commits of the target are each merged against their own
+base: sources sharing a base form a group; a table only one group changed takes the
+routes above against that group's base, otherwise its keys are decided by
+`merge.across`.
 """
 
 from __future__ import annotations
