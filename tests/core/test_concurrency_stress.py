@@ -131,9 +131,9 @@ def _merger(uri: str, barrier: Any, stop: Any, out: Any) -> None:
             names = [f"m{j}a", f"m{j}b"] if j % 3 == 2 else [f"m{j}"]
             effect: dict[str, Any] = {"message": f"merge r{j}", "names": names, "keys": [],
                                       "counter": None, "branch_commits": []}
-            # Both sources of a merge_many fork from one commit, as ingest shards do:
-            # merge_many refuses sources forked at different commits of main
-            # (tests/merge/test_merge_many_fork_points.py).
+            # Both sources of a merge_many fork from one commit, as ingest shards do
+            # (sources forked at different commits of main are covered by
+            # tests/merge/test_merge_many_fork_points.py and the merge oracle).
             fork = g.head("main").id
             for k, name in enumerate(names):
                 g.create_branch(name, from_=fork)

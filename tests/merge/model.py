@@ -179,22 +179,37 @@ def merge(
     target_moved: bool,
     strategy: str | None = None,
     strict_disjoint: bool = False,
+    bases: list[Model] | None = None,
+    base_ranks: list[int] | None = None,
 ) -> Expected:
     """The model of `merge` (one source) and `merge_many` (several) into the target.
 
     `source_moved[i]` / `target_moved`: whether that branch has commits since the base
-    (a branch whose writes all netted to nothing has none)."""
-    pending = [s for s, moved in zip(sources, source_moved, strict=True) if moved]
-    if not pending:
+    (a branch whose writes all netted to nothing has none).
+
+    `bases` / `base_ranks`: each source's own base (the target's commit it forked from or
+    last merged) and that commit's rank, when the sources forked from different commits
+    of a linear target history (`base` then serves none; `target_moved` is about the one
+    pending source's base). Sources with one rank share a base. A key one group of
+    sources changed is decided against that group's base; a key two groups changed is a
+    conflict between them unless their rows are equal, which the newest base decides."""
+    if bases is None:
+        bases, base_ranks = [base] * len(sources), [0] * len(sources)
+    assert base_ranks is not None
+    moved = [i for i, m in enumerate(source_moved) if m]
+    if not moved:
         return Expected("already_up_to_date", target)
-    if not target_moved and len(pending) == 1:
-        return Expected("fast_forward", pending[0])
+    if not target_moved and len(moved) == 1:
+        return Expected("fast_forward", sources[moved[0]])
+    groups: dict[int, list[int]] = {}
+    for i in moved:
+        groups.setdefault(base_ranks[i], []).append(i)
     if strict_disjoint:
         overlap = {
             (t, k)
             for t in TABLES
             for k, n in Counter(
-                k for s in pending for k in _changed(base[t], s[t])
+                k for i in moved for k in _changed(bases[i][t], sources[i][t])
             ).items()
             if n > 1
         }
@@ -204,13 +219,29 @@ def merge(
     conflicts: set[tuple[str, str, str]] = set()
     resolved: set[tuple[str, str, str]] = set()
     for table in TABLES:
-        keys = set(base[table]) | set(target[table]) | {k for s in pending for k in s[table]}
+        keys = set(target[table]) | {k for i in moved for k in bases[i][table]}
+        keys |= {k for i in moved for k in sources[i][table]}
         for key in sorted(keys):
-            b, t = base[table].get(key), target[table].get(key)
-            combined, clashes = _combine([s[table].get(key) for s in pending], b)
+            t = target[table].get(key)
+            images, clashes = [], set()
+            for rank, members in groups.items():
+                b = bases[members[0]][table].get(key)
+                own = [sources[i][table].get(key) for i in members]
+                if all(s == b for s in own):
+                    continue
+                combined, kinds = _combine(own, b)
+                clashes |= kinds
+                images.append((rank, b, combined))
             if clashes:
                 conflicts |= {(kind, table, key) for kind in clashes}
                 continue  # the target keeps its row
+            if not images:
+                continue
+            between = {_between(images[0], im) for im in images[1:] if im[2] != images[0][2]}
+            if between:
+                conflicts |= {(kind, table, key) for kind in between}
+                continue
+            _, b, combined = max(images, key=lambda im: im[0])  # the newest base decides
             out = three_way(b, combined, t, strategy)
             if out.kind is not None:
                 (resolved if out.resolved else conflicts).add((out.kind, table, key))
@@ -221,6 +252,14 @@ def merge(
     # A pending source has commits the target lacks: the merge is recorded even when
     # nothing changes (result == target).
     return Expected("merged", result, resolved=resolved, provisional=result)
+
+
+def _between(a: tuple, b: tuple) -> str:
+    """The kind of conflict between two groups' images (rank, base row, row)."""
+    (_, a_base, a_row), (_, b_base, b_row) = a, b
+    if a_row is None or b_row is None:
+        return "delete_vs_update"
+    return "divergent_insert" if a_base is None and b_base is None else "divergent_update"
 
 
 def _changed(base: dict[str, Row], side: dict[str, Row]) -> set[str]:

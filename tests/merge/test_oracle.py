@@ -17,9 +17,15 @@ every table, or exactly the model's set of conflicts (kind, table, key) with the
 unchanged (a strict_disjoint refusal likewise); with a strategy, exactly the model's
 resolved conflicts; and the modes must agree with each other.
 
-Budget: 300 two-branch and 100 N-branch examples, about 4 CPU-minutes in all (the walk
-that "off"/"verify" run costs a DuckDB connection, ~0.15 s, per changed table and side).
-GRAPHLAKE_ORACLE_EXAMPLES sets the number of examples of both.
+A third test merges N sources forked from different commits of the target: the target
+branch moves in two segments, each source forks from one of the three checkpoints and
+some then merge a later checkpoint (with a strategy) and write again, so each source has
+its own merge base; the model merges each against its own base.
+
+Budget: 300 two-branch and 100 N-branch examples of each N-branch test, about 6
+CPU-minutes in all (the walk that "off"/"verify" run costs a DuckDB connection, ~0.15 s,
+per changed table and side; 100 examples of different fork points took ~2 minutes).
+GRAPHLAKE_ORACLE_EXAMPLES sets the number of examples of all three.
 """
 
 from __future__ import annotations
@@ -393,6 +399,101 @@ def test_n_branch_merge_many_matches_the_model(world: World, srcs, tgt, strategy
     exp = M.merge(BASE, [s.model for s in sources], target.model,
                   source_moved=[s.moved for s in sources], target_moved=target.moved,
                   strategy=strategy, strict_disjoint=strict)
+    merge_all_modes(world, target, sources, exp, modes_for(name, 5), strategy=strategy,
+                    strict_disjoint=strict)
+
+
+# Sources forked from different commits of the target: the target's history is a trunk of
+# 1-2 segments, each source forks from one of its checkpoints (0 = before the trunk moved),
+# writes, and may then merge a later checkpoint (with a strategy, so it mostly lands)
+# and write again. Each source is merged against its own base.
+# Hypothesis leans to the first choice: sources fork from every checkpoint alike, a
+# sync goes one checkpoint further (or two), and many sources only insert (shards).
+_CHECKPOINT = st.sampled_from([0, 1, 2])
+_SYNC = st.tuples(st.sampled_from([1, 2]), st.sampled_from(["ours", "theirs"]),
+                  st.one_of(st.just([]), histories(intents_per_commit=2)))
+_STAGGERED = st.tuples(
+    _CHECKPOINT,
+    st.one_of(histories(flip=True, intents_per_commit=3, inserts_only=True),
+              histories(intents_per_commit=3), histories(flip=True, intents_per_commit=3),
+              histories(intents_per_commit=3, inserts_only=True)),
+    st.one_of(st.none(), _SYNC),
+)
+
+
+@dataclass
+class Checkpoint:
+    head: str
+    model: M.Model
+    rank: int  # the first checkpoint with this head (a segment may make no commit)
+
+
+def make_trunk(w: World, name: str, segments) -> tuple[Branch, list[Checkpoint]]:
+    w.g.create_branch(name, from_="main")
+    m = BASE
+    points = [Checkpoint(w.g.head(name).id, m, 0)]
+    for segment in segments:
+        m = apply_history(w.g, name, m, segment)
+        head = w.g.head(name).id
+        rank = next((p.rank for p in points if p.head == head), len(points))
+        points.append(Checkpoint(head, m, rank))
+    return Branch(name, m, points[-1].head != points[0].head, points[-1].head), points
+
+
+def make_staggered_source(
+    w: World, name: str, points: list[Checkpoint], spec
+) -> tuple[Branch, Checkpoint]:
+    """The source and its base: the checkpoint it forked from or last merged."""
+    fork, commits, sync = spec
+    base = points[min(fork, len(points) - 1)]
+    src = make_branch(w, name, base.head, base.model, commits)
+    own = src.moved  # commits the trunk does not have
+    if sync is not None:
+        ahead, strategy, after = sync
+        later = points[min(fork + ahead, len(points) - 1)]
+        if later.rank > base.rank:
+            event("a source merged a later target commit")
+            exp = M.merge(base.model, [later.model], src.model, source_moved=[True],
+                          target_moved=own, strategy=strategy)
+            if exp.outcome != "conflict":  # a constraint clash no strategy resolves
+                w.g.create_branch(f"{name}-sync", from_=later.head)
+                r = w.g.merge(f"{name}-sync", into=name, strategy=strategy)
+                assert r.outcome == exp.outcome
+                assert M.rows(w.g, name) == exp.result
+                if r.outcome != "already_up_to_date":  # a commit records the merge
+                    base, own = later, own or r.outcome == "merged"
+                src = Branch(name, exp.result, own, w.g.head(name).id)
+        if after:
+            start = src.head
+            m = apply_history(w.g, name, src.model, after)
+            head = w.g.head(name).id
+            own = own or head != start
+            src = Branch(name, m, own, head)
+    return Branch(src.name, src.model, own, src.head), base
+
+
+@pytest.mark.slow
+@settings(max_examples=EXAMPLES_N, deadline=None, database=None, print_blob=True,
+          suppress_health_check=SUPPRESS)
+@given(trunk=st.lists(histories(flip=True, intents_per_commit=3), min_size=2, max_size=2),
+       srcs=st.lists(_STAGGERED, min_size=2, max_size=4), strategy=strategies,
+       strict=st.sampled_from([False, False, False, True]))
+def test_merge_many_from_different_fork_points_matches_the_model(
+    world: World, trunk, srcs, strategy, strict
+) -> None:
+    name = world.fresh()
+    target, points = make_trunk(world, f"{name}-t", trunk)
+    made = [make_staggered_source(world, f"{name}-s{i}", points, spec)
+            for i, spec in enumerate(srcs)]
+    sources = [s for s, _ in made]
+    bases = [b for _, b in made]
+    if len({b.rank for s, b in made if s.moved}) > 1:
+        event("sources with different bases")
+    exp = M.merge(BASE, [s.model for s in sources], target.model,
+                  source_moved=[s.moved for s in sources],
+                  target_moved=any(b.head != target.head for s, b in made if s.moved),
+                  strategy=strategy, strict_disjoint=strict,
+                  bases=[b.model for b in bases], base_ranks=[b.rank for b in bases])
     merge_all_modes(world, target, sources, exp, modes_for(name, 5), strategy=strategy,
                     strict_disjoint=strict)
 

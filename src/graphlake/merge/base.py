@@ -37,6 +37,51 @@ def merge_base_of(graph: Graph, heads: list[Commit]) -> MergeBase:
     return _fold(graph, bases, depth=0)
 
 
+def bases_per_source(graph: Graph, target: Commit, heads: list[Commit]) -> list[MergeBase]:
+    """Each head's own merge base with `target`. Heads with the same best common
+    ancestors share one MergeBase object (one virtual merge for a criss-cross), so
+    callers can group sources by base."""
+    memo: dict[tuple[str, ...], MergeBase] = {}
+    out: list[MergeBase] = []
+    for head in heads:
+        ids = tuple(graph.history.merge_bases(target.id, head.id))
+        if not ids:
+            raise MergeError(
+                f"commits {target.id[:12]} and {head.id[:12]} have no common ancestor"
+            )
+        if ids not in memo:
+            memo[ids] = _fold(graph, list(ids), depth=0)
+        out.append(memo[ids])
+    return out
+
+
+class BaseOrder:
+    """Which of several merge bases is the newest: the one every other is an ancestor of.
+
+    A source forked from that base saw every change the others' bases hold, so where
+    sources with different bases converge on one row, its three-way decision is the one
+    that merging the sources one by one arrives at.
+    """
+
+    def __init__(self, graph: Graph) -> None:
+        self._graph = graph
+        self._memo: dict[tuple[str, ...], str | None] = {}
+
+    def newest(self, bases: list[MergeBase]) -> int | None:
+        """Index in `bases` of the newest base, or None if no base descends from all."""
+        ids = tuple(dict.fromkeys(b.commit.id for b in bases))
+        if ids not in self._memo:
+            self._memo[ids] = next(
+                (c for c in ids
+                 if all(o == c or self._graph.history.is_ancestor(o, c) for o in ids)),
+                None,
+            )
+        found = self._memo[ids]
+        return None if found is None else next(
+            i for i, b in enumerate(bases) if b.commit.id == found
+        )
+
+
 def merge_base(graph: Graph, a: Commit, b: Commit, depth: int = 0) -> MergeBase:
     bases = graph.history.merge_bases(a.id, b.id)
     if not bases:

@@ -6,6 +6,11 @@ the table: point at that source's exact state); insertion replay (the sources on
 inserted keys that nobody else touched: append them); three-way. For N sources, each
 key's source images are first combined by the same per-key rules (a key two sources
 changed differently is a conflict between them), then merged against the target.
+
+Sources forked from different commits of the target are each merged against their own
+base: sources sharing a base form a group; a table only one group changed takes the
+routes above against that group's base, otherwise its keys are decided by
+`merge.across`.
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ import pyarrow.compute as pc
 from graphlake.catalog.commits import Commit, TableState
 from graphlake.constraints.check import checked_columns
 from graphlake.errors import MergeError
+from graphlake.merge import across
 from graphlake.merge import result as R
-from graphlake.merge.base import MergeBase
+from graphlake.merge.base import BaseOrder, MergeBase
 from graphlake.merge.conflicts import Conflict
 from graphlake.merge.delta import DiscoverySettings, TableDelta, discover
 from graphlake.merge.rows import Row, merge_key
@@ -72,14 +78,27 @@ class MergeInputs:
     target: Commit
     strategy: str | None = None
     strict_disjoint: bool = False
+    # Each source's own base, when the sources forked from (or synced with) different
+    # commits of the target; empty when `base` serves them all.
+    source_bases: tuple[MergeBase, ...] = ()
+
+    def groups(self) -> list[tuple[MergeBase, list[int]]]:
+        """(base, indices of the sources merged against it), in source order."""
+        if not self.source_bases:
+            return [(self.base, list(range(len(self.sources))))]
+        out: dict[int, tuple[MergeBase, list[int]]] = {}
+        for i, base in enumerate(self.source_bases):
+            out.setdefault(id(base), (base, []))[1].append(i)
+        return list(out.values())
 
 
 def classify(
     graph: Graph, inputs: MergeInputs, timer: PhaseTimer, settings: DiscoverySettings
 ) -> Classification:
     tables: dict[str, TableOutcome] = {}
+    order = BaseOrder(graph)
     for name in graph.schema.table_names:
-        tables[name] = _classify_table(graph, name, inputs, timer, settings)
+        tables[name] = _classify_table(graph, name, inputs, timer, settings, order)
     conflicts = [c for o in tables.values() for c in o.conflicts]
     resolved = [c for o in tables.values() for c in o.resolved]
     with timer.phase("validate"):
@@ -88,59 +107,160 @@ def classify(
     return Classification(tables, conflicts, resolved)
 
 
+@dataclass
+class _Group:
+    """The sources merged against one base, as seen in one table."""
+
+    base: MergeBase
+    b: TableState  # the base's state of the table
+    changed: list[int]  # sources whose state of the table is not the base's
+    uncertain: set[str]  # keys a virtual base conflicted on
+    deltas: dict[int, TableDelta] = field(default_factory=dict)
+    dt: TableDelta | None = None  # the target's changes since this base
+
+
 def _classify_table(
     graph: Graph, name: str, inputs: MergeInputs, timer: PhaseTimer,
-    settings: DiscoverySettings,
+    settings: DiscoverySettings, order: BaseOrder,
 ) -> TableOutcome:
-    b = inputs.base.commit.tables[name]
     t = inputs.target.tables[name]
     s_states = [s.tables[name] for s in inputs.sources]
-    if len({st.table_id for st in (b, t, *s_states)}) != 1:
+    groups = [
+        _Group(base, base.commit.tables[name], [], base.uncertain.get(name, set()))
+        for base, _ in inputs.groups()
+    ]
+    if len({st.table_id for st in (t, *s_states, *(g.b for g in groups))}) != 1:
         raise MergeError(f"table {name!r} is not the same table on every side")
-    changed = [i for i, st in enumerate(s_states) if not _same(st, b)]
-    uncertain = inputs.base.uncertain.get(name, set())
-    if not changed and not uncertain:
+    for g, (_, members) in zip(groups, inputs.groups(), strict=True):
+        g.changed = [i for i in members if not _same(s_states[i], g.b)]
+    groups = [g for g in groups if g.changed or g.uncertain]
+    if not groups:
         return TableOutcome(R.TableStats(R.NO_CHANGE, discovery="same-state"))
     with timer.phase("discover"):
-        deltas = {i: discover(graph.tables, b, s_states[i], settings, "source") for i in changed}
-        dt = discover(graph.tables, b, t, settings, "target")
-    stats = _stats(list(deltas.values()), dt)
-    deltas = {i: d for i, d in deltas.items() if d}  # sources whose commits net to zero
-    if not deltas and not uncertain:
+        for g in groups:
+            g.deltas = {i: discover(graph.tables, g.b, s_states[i], settings, "source")
+                        for i in g.changed}
+            g.dt = discover(graph.tables, g.b, t, settings, "target")
+    stats = _stats([d for g in groups for d in g.deltas.values()], [g.dt for g in groups])
+    for g in groups:
+        g.deltas = {i: d for i, d in g.deltas.items() if d}  # sources whose commits net to zero
+    groups = [g for g in groups if g.deltas or g.uncertain]
+    if not groups:
         return TableOutcome(stats)
     t_type = graph.schema.table(name)
     with timer.phase("classify"):
-        overlap = _overlap(deltas, dt)
-        if inputs.strict_disjoint:
-            _refuse_overlap(name, _overlap(deltas) if overlap else overlap)
-        if uncertain:
-            # A virtual base that conflicted on these keys cannot arbitrate them: compare
-            # the sides' rows for them whatever the deltas say.
-            stats.route = R.THREE_WAY
-            base_rows = _rows(graph, b, uncertain)
-            return _three_way(t_type, list(deltas.values()), dt, inputs.strategy, uncertain,
-                              stats, base_rows)
-        if not dt and len(deltas) == 1:
-            # The target shows the base's content: point at the source's exact state.
-            (i, d), = deltas.items()
-            stats.route = R.POINTER_ADOPTION
-            if d.inserts is not None:  # only inserts: the plan stays columnar
-                plan = _insert_plan(t_type, [d.side_table(_checked_schema(t_type))])
-            else:
-                plan = _plan(t_type, [(k, d.base.get(k), d.side.get(k)) for k in sorted(d.keys)])
-            return TableOutcome(stats, plan=plan, adopt=s_states[i])
-        if all(d.only_inserts for d in deltas.values()) and not overlap:
-            return _insertion_replay(graph, t_type, b, s_states, deltas, stats)
+        if len(groups) == 1:
+            return _one_base(graph, t_type, inputs, groups[0], s_states, stats)
+        return _across_bases(graph, t_type, inputs, groups, s_states, stats, order)
+
+
+def _one_base(
+    graph: Graph, t_type: NodeType | EdgeType, inputs: MergeInputs, g: _Group,
+    s_states: list[TableState], stats: R.TableStats,
+) -> TableOutcome:
+    """Every source that changed the table was merged against one base (the usual case)."""
+    deltas, dt, uncertain, b = g.deltas, g.dt, g.uncertain, g.b
+    assert dt is not None
+    overlap = _overlap(deltas, dt)
+    if inputs.strict_disjoint:
+        _refuse_overlap(t_type.name, _overlap(deltas) if overlap else overlap)
+    if uncertain:
+        # A virtual base that conflicted on these keys cannot arbitrate them: compare
+        # the sides' rows for them whatever the deltas say.
         stats.route = R.THREE_WAY
-        return _three_way(t_type, list(deltas.values()), dt, inputs.strategy, uncertain, stats)
+        base_rows = _rows(graph, b, uncertain)
+        return _three_way(t_type, list(deltas.values()), dt, inputs.strategy, uncertain,
+                          stats, base_rows)
+    if not dt and len(deltas) == 1:
+        # The target shows the base's content: point at the source's exact state.
+        (i, d), = deltas.items()
+        stats.route = R.POINTER_ADOPTION
+        if d.inserts is not None:  # only inserts: the plan stays columnar
+            plan = _insert_plan(t_type, [d.side_table(_checked_schema(t_type))])
+        else:
+            plan = _plan(t_type, [(k, d.base.get(k), d.side.get(k)) for k in sorted(d.keys)])
+        return TableOutcome(stats, plan=plan, adopt=s_states[i])
+    if all(d.only_inserts for d in deltas.values()) and not overlap:
+        return _insertion_replay(graph, t_type, dict.fromkeys(deltas, b), s_states, deltas,
+                                 stats)
+    stats.route = R.THREE_WAY
+    return _three_way(t_type, list(deltas.values()), dt, inputs.strategy, uncertain, stats)
+
+
+def _across_bases(
+    graph: Graph, t_type: NodeType | EdgeType, inputs: MergeInputs, groups: list[_Group],
+    s_states: list[TableState], stats: R.TableStats, order: BaseOrder,
+) -> TableOutcome:
+    """Sources merged against different bases changed the table. Each source's changes
+    are its own since its base (so the target's changes after an older fork are never
+    replayed); a key two groups changed is decided by `across.decide`."""
+    deltas = {i: d for g in groups for i, d in g.deltas.items()}
+    between = _overlap(deltas)
+    if inputs.strict_disjoint:
+        _refuse_overlap(t_type.name, between)
+    with_target = any(_overlap(g.deltas, g.dt) for g in groups)
+    uncertain = any(g.uncertain for g in groups)
+    if (not uncertain and not between and not with_target
+            and all(d.only_inserts for d in deltas.values())):
+        bases = {i: g.b for g in groups for i in g.deltas}
+        return _insertion_replay(graph, t_type, bases, s_states, deltas, stats)
+    stats.route = R.THREE_WAY
+    base_rows = [_rows(graph, g.b, g.uncertain) if g.uncertain else {} for g in groups]
+    outcome = TableOutcome(stats)
+    changes: list[tuple[str, Row | None, Row | None]] = []
+    keys = set().union(*(d.keys for d in deltas.values()), *(g.uncertain for g in groups))
+
+    def newest(indices: list[int]) -> int | None:
+        return order.newest([groups[i].base for i in indices])
+
+    for key in sorted(keys):
+        images, clashes = _images(t_type.name, key, groups, base_rows)
+        if clashes or not images:
+            outcome.conflicts += clashes
+            continue
+        decision, conflicts = across.decide(t_type.name, key, images, inputs.strategy, newest)
+        for conflict in conflicts:
+            (outcome.resolved if conflict.resolution else outcome.conflicts).append(conflict)
+        t = images[0].t
+        if decision.action == "put":
+            changes.append((key, t, decision.row))
+        elif decision.action == "delete":
+            changes.append((key, t, None))
+    outcome.plan = _plan(t_type, changes)
+    stats.effects = len(changes)
+    return outcome
+
+
+def _images(
+    table: str, key: str, groups: list[_Group], base_rows: list[dict[str, Row]]
+) -> tuple[list[across.Image], list[Conflict]]:
+    """Each group's combined image of `key` (groups that left it alone are skipped), or
+    the conflicts between sources of one group."""
+    images: list[across.Image] = []
+    clashes: list[Conflict] = []
+    for n, (g, rows) in enumerate(zip(groups, base_rows, strict=True)):
+        assert g.dt is not None
+        ds = list(g.deltas.values())
+        touched = any(key in d.keys for d in ds)
+        if not touched and key not in g.uncertain:
+            continue
+        b = _base_row(key, ds, g.dt, rows)
+        s, conflicts = _combine_sources(table, key, b, ds)
+        clashes += conflicts
+        t = g.dt.side.get(key) if key in g.dt.keys else b
+        if not touched and s == t:
+            continue  # an uncertain base, but this group's sources agree with the target
+        images.append(across.Image(n, b, s, t, key in g.uncertain))
+    return images, clashes
 
 
 def _insertion_replay(
-    graph: Graph, t_type: NodeType | EdgeType, b: TableState, s_states: list[TableState],
-    deltas: dict[int, TableDelta], stats: R.TableStats,
+    graph: Graph, t_type: NodeType | EdgeType, bases: dict[int, TableState],
+    s_states: list[TableState], deltas: dict[int, TableDelta], stats: R.TableStats,
 ) -> TableOutcome:
     """Append the sources' new rows: by reference where provable, else copied. Columnar
-    throughout, so an insert-only merge of millions of rows stays cheap."""
+    throughout, so an insert-only merge of millions of rows stays cheap. `bases`: each
+    source's base state of the table (what its fragments were appended to)."""
     stats.route = R.INSERTION_REPLAY
     schema = arrow_schema(t_type)
     checked = _checked_schema(t_type)
@@ -149,7 +269,7 @@ def _insertion_replay(
     every: list[pa.Table] = []
     for i, d in deltas.items():
         every.append(d.side_table(checked))
-        adoption = plan_adoption(graph.tables, b, s_states[i])
+        adoption = plan_adoption(graph.tables, bases[i], s_states[i])
         if adoption is not None and adoption.rows == d.size:
             adoptions.append(adoption)
         else:
@@ -178,17 +298,18 @@ def _checked_schema(t_type: NodeType | EdgeType) -> pa.Schema:
     return pa.schema([schema.field(c) for c in checked_columns(t_type)])
 
 
-def _stats(source_deltas: list[TableDelta], dt: TableDelta) -> R.TableStats:
-    paths = {d.path for d in source_deltas} | ({dt.path} - {"same-state"})
-    fallbacks = [d.fallback for d in (*source_deltas, dt) if d.fallback]
+def _stats(source_deltas: list[TableDelta], dts: list[TableDelta]) -> R.TableStats:
+    """`dts`: the target's changes since each base (one per base)."""
+    paths = {d.path for d in source_deltas} | ({dt.path for dt in dts} - {"same-state"})
+    fallbacks = [d.fallback for d in (*source_deltas, *dts) if d.fallback]
     return R.TableStats(
         R.NO_CHANGE,
         discovery="+".join(sorted(paths)),
         fallback=fallbacks[0] if fallbacks else None,
         source_changes=sum(d.size for d in source_deltas),
-        target_changes=dt.size,
-        candidates=sum(d.candidates for d in source_deltas) + dt.candidates,
-        rows_scanned=sum(d.rows_scanned for d in source_deltas) + dt.rows_scanned,
+        target_changes=max(dt.size for dt in dts),
+        candidates=sum(d.candidates for d in (*source_deltas, *dts)),
+        rows_scanned=sum(d.rows_scanned for d in (*source_deltas, *dts)),
     )
 
 

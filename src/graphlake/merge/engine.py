@@ -17,7 +17,7 @@ from graphlake.catalog.commits import Commit, TableState
 from graphlake.catalog.names import validate_branch_name
 from graphlake.errors import MergeConflictError, MergeError
 from graphlake.merge import result as R
-from graphlake.merge.base import MergeBase, merge_base_of
+from graphlake.merge.base import MergeBase, bases_per_source, merge_base_of
 from graphlake.merge.classify import Classification, MergeInputs, classify
 from graphlake.merge.delta import DiscoverySettings
 from graphlake.merge.rows import STRATEGIES
@@ -119,9 +119,8 @@ def _merge_once(
             target.id, pending[0][1].id
         )
         if pending and not fast_forward:
-            if len(pending) > 1:
-                _refuse_staggered_forks(graph, into, target, pending)
             base = merge_base_of(graph, [target, *(h for _, h in pending)])
+            source_bases = _source_bases(graph, target, pending)
             result.base = base.commit.id
     if not pending:
         result.base = target.id
@@ -133,7 +132,8 @@ def _merge_once(
             with timer.phase("publish"):
                 graph.refs.cas(into, t_ref, head.id)
         return _finish(result, timer)
-    inputs = MergeInputs(base, tuple(h for _, h in pending), target, strategy, strict_disjoint)
+    inputs = MergeInputs(base, tuple(h for _, h in pending), target, strategy, strict_disjoint,
+                         source_bases)
     cls = classify(graph, inputs, timer, settings)
     result.routes = {n: o.stats.route for n, o in cls.tables.items()}
     result.stats = {n: o.stats for n, o in cls.tables.items()}
@@ -152,42 +152,35 @@ def _merge_once(
         result.commit = None
         return _finish(result, timer)
     with timer.phase("publish"):
-        commit = _publish(graph, into, t_ref, target, cls, pending, base, message)
+        commit = _publish(graph, into, t_ref, target, cls, pending, inputs, message)
     result.commit = commit.id
     return _finish(result, timer)
 
 
-def _refuse_staggered_forks(
-    graph: Graph, into: str, target: Commit, pending: list[tuple[str, Commit]]
-) -> None:
-    """Refuse sources that forked from (or merged) the target later than the common base.
+def _source_bases(
+    graph: Graph, target: Commit, pending: list[tuple[str, Commit]]
+) -> tuple[MergeBase, ...]:
+    """Each source's own merge base, when one common base cannot serve them all; else ().
 
-    merge_many merges every source against ONE base, the newest commit all heads share.
-    A source that saw more of the target's history carries the target's changes made
-    after that base as if they were its own: if the target changed those rows again
-    since, they would come back (a row the target deleted, resurrected) or conflict
-    spuriously. Until merges take a base per source, such a source must be merged on
-    its own. (A source that contains the target's head is fine: the target changed
-    nothing since that source saw it.)
+    The common base is the newest commit all heads share. A source that saw more of the
+    target's history than that (forked from, or merged, a later commit of it) would carry
+    the target's changes made after the common base as if they were its own: a row the
+    target changed again since would conflict spuriously, or come back after the target
+    deleted it. Such sources are merged against their own base (the lowest common
+    ancestor of target and source), as merging each on its own would. The check walks
+    only the commits since the common base, so sources forked from one commit (ingest
+    shards) pay nothing more.
     """
+    if len(pending) <= 1:
+        return ()
     stop = set(graph.history.merge_bases_many([target.id, *(h.id for _, h in pending)]))
     trunk = (graph.history.ancestors_since(target.id, stop) | {target.id}) - stop
     if not trunk:
-        return  # the target has not moved since the base
-    late = []
-    for name, head in pending:
-        seen = (graph.history.ancestors_since(head.id, stop) | {head.id}) & trunk
-        if seen and target.id not in seen:
-            late.append(name)
-    if late:
-        shown = ", ".join(map(repr, late))
-        raise MergeError(
-            f"merge_many: {shown} saw more of {into!r}'s history than the other sources "
-            f"(forked from, or merged, a later commit of {into!r}); one merge base cannot "
-            f"serve them all without replaying {into!r}'s own older changes. Merge "
-            f"{'it' if len(late) == 1 else 'them'} with `merge` on its own, or fork all "
-            f"sources from one commit."
-        )
+        return ()  # the target has not moved since the common base
+    for _, head in pending:
+        if (graph.history.ancestors_since(head.id, stop) | {head.id}) & trunk:
+            return tuple(bases_per_source(graph, target, [h for _, h in pending]))
+    return ()
 
 
 def _drop_contained(
@@ -216,7 +209,7 @@ def _drop_contained(
 
 def _publish(
     graph: Graph, into: str, t_ref: RefEntry, target: Commit, cls: Classification,
-    pending: list[tuple[str, Commit]], base: MergeBase, message: str | None,
+    pending: list[tuple[str, Commit]], inputs: MergeInputs, message: str | None,
 ) -> Commit:
     def still_current() -> bool:
         return graph.refs.head(into) == t_ref
@@ -230,10 +223,17 @@ def _publish(
             message=message or f"merge {', '.join(names)} into {into}",
             schema_id=target.schema_id,
             tables={**target.tables, **states},
-            meta={"merge_base": base.commit.id, "sources": names},
+            meta={"merge_base": inputs.base.commit.id, "sources": names, **_bases_meta(inputs)},
         )
         pub.publish(commit)
     return commit
+
+
+def _bases_meta(inputs: MergeInputs) -> dict[str, list[str]]:
+    """Each source's own base, when the sources were merged against different ones."""
+    if not inputs.source_bases:
+        return {}
+    return {"source_bases": [b.commit.id for b in inputs.source_bases]}
 
 
 def _finish(result: R.MergeResult, timer: PhaseTimer) -> R.MergeResult:
