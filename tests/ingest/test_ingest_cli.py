@@ -14,12 +14,15 @@ from tests.ingest.helpers import SCHEMA, ingest_branches, keys, write_parquet_fi
 
 def _shards(root: Path) -> gl.Graph:
     """Branches a and b insert different Docs; c inserts a key b inserts too, with
-    another value (a conflict)."""
+    another value (a conflict between sources); d inserts a1 with another value than a
+    (a conflict with a, and with t, a's copy)."""
     g = gl.Graph.init(root, SCHEMA)
-    for name, docs in (("a", ["a1", "a2"]), ("b", ["b1", "same"]), ("c", ["same"])):
+    for name, docs in (("a", ["a1", "a2"]), ("b", ["b1", "same"]), ("c", ["same"]),
+                       ("d", ["a1"])):
         g.create_branch(name)
         with g.write(name) as w:
-            w.insert("Doc", [{"key": k, "n": 1 if name == "c" else 0} for k in docs])
+            w.insert("Doc", [{"key": k, "n": {"c": 1, "d": 5}.get(name, 0)} for k in docs])
+    g.create_branch("t", from_="a")
     return g
 
 
@@ -28,7 +31,8 @@ def test_ingest_and_merge_many_commands(tmp_path: Path) -> None:
     g = gl.Graph.init(ingest_root, SCHEMA)
     write_parquet_files(tmp_path / "in", [3_000, 2_000])
     shards = _shards(merge_root)
-    ingested, missing, merged, conflict, overlap, unknown = run_all(
+    a_head = shards.head("a").id
+    ingested, missing, merged, conflict, overlap, unknown, dry, theirs, with_target = run_all(
         ("ingest", ingest_root, tmp_path / "in", "--table", "Doc", "--workers", "2",
          "--run-id", "cli-run", "--commit-every", "1000", "--json"),
         ("ingest", ingest_root, tmp_path / "nope.parquet", "--table", "Doc"),
@@ -36,6 +40,10 @@ def test_ingest_and_merge_many_commands(tmp_path: Path) -> None:
         ("merge-many", merge_root, "b", "c", "--into", "a"),
         ("merge-many", merge_root, "b", "c", "--into", "a", "--strict-disjoint"),
         ("merge-many", merge_root, "a", "nope", "--into", "main"),
+        ("merge-many", merge_root, "b", "c", "--into", "a", "--dry-run", "--json",
+         "--lineage", "verify"),
+        ("merge-many", merge_root, "d", "b", "--into", "t", "--strategy", "theirs"),
+        ("merge-many", merge_root, "d", "b", "--into", "a"),
     )
     result = parsed(ingested)
     assert (result["run_id"], result["rows"], result["rows_per_worker"]) == (
@@ -48,6 +56,23 @@ def test_ingest_and_merge_many_commands(tmp_path: Path) -> None:
     assert many["outcome"] == "merged" and many["source"] == "a,b"
     assert len(shards.head().parents) == 3 and keys(shards) == ["a1", "a2", "b1", "same"]
     assert "conflict" in error_tail(conflict, 1) and "same" in conflict.stdout
+    # A conflict between two sources names them, not the target (which has no such row),
+    # and offers no --strategy, which cannot resolve it.
+    assert "n: c 1 / b 0" in conflict.stdout
+    assert "Conflicts between two sources are never resolved by --strategy" in conflict.stdout
+    assert "--strategy theirs" not in conflict.stdout
+    report = parsed(dry, 1)
+    assert (report["outcome"], report["dry_run"]) == ("conflict", True)
+    [between] = report["conflicts"]
+    assert between["entity_id"] == "same" and between["sides"] == ["c", "b"]
+    assert (between["source"]["n"], between["target"]["n"]) == (1, 0)
+    # A conflict with the target is resolved by --strategy; without it, the hint offers it.
+    assert "theirs: d's values" in stdout(theirs)
+    assert "--strategy theirs" in with_target.stdout and "Conflicts between" not in (
+        with_target.stdout)
+    t = gl.Graph.open(merge_root)
+    assert t.get("Doc", "a1", branch="t")["n"] == 5
+    assert len(t.head("t").parents) == 3 and t.head("a").id == a_head
     # merge_many refuses an overlap under strict_disjoint with a MergeError: exit 2
     assert "strict_disjoint: sources overlap in Doc" in error(overlap, 2)
     assert "nope" in error(unknown, 2)

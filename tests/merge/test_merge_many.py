@@ -76,7 +76,24 @@ def test_overlap_conflicts_and_identical_rows_converge(people: gl.Graph) -> None
         g.merge_many(["a", "b", "c"], into="main")
     assert [(c.kind, c.entity_id) for c in err.value.conflicts] == [
         ("divergent_insert", "Clash")]
+    [clash] = err.value.conflicts
+    # Between two sources: named, with each source's row (main has no such row).
+    assert clash.between_sources and clash.sides == ("b", "a")
+    assert (clash.source["age"], clash.target["age"]) == (2, 1)
+    assert "by b and a" in clash.message
     assert state(g) == before
+    # A conflict with the target names the sources that changed the key, and the target.
+    g.create_branch("m2")
+    with g.write("m2") as w:
+        w.insert("Person", [{"name": "C", "age": 9}])
+    with pytest.raises(gl.MergeConflictError) as err:
+        g.merge_many(["a", "b", "c"], into="m2", strategy="ours")
+    assert [(c.entity_id, c.sides, c.between_sources) for c in err.value.conflicts] == [
+        ("Clash", ("b", "a"), True)]  # no strategy resolves a conflict between sources
+    r = g.merge_many(["a", "c"], into="m2", strategy="ours", dry_run=True)
+    [resolved] = r.resolved
+    assert (resolved.entity_id, resolved.sides, resolved.between_sources) == (
+        "C", ("c", "m2"), False)
     with g.write("b") as w:
         w.update("Person", [{"name": "Clash", "age": 1}])
     assert g.merge_many(["a", "b", "c"], into="main").outcome == "merged"

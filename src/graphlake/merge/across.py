@@ -20,6 +20,7 @@ from graphlake.merge.conflicts import (
     DIVERGENT_INSERT,
     DIVERGENT_UPDATE,
     Conflict,
+    between_sources,
 )
 from graphlake.merge.rows import KEEP, Decision, Row, merge_key
 
@@ -33,6 +34,11 @@ class Image:
     s: Row | None
     t: Row | None
     uncertain: bool = False
+    label: str = ""  # the group's sources that changed the key, for conflict reports
+
+
+def touched_by(images: list[Image]) -> list[str]:
+    return [im.label for im in images if im.label]
 
 
 def decide(
@@ -72,7 +78,8 @@ def _between(table: str, key: str, a: Image, b: Image) -> Conflict:
     detail = f" ({', '.join(props)})" if props else ""
     message = (f"{table} {key!r}: changed differently by sources forked from different "
                f"commits of the target{detail}")
-    return Conflict(kind, table, key, message, props, a.b, b.s, a.s)
+    conflict = Conflict(kind, table, key, message, props, a.b, b.s, a.s)
+    return between_sources(conflict, b.label, a.label)
 
 
 def _unordered(table: str, key: str, im: Image) -> Conflict:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -29,7 +29,7 @@ from graphlake.errors import MergeError
 from graphlake.merge import across
 from graphlake.merge import result as R
 from graphlake.merge.base import BaseOrder, MergeBase
-from graphlake.merge.conflicts import Conflict
+from graphlake.merge.conflicts import Conflict, between_sources
 from graphlake.merge.delta import DiscoverySettings, TableDelta, discover
 from graphlake.merge.rows import Row, merge_key
 from graphlake.merge.timing import PhaseTimer
@@ -81,6 +81,17 @@ class MergeInputs:
     # Each source's own base, when the sources forked from (or synced with) different
     # commits of the target; empty when `base` serves them all.
     source_bases: tuple[MergeBase, ...] = ()
+    # Branch names, for conflict reports (sources in order, then the target).
+    source_names: tuple[str, ...] = ()
+    target_name: str = "target"
+
+    def source_name(self, i: int) -> str:
+        return self.source_names[i] if i < len(self.source_names) else f"source {i + 1}"
+
+    @property
+    def many(self) -> bool:
+        """merge_many: conflicts then name the branches whose rows they show."""
+        return len(self.sources) > 1
 
     def groups(self) -> list[tuple[MergeBase, list[int]]]:
         """(base, indices of the sources merged against it), in source order."""
@@ -141,6 +152,8 @@ def _classify_table(
             g.deltas = {i: discover(graph.tables, g.b, s_states[i], settings, "source")
                         for i in g.changed}
             g.dt = discover(graph.tables, g.b, t, settings, "target")
+        for i, d in g.deltas.items():
+            d.label = inputs.source_name(i)
     stats = _stats([d for g in groups for d in g.deltas.values()], [g.dt for g in groups])
     for g in groups:
         g.deltas = {i: d for i, d in g.deltas.items() if d}  # sources whose commits net to zero
@@ -169,8 +182,8 @@ def _one_base(
         # the sides' rows for them whatever the deltas say.
         stats.route = R.THREE_WAY
         base_rows = _rows(graph, b, uncertain)
-        return _three_way(t_type, list(deltas.values()), dt, inputs.strategy, uncertain,
-                          stats, base_rows)
+        return _three_way(t_type, list(deltas.values()), dt, inputs, uncertain, stats,
+                          base_rows)
     if not dt and len(deltas) == 1:
         # The target shows the base's content: point at the source's exact state.
         (i, d), = deltas.items()
@@ -184,7 +197,7 @@ def _one_base(
         return _insertion_replay(graph, t_type, dict.fromkeys(deltas, b), s_states, deltas,
                                  stats)
     stats.route = R.THREE_WAY
-    return _three_way(t_type, list(deltas.values()), dt, inputs.strategy, uncertain, stats)
+    return _three_way(t_type, list(deltas.values()), dt, inputs, uncertain, stats)
 
 
 def _across_bases(
@@ -220,6 +233,8 @@ def _across_bases(
             continue
         decision, conflicts = across.decide(t_type.name, key, images, inputs.strategy, newest)
         for conflict in conflicts:
+            if not conflict.between_sources:
+                conflict = _with_target(conflict, inputs, across.touched_by(images))
             (outcome.resolved if conflict.resolution else outcome.conflicts).append(conflict)
         t = images[0].t
         if decision.action == "put":
@@ -250,7 +265,8 @@ def _images(
         t = g.dt.side.get(key) if key in g.dt.keys else b
         if not touched and s == t:
             continue  # an uncertain base, but this group's sources agree with the target
-        images.append(across.Image(n, b, s, t, key in g.uncertain))
+        label = ",".join(d.label for d in ds if key in d.keys)
+        images.append(across.Image(n, b, s, t, key in g.uncertain, label))
     return images, clashes
 
 
@@ -363,9 +379,10 @@ def _refuse_overlap(table: str, overlap: set[str]) -> None:
 
 def _three_way(
     t_type: NodeType | EdgeType, deltas: list[TableDelta], dt: TableDelta,
-    strategy: str | None, uncertain: set[str], stats: R.TableStats,
+    inputs: MergeInputs, uncertain: set[str], stats: R.TableStats,
     base_rows: dict[str, Row] | None = None,
 ) -> TableOutcome:
+    strategy = inputs.strategy
     changes: list[tuple[str, Row | None, Row | None]] = []
     outcome = TableOutcome(stats)
     keys = set(dt.keys).union(*(d.keys for d in deltas)) | uncertain
@@ -378,6 +395,8 @@ def _three_way(
         t = dt.side.get(key) if key in dt.keys else b
         decision, conflict = merge_key(t_type.name, key, b, s, t, strategy, key in uncertain)
         if conflict is not None:
+            conflict = _with_target(conflict, inputs,
+                                    [d.label for d in deltas if key in d.keys])
             (outcome.resolved if conflict.resolution else outcome.conflicts).append(conflict)
         if decision.action == "put":
             changes.append((key, t, decision.row))
@@ -386,6 +405,14 @@ def _three_way(
     outcome.plan = _plan(t_type, changes)
     stats.effects = len(changes)
     return outcome
+
+
+def _with_target(conflict: Conflict, inputs: MergeInputs, sources: list[str]) -> Conflict:
+    """In a merge_many, name the sources whose combined row a conflict with the target
+    shows (a two-way merge's report already names its source and target)."""
+    if not inputs.many:
+        return conflict
+    return replace(conflict, sides=(",".join(sources) or "sources", inputs.target_name))
 
 
 def _base_row(
@@ -408,14 +435,17 @@ def _combine_sources(
     """The sources' combined image of `key`: each source's change merged in turn against
     the base by the per-key rules; a disagreement between sources is a conflict."""
     acc = b
+    acc_from: list[str] = []  # the sources whose changes `acc` holds
     conflicts: list[Conflict] = []
     for d in deltas:
         if key not in d.keys:
             continue
         decision, conflict = merge_key(table, key, b, d.side.get(key), acc)
         if conflict is not None:
-            conflicts.append(conflict)
-        elif decision.action == "put":
+            conflicts.append(between_sources(conflict, d.label, ",".join(acc_from)))
+            continue
+        acc_from.append(d.label)
+        if decision.action == "put":
             acc = decision.row
         elif decision.action == "delete":
             acc = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 # Data conflicts: two sides disagree about one entity. `strategy` may resolve these.
@@ -47,3 +47,12 @@ class Conflict:
         d["properties"] = list(self.properties)
         d["sides"] = list(self.sides) if self.sides else None
         return d
+
+
+def between_sources(conflict: Conflict, later: str, earlier: str) -> Conflict:
+    """A merge_many conflict between two sources: `source` holds the later source's row,
+    `target` the earlier source(s)' (not the target's, which is neither)."""
+    message = conflict.message.replace("on both sides", f"by {later} and {earlier}")
+    message = message.replace("on the target", f"on {earlier}").replace(
+        "on the source", f"on {later}")
+    return replace(conflict, message=message, sides=(later, earlier), between_sources=True)

@@ -66,6 +66,7 @@ class TableDelta:
         self.fallback: str | None = None  # why lineage was not used, when it was tried
         self.candidates = 0
         self.rows_scanned = 0  # rows the discovery itself read (deltas or walk)
+        self.label = ""  # the branch whose changes these are, for conflict reports
 
     @property
     def keys(self) -> set[str]:

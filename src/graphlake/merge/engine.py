@@ -133,7 +133,7 @@ def _merge_once(
                 graph.refs.cas(into, t_ref, head.id)
         return _finish(result, timer)
     inputs = MergeInputs(base, tuple(h for _, h in pending), target, strategy, strict_disjoint,
-                         source_bases)
+                         source_bases, tuple(n for n, _ in pending), into)
     cls = classify(graph, inputs, timer, settings)
     result.routes = {n: o.stats.route for n, o in cls.tables.items()}
     result.stats = {n: o.stats for n, o in cls.tables.items()}
