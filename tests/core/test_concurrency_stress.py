@@ -299,3 +299,93 @@ def _check(g: gl.Graph, writes: list[dict], refused: list[dict], merges: list[di
         except (ImportError, NotImplementedError):
             return  # being built
         assert not report.problems, report.problems
+
+
+# --- merges land while writers keep moving the target (issue 12) -------------------------
+
+HAMMER_WRITERS = 2
+MERGES = 20
+MERGE_BOUND_S = 5.0  # the issue's bound for one merge under continuous writes
+HAMMER_MAX_WRITES = 5000  # per writer: a bound in case the test never sets `stop`
+
+
+def _hammer(uri: str, wid: int, barrier: Any, stop: Any, out: Any) -> None:
+    """Commit single-row inserts to main as fast as possible until `stop`."""
+    report: dict[str, Any] = {"who": f"h{wid}", "acked": [], "errors": Tally()}
+    try:
+        g = gl.Graph.open(uri)
+        barrier.wait(timeout=120)
+        for i in range(HAMMER_MAX_WRITES):
+            if stop.is_set():
+                break
+            key = f"h{wid}-{i}"
+            try:
+                with g.write(message=key) as w:
+                    w.insert("Item", [{"name": key, "by": key}])
+            except gl.ConcurrentWriteError as exc:  # refused: changed nothing
+                report["errors"][type(exc).__name__] += 1
+                continue
+            report["acked"].append(key)
+    except BaseException:
+        report["crash"] = traceback.format_exc()
+    out.put(report)
+
+
+@pytest.mark.slow
+def test_merges_land_under_continuous_single_row_writes(tmp_path: Path) -> None:
+    uri = str(tmp_path / "g")
+    g = _seed(uri)
+    # Independent branches, all made before the writers start, each its own rows.
+    for j in range(MERGES):
+        g.create_branch(f"b{j}")
+        with g.write(f"b{j}", message=f"b{j} items") as w:
+            w.insert("Item", [{"name": f"b{j}-{n}", "by": f"b{j}"} for n in range(3)])
+    ctx = mp.get_context("spawn")  # lance is not fork-safe
+    out = ctx.Queue()
+    barrier = ctx.Barrier(HAMMER_WRITERS + 1)
+    stop = ctx.Event()
+    writers = [ctx.Process(target=_hammer, args=(uri, i, barrier, stop, out))
+               for i in range(HAMMER_WRITERS)]
+    for p in writers:
+        p.start()
+    seconds: list[float] = []
+    outcomes: list[str] = []
+    failures: list[str] = []
+    reports: list[dict[str, Any]] = []
+    try:
+        barrier.wait(timeout=120)
+        time.sleep(0.5)  # let the writers get going
+        for j in range(MERGES):
+            t0 = time.monotonic()
+            try:
+                outcomes.append(g.merge(f"b{j}", into="main", message=f"merge b{j}").outcome)
+            except gl.GraphLakeError as exc:
+                failures.append(f"b{j}: {type(exc).__name__}: {exc}")
+            seconds.append(round(time.monotonic() - t0, 2))
+    finally:
+        stop.set()
+        for _ in writers:
+            reports.append(out.get(timeout=120))
+        for p in writers:
+            p.join(timeout=60)
+            if p.is_alive():
+                p.kill()
+    crashes = {r["who"]: r["crash"] for r in reports if "crash" in r}
+    assert not crashes, crashes
+    acked = [k for r in reports for k in r["acked"]]
+    print(f"\nmerges took {seconds} s; writers acked {len(acked)}, "
+          f"refused {dict(sum((r['errors'] for r in reports), Tally()))}")
+    assert not failures, failures
+    assert outcomes == ["merged"] * MERGES
+    assert max(seconds) <= MERGE_BOUND_S, seconds
+    # The writers really kept writing while the merges ran.
+    assert all(len(r["acked"]) > MERGES for r in reports), [len(r["acked"]) for r in reports]
+
+    g = gl.Graph.open(uri)
+    items = g.nodes("Item").column("id").to_pylist()
+    assert len(items) == len(set(items)), "duplicate keys"
+    present = set(items)
+    assert set(acked) <= present, f"lost acknowledged writes {sorted(set(acked) - present)[:5]}"
+    merged = {f"b{j}-{n}" for j in range(MERGES) for n in range(3)}
+    assert merged <= present, f"lost merged rows {sorted(merged - present)[:5]}"
+    assert present == {"root"} | set(acked) | merged, "rows nobody acknowledged"
