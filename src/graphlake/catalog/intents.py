@@ -110,12 +110,12 @@ class MergeIntents:
 
     def declare(self, branch: str, lease_s: float = LEASE_S) -> Intent:
         """Declare a new intent on `branch`, live for `lease_s` from now."""
-        expires = time.time() + lease_s
-        key = f"{self._dir(branch)}/{int(expires * 1000):015d}-{ULID()}.json"
+        expires_ms = int((time.time() + lease_s) * 1000)
+        key = f"{self._dir(branch)}/{expires_ms:015d}-{ULID()}.json"
         body = {"branch": branch, "host": socket.gethostname(), "pid": os.getpid()}
         # A fresh ULID makes the key unique: the create cannot meet an existing object.
         self._store.create(key, json.dumps(body, sort_keys=True).encode("utf-8"))
-        return Intent(key, expires)
+        return Intent(key, expires_ms / 1000)
 
     def release(self, intent: Intent) -> None:
         self._store.delete(intent.key)
