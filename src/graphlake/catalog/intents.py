@@ -135,8 +135,7 @@ class MergeIntents:
             waited = time.monotonic() - started
             if not intents or waited >= budget_s:
                 return waited
-            until_expiry = max(0.0, intents[-1].expires - time.time())
-            time.sleep(min(random.uniform(*POLL_S), until_expiry, budget_s - waited))
+            time.sleep(min(random.uniform(*POLL_S), budget_s - waited))
 
     def writer_gate(self, branch: str) -> Callable[[], None]:
         """A `before_attempt` hook for writers of `branch`: each call waits for merges,
