@@ -14,8 +14,8 @@ Layout under the graph root::
     _graphlake/intents/<encode_name(branch)>/<expires_ms:015d>-<ulid>.json
 
 The expiry (Unix time, ms) is part of the key, so a writer learns everything it needs
-from one listing of its branch's folder (no listing finds nothing: the common case,
-about 50 us on a local disk, one LIST request on S3). Each intent is a fresh key, made
+from one listing of its branch's folder, which usually finds nothing: about 50 us on a
+local disk, one LIST request on S3. Each intent is a fresh key, made
 by conditional create; renewing means creating the next key and deleting the old one,
 never overwriting, so the same code works on local folders and S3.
 
