@@ -48,6 +48,8 @@ def retry_while_head_moves(
     attempts: int,
     max_wait_s: float = 5.0,
     also_retry: tuple[type[Exception], ...] = (),
+    before_attempt: Callable[[], None] | None = None,
+    on_lost: Callable[[], None] | None = None,
 ) -> T:
     """Run `attempt` (read the head of `branch`, build on it, publish with a ref CAS)
     until it returns, at most `attempts` times.
@@ -62,12 +64,19 @@ def retry_while_head_moves(
 
     An attempt opens its own `Publication`, so its recovery record is removed (on the
     way out of the `with`) before the backoff, not held through it.
+
+    `before_attempt` runs before every attempt (writers wait there for merges that
+    declared an intent on the branch); `on_lost` after every lost race that will be
+    retried, before the backoff (a merge declares or renews its intent there). See
+    `graphlake.catalog.intents`.
     """
     if attempts < 1:
         raise ValueError("attempts must be at least 1")
     retryable = (ConcurrentWriteError, HeadMoved, *also_retry)
     backoff = Backoff(attempts, cap_s=max_wait_s)
     for n in range(attempts):
+        if before_attempt is not None:
+            before_attempt()
         backoff.start()
         try:
             return attempt()
@@ -79,5 +88,7 @@ def retry_while_head_moves(
                     f"branch {branch!r} kept moving during the {what}: gave up after "
                     f"{attempts} attempts; retry later"
                 ) from None
+            if on_lost is not None:
+                on_lost()
             backoff.wait(n)
     raise AssertionError("unreachable")

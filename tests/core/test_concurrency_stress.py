@@ -15,6 +15,7 @@ acknowledged increments, or as two steps to the same value.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing as mp
 import random
 import time
@@ -43,7 +44,7 @@ MERGED = "m"  # the counter only merges raise
 MAX_ATTEMPTS = 4 * COMMITS  # per writer; a writer that needs more fails the test
 MIN_ROUNDS = 3  # merge rounds, even if the writers finish first
 THINK_S = 0.4  # mean pause of a writer between its commits
-MERGE_TRIES = 3  # a merge into a branch this busy often runs out of attempts
+MERGE_TRIES = 3  # a refused merge is tried again (rare since merge intents)
 
 
 def _step(counter: str, value: int, message: str) -> dict[str, Any]:
@@ -107,11 +108,10 @@ def _writer(uri: str, wid: int, barrier: Any, out: Any) -> None:
                 assert commit is not None
                 report["acked"].append({**effect, "commit": commit.id})
                 break
-            # Think time between commits. At full speed main takes a commit every
-            # ~0.1-0.2 s, less than one merge attempt (0.2-2 s here, growing with main's
-            # history) takes; an optimistic merge then loses every race, runs out of
-            # attempts and no merge lands until the writers stop. Writers still race
-            # each other: increments from stale reads are refused and retried.
+            # Think time between commits, so that writes race each other as much as
+            # the merges (increments from stale reads are refused and retried). Writers
+            # going flat out are the next test's scenario (merges then land through
+            # their merge intent).
             time.sleep(rng.uniform(0, 2 * THINK_S))
     except BaseException:
         report["crash"] = traceback.format_exc()
@@ -299,3 +299,109 @@ def _check(g: gl.Graph, writes: list[dict], refused: list[dict], merges: list[di
         except (ImportError, NotImplementedError):
             return  # being built
         assert not report.problems, report.problems
+
+
+# --- merges land while writers keep moving the target (issue 12) -------------------------
+
+HAMMER_WRITERS = 2
+MERGES = 20
+MERGE_BOUND_S = 5.0  # the issue's bound for one merge under continuous writes
+HAMMER_MAX_WRITES = 5000  # per writer: a bound in case the test never sets `stop`
+HAMMER_WARMUP = 100  # writes on main before the first merge
+
+
+def _hammer(uri: str, wid: int, barrier: Any, stop: Any, out: Any) -> None:
+    """Commit single-row inserts to main as fast as possible until `stop`."""
+    report: dict[str, Any] = {"who": f"h{wid}", "acked": [], "errors": Tally()}
+    try:
+        g = gl.Graph.open(uri)
+        barrier.wait(timeout=120)
+        for i in range(HAMMER_MAX_WRITES):
+            if stop.is_set():
+                break
+            key = f"h{wid}-{i}"
+            try:
+                with g.write(message=key) as w:
+                    w.insert("Item", [{"name": key, "by": key}])
+            except gl.ConcurrentWriteError as exc:  # refused: changed nothing
+                report["errors"][type(exc).__name__] += 1
+                continue
+            report["acked"].append(key)
+    except BaseException:
+        report["crash"] = traceback.format_exc()
+    out.put(report)
+
+
+def _wait_for_writes(g: gl.Graph, n: int, timeout_s: float = 120) -> None:
+    """Return once `n` commits landed on main after this call."""
+    start, deadline = len(g.log("main")), time.monotonic() + timeout_s
+    while len(g.log("main")) < start + n:
+        assert time.monotonic() < deadline, "the writers did not start"
+        time.sleep(0.05)
+
+
+@pytest.mark.slow
+def test_merges_land_under_continuous_single_row_writes(tmp_path: Path) -> None:
+    uri = str(tmp_path / "g")
+    g = _seed(uri)
+    # Independent branches, all made before the writers start, each its own rows.
+    for j in range(MERGES):
+        g.create_branch(f"b{j}")
+        with g.write(f"b{j}", message=f"b{j} items") as w:
+            w.insert("Item", [{"name": f"b{j}-{n}", "by": f"b{j}"} for n in range(3)])
+    ctx = mp.get_context("spawn")  # lance is not fork-safe
+    out = ctx.Queue()
+    barrier = ctx.Barrier(HAMMER_WRITERS + 1)
+    stop = ctx.Event()
+    writers = [ctx.Process(target=_hammer, args=(uri, i, barrier, stop, out))
+               for i in range(HAMMER_WRITERS)]
+    for p in writers:
+        p.start()
+    seconds: list[float] = []
+    outcomes: list[str] = []
+    failures: list[str] = []
+    reports: list[dict[str, Any]] = []
+    try:
+        barrier.wait(timeout=120)
+        # Let main grow first: merges starve sooner as its history and fragments grow
+        # (without merge intents the first ~12 merges of a fresh main still landed).
+        _wait_for_writes(g, HAMMER_WARMUP)
+        for j in range(MERGES):
+            t0 = time.monotonic()
+            try:
+                outcomes.append(g.merge(f"b{j}", into="main", message=f"merge b{j}").outcome)
+            except gl.GraphLakeError as exc:
+                failures.append(f"b{j}: {type(exc).__name__}: {exc}")
+            seconds.append(round(time.monotonic() - t0, 2))
+    finally:
+        stop.set()
+        for _ in writers:
+            reports.append(out.get(timeout=120))
+        for p in writers:
+            p.join(timeout=60)
+            if p.is_alive():
+                p.kill()
+    crashes = {r["who"]: r["crash"] for r in reports if "crash" in r}
+    assert not crashes, crashes
+    acked = [k for r in reports for k in r["acked"]]
+    print(f"\nmerges took {seconds} s; writers acked {len(acked)}, "
+          f"refused {dict(sum((r['errors'] for r in reports), Tally()))}")
+    assert not failures, failures
+    assert outcomes == ["merged"] * MERGES
+    assert max(seconds) <= MERGE_BOUND_S, seconds
+    g = gl.Graph.open(uri)
+    # The writers kept the target moving while the merges ran: writes landed between
+    # merges (a merge's first parent is not the previous merge). Not between every two:
+    # a merge of three rows is quicker than a write here, and merges go first.
+    log = {c.message: c for c in g.log("main")}
+    merge_commits = [log[f"merge b{j}"] for j in range(MERGES)]
+    moved = sum(m.parents[0] != prev.id for prev, m in itertools.pairwise(merge_commits))
+    print(f"main moved between {moved} of {MERGES - 1} pairs of merges")
+    assert moved >= 1, "no write landed while the merges ran"
+    items = g.nodes("Item").column("id").to_pylist()
+    assert len(items) == len(set(items)), "duplicate keys"
+    present = set(items)
+    assert set(acked) <= present, f"lost acknowledged writes {sorted(set(acked) - present)[:5]}"
+    merged = {f"b{j}-{n}" for j in range(MERGES) for n in range(3)}
+    assert merged <= present, f"lost merged rows {sorted(merged - present)[:5]}"
+    assert present == {"root"} | set(acked) | merged, "rows nobody acknowledged"

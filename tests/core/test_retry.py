@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from graphlake.errors import ConcurrentWriteError, DataError, StaleReadError
@@ -22,7 +24,7 @@ class Flaky:
         return "done"
 
 
-def run(attempt: Flaky, attempts: int = 3, **kw: object) -> str:
+def run(attempt: Callable[[], object], attempts: int = 3, **kw: object) -> object:
     return retry_while_head_moves(attempt, branch="main", what="write", attempts=attempts,
                                   max_wait_s=0.001, **kw)
 
@@ -59,3 +61,24 @@ def test_also_retry() -> None:
     assert run(Flaky(Moved()), also_retry=(Moved,)) == "done"
     with pytest.raises(Moved):
         run(Flaky(Moved()))
+
+
+def test_hooks_run_before_every_attempt_and_after_every_retried_loss() -> None:
+    # Writers wait for merge intents before each attempt; a merge declares or renews
+    # its intent after each lost race it will retry (not after the last one).
+    calls: list[str] = []
+    attempt = Flaky(ConcurrentWriteError("cas"), HeadMoved())
+
+    def traced() -> str:
+        calls.append("attempt")
+        return attempt()
+
+    assert run(traced, before_attempt=lambda: calls.append("before"),
+               on_lost=lambda: calls.append("lost")) == "done"
+    assert calls == ["before", "attempt", "lost", "before", "attempt", "lost", "before",
+                     "attempt"]
+    calls.clear()
+    with pytest.raises(ConcurrentWriteError, match="gave up"):
+        run(lambda: calls.append("attempt") or Flaky(ConcurrentWriteError("cas"))(),
+            attempts=2, on_lost=lambda: calls.append("lost"))
+    assert calls == ["attempt", "lost", "attempt"]

@@ -12,6 +12,9 @@ branches) and the files only they referenced; files no manifest references; whol
 branches nothing kept uses, with their version claims; unreachable commit objects
 (virtual merge bases, crashed publications).
 
+Also removed (not a cutoff matter, and not counted): merge intents whose lease ran out,
+which a killed merge leaves behind (see `graphlake.catalog.intents`).
+
 The cutoff is `now - grace`, or the start of the oldest publication still in flight if
 that is earlier: nothing modified after it is touched.
 """
@@ -23,6 +26,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from graphlake.catalog.commits import is_commit_id
+from graphlake.catalog.intents import MergeIntents
 from graphlake.maintenance.lance_gc import TableSweep
 from graphlake.maintenance.report import GcReport, TableGc
 from graphlake.maintenance.roots import find_roots
@@ -81,6 +85,8 @@ def gc(
         report.commit_bytes += info.size
         if not dry_run:
             graph.store.delete(info.key)
+    if not dry_run:
+        MergeIntents(graph.store).sweep()
     return report
 
 

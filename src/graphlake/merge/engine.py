@@ -3,7 +3,9 @@
 Nothing is written before every table has been classified and the merged result
 validated; then all table effects land on Lance branches the target owns (or adopt a
 source's exact state), and one compare-and-swap of the target ref publishes the merge.
-If the target moved meanwhile, the merge is classified again on the new head (bounded).
+If the target moved meanwhile, the merge is classified again on the new head (bounded);
+from its first lost race on, it holds a merge intent on the target, so writers of the
+target wait for it (`graphlake.catalog.intents`) and the next attempt lands.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING
 from ulid import ULID
 
 from graphlake.catalog.commits import Commit, TableState
+from graphlake.catalog.intents import MergeIntent, MergeIntents
 from graphlake.catalog.names import validate_branch_name
 from graphlake.errors import MergeConflictError, MergeError
 from graphlake.merge import result as R
@@ -87,11 +90,13 @@ def _run(
         raise MergeError(f"cannot merge branch {into!r} into itself")
     if strategy is not None and strategy not in STRATEGIES:
         raise MergeError(f"unknown strategy {strategy!r} (use one of: {', '.join(STRATEGIES)})")
-    return retry_while_head_moves(
-        lambda: _merge_once(graph, sources, into, strategy, dry_run, message, settings,
-                            strict_disjoint),
-        branch=into, what="merge", attempts=MAX_ATTEMPTS, max_wait_s=MAX_WAIT_S,
-    )
+    with MergeIntent(MergeIntents(graph.store), into) as intent:
+        return retry_while_head_moves(
+            lambda: _merge_once(graph, sources, into, strategy, dry_run, message, settings,
+                                strict_disjoint),
+            branch=into, what="merge", attempts=MAX_ATTEMPTS, max_wait_s=MAX_WAIT_S,
+            on_lost=intent.claim,
+        )
 
 
 def _merge_once(

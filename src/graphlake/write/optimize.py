@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from graphlake.catalog.commits import Commit, TableState
+from graphlake.catalog.intents import MergeIntents
 from graphlake.catalog.refs import RefEntry
 from graphlake.recovery.publication import Publication
 from graphlake.retry import retry_while_head_moves
@@ -31,6 +32,7 @@ def optimize(graph: Graph, branch: str) -> Commit:
     return retry_while_head_moves(
         lambda: _optimize_once(graph, branch),
         branch=branch, what="optimize", attempts=MAX_ATTEMPTS, also_retry=(LanceCasError,),
+        before_attempt=MergeIntents(graph.store).writer_gate(branch),  # merges go first
     )
 
 

@@ -15,6 +15,7 @@ import lance
 import pyarrow.compute as pc
 
 from graphlake.catalog.commits import Commit, TableState
+from graphlake.catalog.intents import MergeIntents
 from graphlake.catalog.refs import RefEntry
 from graphlake.errors import NullValueError, StaleReadError
 from graphlake.recovery.publication import Publication
@@ -42,10 +43,14 @@ def publish(
     `reads`: keys the caller read at `reads.base`; `expect_head`: the head the caller
     requires. Either failing on the head we would publish on raises `StaleReadError`
     (checked on every attempt, and the ref CAS makes that head the one we publish on).
+
+    Each attempt first waits (briefly, bounded) while a merge into `branch` holds an
+    intent, so merges land even while writers keep the branch busy.
     """
     return retry_while_head_moves(
         lambda: _publish_once(graph, branch, message, ops, meta, reads, expect_head),
         branch=branch, what="write", attempts=MAX_ATTEMPTS,
+        before_attempt=MergeIntents(graph.store).writer_gate(branch),
     )
 
 
