@@ -62,6 +62,38 @@ class CommitNotFoundError(GraphLakeError):
     """No commit with that id."""
 
 
+class RevisionError(GraphLakeError):
+    """A revision (`main~2`, a commit id prefix, `A...B`) cannot be used as given."""
+
+
+class RevisionSyntaxError(RevisionError, InvalidNameError):
+    """A revision is malformed (bad characters, `~x`, nothing before `~`/`^`)."""
+
+
+class UnknownRevisionError(RevisionError, BranchNotFoundError, CommitNotFoundError):
+    """No branch or commit of that name; `.nearest` holds the closest branch names."""
+
+    def __init__(self, message: str, nearest: list[str] | None = None):
+        self.nearest = list(nearest or [])
+        super().__init__(message)
+
+
+class AmbiguousRevisionError(RevisionError):
+    """A commit id prefix matches several commits; `.candidates` lists them."""
+
+    def __init__(self, message: str, candidates: list[str]):
+        self.candidates = list(candidates)
+        super().__init__(message)
+
+
+class AncestorNotFoundError(RevisionError, CommitNotFoundError):
+    """`REV~N` goes past the root, or `REV^N` names a parent the commit does not have."""
+
+
+class NotABranchError(RevisionError, InvalidNameError):
+    """A writing command was given a commit revision; writes need a branch name."""
+
+
 class ConcurrentWriteError(GraphLakeError):
     """Another writer moved the branch first and retrying did not succeed."""
 

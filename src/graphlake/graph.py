@@ -11,15 +11,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import pyarrow as pa
 from ulid import ULID
 
-from graphlake.catalog.commits import Commit, CommitStore, is_commit_id
+from graphlake.catalog.commits import Commit, CommitStore
 from graphlake.catalog.history import History
 from graphlake.catalog.names import validate_branch_name
 from graphlake.catalog.refs import RefEntry, RefStore
+from graphlake.catalog.revisions import Resolver
 from graphlake.catalog.store import ObjectStore
 from graphlake.errors import (
-    BranchNotFoundError,
-    CommitNotFoundError,
     GraphLakeError,
+    InvalidNameError,
+    RevisionSyntaxError,
     StaleReadError,
 )
 from graphlake.merge import diff as merge_diff
@@ -61,6 +62,7 @@ class Graph:
         self.commits = CommitStore(self.store)
         self.refs = RefStore(self.store)
         self.history = History(self.commits)
+        self.revisions = Resolver(self.refs, self.commits, self.history)
         self.tables = TableStore(self.store.uri_for(""), self.store, storage_options)
         self.info = _info or layout.read_info(self.store)
         self.schema: Schema = parse_schema(layout.get_schema(self.store, self.info.schema_id))
@@ -132,7 +134,7 @@ class Graph:
         return sorted(self.refs.list())
 
     def create_branch(self, name: str, from_: str = DEFAULT_BRANCH) -> str:
-        """Create branch `name` at the head of branch (or commit id) `from_`. O(1)."""
+        """Create branch `name` at revision `from_` (a branch, commit id, `main~1`...)."""
         validate_branch_name(name)
         commit = self.resolve(from_)
         self.refs.create(name, commit.id)
@@ -149,30 +151,29 @@ class Graph:
     def head(self, branch: str = DEFAULT_BRANCH) -> Commit:
         return self._head(branch)[1]
 
-    def resolve(self, branch_or_commit: str) -> Commit:
-        """The head commit of a branch, or the commit with that id (or unique prefix of
-        at least 7 hex characters). A branch name wins over a commit id prefix."""
-        validate_branch_name(branch_or_commit)
-        ref = self.refs.head(branch_or_commit)
-        if ref is not None and ref.commit is not None:
-            return self.commits.get(ref.commit)
-        if is_commit_id(branch_or_commit):  # a full id: it can only mean a commit
-            return self.commits.get(branch_or_commit)
-        try:
-            return self.commits.get(branch_or_commit)
-        except (CommitNotFoundError, GraphLakeError, ValueError):
-            pass
-        return self._head(branch_or_commit)[1]  # raises BranchNotFoundError, listing them
+    def resolve(self, revision: str) -> Commit:
+        """The commit a revision names: a branch's head, a commit id (or unique prefix of
+        at least 7 hex characters), either followed by `~N` / `^N` steps (see README
+        "Revisions"). A branch name wins over a commit id prefix."""
+        return self.revisions.commit(revision)
 
     def log(self, branch: str = DEFAULT_BRANCH, limit: int | None = None) -> list[Commit]:
-        return self.history.log(self.resolve(branch).id, limit=limit)
+        """Commits reachable from revision `branch`, newest first; for a range `A...B`,
+        those of B that the merge base of A and B does not reach."""
+        span = self.revisions.range(branch)
+        if span is None:
+            return self.history.log(self.resolve(branch).id, limit=limit)
+        return self.history.log(span.end.id, limit=limit,
+                                exclude=[b.id for b in span.bases])
 
     def _ref(self, branch: str) -> RefEntry:
-        validate_branch_name(branch)
-        ref = self.refs.head(branch)
+        """The ref of a branch that writing needs (a commit revision is refused)."""
+        try:
+            ref = self.refs.head(validate_branch_name(branch))
+        except InvalidNameError:
+            ref = None  # `branch_error` tells a commit revision from a malformed name
         if ref is None or ref.commit is None:
-            known = ", ".join(self.branches()) or "none"
-            raise BranchNotFoundError(f"no branch {branch!r} (branches: {known})")
+            raise self.revisions.branch_error(branch)
         return ref
 
     def _head(self, branch: str) -> tuple[RefEntry, Commit]:
@@ -336,9 +337,22 @@ class Graph:
             dry_run=dry_run, message=message, lineage=lineage, memory_budget=memory_budget,
         )
 
-    def diff(self, a: str, b: str) -> dict[str, TableDiff]:
-        """Per table: what `b` inserted, updated (with properties) and deleted since `a`."""
+    def diff(self, a: str, b: str | None = None) -> dict[str, TableDiff]:
+        """Per table: what revision `b` inserted, updated (with properties) and deleted
+        since revision `a`; with `b` omitted, `a` is a range `A...B` (from the merge base
+        of A and B to B)."""
+        if b is None:
+            a, b = self.diff_range(a)
         return merge_diff.diff(self, a, b)
+
+    def diff_range(self, text: str) -> tuple[str, str]:
+        """The (merge base id, end id) that range `A...B` compares."""
+        span = self.revisions.range(text)
+        if span is None:
+            raise RevisionSyntaxError(
+                f"{text!r} is not a range: compare two revisions, or give one A...B"
+            )
+        return span.single_base().id, span.end.id
 
     # --- reading ----------------------------------------------------------------------
 

@@ -365,9 +365,7 @@ class CommitStore:
                 f"{commit_id!r} is not a commit id (40 hex characters, or a unique prefix "
                 f"of at least {MIN_PREFIX_LENGTH})"
             )
-        keys = self._store.list(f"{_COMMITS_DIR}/{commit_id[:2]}")
-        names = [k.rsplit("/", 1)[-1].removesuffix(".json") for k in keys]
-        matches = sorted(n for n in names if n.startswith(commit_id) and is_commit_id(n))
+        matches = self.matching(commit_id)
         if not matches:
             raise CommitNotFoundError(f"no commit {commit_id}")
         if len(matches) > 1:
@@ -375,3 +373,9 @@ class CommitStore:
                 f"commit prefix {commit_id} is ambiguous: {', '.join(m[:12] for m in matches)}"
             )
         return matches[0]
+
+    def matching(self, prefix: str) -> list[str]:
+        """Full ids of the stored commits that start with `prefix` (>= 2 hex chars), sorted."""
+        keys = self._store.list(f"{_COMMITS_DIR}/{prefix[:2]}")
+        names = [k.rsplit("/", 1)[-1].removesuffix(".json") for k in keys]
+        return sorted(n for n in names if n.startswith(prefix) and is_commit_id(n))

@@ -167,19 +167,27 @@ def _remove_redundant(commits: CommitStore, candidates: list[str]) -> list[str]:
 # --- log ----------------------------------------------------------------------------------
 
 
-def log(commits: CommitStore, commit_id: str, limit: int | None = None) -> list[Commit]:
-    """Commits reachable from `commit_id`, newest first, each once.
+def log(
+    commits: CommitStore, commit_id: str, limit: int | None = None,
+    exclude: Sequence[str] = (),
+) -> list[Commit]:
+    """Commits reachable from `commit_id` but not from any of `exclude`, newest first,
+    each once.
 
     Topological (a commit always comes before its parents); among commits whose children
     are all listed, the newest comes first (ties: smaller id).
     """
     if limit is not None and limit <= 0:
         return []
-    found = _reachable(commits, commits.resolve(commit_id))
+    hidden: set[str] = set()
+    for other in exclude:
+        hidden |= _reachable(commits, commits.resolve(other), hidden).keys()
+    found = _reachable(commits, commits.resolve(commit_id), hidden)
     pending_children = dict.fromkeys(found, 0)
     for commit in found.values():
         for parent in commit.parents:
-            pending_children[parent] += 1
+            if parent in pending_children:
+                pending_children[parent] += 1
     ready = [(-_timestamp(found[c]), c) for c, n in pending_children.items() if n == 0]
     heapq.heapify(ready)
     out: list[Commit] = []
@@ -187,21 +195,28 @@ def log(commits: CommitStore, commit_id: str, limit: int | None = None) -> list[
         _, cid = heapq.heappop(ready)
         out.append(found[cid])
         for parent in found[cid].parents:
+            if parent not in pending_children:
+                continue  # excluded
             pending_children[parent] -= 1
             if pending_children[parent] == 0:
                 heapq.heappush(ready, (-_timestamp(found[parent]), parent))
     return out
 
 
-def _reachable(commits: CommitStore, start: str) -> dict[str, Commit]:
-    """All ancestors of `start` (inclusive), fetched one generation at a time."""
+def _reachable(
+    commits: CommitStore, start: str, stop: set[str] | frozenset[str] = frozenset()
+) -> dict[str, Commit]:
+    """All ancestors of `start` (inclusive) not in `stop` (whose ancestors are skipped
+    too), fetched one generation at a time."""
     found: dict[str, Commit] = {}
-    frontier = [start]
+    frontier = [start] if start not in stop else []
     while frontier:
         batch = commits.get_many(frontier)
         for commit in batch:
             found[commit.id] = commit
-        frontier = list(dict.fromkeys(p for c in batch for p in c.parents if p not in found))
+        frontier = list(dict.fromkeys(
+            p for c in batch for p in c.parents if p not in found and p not in stop
+        ))
     return found
 
 
@@ -211,8 +226,10 @@ class History:
     def __init__(self, commits: CommitStore) -> None:
         self.commits = commits
 
-    def log(self, commit_id: str, limit: int | None = None) -> list[Commit]:
-        return log(self.commits, commit_id, limit)
+    def log(
+        self, commit_id: str, limit: int | None = None, exclude: Sequence[str] = ()
+    ) -> list[Commit]:
+        return log(self.commits, commit_id, limit, exclude)
 
     def is_ancestor(self, a: str, b: str) -> bool:
         return is_ancestor(self.commits, a, b)

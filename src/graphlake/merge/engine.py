@@ -17,7 +17,6 @@ from ulid import ULID
 
 from graphlake.catalog.commits import Commit, TableState
 from graphlake.catalog.intents import MergeIntent, MergeIntents
-from graphlake.catalog.names import validate_branch_name
 from graphlake.errors import MergeConflictError, MergeError
 from graphlake.merge import result as R
 from graphlake.merge.base import MergeBase, bases_per_source, merge_base_of
@@ -84,8 +83,7 @@ def _run(
     strict_disjoint: bool,
 ) -> R.MergeResult:
     settings = DiscoverySettings.resolve(lineage, memory_budget)
-    for name in (*sources, into):
-        validate_branch_name(name)
+    graph._ref(into)  # the target must be a branch; sources may be any revision
     if into in sources:
         raise MergeError(f"cannot merge branch {into!r} into itself")
     if strategy is not None and strategy not in STRATEGIES:
@@ -107,7 +105,7 @@ def _merge_once(
     label = sources[0] if len(sources) == 1 else ",".join(sources)
     with timer.phase("resolve_base"):
         t_ref, target = graph._head(into)
-        heads = [graph._head(s)[1] for s in sources]
+        heads = [graph.resolve(s) for s in sources]
         for name, head in zip(sources, heads, strict=True):
             if head.schema_id != target.schema_id:
                 raise MergeError(
