@@ -589,7 +589,7 @@ HTTP_CASES = [
          lambda w: w.writer.post("/branches", json={"name": "../escape"}),
          Http(400, "InvalidNameError")),
     case("http/400-path-traversal", lambda w: w.raw_get("/branches/..%2F..%2Fetc/log"),
-         Http(400, "InvalidNameError")),
+         Http(400, "RevisionSyntaxError")),  # reads take revisions; a bad one is a bad name
     case("http/400-sql-write",
          lambda w: w.reader.post("/branches/main/sql", json={"query": "DELETE FROM Person"}),
          Http(400, "QueryError", "read-only")),
@@ -639,7 +639,7 @@ HTTP_CASES = [
          mutation("main", op("insert", "Person", {"name": "P"})),
          Http(403, "ProtectedBranchError", "protected")),
     case("http/404-unknown-branch", lambda w: w.reader.get("/branches/nope/log"),
-         Http(404, "BranchNotFoundError", "nope")),
+         Http(404, "UnknownRevisionError", "nope")),
     case("http/404-unknown-table", lambda w: w.reader.get("/branches/main/tables/Pet"),
          Http(404, "UnknownTableError", "Pet")),
     case("http/404-write-unknown-branch",

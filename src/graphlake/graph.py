@@ -254,6 +254,7 @@ class Graph:
         commit that changes no content (or none, if there is nothing to do)."""
         from graphlake.write.optimize import optimize
 
+        self._ref(branch)  # a commit revision or unknown branch fails before any waiting
         return optimize(self, branch)
 
     def index_columns(self, t: NodeType | EdgeType) -> list[str]:

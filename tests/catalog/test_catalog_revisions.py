@@ -154,7 +154,7 @@ def test_ranges(repo: Repo) -> None:
     assert span is not None and span.single_base().message == "x"
     assert repo.resolver.range("main") is None
     assert repo.resolver.range("main~1") is None
-    with pytest.raises(RevisionError, match=r"only diff and log"):
+    with pytest.raises(RevisionError, match=r"is a range; name one commit"):
         repo.resolver.commit("dev...main")
     for bad in ("main...", "...main", "a...b...c"):
         with pytest.raises(RevisionSyntaxError, match=r"A\.\.\.B"):

@@ -134,7 +134,8 @@ class Resolver:
         if isinstance(text, str) and RANGE in text:
             split_range(text)  # a malformed range gets the syntax error
             raise RevisionError(
-                f"{text!r} is a range: only diff and log take A...B; name one commit here"
+                f"{text!r} is a range; name one commit here (a range A...B is given alone, "
+                "to diff or log)"
             )
         rev = parse_revision(text)
         commit = self._base(rev)

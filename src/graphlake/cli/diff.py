@@ -19,8 +19,10 @@ DEFAULT_SHOWN = 10
 
 def diff(
     root: Root,
-    a: Annotated[str, typer.Argument(help="Branch or commit id to compare from.")],
-    b: Annotated[str, typer.Argument(help="Branch or commit id to compare to.")],
+    a: Annotated[str, typer.Argument(
+        help="Revision to compare from, or a range A...B (from their merge base to B).")],
+    b: Annotated[str | None, typer.Argument(
+        help="Revision to compare to (omitted for a range).")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=0,
                                        help="At most N ids per list (0: all).")] = DEFAULT_SHOWN,
     json: Json = False,
@@ -28,11 +30,16 @@ def diff(
     """What B inserted, updated (which properties) and deleted relative to A, per table.
 
     A direct comparison: rows only A holds show as deleted, whichever branch wrote them.
+    One range A...B instead compares B with its merge base with A: what B changed since
+    they forked (what merging B into A would bring).
     """
     changes = Graph.open(root).diff(a, b)
     if json:
         print_json({table: d.to_dict() for table, d in changes.items()})
         return
+    if b is None:  # a range A...B: label the two ends as the user named them
+        a, _, b = a.partition("...")
+        a = f"merge base of {a} and {b}"
     print_diff(changes, a, b, limit)
 
 

@@ -60,7 +60,8 @@ class Lineage(StrEnum):
 
 def merge(
     root: Root,
-    source: Annotated[str, typer.Argument(help="Branch to merge.")],
+    source: Annotated[str, typer.Argument(
+        help="Branch or any revision to merge (commit id, dev~1, ...).")],
     into: Annotated[str, typer.Option("--into", "-i", help="Branch to merge into.")] = (
         DEFAULT_BRANCH
     ),
@@ -86,7 +87,7 @@ def merge(
         bool, typer.Option("--explain", help="Also show discovery probes and phase timings.")
     ] = False,
 ) -> None:
-    """Three-way merge of branch SOURCE into --into, published as one commit.
+    """Three-way merge of SOURCE (a branch or any revision) into branch --into, as one commit.
 
     Exit codes: 0 merged / fast-forward / already up to date, 1 conflicts, 2 error.
     """

@@ -12,7 +12,8 @@ Root = Annotated[
     str, typer.Argument(help="Graph root: a local folder or an object-store URI (s3://…).")
 ]
 Branch = Annotated[
-    str, typer.Option("--branch", "-b", help="Branch (or commit id) to read.")
+    str, typer.Option("--branch", "-b", help="Revision to read: a branch, a commit id "
+                      "(prefix), main~1, dev^2, ... (see README \"Revisions\").")
 ]
 TargetBranch = Annotated[str, typer.Option("--branch", "-b", help="Branch to write to.")]
 Json = Annotated[

@@ -28,7 +28,8 @@ def log(
                                               help="Show at most N commits.")] = None,
     json: Json = False,
 ) -> None:
-    """Commits reachable from BRANCH, newest first."""
+    """Commits reachable from BRANCH (any revision), newest first; `-b A...B`: the
+    commits of B since the merge base of A and B."""
     commits = Graph.open(root).log(branch, limit=limit)
     if json:
         print_json([{"id": c.id, "time": c.time, "message": c.message,

@@ -183,7 +183,8 @@ LINEAGE_HELP = ("How changed rows are found: on (lineage, falling back to a walk
 class MergeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    source: str = Field(min_length=1)
+    source: str = Field(min_length=1, description="Branch or any revision (commit id, "
+                        "dev~1, ...) to merge.")
     into: str | None = Field(default=None, description="Target branch (default: main).")
     strategy: Literal["ours", "theirs"] | None = Field(
         default=None,

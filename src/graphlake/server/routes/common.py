@@ -10,7 +10,8 @@ from graphlake.server.models import ErrorBody
 
 BranchPath = Annotated[
     str,
-    Path(description="Branch name (may contain `/`) or, for reads, a commit id.",
+    Path(description="Branch name (may contain `/`) or, for reads, any revision: a commit "
+                     "id (prefix), main~1, dev^2, ...; the log also takes a range A...B.",
          examples=["main"]),
 ]
 

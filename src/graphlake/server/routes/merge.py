@@ -22,13 +22,18 @@ from graphlake.server.routing import ThreadedJsonRoute
 
 router = APIRouter(tags=["merge"], route_class=ThreadedJsonRoute)
 
-RefQuery = Annotated[str, Query(min_length=1, description="Branch name or commit id.")]
+RefQuery = Annotated[str, Query(
+    min_length=1, description="A revision: branch, commit id (prefix), main~1, dev^2, ...; "
+    "`a` may be a range A...B (from the merge base of A and B to B) when `b` is omitted.",
+)]
 
 
 @router.get("/diff", response_model=Diff, dependencies=[ReadScope],
             responses=errors(400, 401, 403, 404, 422),
             summary="Per table: what b inserted, updated and deleted since a")
-def diff(a: RefQuery, b: RefQuery, state: State) -> Diff:
+def diff(a: RefQuery, state: State, b: RefQuery | None = None) -> Diff:
+    if b is None:  # a range: compare its merge base with its end
+        a, b = state.graph.diff_range(a)
     tables = {name: d.to_dict() for name, d in state.graph.diff(a, b).items()}
     return Diff.model_validate({"a": a, "b": b, "tables": tables})
 
