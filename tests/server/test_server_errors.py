@@ -40,14 +40,14 @@ def insert(table: str, *rows_: dict) -> dict:
 
 def test_unknown_branch_table_commit_are_404(reader: httpx.Client,
                                              writer: httpx.Client) -> None:
-    error_of(reader.get("/branches/nope/log"), 404, "BranchNotFoundError")
-    error_of(reader.get("/branches/nope/tables/Person"), 404, "BranchNotFoundError")
+    # Reads take any revision: an unknown one (branch or commit id) is one error type.
+    error_of(reader.get("/branches/nope/log"), 404, "UnknownRevisionError")
+    error_of(reader.get("/branches/nope/tables/Person"), 404, "UnknownRevisionError")
     error_of(reader.get("/branches/main/tables/Nope"), 404, "UnknownTableError")
-    # A full commit id can only name a commit; anything else unknown is a branch.
     error_of(reader.get("/diff", params={"a": "main", "b": "0" * 40}), 404,
-             "CommitNotFoundError")
+             "UnknownRevisionError")
     error_of(reader.get("/diff", params={"a": "main", "b": "nope"}), 404,
-             "BranchNotFoundError")
+             "UnknownRevisionError")
     # A cursor names its commit by id.
     from graphlake.server.pages import Cursor, query_digest
 
@@ -55,11 +55,11 @@ def test_unknown_branch_table_commit_are_404(reader: httpx.Client,
     error_of(reader.get("/branches/main/tables/Person", params={"cursor": forged}), 404,
              "CommitNotFoundError")
     error_of(writer.post("/branches", json={"name": unique("x"), "from": "nope"}), 404,
-             "BranchNotFoundError")
+             "UnknownRevisionError")
     error_of(writer.post("/branches/nope/mutations", json={"operations": [
         insert("Person", {"name": "X"})]}), 404, "BranchNotFoundError")
     error_of(writer.post("/merge", json={"source": "nope", "into": "main"}), 404,
-             "BranchNotFoundError")
+             "UnknownRevisionError")  # a merge source may be any revision
     error_of(reader.get("/no/such/route"), 404, "NotFound")
     error_of(reader.put("/branches"), 405, "MethodNotAllowed")
 
@@ -87,7 +87,7 @@ def test_path_traversal_in_the_url_is_400(server: Server, raw: str) -> None:
     finally:
         conn.close()
     assert status == 400, body
-    assert body["error"]["type"] == "InvalidNameError"
+    assert body["error"]["type"] == "RevisionSyntaxError"  # an InvalidNameError subclass
 
 
 def test_bad_json_and_bad_fields(writer: httpx.Client, branch: str) -> None:
