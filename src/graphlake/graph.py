@@ -302,7 +302,8 @@ class Graph:
         lineage: str | None = None,
         memory_budget: int | None = None,
     ) -> MergeResult:
-        """Three-way merge of branch `source` into branch `into`, published as one commit.
+        """Three-way merge of `source` (a branch or any revision, e.g. a commit id) into
+        branch `into`, published as one commit (its second parent is `source`'s commit).
 
         Raises `MergeConflictError` (nothing published) on conflicts that `strategy`
         ("ours" keeps the target's side, "theirs" takes the source's) does not resolve;
@@ -327,7 +328,8 @@ class Graph:
         lineage: str | None = None,
         memory_budget: int | None = None,
     ) -> MergeResult:
-        """Merge N branches into `into` as ONE commit with parents [into, s1, ..., sN].
+        """Merge N branches (or revisions) into `into` as ONE commit with parents
+        [into, s1, ..., sN].
 
         All sources are merged against one common base; a key two sources changed
         differently is a conflict (and `strict_disjoint=True` refuses any key touched by
