@@ -91,12 +91,16 @@ def test_merge_takes_a_commit(tmp_path: Path) -> None:
     g = gl.Graph.open(h.root)
     assert g.head().parents == (h.ids["m1"], h.ids["d1"])
     assert g.get("Person", "Bob")["age"] == 40  # only d1 was merged
-    past, into_commit, by_revision = run_all(
+    past, into_commit, by_revision, branched = run_all(
         ("merge", h.root, "dev~9"),
         ("merge", h.root, "dev", "--into", "main~1"),
         ("merge", h.root, "dev~0", "--json"),
+        ("branch", "create", h.root, "fix", "--from", "dev~1"),
     )
     assert "past the root" in error(past, code=2)
     assert "not a branch" in error(into_commit, code=2)
     assert parsed(by_revision)["outcome"] == "merged"
-    assert gl.Graph.open(h.root).head().parents[1] == h.ids["d2"]
+    assert "(from dev~1)" in stdout(branched)
+    g = gl.Graph.open(h.root)
+    assert g.head().parents[1] == h.ids["d2"]
+    assert g.head("fix").id == h.ids["d1"]

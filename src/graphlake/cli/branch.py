@@ -20,7 +20,8 @@ def create(
     root: Root,
     name: Name,
     from_: Annotated[
-        str, typer.Option("--from", help="Branch or commit id the new branch starts at.")
+        str, typer.Option("--from", help="Revision the new branch starts at: a branch, "
+                          "a commit id (prefix), main~1, dev^2, ...")
     ] = DEFAULT_BRANCH,
 ) -> None:
     """Create branch NAME at the head of --from (O(1): nothing is copied)."""
