@@ -336,9 +336,11 @@ class Graph:
             dry_run=dry_run, message=message, lineage=lineage, memory_budget=memory_budget,
         )
 
-    def diff(self, a: str, b: str) -> dict[str, TableDiff]:
-        """Per table: what `b` inserted, updated (with properties) and deleted since `a`."""
-        return merge_diff.diff(self, a, b)
+    def diff(self, a: str, b: str, limit: int | None = None) -> dict[str, TableDiff]:
+        """Per table: what `b` inserted, updated (old -> new per property) and deleted
+        since `a`. Counts cover every change; rows are kept for at most `limit` ids per
+        kind of change and table (None: all)."""
+        return merge_diff.diff(self, a, b, limit)
 
     # --- reading ----------------------------------------------------------------------
 
