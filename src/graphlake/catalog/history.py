@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import islice
 from datetime import datetime
+from itertools import islice
 
 from graphlake.catalog.commits import Commit, CommitStore
 
