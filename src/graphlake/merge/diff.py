@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from graphlake.errors import MergeError
 
 if TYPE_CHECKING:
-    from graphlake.catalog.commits import TableState
+    from graphlake.catalog.commits import Commit, TableState
     from graphlake.graph import Graph
     from graphlake.merge.delta import TableDelta
 
@@ -142,3 +142,13 @@ def _changed(old: Row, new: Row) -> dict[str, tuple[Any, Any]]:
     """Property -> (old, new) for every property whose value differs (id excluded)."""
     names = [n for n in new if n != "id"] + [n for n in old if n not in new and n != "id"]
     return {n: (old.get(n), new.get(n)) for n in names if old.get(n) != new.get(n)}
+
+
+def commit_stat(graph: Graph, commit: Commit) -> dict[str, dict[str, int]]:
+    """Per table, how many rows `commit` inserted, updated and deleted against its first
+    parent (a root commit: against nothing, so {}). Costs one delta discovery per table
+    whose state the commit changed (lineage: O(changed rows)); no rows are kept."""
+    if not commit.parents:
+        return {}
+    changes = diff(graph, commit.parents[0], commit.id, limit=0)
+    return {name: dict(d.counts) for name, d in changes.items()}
