@@ -55,3 +55,24 @@ def test_load_merge_counts_the_rows_it_updated(root: Path) -> None:
     assert summary["tables"] == {
         "Person": {"rows": 3, "delta": 0, "inserted": 0, "updated": 2, "deleted": 0},
     }
+
+
+def test_log_graph_draws_an_n_way_merge_and_stat_counts_rows(root: Path) -> None:
+    g = gl.Graph.open(root)
+    for name in ("x", "y"):
+        g.create_branch(name)
+        with g.write(name, message=f"add {name}") as w:
+            w.insert("Person", [{"name": f"P{name}"}])
+    merged = g.merge_many(["x", "y"], into="main", message="octopus")
+    assert len(g.head("main").parents) == 3, merged
+    drawn, as_json_ = run_all(("log", root, "--graph", "--stat"),
+                              ("log", root, "--stat", "--json", "--limit", "2"))
+    lines = stdout(drawn).splitlines()
+    assert lines[0].startswith("* ") and "octopus" in lines[0]
+    assert lines[1].split() == ["|", "Person", "+2", "~0", "-0"]  # against the first parent
+    assert lines[2].rstrip() == "|\\" and lines[3].rstrip() == "| |\\"  # two lanes open
+    assert any(line.startswith("| | * ") or line.startswith("| * ") for line in lines)
+    assert lines[-1].startswith("* ") and lines[-1].endswith(" init")
+    commits = parsed(as_json_)
+    assert commits[0]["stat"] == {"Person": {"inserted": 2, "updated": 0, "deleted": 0}}
+    assert len(commits) == 2 and "add" in commits[1]["message"]
