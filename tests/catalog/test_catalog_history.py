@@ -319,9 +319,12 @@ def test_log_first_page_reads_about_what_it_lists(tmp_path: Path) -> None:
 
 
 def test_log_reads_ahead_by_the_skew_it_has_seen(dag: Dag) -> None:
-    # `old` claims to be newer than its child `mid`; `head` also points at it directly.
-    dag.add("root", minute=0)
-    dag.add("old", "root", minute=100)
-    dag.add("mid", "old", minute=5)
-    dag.add("head", "mid", "old", minute=6)
-    assert dag.log("head") == ["head", "mid", "old", "root"]
+    # `head` names x and y as parents, both far newer than it (190 minutes of skew seen);
+    # x is also reached through a -> b. Only reading ahead by that skew finds b (and so
+    # that x has a child still to list) before x would be listed.
+    dag.add("y", minute=200)
+    dag.add("x", minute=50)
+    dag.add("b", "x", minute=8)
+    dag.add("a", "b", minute=9)
+    dag.add("head", "a", "x", "y", minute=10)
+    assert dag.log("head") == ["head", "y", "a", "b", "x"]
