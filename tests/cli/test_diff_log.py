@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import graphlake as gl
-from tests.cli.helpers import RECORDS, SCHEMA, as_json, parsed, run_all, stdout, write_jsonl
+from tests.cli.helpers import RECORDS, SCHEMA, parsed, run_all, stdout, write_jsonl
 
 
 @pytest.fixture
@@ -51,10 +51,12 @@ def test_load_merge_counts_the_rows_it_updated(root: Path) -> None:
     source = root.parent / "updates.jsonl"
     write_jsonl(source, [{"type": "Person", "data": {"name": "Alice", "age": 31}},
                          {"type": "Person", "data": {"name": "Carol", "age": 5}}])
-    summary = as_json("load", root, source, "--mode", "merge")
-    assert summary["tables"] == {
+    summary, text = run_all(("load", root, source, "--mode", "merge", "--json"),
+                            ("load", root, source, "--mode", "merge", "--branch", "dev"))
+    assert parsed(summary)["tables"] == {
         "Person": {"rows": 3, "delta": 0, "inserted": 0, "updated": 2, "deleted": 0},
     }
+    assert "+0 ~2 -0" in stdout(text)
 
 
 def test_log_graph_draws_an_n_way_merge_and_stat_counts_rows(root: Path) -> None:

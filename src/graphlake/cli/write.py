@@ -115,9 +115,8 @@ def print_load_summary(summary: dict[str, Any]) -> None:
         return
     console.print(f"Loaded {rows} into [cyan]{branch}[/] as commit "
                   f"[bold]{commit}[/] ({escape(summary['message'])})")
-    out = Table("table", *(Column(c, justify="right")
-                           for c in ("rows", "inserted", "updated", "deleted")))
-    for name, counts in summary["tables"].items():
-        out.add_row(name, str(counts["rows"]), *(str(counts[c])
-                                                 for c in ("inserted", "updated", "deleted")))
+    # +inserted ~updated -deleted, as `graphlake diff` prints them.
+    out = Table("table", Column("rows", justify="right"), Column("change", justify="right"))
+    for name, n in summary["tables"].items():
+        out.add_row(name, str(n["rows"]), f"+{n['inserted']} ~{n['updated']} -{n['deleted']}")
     console.print(out)
