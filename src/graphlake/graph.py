@@ -340,13 +340,16 @@ class Graph:
             dry_run=dry_run, message=message, lineage=lineage, memory_budget=memory_budget,
         )
 
-    def diff(self, a: str, b: str | None = None) -> dict[str, TableDiff]:
-        """Per table: what revision `b` inserted, updated (with properties) and deleted
-        since revision `a`; with `b` omitted, `a` is a range `A...B` (from the merge base
-        of A and B to B)."""
+    def diff(
+        self, a: str, b: str | None = None, limit: int | None = None
+    ) -> dict[str, TableDiff]:
+        """Per table: what revision `b` inserted, updated (old -> new per property) and
+        deleted since revision `a`; with `b` omitted, `a` is a range `A...B` (from the merge
+        base of A and B to B). Counts cover every change; rows are kept for at most `limit`
+        ids per kind of change and table (None: all)."""
         if b is None:
             a, b = self.diff_range(a)
-        return merge_diff.diff(self, a, b)
+        return merge_diff.diff(self, a, b, limit)
 
     def diff_range(self, text: str) -> tuple[str, str]:
         """The (merge base id, end id) that range `A...B` compares."""

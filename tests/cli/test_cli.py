@@ -58,8 +58,8 @@ def built(tmp_path_factory: pytest.TempPathFactory, files: Path) -> Built:
     loaded = as_json("load", root, files / "data.jsonl")
     assert loaded["branch"] == "main" and loaded["changed"] and loaded["rows_read"] == 6
     assert loaded["tables"] == {
-        "Person": {"rows": 3, "delta": 3}, "Company": {"rows": 1, "delta": 1},
-        "Knows": {"rows": 1, "delta": 1}, "WorksAt": {"rows": 1, "delta": 1},
+        name: {"rows": n, "delta": n, "inserted": n, "updated": 0, "deleted": 0}
+        for name, n in (("Person", 3), ("Company", 1), ("Knows", 1), ("WorksAt", 1))
     }
     return Built(root, init["commit"])
 
@@ -206,7 +206,8 @@ def test_demo_end_to_end(tmp_path: Path, graph: Path) -> None:
     assert "Zoe" not in main_part and "eng" in main_part  # Alice before her promotion
     assert "Zoe" in dev_part and "exec" in dev_part
     diff_part = out.split("diff main → dev")[1].split("Merged dev")[0]
-    assert "Hooli" in diff_part and "Alice (age, role)" in diff_part
+    assert "Hooli" in diff_part and "role: eng → exec" in diff_part
+    assert "Zoe-at-Acme Zoe → Acme" in diff_part  # edges as src → dst
     assert "refusing" in error(refused)
     assert (other / "keep.txt").read_text() == "precious"
 

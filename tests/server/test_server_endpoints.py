@@ -157,10 +157,19 @@ def test_diff(writer: httpx.Client, reader: httpx.Client, branch: str) -> None:
            {"op": "delete", "table": "Knows", "keys": ["k1"]})
     r = reader.get("/diff", params={"a": "main", "b": branch})
     assert r.status_code == 200, r.text
-    assert r.json() == {"a": "main", "b": branch, "tables": {
-        "Person": {"inserted": ["Gina"], "updated": {"Bob": ["age"]}, "deleted": []},
-        "Knows": {"inserted": [], "updated": {}, "deleted": ["k1"]},
-    }}
+    tables = r.json()["tables"]
+    assert set(tables) == {"Person", "Knows"}
+    person, knows = tables["Person"], tables["Knows"]
+    assert (person["inserted"], person["updated"], person["deleted"]) == (
+        ["Gina"], {"Bob": ["age"]}, [])
+    assert person["counts"] == {"inserted": 1, "updated": 1, "deleted": 0}
+    assert person["changes"] == {"Bob": {"age": {"old": 40, "new": 42}}}
+    assert person["inserted_rows"][0]["name"] == "Gina"
+    assert (knows["deleted"], knows["endpoints"]) == (["k1"], {"k1": ["Alice", "Bob"]})
+    assert knows["deleted_rows"][0]["src"] == "Alice" and not knows["truncated"]
+    paged = reader.get("/diff", params={"a": "main", "b": branch, "limit": 0}).json()
+    assert paged["tables"]["Person"]["counts"]["inserted"] == 1
+    assert paged["tables"]["Person"]["inserted"] == [] and paged["tables"]["Person"]["truncated"]
     same = reader.get("/diff", params={"a": "main", "b": head(reader, "main")})
     assert same.json()["tables"] == {}
 

@@ -11,20 +11,21 @@ to visit commits (newest first), which keeps walks short when clocks are sane:
   found, so it cannot be a *best* one. This stop rule is correct in any visiting order;
   a good order only makes it come early. Candidates that are ancestors of other
   candidates are then removed with the same walk (exactly, not by time).
-* `log` is a topological order (children before parents, newest first among commits
-  that are ready); that needs the whole reachable history, which it reads with
-  concurrent fetches.
+* `log` walks lazily, newest first, listing a commit once every child it has read is
+  listed and reading ahead by the clock skew it has seen (`iter_log`): its first page
+  reads about as many commits as it lists.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
+from itertools import islice
 
 from graphlake.catalog.commits import Commit, CommitStore
 
-__all__ = ["History", "is_ancestor", "log", "merge_bases", "merge_bases_many"]
+__all__ = ["History", "is_ancestor", "iter_log", "log", "merge_bases", "merge_bases_many"]
 
 
 
@@ -172,35 +173,14 @@ def log(
     exclude: Sequence[str] = (),
 ) -> list[Commit]:
     """Commits reachable from `commit_id` but not from any of `exclude`, newest first,
-    each once.
-
-    Topological (a commit always comes before its parents); among commits whose children
-    are all listed, the newest comes first (ties: smaller id).
-    """
+    each once (see `iter_log`). An `exclude` (a range's merge base) is read whole."""
     if limit is not None and limit <= 0:
         return []
     hidden: set[str] = set()
     for other in exclude:
         hidden |= _reachable(commits, commits.resolve(other), hidden).keys()
-    found = _reachable(commits, commits.resolve(commit_id), hidden)
-    pending_children = dict.fromkeys(found, 0)
-    for commit in found.values():
-        for parent in commit.parents:
-            if parent in pending_children:
-                pending_children[parent] += 1
-    ready = [(-_timestamp(found[c]), c) for c, n in pending_children.items() if n == 0]
-    heapq.heapify(ready)
-    out: list[Commit] = []
-    while ready and (limit is None or len(out) < limit):
-        _, cid = heapq.heappop(ready)
-        out.append(found[cid])
-        for parent in found[cid].parents:
-            if parent not in pending_children:
-                continue  # excluded
-            pending_children[parent] -= 1
-            if pending_children[parent] == 0:
-                heapq.heappush(ready, (-_timestamp(found[parent]), parent))
-    return out
+    shown = (c for c in iter_log(commits, commit_id) if c.id not in hidden)
+    return list(islice(shown, limit))
 
 
 def _reachable(
@@ -220,6 +200,82 @@ def _reachable(
     return found
 
 
+def iter_log(commits: CommitStore, commit_id: str) -> Iterator[Commit]:
+    """Commits reachable from `commit_id`, newest first, each once, read lazily: the
+    first page costs about one read per commit listed, however long the history.
+
+    A commit is listed only once every child the walk has read is listed (so children
+    come before parents among the commits read), and among those the newest first (ties:
+    smaller id). Before listing a commit, the walk reads ahead every unread parent whose
+    child is within the largest clock skew seen so far (a parent newer than its child)
+    of it, so a parent whose time lies no more than that is never listed before its
+    child. Proving the order against any skew would take reading the whole history;
+    like git's date order, this does not.
+    """
+    return _LazyLog(commits, commits.resolve(commit_id)).walk()
+
+
+class _LazyLog:
+    def __init__(self, commits: CommitStore, start: str) -> None:
+        self._commits = commits
+        self._read: dict[str, Commit] = {}
+        self._times: dict[str, float] = {}
+        self._waiting: dict[str, int] = {}  # commit -> read children not listed yet
+        self._listed: set[str] = set()
+        self._ready: list[tuple[float, str]] = []  # read, every read child listed
+        self._unread: list[tuple[float, str]] = []  # parents not read, by newest child
+        self._oldest_child: dict[str, float] = {}  # commit -> time of its oldest read child
+        self._skew = 0.0  # the most a parent's time was seen to exceed its child's
+        self._read_all([start])
+
+    def walk(self) -> Iterator[Commit]:
+        while self._ready:
+            top = self._ready[0]
+            self._read_ahead(-top[0])
+            if self._ready[0] != top:
+                continue  # what was read ahead comes first, or changed what is ready
+            _, cid = heapq.heappop(self._ready)
+            if cid in self._listed or self._waiting.get(cid, 0):
+                continue  # a stale entry: listed already, or a child was read since
+            self._listed.add(cid)
+            commit = self._read[cid]
+            yield commit
+            for parent in commit.parents:
+                self._waiting[parent] -= 1
+                if parent in self._read and not self._waiting[parent]:
+                    heapq.heappush(self._ready, (-self._times[parent], parent))
+
+    def _read_ahead(self, newest: float) -> None:
+        """Read every unread parent with a child no older than `newest - skew`."""
+        while self._unread and -self._unread[0][0] >= newest - self._skew:
+            batch: list[str] = []
+            while self._unread and -self._unread[0][0] >= newest - self._skew:
+                cid = heapq.heappop(self._unread)[1]
+                if cid not in self._read and cid not in batch:
+                    batch.append(cid)
+            self._read_all(batch)
+
+    def _read_all(self, ids: list[str]) -> None:
+        fresh = list(self._commits.get_many(ids))
+        for commit in fresh:
+            self._read[commit.id] = commit
+            self._times[commit.id] = _timestamp(commit)
+        for commit in fresh:
+            when = self._times[commit.id]
+            if commit.id in self._oldest_child:
+                self._skew = max(self._skew, when - self._oldest_child[commit.id])
+            for parent in commit.parents:
+                self._waiting[parent] = self._waiting.get(parent, 0) + 1
+                self._oldest_child[parent] = min(self._oldest_child.get(parent, when), when)
+                if parent in self._read:
+                    self._skew = max(self._skew, self._times[parent] - when)
+                else:
+                    heapq.heappush(self._unread, (-when, parent))
+        for commit in fresh:  # once every child of this batch is counted
+            if not self._waiting.get(commit.id, 0):
+                heapq.heappush(self._ready, (-self._times[commit.id], commit.id))
+
+
 class History:
     """The functions above bound to one `CommitStore` (what `Graph` holds on to)."""
 
@@ -230,6 +286,9 @@ class History:
         self, commit_id: str, limit: int | None = None, exclude: Sequence[str] = ()
     ) -> list[Commit]:
         return log(self.commits, commit_id, limit, exclude)
+
+    def iter_log(self, commit_id: str) -> Iterator[Commit]:
+        return iter_log(self.commits, commit_id)
 
     def is_ancestor(self, a: str, b: str) -> bool:
         return is_ancestor(self.commits, a, b)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Iterable
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
+from rich.text import Text
 
+from graphlake.catalog.commits import Commit
+from graphlake.cli.lanes import Drawing, Lanes
 from graphlake.cli.options import DEFAULT_BRANCH, Branch, Json, Root
 from graphlake.cli.output import (
     arrow_table,
@@ -19,6 +23,7 @@ from graphlake.cli.output import (
     table_rows,
 )
 from graphlake.graph import Graph
+from graphlake.merge.diff import commit_stat
 
 
 def log(
@@ -26,21 +31,53 @@ def log(
     branch: Branch = DEFAULT_BRANCH,
     limit: Annotated[int | None, typer.Option("--limit", "-n", min=1,
                                               help="Show at most N commits.")] = None,
+    graph: Annotated[bool, typer.Option("--graph", help="Draw the commit graph.")] = False,
+    stat: Annotated[bool, typer.Option(
+        "--stat", help="Rows inserted/updated/deleted per table, against the first parent.",
+    )] = False,
     json: Json = False,
 ) -> None:
     """Commits reachable from BRANCH (any revision), newest first; `-b A...B`: the
-    commits of B since the merge base of A and B."""
-    commits = Graph.open(root).log(branch, limit=limit)
+    commits of B since the merge base of A and B. Read lazily: a page costs a page."""
+    g = Graph.open(root)
+    commits = g.log(branch, limit=limit)
     if json:
-        print_json([{"id": c.id, "time": c.time, "message": c.message,
-                     "parents": list(c.parents)} for c in commits])
-        return
-    console.print(plain_table(
-        ["commit", "time (UTC)", "message", "parents"],
-        [[short(c.id), short_time(c.time), c.message, " ".join(map(short, c.parents)) or "-"]
-         for c in commits],
-        title=f"log of {escape(branch)}",
-    ))
+        print_json([_commit_dict(g, c, stat) for c in commits])
+    elif graph or stat:
+        print_log_lines(g, commits, graph, stat)
+    else:
+        commits = list(commits)
+        console.print(plain_table(
+            ["commit", "time (UTC)", "message", "parents"],
+            [[short(c.id), short_time(c.time), c.message,
+              " ".join(map(short, c.parents)) or "-"] for c in commits],
+            title=f"log of {escape(branch)}",
+        ))
+
+
+def _commit_dict(g: Graph, c: Commit, stat: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": c.id, "time": c.time, "message": c.message,
+                           "parents": list(c.parents)}
+    if stat:
+        out["stat"] = commit_stat(g, c)
+    return out
+
+
+def print_log_lines(g: Graph, commits: Iterable[Commit], graph: bool, stat: bool) -> None:
+    """One line per commit as it is read (so a long log starts at once), with the lanes
+    of `--graph` before it and the per-table counts of `--stat` under it."""
+    lanes = Lanes()
+    for c in commits:
+        drawn = lanes.draw(c.id, c.parents) if graph else Drawing([], "", "", [])
+        for line in drawn.before:
+            console.print(Text(line))
+        console.print(Text.assemble(drawn.prefix, (short(c.id), "yellow"),
+                                    f" {short_time(c.time)} ", c.message), soft_wrap=True)
+        for table, n in (commit_stat(g, c) if stat else {}).items():
+            console.print(Text(f"{drawn.under}    {table} +{n['inserted']} ~{n['updated']} "
+                               f"-{n['deleted']}"))
+        for line in drawn.after:
+            console.print(Text(line))
 
 
 def show(

@@ -87,13 +87,16 @@ def load(
 
 def load_summary(g: Graph, branch: str, before: Commit, after: Commit,
                  rows_read: int) -> dict[str, Any]:
-    """Commit id and, for each table the load changed, its rows now and the difference."""
-    changed = [n for n in g.schema.table_names if before.tables.get(n) != after.tables.get(n)]
-    old, new = g.snapshot(before.id), g.snapshot(after.id)
+    """Commit id and, for each table the load changed, its rows now, the difference in
+    rows, and how many rows it inserted, updated and deleted (a merge load that only
+    updates changes no row count, so `delta` alone would read as no change)."""
+    changes = g.diff(before.id, after.id, limit=0)
+    new = g.snapshot(after.id)
     tables = {}
-    for name in changed:
+    for name, d in changes.items():
         rows = new.dataset(name).count_rows()
-        tables[name] = {"rows": rows, "delta": rows - old.dataset(name).count_rows()}
+        tables[name] = {"rows": rows, "delta": d.counts["inserted"] - d.counts["deleted"],
+                        **d.counts}
     return {
         "commit": after.id,
         "branch": branch,
@@ -112,7 +115,8 @@ def print_load_summary(summary: dict[str, Any]) -> None:
         return
     console.print(f"Loaded {rows} into [cyan]{branch}[/] as commit "
                   f"[bold]{commit}[/] ({escape(summary['message'])})")
+    # +inserted ~updated -deleted, as `graphlake diff` prints them.
     out = Table("table", Column("rows", justify="right"), Column("change", justify="right"))
-    for name, counts in summary["tables"].items():
-        out.add_row(name, str(counts["rows"]), f"{counts['delta']:+d}")
+    for name, n in summary["tables"].items():
+        out.add_row(name, str(n["rows"]), f"+{n['inserted']} ~{n['updated']} -{n['deleted']}")
     console.print(out)

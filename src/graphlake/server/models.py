@@ -116,10 +116,24 @@ class SqlResult(BaseModel):
     rows: list[list[Any]]
 
 
+class PropertyChange(BaseModel):
+    old: Any
+    new: Any
+
+
 class TableChanges(BaseModel):
-    inserted: list[str]
+    counts: dict[str, int] = Field(description="inserted / updated / deleted: all of them, "
+                                               "however many rows are listed.")
+    inserted: list[str] = Field(description="The first `limit` inserted ids.")
     updated: dict[str, list[str]] = Field(description="Changed properties per id.")
     deleted: list[str]
+    changes: dict[str, dict[str, PropertyChange]] = Field(
+        description="Per updated id, per changed property: old and new value.")
+    inserted_rows: list[dict[str, Any]] = Field(description="Rows of `inserted`, in b.")
+    deleted_rows: list[dict[str, Any]] = Field(description="Rows of `deleted`, in a.")
+    endpoints: dict[str, list[str]] = Field(
+        description="Edge tables: [src, dst] of every listed edge id.")
+    truncated: bool = Field(description="True when some changes are counted, not listed.")
 
 
 class Diff(BaseModel):

@@ -22,6 +22,7 @@ from graphlake.server.routing import ThreadedJsonRoute
 
 router = APIRouter(tags=["merge"], route_class=ThreadedJsonRoute)
 
+DIFF_DEFAULT_ROWS = 100
 RefQuery = Annotated[str, Query(
     min_length=1, description="A revision: branch, commit id (prefix), main~1, dev^2, ...; "
     "`a` may be a range A...B (from the merge base of A and B to B) when `b` is omitted.",
@@ -30,11 +31,20 @@ RefQuery = Annotated[str, Query(
 
 @router.get("/diff", response_model=Diff, dependencies=[ReadScope],
             responses=errors(400, 401, 403, 404, 422),
-            summary="Per table: what b inserted, updated and deleted since a")
-def diff(a: RefQuery, state: State, b: RefQuery | None = None) -> Diff:
+            summary="Per table: what b inserted, updated (old -> new) and deleted since a")
+def diff(
+    a: RefQuery,
+    state: State,
+    b: RefQuery | None = None,
+    limit: Annotated[int, Query(ge=0, description="At most this many rows per table and kind "
+                                "of change (capped at the server's limit); counts cover "
+                                "all.")] = DIFF_DEFAULT_ROWS,
+) -> Diff:
     if b is None:  # a range: compare its merge base with its end
         a, b = state.graph.diff_range(a)
-    tables = {name: d.to_dict() for name, d in state.graph.diff(a, b).items()}
+    cap = state.config.limits.page_max_rows
+    changes = state.graph.diff(a, b, limit=min(limit, cap))
+    tables = {name: jsonable(d.to_dict()) for name, d in changes.items()}
     return Diff.model_validate({"a": a, "b": b, "tables": tables})
 
 

@@ -1,0 +1,81 @@
+"""The commit graph as text lanes, as `git log --graph` draws it.
+
+Each lane is a column waiting for one commit (two cells wide: `|` and the gap where `/`
+and `\\` run). Commits must come children first (as `log` lists them). For each commit
+`Lanes.draw` returns the lines to print: lanes that waited for the same commit join
+(`|/`), the commit's own line (`*`), then its lane forks once per extra parent (`|\\`),
+so an N-way merge opens N-1 lanes. Lines that move a lane shift it one column at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """What to print for one commit: `before` lines, then the commit's line after
+    `prefix`, its details after `under`, then the `after` lines. All padded to `width`."""
+
+    before: list[str]
+    prefix: str
+    under: str
+    after: list[str]
+
+
+@dataclass
+class Lanes:
+    lanes: list[str] = field(default_factory=list)  # the commit each lane waits for
+
+    def draw(self, commit_id: str, parents: Sequence[str]) -> Drawing:
+        """The lines of the next commit (children come before parents)."""
+        if commit_id not in self.lanes:
+            self.lanes.append(commit_id)  # a new tip (or a parent listed before its child)
+        col = self.lanes.index(commit_id)
+        before = self._join(commit_id, col)
+        width = 2 * len(self.lanes)
+        prefix = _cells({2 * i: "*" if i == col else "|" for i in range(len(self.lanes))})
+        # Under the commit its own lane goes on only if it has a parent to go on to.
+        under = _cells({2 * i: "|" for i in range(len(self.lanes)) if i != col or parents})
+        after = self._fork(col, list(dict.fromkeys(parents)))
+        return Drawing(before, prefix.ljust(width), under.ljust(width), after)
+
+    def _join(self, commit_id: str, col: int) -> list[str]:
+        """Other lanes waiting for `commit_id` run into `col`; lanes right of them close up."""
+        kept = [i for i, c in enumerate(self.lanes) if c != commit_id or i == col]
+        ends = [kept.index(i) if i in kept else col for i in range(len(self.lanes))]
+        self.lanes = [self.lanes[i] for i in kept]
+        return _moves(list(range(len(ends))), ends)
+
+    def _fork(self, col: int, parents: list[str]) -> list[str]:
+        """The commit's lane continues to its first parent; each other parent gets a new
+        lane to its right (a root's lane ends, and lanes right of it close up)."""
+        width = len(self.lanes)
+        starts = list(range(col)) + [col] * len(parents) + list(range(col + 1, width))
+        ends = list(range(len(starts)))
+        self.lanes = self.lanes[:col] + parents + self.lanes[col + 1:]
+        return _moves(starts, ends)
+
+
+def _moves(starts: list[int], ends: list[int]) -> list[str]:
+    """Lines that carry each lane from column `starts[i]` to `ends[i]`, one step a line."""
+    pos, lines = list(starts), []
+    while pos != ends:
+        cells: dict[int, str] = {}
+        for i, (p, e) in enumerate(zip(pos, ends, strict=True)):
+            if e > p:
+                cells[2 * p + 1] = "\\"
+                pos[i] = p + 1
+            elif e < p:
+                cells[2 * p - 1] = "/"
+                pos[i] = p - 1
+            else:
+                cells.setdefault(2 * p, "|")
+        lines.append(_cells(cells))
+    return lines
+
+
+def _cells(cells: dict[int, str]) -> str:
+    width = max(cells, default=-1) + 1
+    return "".join(cells.get(i, " ") for i in range(width))
