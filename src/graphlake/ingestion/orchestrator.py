@@ -9,9 +9,10 @@ graph as it was. A worker failure (a bad row in its slice) is raised with its or
 type after the other workers finish; nothing is merged, and a rerun with the same run
 id resumes each worker after its last commit.
 
-JSONL that holds both node and edge records is ingested in two phases (nodes, then
-edges from the nodes' merge commit): an edge's endpoints may sit in another worker's
-slice, and each worker's commits are validated on its own branch.
+Nodes and edges land together, as ONE commit on the target whatever the input mixes:
+each shard writes its slice's nodes and edges, deferring the checks that need other
+shards (endpoints, `@card`) to the final merge_many, which checks the merged result.
+(Plans stored by earlier versions may have two phases, nodes then edges; they still run.)
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from graphlake.ingestion import plan as P
 from graphlake.ingestion.attempt import AttemptRecord
 from graphlake.ingestion.engines import check_engine, make_engine
 from graphlake.ingestion.errors import IngestError
+from graphlake.ingestion.guard import refuse_in_spawned_bootstrap
 from graphlake.ingestion.result import IngestResult
 from graphlake.ingestion.runner import Run
 from graphlake.ingestion.sources import (
@@ -80,6 +82,7 @@ def run_ingest(
     `strict_disjoint=True` refuses any key that two slices both write.
     """
     started = time.perf_counter()
+    refuse_in_spawned_bootstrap()
     check_engine(engine)
     for name, value in (("workers", workers), ("commit_every", commit_every)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)
@@ -193,15 +196,12 @@ def _make_plan(
                         f"hold no rows")
     asked = workers if workers is not None else (os.cpu_count() or 1)
     slices = P.split(files, asked)
-    phases: tuple[str, ...] = (P.ALL,)
     if scans:
         slices = P.with_byte_offsets(files, slices, scans)
-        if any(s.has_edges for s in scans.values()) and any(s.has_nodes for s in scans.values()):
-            phases = (P.NODES, P.EDGES)
     return P.Plan(
         run_id=run_id or str(ULID()), format=inputs.format, table=table, into=into, base=base,
         workers=asked, commit_every=commit_every or DEFAULT_COMMIT_EVERY,
-        files=tuple(files), slices=tuple(slices), phases=phases,
+        files=tuple(files), slices=tuple(slices),
     )
 
 

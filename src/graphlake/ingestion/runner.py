@@ -17,6 +17,7 @@ from graphlake.errors import BranchExistsError
 from graphlake.ingestion import plan as P
 from graphlake.ingestion.engines import Engine
 from graphlake.ingestion.errors import IngestError
+from graphlake.ingestion.guard import MainGuardError
 from graphlake.ingestion.progress import IngestProgress
 from graphlake.ingestion.result import merge_result_from_dict
 from graphlake.ingestion.worker import WorkerReport, WorkerTask, progress_of
@@ -138,6 +139,8 @@ def _raise_failures(run_id: str, reports: dict[int, WorkerReport]) -> None:
                                      f"{first.offset}/{first.size} without an error")
     else:
         exc = first.error.rebuild()
+    if isinstance(exc, MainGuardError):  # no rerun can help until the script changes
+        raise exc
     others = [f"w{r.worker}" for r in failed[1:]]
     exc.add_note(
         f"ingest run {run_id}: worker {first.worker} failed"
