@@ -33,6 +33,7 @@ from graphlake.ingestion import plan as P
 from graphlake.ingestion.attempt import AttemptRecord
 from graphlake.ingestion.engines import check_engine, make_engine
 from graphlake.ingestion.errors import IngestError
+from graphlake.ingestion.existing import refuse_existing_keys
 from graphlake.ingestion.guard import refuse_in_spawned_bootstrap
 from graphlake.ingestion.result import IngestResult
 from graphlake.ingestion.runner import Run
@@ -103,6 +104,7 @@ def run_ingest(
     plan: P.Plan | None = P.load_plan(store, run_id) if run_id is not None else None
     resumed = plan is not None
     if plan is None:
+        refuse_existing_keys(graph, head, inputs.format, inputs.paths, table, into)
         plan = _make_plan(inputs, table, into, head.id, run_id, workers, commit_every)
         plan = P.store_plan(store, plan)  # another attempt may have stored it first
     _refuse_contradictions(plan, inputs, table, into, workers, commit_every)
