@@ -107,6 +107,7 @@ class Run:
         bars = IngestProgress(
             self.graph, plan.run_id, self._base, [t.branch for t in tasks],
             [t.size for t in tasks], enabled=self.progress and _interactive(), label=unit,
+            phase=tasks[0].phase,
         )
         with bars:
             for report in reports.values():

@@ -29,6 +29,7 @@ from graphlake.graph import Graph
 from graphlake.ingestion.errors import ErrorInfo, IngestError
 from graphlake.ingestion.plan import ALL, EDGES, NODES, Segment
 from graphlake.ingestion.sources import InputFile, open_parquet
+from graphlake.ingestion.written import WrittenReporter, written_key
 from graphlake.write.jsonl import parse_json_line
 from graphlake.write.load import _group_records
 from graphlake.write.publish import publish
@@ -105,9 +106,14 @@ def run_slice(task: WorkerTask) -> WorkerReport:
         offset, rows = progress_of(graph, task)
         report = _replace(report, offset=offset, rows=rows, resumed_from=offset)
         head = graph.head(task.branch).id
+        reporter = WrittenReporter(graph.store, written_key(task.run_id, task.phase,
+                                                            task.worker))
+        graph.tables.on_rows_written = reporter.rows
         for commits, (units, data) in enumerate(_batches(graph, task, offset), start=1):
+            records = _count(data)
+            reporter.batch(offset, units, records)
             offset += units
-            rows += _count(data)
+            rows += records
             head = _commit(graph, task, data, offset, rows)
             report = _replace(report, offset=offset, rows=rows, commits=commits, head=head)
             _maybe_crash(task.worker, commits)
