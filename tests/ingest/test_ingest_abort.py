@@ -52,6 +52,8 @@ def test_a_failed_run_is_aborted_and_others_are_refused(tmp_path: Path) -> None:
         gl.abort_ingest(g, "bad")
 
     ok = write_jsonl(tmp_path / "ok.jsonl", doc_records(10))
-    done = ingest(g, ok, workers=1, run_id="ok", progress=False)
+    (done,) = run_all(("ingest", g.uri, ok, "--workers", "1", "--run-id", "ok", "--mode",
+                       "merge", "--json"))
+    assert parsed(done)["rows"] == 10 and len(gl.Graph.open(g.uri).nodes("Doc")) == 10
     with pytest.raises(IngestRunActiveError, match="finished"):
-        gl.abort_ingest(g, done.run_id)
+        gl.abort_ingest(g, "ok")

@@ -31,6 +31,11 @@ class Engine(StrEnum):
     ray = "ray"
 
 
+class Mode(StrEnum):
+    append = "append"
+    merge = "merge"
+
+
 Into = Annotated[str, typer.Option("--into", "-i", help="Branch to merge into.")]
 
 
@@ -62,6 +67,10 @@ def ingest(
     ray_address: Annotated[
         str | None, typer.Option("--ray-address", help="Join this Ray cluster (engine ray).")
     ] = None,
+    mode: Annotated[
+        Mode, typer.Option(help="append: new keys only (keys the target holds are refused "
+                                "before any work); merge: upsert them.")
+    ] = Mode.append,
     abort: Annotated[
         str | None, typer.Option("--abort", metavar="RUN_ID",
                                  help="Remove a failed or abandoned run's shard branches "
@@ -84,7 +93,7 @@ def ingest(
         result = run_ingest(
             Graph.open(root), inputs, table=table, workers=workers, engine=engine.value,
             into=into, run_id=run_id, commit_every=commit_every, progress=not json,
-            ray_address=ray_address,
+            ray_address=ray_address, mode=mode.value,
         )
     if json:
         print_json(result.to_dict())

@@ -58,8 +58,8 @@ def refuse_existing_keys(graph: Graph, head: Commit, fmt: Format, paths: Sequenc
             more = f" (and {len(found) - SHOWN} more)" if len(found) > SHOWN else ""
             raise DuplicateKeyError(
                 f"{name}: {len(found)} key(s) of the input exist on {into!r} already: "
-                f"{shown}{more}; nothing was ingested (ingest only new keys, or update "
-                f"existing rows with `graphlake load --mode merge`)")
+                f"{shown}{more}; nothing was ingested (ingest with mode merge, "
+                f"`--mode merge`, to update them)")
 
 
 def _parquet_keys(graph: Graph, table: str, paths: Sequence[Path]) -> Iterator[pa.Array]:

@@ -86,7 +86,7 @@ class Run:
             commit_every=plan.commit_every, files=plan.files, segments=s.segments,
             # merge_many indexes what it adopts from two or more shards; one shard is
             # fast-forwarded to, so it must carry its own indexes.
-            index_appends=len(plan.slices) == 1,
+            index_appends=len(plan.slices) == 1, mode=plan.mode,
         )
 
     def _run_workers(self, eng: Engine, tasks: list[WorkerTask]) -> dict[int, WorkerReport]:

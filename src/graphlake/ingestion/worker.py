@@ -64,6 +64,7 @@ class WorkerTask:
     # segments (see `TableStore.index_large_appends`). A 1-worker run fast-forwards
     # `into` to the shard's state, so its shard keeps its indexes up to date.
     index_appends: bool = True
+    mode: str = "append"  # "merge": upsert, so keys the target holds are updated
 
     @property
     def size(self) -> int:
@@ -127,8 +128,9 @@ def _commit(graph: Graph, task: WorkerTask, data: Mapping[str, Any], offset: int
     """One shard commit of `data` with its progress marker; checks that need the other
     shards (an edge's endpoints, a node's edges under `@card`) are left to the merge."""
     txn = Transaction(graph, task.branch, _message(task, offset), meta=task.meta(offset, rows))
+    stage = txn.upsert if task.mode == "merge" else txn.insert
     for name, part in data.items():
-        txn.insert(name, part)
+        stage(name, part)
     return publish(graph, task.branch, txn.message, txn.ops, txn.meta,
                    deferred=CROSS_SHARD_CHECKS).id
 
