@@ -31,7 +31,7 @@ from graphlake.errors import (
     ValueConstraintError,
 )
 from graphlake.graph import Graph
-from graphlake.ingestion import IngestError, IngestResult, ingest
+from graphlake.ingestion import IngestError, IngestResult, abort_ingest, ingest
 from graphlake.merge.conflicts import Conflict
 from graphlake.merge.diff import TableDiff
 from graphlake.merge.result import MergeResult
@@ -74,5 +74,6 @@ __all__ = [
     "UnknownTableError",
     "ValueConstraintError",
     "__version__",
+    "abort_ingest",
     "ingest",
 ]

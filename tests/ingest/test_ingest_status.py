@@ -67,7 +67,7 @@ def test_a_failed_run_shows_partial_progress_then_finishes(
     assert done.result["rows"] == 6_000 and (done.done, done.total) == (6_000, 6_000)
 
 
-def test_runs_are_listed_newest_first_and_two_phases_are_shown(tmp_path: Path) -> None:
+def test_runs_are_listed_newest_first_and_a_mixed_run_is_one_phase(tmp_path: Path) -> None:
     g = gl.Graph.init(tmp_path / "g", SCHEMA)
     assert S.list_runs(g) == []
     paths = write_parquet_files(tmp_path / "in", [500])
@@ -81,11 +81,11 @@ def test_runs_are_listed_newest_first_and_two_phases_are_shown(tmp_path: Path) -
     assert [r.state for r in runs] == [S.FINISHED, S.FINISHED]
     assert runs[1].run_id == "first" and runs[0].run_id != "first"  # newest first
     mixed = S.run_status(g, runs[0].run_id)
-    assert mixed.phases == ["nodes", "edges"] and mixed.unit == "lines"
+    assert mixed.phases == ["all"] and mixed.unit == "lines"
     assert [(w.phase, w.worker, w.total) for w in mixed.progress] == [
-        ("nodes", 0, 40), ("nodes", 1, 41), ("edges", 0, 40), ("edges", 1, 41)]
+        ("all", 0, 40), ("all", 1, 41)]
     assert sum(w.rows for w in mixed.progress) == mixed.rows == 81
-    assert (mixed.done, mixed.total) == (162, 162)
+    assert (mixed.done, mixed.total) == (81, 81)
     assert runs[0].to_dict()["rows"] == 81
 
 

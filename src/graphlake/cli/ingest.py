@@ -21,7 +21,7 @@ from graphlake.cli.options import DEFAULT_BRANCH, Json, Root
 from graphlake.cli.output import CommandError, console, fail, print_json, short
 from graphlake.errors import GraphLakeError, MergeConflictError
 from graphlake.graph import Graph
-from graphlake.ingestion import IngestResult
+from graphlake.ingestion import IngestResult, abort_ingest
 from graphlake.ingestion import ingest as run_ingest
 from graphlake.merge.result import MERGED, NO_CHANGE, MergeResult
 
@@ -31,13 +31,18 @@ class Engine(StrEnum):
     ray = "ray"
 
 
+class Mode(StrEnum):
+    append = "append"
+    merge = "merge"
+
+
 Into = Annotated[str, typer.Option("--into", "-i", help="Branch to merge into.")]
 
 
 def ingest(
     root: Root,
-    inputs: Annotated[list[str], typer.Argument(
-        help="Parquet files (with --table), JSONL files, or folders of them.")],
+    inputs: Annotated[list[str] | None, typer.Argument(
+        help="Parquet files (with --table), JSONL files, or folders of them.")] = None,
     table: Annotated[
         str | None, typer.Option("--table", "-t", help="Node or edge type of Parquet input.")
     ] = None,
@@ -62,23 +67,50 @@ def ingest(
     ray_address: Annotated[
         str | None, typer.Option("--ray-address", help="Join this Ray cluster (engine ray).")
     ] = None,
+    mode: Annotated[
+        Mode, typer.Option(help="append: new keys only (keys the target holds are refused "
+                                "before any work); merge: upsert them.")
+    ] = Mode.append,
+    abort: Annotated[
+        str | None, typer.Option("--abort", metavar="RUN_ID",
+                                 help="Remove a failed or abandoned run's shard branches "
+                                      "and records instead of ingesting.")
+    ] = None,
     json: Json = False,
 ) -> None:
     """Load INPUTS into --into with parallel workers, each on its own branch, then merge
-    the branches in one commit. Rerun with the same --run-id to resume.
+    the branches in one commit. Rerun with the same --run-id to resume, or remove a
+    failed run with --abort RUN_ID.
 
     Exit codes: 0 ingested (or the run had finished already), 1 conflicts, 2 error.
     """
+    if abort is not None:
+        _abort(root, abort, inputs, json)
+        return
+    if not inputs:
+        raise fail(CommandError("ingest needs INPUT files (or --abort RUN_ID)"), EXIT_ERROR)
     with _errors(json, "ingest", into):
         result = run_ingest(
             Graph.open(root), inputs, table=table, workers=workers, engine=engine.value,
             into=into, run_id=run_id, commit_every=commit_every, progress=not json,
-            ray_address=ray_address,
+            ray_address=ray_address, mode=mode.value,
         )
     if json:
         print_json(result.to_dict())
     else:
         print_ingest(result)
+
+
+def _abort(root: str, run_id: str, inputs: list[str] | None, json: bool) -> None:
+    if inputs:
+        raise fail(CommandError("--abort takes a run id, not INPUT files"), EXIT_ERROR)
+    with _errors(json, "ingest", DEFAULT_BRANCH):
+        removed = abort_ingest(Graph.open(root), run_id)
+    if json:
+        print_json({"run_id": run_id, "aborted": True, "branches_removed": removed})
+    else:
+        console.print(f"Aborted ingest run [bold]{escape(run_id)}[/]: removed "
+                      f"{len(removed)} shard branch(es) and its records")
 
 
 @contextmanager

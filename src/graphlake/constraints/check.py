@@ -25,10 +25,15 @@ def checked_columns(t: NodeType | EdgeType) -> list[str]:
 
 
 def violations_by_check(
-    schema: Schema, plans: dict[str, TablePlan], dataset: DatasetFor
+    schema: Schema, plans: dict[str, TablePlan], dataset: DatasetFor,
+    deferred: frozenset[str] = frozenset(),
 ) -> Iterator[list[Violation]]:
     """Each check's violations (one table, one kind), lazily and in a stable order: a
-    caller that stops at the first finding pays for no later check."""
+    caller that stops at the first finding pays for no later check. Checks whose kind is
+    in `deferred` ("endpoint", "cardinality") are not run: an ingest shard defers them to
+    the merge that joins all shards, where an edge's endpoints and a node's edges from
+    other shards are visible."""
+    endpoints, card = "endpoint" not in deferred, "cardinality" not in deferred
     for plan in plans.values():
         yield value_violations(plan.type, plan.written)
         yield unique_violations(plan, dataset(plan.name))
@@ -37,9 +42,11 @@ def violations_by_check(
             yield dangling_edges(schema, plan, plans, dataset)
     for plan in plans.values():
         if isinstance(plan.type, EdgeType):
-            yield missing_endpoints(plan, plans, dataset)
-            yield card_violations(plan, plans, dataset(plan.name))
-    for et in schema.edges.values():
+            if endpoints:
+                yield missing_endpoints(plan, plans, dataset)
+            if card:
+                yield card_violations(plan, plans, dataset(plan.name))
+    for et in schema.edges.values() if card else ():
         # New source nodes need their minimum of edges even when the change set does
         # not touch the edge type at all.
         src_plan = plans.get(et.src)

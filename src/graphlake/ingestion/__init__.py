@@ -14,10 +14,12 @@ graphlake.ingest.worker as w` failed).
 
 from __future__ import annotations
 
+from graphlake.ingestion.abort import IngestRunActiveError, abort_ingest
 from graphlake.ingestion.errors import IngestError
 from graphlake.ingestion.orchestrator import run_ingest
 from graphlake.ingestion.result import IngestResult
 
 ingest = run_ingest  # `gl.ingest`, re-exported by the graphlake package
 
-__all__ = ["IngestError", "IngestResult", "ingest", "run_ingest"]
+__all__ = ["IngestError", "IngestResult", "IngestRunActiveError", "abort_ingest", "ingest",
+           "run_ingest"]

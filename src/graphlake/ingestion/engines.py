@@ -28,6 +28,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from typing import Any, Protocol
 
 from graphlake.ingestion.errors import ErrorInfo, IngestError
+from graphlake.ingestion.guard import ADVICE, MainGuardError, clear_marker, marker_left
 from graphlake.ingestion.worker import WorkerReport, WorkerTask, run_slice
 
 ENGINES = ("process", "ray")
@@ -82,6 +83,7 @@ class ProcessEngine:
         self._busy: dict[Future[WorkerReport], tuple[WorkerTask, ProcessPoolExecutor]] = {}
 
     def start(self, tasks: list[WorkerTask]) -> None:
+        clear_marker()  # left by an earlier run of this process
         ctx = multiprocessing.get_context("spawn")
         for task in tasks:
             pool = self._idle.pop() if self._idle else ProcessPoolExecutor(
@@ -99,7 +101,12 @@ class ProcessEngine:
             try:
                 out.append(fut.result())
             except Exception as exc:  # a dead process (BrokenProcessPool)
-                out.append(_crashed(task, f"its process died ({type(exc).__name__}: {exc})"))
+                if marker_left():  # it died re-running the caller's unguarded script
+                    out.append(WorkerReport(task.worker, task.phase, task.branch, task.size,
+                                            error=ErrorInfo.of(MainGuardError(ADVICE))))
+                else:
+                    out.append(_crashed(task, f"its process died ({type(exc).__name__}: "
+                                              f"{exc})"))
                 pool.shutdown(wait=False)
             else:
                 self._idle.append(pool)
@@ -116,6 +123,7 @@ class ProcessEngine:
             pool.shutdown(wait=True, cancel_futures=True)
         self._idle.clear()
         self._busy.clear()
+        clear_marker()
 
 
 def exit_with_parent(parent: int, every_s: float = 1.0) -> None:

@@ -9,9 +9,10 @@ graph as it was. A worker failure (a bad row in its slice) is raised with its or
 type after the other workers finish; nothing is merged, and a rerun with the same run
 id resumes each worker after its last commit.
 
-JSONL that holds both node and edge records is ingested in two phases (nodes, then
-edges from the nodes' merge commit): an edge's endpoints may sit in another worker's
-slice, and each worker's commits are validated on its own branch.
+Nodes and edges land together, as ONE commit on the target whatever the input mixes:
+each shard writes its slice's nodes and edges, deferring the checks that need other
+shards (endpoints, `@card`) to the final merge_many, which checks the merged result.
+(Plans stored by earlier versions may have two phases, nodes then edges; they still run.)
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from graphlake.ingestion import plan as P
 from graphlake.ingestion.attempt import AttemptRecord
 from graphlake.ingestion.engines import check_engine, make_engine
 from graphlake.ingestion.errors import IngestError
+from graphlake.ingestion.existing import refuse_existing_keys
+from graphlake.ingestion.guard import refuse_in_spawned_bootstrap
 from graphlake.ingestion.result import IngestResult
 from graphlake.ingestion.runner import Run
 from graphlake.ingestion.sources import (
@@ -67,6 +70,7 @@ def run_ingest(
     strict_disjoint: bool = True,
     storage_options: dict[str, str] | None = None,
     ray_address: str | None = None,
+    mode: str = "append",
 ) -> IngestResult:
     """Load `sources` into branch `into` with `workers` parallel workers, as one merge.
 
@@ -78,20 +82,27 @@ def run_ingest(
     `run_id` names the run (a fresh ULID by default); calling again with the same id
     resumes it, or returns the recorded result once it has finished.
     `strict_disjoint=True` refuses any key that two slices both write.
+    `mode="append"` (default) inserts: keys the target holds already are refused before
+    any worker starts. `mode="merge"` upserts: such keys are updated (only the given
+    properties), so a rerun of the same input with a new run id changes nothing.
     """
     started = time.perf_counter()
+    refuse_in_spawned_bootstrap()
     check_engine(engine)
     for name, value in (("workers", workers), ("commit_every", commit_every)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)
                                   or value < 1):
             raise DataError(f"{name} must be a positive integer, got {value!r}")
+    if mode not in P.MODES:
+        raise DataError(f"unknown ingest mode {mode!r} (use one of: {', '.join(P.MODES)})")
     if run_id is not None:
         validate_identifier(run_id, "ingest run id")
     options = graph.storage_options if storage_options is None else storage_options
     store = graph.store
 
     if run_id is not None:
-        recorded = _recorded(graph, run_id, sources, table, into, workers, commit_every)
+        recorded = _recorded(graph, run_id, sources, table, into, workers, commit_every,
+                             mode)
         if recorded is not None:
             return recorded
     head = graph.head(into)  # an unknown branch fails here
@@ -100,9 +111,11 @@ def run_ingest(
     plan: P.Plan | None = P.load_plan(store, run_id) if run_id is not None else None
     resumed = plan is not None
     if plan is None:
-        plan = _make_plan(inputs, table, into, head.id, run_id, workers, commit_every)
+        if mode == "append":
+            refuse_existing_keys(graph, head, inputs.format, inputs.paths, table, into)
+        plan = _make_plan(inputs, table, into, head.id, run_id, workers, commit_every, mode)
         plan = P.store_plan(store, plan)  # another attempt may have stored it first
-    _refuse_contradictions(plan, inputs, table, into, workers, commit_every)
+    _refuse_contradictions(plan, inputs, table, into, workers, commit_every, mode)
     plan = P.refresh_changed_files(plan)
     planned = time.perf_counter()
     with AttemptRecord(store, plan.run_id):  # for `graphlake.ingestion.status`
@@ -175,7 +188,7 @@ def _validate_inputs(graph: Graph, sources: Sources, table: str | None) -> _Inpu
 
 def _make_plan(
     inputs: _Inputs, table: str | None, into: str, base: str, run_id: str | None,
-    workers: int | None, commit_every: int | None,
+    workers: int | None, commit_every: int | None, mode: str,
 ) -> P.Plan:
     from ulid import ULID
 
@@ -193,24 +206,22 @@ def _make_plan(
                         f"hold no rows")
     asked = workers if workers is not None else (os.cpu_count() or 1)
     slices = P.split(files, asked)
-    phases: tuple[str, ...] = (P.ALL,)
     if scans:
         slices = P.with_byte_offsets(files, slices, scans)
-        if any(s.has_edges for s in scans.values()) and any(s.has_nodes for s in scans.values()):
-            phases = (P.NODES, P.EDGES)
     return P.Plan(
         run_id=run_id or str(ULID()), format=inputs.format, table=table, into=into, base=base,
         workers=asked, commit_every=commit_every or DEFAULT_COMMIT_EVERY,
-        files=tuple(files), slices=tuple(slices), phases=phases,
+        files=tuple(files), slices=tuple(slices), mode=mode,
     )
 
 
 def _refuse_contradictions(
     plan: P.Plan, inputs: _Inputs, table: str | None, into: str, workers: int | None,
-    commit_every: int | None,
+    commit_every: int | None, mode: str,
 ) -> None:
     diffs = P.contradictions(plan, paths=[str(p) for p in inputs.paths], table=table,
-                             into=into, workers=workers, commit_every=commit_every)
+                             into=into, workers=workers, commit_every=commit_every,
+                             mode=mode)
     if diffs:
         raise IngestError(f"ingest run {plan.run_id} was planned with other arguments: "
                           f"{'; '.join(diffs)}. Rerun with the original arguments, or use "
@@ -219,7 +230,7 @@ def _refuse_contradictions(
 
 def _recorded(
     graph: Graph, run_id: str, sources: Sources, table: str | None, into: str,
-    workers: int | None, commit_every: int | None,
+    workers: int | None, commit_every: int | None, mode: str,
 ) -> IngestResult | None:
     """The result of a finished run (shard branches a crash left are removed), or None."""
     data = graph.store.get(P.run_key(run_id, P.DONE_FILE))
@@ -232,7 +243,7 @@ def _recorded(
         except DataError:  # inputs removed since: compare the other arguments only
             paths = [f.path for f in plan.files]
         diffs = P.contradictions(plan, paths=paths, table=table, into=into, workers=workers,
-                                 commit_every=commit_every)
+                                 commit_every=commit_every, mode=mode)
         if diffs:
             raise IngestError(f"ingest run {run_id} finished with other arguments: "
                               f"{'; '.join(diffs)}")

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 PLAN_FORMAT = 1
 RUNS_DIR = "_graphlake/ingest"
 ALL = "all"
+MODES = ("append", "merge")  # workers insert (new keys only) or upsert
 NODES = "nodes"
 EDGES = "edges"
 
@@ -109,6 +110,7 @@ class Plan:
     files: tuple[InputFile, ...]
     slices: tuple[Slice, ...]
     phases: tuple[str, ...] = (ALL,)
+    mode: str = "append"
     created: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat())
 
     @property
@@ -135,6 +137,7 @@ class Plan:
             "files": [f.to_dict() for f in self.files],
             "slices": [s.to_dict() for s in self.slices],
             "phases": list(self.phases),
+            "mode": self.mode,
             "created": self.created,
         }
         return json.dumps(obj, indent=1).encode("utf-8")
@@ -151,7 +154,8 @@ class Plan:
                 commit_every=int(obj["commit_every"]),
                 files=tuple(InputFile.from_dict(f) for f in obj["files"]),
                 slices=tuple(Slice.from_dict(s) for s in obj["slices"]),
-                phases=tuple(obj["phases"]), created=obj["created"],
+                phases=tuple(obj["phases"]), mode=obj.get("mode", "append"),
+                created=obj["created"],
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise IngestError(f"stored ingest plan is corrupt: {exc}") from exc
@@ -258,7 +262,7 @@ def load_plan(store: ObjectStore, run_id: str) -> Plan | None:
 
 def contradictions(
     plan: Plan, *, paths: Sequence[str], table: str | None, into: str, workers: int | None,
-    commit_every: int | None,
+    commit_every: int | None, mode: str = "append",
 ) -> list[str]:
     """How the arguments of a rerun differ from the stored plan (empty: they agree)."""
     out: list[str] = []
@@ -273,4 +277,6 @@ def contradictions(
         out.append(f"workers {workers} != planned {plan.workers}")
     if commit_every is not None and commit_every != plan.commit_every:
         out.append(f"commit_every {commit_every} != planned {plan.commit_every}")
+    if mode != plan.mode:
+        out.append(f"mode {mode!r} != planned {plan.mode!r}")
     return out

@@ -1,8 +1,10 @@
 """Progress of a running ingest: one bar per worker and one overall, on stderr.
 
 The orchestrator reads each worker branch's head commit about twice a second and shows
-the offset its ingest marker records, so the same code works for processes and Ray
-(workers report nothing while they run) and for workers on other machines.
+the offset its ingest marker records, or, when larger, the offset the worker reported
+while writing its current commit (`written.py`: rows written, so a bar moves during a
+commit of a whole slice). Both come from the store, so the same code works for processes
+and Ray and for workers on other machines.
 
 rich is imported only when bars are shown: worker processes and non-interactive runs
 never pay for it.
@@ -16,6 +18,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from graphlake.errors import GraphLakeError
+from graphlake.ingestion.written import read_written, written_key
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -31,8 +34,9 @@ class IngestProgress:
 
     def __init__(self, graph: Graph, run_id: str, base: str, branches: Sequence[str],
                  sizes: Sequence[int], *, enabled: bool, label: str = "rows",
-                 console: Console | None = None) -> None:
+                 console: Console | None = None, phase: str = "all") -> None:
         self._graph = graph
+        self._phase = phase
         self._run_id = run_id
         self._base = base
         self._branches = list(branches)
@@ -91,7 +95,11 @@ class IngestProgress:
         self._last_poll = now
         for i, branch in enumerate(self._branches):
             if i not in self._finished:
-                self._show(i, self._offset(branch))
+                committed = self._offset(branch)
+                writing = read_written(self._graph.store, written_key(self._run_id,
+                                                                      self._phase, i))
+                self._show(i, max(committed or 0, writing or 0) if committed is not None
+                           else None)
 
     def finished(self, worker: int, offset: int) -> None:
         """A worker is done (or failed) at `offset`; stop polling its branch."""

@@ -17,6 +17,7 @@ from graphlake.errors import BranchExistsError
 from graphlake.ingestion import plan as P
 from graphlake.ingestion.engines import Engine
 from graphlake.ingestion.errors import IngestError
+from graphlake.ingestion.guard import MainGuardError
 from graphlake.ingestion.progress import IngestProgress
 from graphlake.ingestion.result import merge_result_from_dict
 from graphlake.ingestion.worker import WorkerReport, WorkerTask, progress_of
@@ -85,7 +86,7 @@ class Run:
             commit_every=plan.commit_every, files=plan.files, segments=s.segments,
             # merge_many indexes what it adopts from two or more shards; one shard is
             # fast-forwarded to, so it must carry its own indexes.
-            index_appends=len(plan.slices) == 1,
+            index_appends=len(plan.slices) == 1, mode=plan.mode,
         )
 
     def _run_workers(self, eng: Engine, tasks: list[WorkerTask]) -> dict[int, WorkerReport]:
@@ -106,6 +107,7 @@ class Run:
         bars = IngestProgress(
             self.graph, plan.run_id, self._base, [t.branch for t in tasks],
             [t.size for t in tasks], enabled=self.progress and _interactive(), label=unit,
+            phase=tasks[0].phase,
         )
         with bars:
             for report in reports.values():
@@ -138,6 +140,8 @@ def _raise_failures(run_id: str, reports: dict[int, WorkerReport]) -> None:
                                      f"{first.offset}/{first.size} without an error")
     else:
         exc = first.error.rebuild()
+    if isinstance(exc, MainGuardError):  # no rerun can help until the script changes
+        raise exc
     others = [f"w{r.worker}" for r in failed[1:]]
     exc.add_note(
         f"ingest run {run_id}: worker {first.worker} failed"

@@ -6,7 +6,8 @@ of `commit_every` rows (JSONL: lines). Each commit carries the batch *and* the p
 marker `meta={"ingest_run", "worker", "offset", "rows"}` (`offset`: rows or lines of the
 slice done, `rows`: records written), so the marker is exactly as durable as the data:
 after a crash the next attempt continues after the last commit, and nothing is written
-twice.
+twice. Nodes and edges are written together; endpoint and `@card` checks are deferred
+to the run's final merge_many, which sees every shard.
 
 Failures come back as data (`WorkerReport.error`), see `graphlake.ingestion.errors`.
 """
@@ -28,14 +29,20 @@ from graphlake.graph import Graph
 from graphlake.ingestion.errors import ErrorInfo, IngestError
 from graphlake.ingestion.plan import ALL, EDGES, NODES, Segment
 from graphlake.ingestion.sources import InputFile, open_parquet
+from graphlake.ingestion.written import WrittenReporter, written_key
 from graphlake.write.jsonl import parse_json_line
 from graphlake.write.load import _group_records
+from graphlake.write.publish import publish
+from graphlake.write.transaction import Transaction
 
 # Test hook: "<worker>:<commits>" makes that worker's process exit abruptly (os._exit)
 # right after its n-th commit of an attempt, like a killed machine would.
 CRASH_AFTER_ENV = "GRAPHLAKE_INGEST_CRASH_AFTER"
 CRASH_EXIT_CODE = 75
 _PARQUET_BATCH = 64 * 1024
+# Checked once, by the merge of all shards, not per shard commit: an edge's endpoints or
+# a new node's edges may sit in another shard (or a later commit of this one).
+CROSS_SHARD_CHECKS = frozenset({"endpoint", "cardinality"})
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,7 @@ class WorkerTask:
     # segments (see `TableStore.index_large_appends`). A 1-worker run fast-forwards
     # `into` to the shard's state, so its shard keeps its indexes up to date.
     index_appends: bool = True
+    mode: str = "append"  # "merge": upsert, so keys the target holds are updated
 
     @property
     def size(self) -> int:
@@ -99,18 +107,32 @@ def run_slice(task: WorkerTask) -> WorkerReport:
         offset, rows = progress_of(graph, task)
         report = _replace(report, offset=offset, rows=rows, resumed_from=offset)
         head = graph.head(task.branch).id
+        reporter = WrittenReporter(graph.store, written_key(task.run_id, task.phase,
+                                                            task.worker))
+        graph.tables.on_rows_written = reporter.rows
         for commits, (units, data) in enumerate(_batches(graph, task, offset), start=1):
+            records = _count(data)
+            reporter.batch(offset, units, records)
             offset += units
-            rows += _count(data)
-            txn = graph.write(task.branch, _message(task, offset), meta=task.meta(offset, rows))
-            for name, part in data.items():
-                txn.insert(name, part)
-            head = txn.commit_now().id
+            rows += records
+            head = _commit(graph, task, data, offset, rows)
             report = _replace(report, offset=offset, rows=rows, commits=commits, head=head)
             _maybe_crash(task.worker, commits)
         return _replace(report, head=head, seconds=time.perf_counter() - started)
     except Exception as exc:  # every failure goes back as data
         return _replace(report, error=ErrorInfo.of(exc), seconds=time.perf_counter() - started)
+
+
+def _commit(graph: Graph, task: WorkerTask, data: Mapping[str, Any], offset: int,
+            rows: int) -> str:
+    """One shard commit of `data` with its progress marker; checks that need the other
+    shards (an edge's endpoints, a node's edges under `@card`) are left to the merge."""
+    txn = Transaction(graph, task.branch, _message(task, offset), meta=task.meta(offset, rows))
+    stage = txn.upsert if task.mode == "merge" else txn.insert
+    for name, part in data.items():
+        stage(name, part)
+    return publish(graph, task.branch, txn.message, txn.ops, txn.meta,
+                   deferred=CROSS_SHARD_CHECKS).id
 
 
 def progress_of(graph: Graph, task: WorkerTask) -> tuple[int, int]:

@@ -27,6 +27,7 @@ from graphlake.errors import GraphLakeError
 # Fragments of this size keep a one-row delete or update cheap at millions of rows
 # (a delete rewrites one fragment's deletion file; measured ~10 ms at 1M rows).
 MAX_ROWS_PER_FILE = 128 * 1024
+REPORT_BATCH_ROWS = 16 * 1024  # granularity of `on_rows_written`
 # Appending at least this many rows extends the scalar indexes right away; smaller
 # appends stay unindexed (cheap to scan) until `optimize`.
 INDEX_APPEND_THRESHOLD = 50_000
@@ -111,6 +112,9 @@ class TableStore:
         # (INDEX_REFRESH_FRAGMENTS) still applies, so keyed probes on a long-running
         # shard scan a bounded number of unindexed fragments.
         self.index_large_appends = True
+        # Called with the number of rows Lance has taken of an append so far, batch by
+        # batch while it writes (an ingest worker's progress); None: appends go as they are.
+        self.on_rows_written: Callable[[int], None] | None = None
 
     # --- addressing -------------------------------------------------------------------
 
@@ -262,7 +266,7 @@ class TableStore:
                 faults.hit("table.after_delete")
             if append is not None and append.num_rows:
                 lock.expected = ds.version + 1
-                ds.insert(append, max_rows_per_file=MAX_ROWS_PER_FILE)
+                ds.insert(self._reported(append), max_rows_per_file=MAX_ROWS_PER_FILE)
                 faults.hit("table.after_append")
                 large = self.index_large_appends and append.num_rows >= INDEX_APPEND_THRESHOLD
                 if index_columns and (
@@ -278,6 +282,20 @@ class TableStore:
             version=ds.version,
             owner=state.owner,
         )
+
+
+    def _reported(self, table: pa.Table) -> pa.Table | pa.RecordBatchReader:
+        """`table`, or a reader of it that calls `on_rows_written` as Lance takes rows."""
+        report = self.on_rows_written
+        if report is None:
+            return table
+
+        def batches() -> Iterator[pa.RecordBatch]:
+            for batch in table.to_batches(max_chunksize=REPORT_BATCH_ROWS):
+                yield batch
+                report(batch.num_rows)  # Lance asked for the next batch: this one is in
+
+        return pa.RecordBatchReader.from_batches(table.schema, batches())
 
 
 def _delete_keys(ds: lance.LanceDataset, keys: list[str], lock: _CasLock) -> lance.LanceDataset:

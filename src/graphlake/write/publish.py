@@ -36,6 +36,7 @@ MAX_ATTEMPTS = 10
 def publish(
     graph: Graph, branch: str, message: str, ops: list[Op], meta: dict | None = None,
     *, reads: ReadSet | None = None, expect_head: str | None = None,
+    deferred: frozenset[str] = frozenset(),
 ) -> Commit:
     """Publish `ops` as one commit on `branch`; returns the head unchanged if they net to 0
     (unless `meta` is given: then the commit records it even without data changes).
@@ -46,9 +47,13 @@ def publish(
 
     Each attempt first waits (briefly, bounded) while a merge into `branch` holds an
     intent, so merges land even while writers keep the branch busy.
+
+    `deferred`: constraint kinds not checked here (see `violations_by_check`); only an
+    ingest shard, whose merge checks them, passes any.
     """
     return retry_while_head_moves(
-        lambda: _publish_once(graph, branch, message, ops, meta, reads, expect_head),
+        lambda: _publish_once(graph, branch, message, ops, meta, reads, expect_head,
+                              deferred),
         branch=branch, what="write", attempts=MAX_ATTEMPTS,
         before_attempt=MergeIntents(graph.store).writer_gate(branch),
     )
@@ -56,12 +61,12 @@ def publish(
 
 def _publish_once(
     graph: Graph, branch: str, message: str, ops: list[Op], meta: dict | None,
-    reads: ReadSet | None, expect_head: str | None,
+    reads: ReadSet | None, expect_head: str | None, deferred: frozenset[str],
 ) -> Commit:
     """One attempt on the current head (HeadMoved or ConcurrentWriteError if it moved)."""
     ref, head = graph._head(branch)
     _check_preconditions(graph, branch, head, reads, expect_head)
-    plans = plan_ops(graph, head, ops)
+    plans = plan_ops(graph, head, ops, deferred)
     if all(p.is_empty for p in plans.values()) and not meta:
         return head
     with Publication(graph, "write", branch, ref) as pub:
@@ -108,7 +113,8 @@ def _rows_by_key(ds: lance.LanceDataset, keys: list[str]) -> dict[str, dict]:
     return {r["id"]: r for r in rows_where_in(ds, "id", keys).to_pylist()}
 
 
-def plan_ops(graph: Graph, head: Commit, ops: list[Op]) -> dict[str, TablePlan]:
+def plan_ops(graph: Graph, head: Commit, ops: list[Op],
+             deferred: frozenset[str] = frozenset()) -> dict[str, TablePlan]:
     """Resolve and validate every table's operations against `head`."""
     schema = graph.schema
 
@@ -125,7 +131,7 @@ def plan_ops(graph: Graph, head: Commit, ops: list[Op]) -> dict[str, TablePlan]:
         plans[name] = resolve_table(schema.table(name), dataset(name), by_table[name])
     for plan in plans.values():
         _check_complete_rows(plan)
-    validate(schema, plans, dataset)
+    validate(schema, plans, dataset, deferred)
     return plans
 
 

@@ -28,10 +28,11 @@ __all__ = ["validate", "value_error"]
 SHOWN = 5  # violations a message lists before "(and N more)"
 
 
-def validate(schema: Schema, plans: dict[str, TablePlan], dataset: DatasetFor) -> None:
+def validate(schema: Schema, plans: dict[str, TablePlan], dataset: DatasetFor,
+             deferred: frozenset[str] = frozenset()) -> None:
     # Like merges, writes count the source an updated edge moves away from under @card:
     # moving A's only edge to B under @card(1..) leaves A with none.
-    for found in violations_by_check(schema, plans, dataset):
+    for found in violations_by_check(schema, plans, dataset, deferred):
         if found:
             raise _error(schema, found)
 

@@ -1,0 +1,60 @@
+"""`abort_ingest`: remove a failed or abandoned run's shard branches and records.
+
+A run is refused while it is running (its orchestrator's heartbeat is fresh), once it has
+finished, and once any of its merges has landed on the target (rerunning with its run id
+finishes such a run; aborting could not take the merged rows back). The shard branches'
+Lance data is left for `graphlake gc`, like any deleted branch's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+from graphlake.errors import BranchNotFoundError
+from graphlake.ingestion import plan as P
+from graphlake.ingestion import status as S
+from graphlake.ingestion.attempt import STALE_SECONDS
+from graphlake.ingestion.errors import IngestError
+
+if TYPE_CHECKING:
+    from graphlake.graph import Graph
+
+
+class IngestRunActiveError(IngestError):
+    """The run cannot be aborted: it is running, finished, or its merge has landed."""
+
+
+def abort_ingest(graph: Graph, run_id: str) -> list[str]:
+    """Delete the shard branches and the stored records of ingest run `run_id`; returns
+    the branches removed. Raises `IngestRunNotFoundError` for an unknown run and
+    `IngestRunActiveError` for a run that is running or whose merge has landed."""
+    status = S.run_status(graph, run_id)  # validates the id; unknown run: NotFound
+    if status.state == S.RUNNING:
+        raise IngestRunActiveError(
+            f"ingest run {run_id} is running (heartbeat {status.heartbeat}); stop its "
+            f"process first, or wait {int(STALE_SECONDS)} s after it died")
+    if status.state == S.FINISHED:
+        raise IngestRunActiveError(f"ingest run {run_id} has finished; there is nothing "
+                                   f"to abort")
+    plan = P.load_plan(graph.store, run_id)
+    assert plan is not None  # run_status found it
+    merged = [p for p in plan.phases
+              if graph.store.exists(P.run_key(run_id, P.phase_file(p)))]
+    if merged:
+        raise IngestRunActiveError(
+            f"ingest run {run_id} has merged into {plan.into!r} already; rerun it with "
+            f"run_id={run_id!r} to finish it")
+    removed = []
+    for phase in plan.phases:
+        for branch in plan.branches(phase):
+            with contextlib.suppress(BranchNotFoundError):
+                graph.delete_branch(branch)
+                removed.append(branch)
+    # The plan goes last: until then, the run is still listed and can be aborted again.
+    records = graph.store.list(f"{P.RUNS_DIR}/{run_id}")
+    plan_key = P.run_key(run_id, P.PLAN_FILE)
+    for key in sorted(k for k in records if k != plan_key):
+        graph.store.delete(key)
+    graph.store.delete(plan_key)
+    return removed
