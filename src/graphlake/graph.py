@@ -242,12 +242,16 @@ class Graph:
         table: str | None = None,
         message: str | None = None,
         progress: Any = None,
+        coerce: bool = False,
     ) -> Commit:
-        """Load JSONL (see DESIGN "Load format"), Parquet or Arrow data in one commit."""
+        """Load JSONL (see DESIGN "Load format"), Parquet or Arrow data in one commit.
+
+        Values must have their properties' types; `coerce=True` casts those that do not
+        (Arrow's safe casts, e.g. "3.5" -> 3.5), as on `w.insert`/`upsert`/`update`."""
         from graphlake.write.load import load
 
         return load(self, source, branch=branch, mode=mode, table=table, message=message,
-                    progress=progress)
+                    progress=progress, coerce=coerce)
 
     def optimize(self, branch: str = DEFAULT_BRANCH) -> Commit:
         """Compact fragments and refresh indexes of every table on `branch`, as one

@@ -116,9 +116,9 @@ def small_chunks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     sizes: list[int] = []
     real = load_module.coerce
 
-    def counting(t, rows, *, partial):
+    def counting(t, rows, *, partial, **options):
         sizes.append(len(rows))
-        return real(t, rows, partial=partial)
+        return real(t, rows, partial=partial, **options)
 
     monkeypatch.setattr(load_module, "CHUNK_ROWS", 3)
     monkeypatch.setattr(load_module, "coerce", counting)

@@ -18,8 +18,9 @@ import typer
 from typer.core import TyperGroup
 
 from graphlake import __version__
-from graphlake.cli import branch, demo, read, recovery, write
+from graphlake.cli import branch, demo, edit, read, recovery, write
 from graphlake.cli.diff import diff
+from graphlake.cli.export import export
 from graphlake.cli.gc import gc
 from graphlake.cli.ingest import ingest
 from graphlake.cli.ingest_status import ingest_status
@@ -65,6 +66,11 @@ def _root(
 
 app.command("init")(write.init)
 app.command("load")(write.load)
+app.command("insert")(edit.insert)
+app.command("upsert")(edit.upsert)
+app.command("update")(edit.update)
+app.command("delete")(edit.delete)
+app.command("export")(export)
 app.add_typer(branch.app, name="branch")
 app.command("log")(read.log)
 app.command("show")(read.show)

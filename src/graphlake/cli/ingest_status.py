@@ -67,8 +67,11 @@ def print_runs(runs: list[RunSummary]) -> None:
     if not runs:
         console.print("No ingest runs.")
         return
-    out = Table("run", "state", "created (UTC)", "into", "workers",
-                Column("done", justify="right"), Column("records", justify="right"))
+    # Run ids are copied into other commands: never wrapped or cut; the rest folds.
+    out = Table(Column("run", no_wrap=True), *(Column(h, overflow="fold") for h in (
+                "state", "created (UTC)", "into", "workers")),
+                Column("done", justify="right", overflow="fold"),
+                Column("records", justify="right", overflow="fold"))
     for r in runs:
         out.add_row(r.run_id, _state(r.state), short_time(r.created), escape(r.into),
                     str(r.workers), f"{_share(r.done, r.total)} {r.unit}", f"{r.rows:,}")

@@ -266,8 +266,10 @@ def conflict_table(conflicts: Sequence[Conflict], source: str, target: str,
     a strategy resolved the conflict; at most MAX_CONFLICT_ROWS rows."""
     resolved = any(c.resolution for c in conflicts)
     last = "resolution" if resolved else "message"
-    out = Table(Column("kind", no_wrap=True), "table", "entity", "properties", last,
-                title=title, title_justify="left")
+    # The entity (a key users copy) never wraps or is cut; the other columns fold.
+    out = Table(Column("kind", no_wrap=True), Column("table", overflow="fold"),
+                Column("entity", no_wrap=True), Column("properties", overflow="fold"),
+                Column(last, overflow="fold"), title=title, title_justify="left")
     for c in conflicts[:MAX_CONFLICT_ROWS]:
         detail = _resolution(c, source, target) if resolved else _message(c)
         out.add_row(c.kind, c.table, cell(c.entity_id), cell(_properties(c, source, target)),

@@ -12,6 +12,7 @@ import datetime as dt
 import decimal
 import json
 import math
+import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -40,11 +41,28 @@ class CommandError(Exception):
 # --- errors ------------------------------------------------------------------------------
 
 
+# The library's hints name Python arguments; the CLI names its own options instead.
+_CLI_HINTS = (
+    ("cascade=True", "--cascade"),
+    ("coerce=True", "--coerce"),
+    ("(use upsert or update to change existing rows)",
+     "(use `graphlake upsert` or `graphlake update`, or `load --mode merge`, to change "
+     "existing rows)"),
+)
+
+
+def cli_wording(message: str) -> str:
+    """`message` with its hints naming the CLI's options rather than Python arguments."""
+    for python, cli in _CLI_HINTS:
+        message = message.replace(python, cli)
+    return message
+
+
 def error_line(exc: BaseException) -> str:
     """One line for an error: its message, plus any notes (e.g. the schema file)."""
     parts = [str(exc) or type(exc).__name__, *getattr(exc, "__notes__", ())]
     lines = (line.strip() for part in parts for line in str(part).splitlines())
-    return " ".join(line for line in lines if line and set(line) != {"^"})
+    return printable(cli_wording(" ".join(line for line in lines if line and set(line) != {"^"})))
 
 
 def fail(exc: BaseException, code: int = EXIT_FAILED) -> typer.Exit:
@@ -60,6 +78,19 @@ def reported_errors() -> Iterator[None]:
         yield
     except (GraphLakeError, CommandError) as exc:
         raise fail(exc) from None
+
+
+# --- terminal safety ----------------------------------------------------------------------
+
+# C0 and C1 controls (ESC starts terminal sequences, 0x9b is a one-byte CSI) and the
+# bidirectional overrides and isolates, which reorder what a terminal shows (CVE-2021-42574).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """`text` with control characters shown as escapes (`\\x1b`, `\\n`, `\\u202e`), so
+    stored text can neither drive the terminal nor hide what it holds."""
+    return _UNSAFE.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 # --- JSON --------------------------------------------------------------------------------
@@ -126,7 +157,8 @@ def arrow_table(table: pa.Table, title: str | None = None) -> Table:
     out = Table(title=title, title_justify="left")
     for field in table.schema:
         numeric = pa.types.is_integer(field.type) or pa.types.is_floating(field.type)
-        out.add_column(field.name, justify="right" if numeric else "left", overflow="fold")
+        out.add_column(printable(field.name), justify="right" if numeric else "left",
+                       overflow="fold")
     for row in table.to_pylist():
         out.add_row(*(cell(v) for v in row.values()))
     return out
@@ -137,7 +169,8 @@ def plain_table(columns: Sequence[str], rows: Sequence[Sequence[Any]],
     out = Table(title=title, title_justify="left")
     for i, name in enumerate(columns):
         numeric = bool(rows) and all(isinstance(r[i], int | float) for r in rows)
-        out.add_column(name, justify="right" if numeric else "left", overflow="fold")
+        out.add_column(printable(name), justify="right" if numeric else "left",
+                       overflow="fold")
     for row in rows:
         out.add_row(*(cell(v) for v in row))
     return out
@@ -154,13 +187,16 @@ def cell(value: Any) -> Text:
     if isinstance(value, list):
         return Text(_list_preview(value))
     if isinstance(value, dict):
-        return Text(json.dumps(jsonable(value), ensure_ascii=False))
+        return Text(printable(json.dumps(jsonable(value), ensure_ascii=False)))
     if isinstance(value, dt.date | dt.datetime):
         return Text(value.isoformat())
-    return Text(str(value))
+    if isinstance(value, Text):
+        return value
+    return Text(printable(str(value)))
 
 
 def _list_preview(values: list[Any]) -> str:
-    shown = [f"{v:.3g}" if isinstance(v, float) else str(v) for v in values[:_VECTOR_PREVIEW]]
+    shown = [f"{v:.3g}" if isinstance(v, float) else printable(str(v))
+             for v in values[:_VECTOR_PREVIEW]]
     more = f", … ({len(values)})" if len(values) > _VECTOR_PREVIEW else ""
     return "[" + ", ".join(shown) + more + "]"

@@ -62,6 +62,9 @@ def load(
         str | None, typer.Option("--table", "-t", help="Node or edge type of a Parquet file.")
     ] = None,
     message: Annotated[str | None, typer.Option("--message", "-m")] = None,
+    coerce: Annotated[bool, typer.Option(
+        "--coerce", help="Cast values of another type (a Parquet int column for a String) "
+                         "rather than refuse them; lossy casts still fail.")] = False,
     json: Json = False,
 ) -> None:
     """Load a file into BRANCH as one commit."""
@@ -77,7 +80,7 @@ def load(
                 advance(rows)
 
         commit = g.load(file, branch=branch, mode=mode.value, table=table, message=message,
-                        progress=progress)
+                        progress=progress, coerce=coerce)
     summary = load_summary(g, branch, before, commit, rows_read)
     if json:
         print_json(summary)

@@ -16,6 +16,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import duckdb
@@ -73,6 +75,37 @@ def run_sql(
     finally:
         watchdog.stop()
         con.close()
+
+
+@contextmanager
+def sql_stream(
+    snapshot: Snapshot, query: str, *, limits: SqlLimits | None = None
+) -> Iterator[tuple[pa.Schema, Iterator[pa.RecordBatch]]]:
+    """The result of one read-only query as record batches, for results of any size
+    (export): memory holds one batch at a time. `limits` bounds memory and threads only;
+    the connection stays open until the `with` block ends."""
+    limits = limits or SqlLimits()
+    con = duckdb.connect(":memory:")
+    try:
+        try:
+            statement = _parse(con, query)
+            for name, ds in snapshot.datasets().items():
+                con.register(name, ds)
+            _lock_down(con, limits)
+            reader = con.sql(statement).to_arrow_reader(_BATCH_ROWS)
+        except (duckdb.Error, pa.ArrowException, OSError) as exc:
+            raise QueryError(f"SQL error: {exc}") from None
+        yield reader.schema, _streamed(reader)
+    finally:
+        con.close()
+
+
+def _streamed(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
+    try:
+        yield from reader
+    except (duckdb.Error, pa.ArrowException, OSError) as exc:
+        # Errors met while streaming the result arrive through Arrow as OSError.
+        raise QueryError(f"SQL error: {exc}") from None
 
 
 def _query_error(exc: Exception, watchdog: _Watchdog, limits: SqlLimits) -> QueryError:

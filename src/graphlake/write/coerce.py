@@ -4,6 +4,13 @@ Type errors name the table, property and offending value. Partial rows (for upda
 upsert) keep only the columns they provide; full rows (insert) fill absent nullable
 properties with nulls and refuse absent non-nullable ones.
 
+One set of rules for every container (dicts, JSONL, Arrow, pandas): a value must already
+have its property's type. Arrow columns may differ only in width or layout, never in
+kind (an integer column for an I32, a float column for an F64, a list for a Vector);
+text for a Date or DateTime is ISO, text for a Blob is base64, as in dicts. Anything else
+(`6` for a String, `"3.5"` for an F64) is a `TypeMismatchError`, unless the caller asks
+for `coerce=True`: then Arrow's safe casts convert it (a lossy cast still fails).
+
 A `Blob` is bytes; given as text (a str, or an Arrow string column) it is base64, on
 every path: JSON has no bytes, and reads over the API and the CLI's `--json` show blobs
 as base64, so a row read there and written back is unchanged.
@@ -67,8 +74,13 @@ def physical_columns(t: NodeType | EdgeType) -> tuple[str, ...]:
     return ("id", "src", "dst") if t.is_edge else ("id",)
 
 
-def coerce(t: NodeType | EdgeType, rows: Any, *, partial: bool) -> pa.Table:
+def coerce(
+    t: NodeType | EdgeType, rows: Any, *, partial: bool, cast: bool = False
+) -> pa.Table:
     """Rows as an Arrow table of `t`'s schema (only provided columns when `partial`).
+
+    `cast` (the public `coerce=True`) converts values of another type with Arrow's safe
+    casts; by default they are a `TypeMismatchError`.
 
     The `id` column is always present: the key's string form for nodes, the given or a
     generated ULID for edges (edge ids may only be omitted when not `partial`).
@@ -94,7 +106,7 @@ def coerce(t: NodeType | EdgeType, rows: Any, *, partial: bool) -> pa.Table:
         if field.name == "id":
             continue
         if field.name in columns:
-            out[field.name] = _cast(t, field, columns[field.name])
+            out[field.name] = _cast(t, field, columns[field.name], cast)
         elif not partial:
             if not field.nullable and not (t.is_edge and field.name == "id"):
                 raise NullValueError(f"{t.name}.{field.name} is required but missing")
@@ -130,19 +142,73 @@ def _columns_from_dicts(
     return cols
 
 
-def _cast(t: NodeType | EdgeType, field: pa.Field, values: Any) -> pa.Array:
+def _cast(t: NodeType | EdgeType, field: pa.Field, values: Any, cast: bool = False) -> pa.Array:
     prop = t.property(field.name)
+    ty = prop.type if prop else None
     try:
         if isinstance(values, pa.ChunkedArray | pa.Array):
             arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
             if arr.type.equals(field.type):
                 return arr
-            if not _holds_base64(prop.type if prop else None, arr.type):
+            if _read_as_python(ty, arr.type):
+                values = arr.to_pylist()  # ISO dates, base64 blobs, numeric keys: as dicts
+            elif cast or same_kind(arr.type, field.type):
                 return pc.cast(arr, field.type, safe=True)
-            values = arr.to_pylist()
-        return pa.array(_prepare(prop.type if prop else None, values), type=field.type)
+            else:
+                raise _wrong_arrow_type(t, field, ty, arr.type)
+        try:
+            return pa.array(_prepare(ty, values), type=field.type)
+        except _ARROW_ERRORS:
+            if not cast:
+                raise
+            return pc.cast(pa.array(values), field.type, safe=True)
     except _ARROW_ERRORS as exc:
-        raise _mismatch(t, field, prop.type if prop else None, values, exc) from None
+        raise _mismatch(t, field, ty, values, exc) from None
+
+
+def same_kind(given: pa.DataType, wanted: pa.DataType) -> bool:
+    """Can a column of `given` stand for `wanted` without changing what its values mean?
+
+    Only width and layout may differ (int64 for int32, which still fails on overflow;
+    large_string for string; a list for a fixed-size list); integers may stand for floats,
+    as Python ints do in dict rows. Text never stands for a number, nor a number for text.
+    """
+    if pa.types.is_null(given):
+        return True
+    if pa.types.is_dictionary(given):  # pandas categoricals
+        return same_kind(given.value_type, wanted)
+    for is_kind in (pa.types.is_integer, pa.types.is_floating, pa.types.is_boolean,
+                    _is_text, _is_bytes, pa.types.is_date, pa.types.is_timestamp):
+        if is_kind(wanted):
+            return is_kind(given) or (
+                pa.types.is_floating(wanted) and pa.types.is_integer(given))
+    if _is_list(wanted):
+        return _is_list(given) and same_kind(given.value_type, wanted.value_type)
+    return False
+
+
+def _is_text(ty: pa.DataType) -> bool:
+    return pa.types.is_string(ty) or pa.types.is_large_string(ty)
+
+
+def _is_bytes(ty: pa.DataType) -> bool:
+    return (pa.types.is_binary(ty) or pa.types.is_large_binary(ty)
+            or pa.types.is_fixed_size_binary(ty))
+
+
+def _is_list(ty: pa.DataType) -> bool:
+    return (pa.types.is_list(ty) or pa.types.is_large_list(ty)
+            or pa.types.is_fixed_size_list(ty))
+
+
+def _wrong_arrow_type(
+    t: NodeType | EdgeType, field: pa.Field, ty: TypeRef | None, given: pa.DataType
+) -> TypeMismatchError:
+    expected = str(ty) if ty is not None else "a key (string)"
+    return TypeMismatchError(
+        f"{t.name}.{field.name}: expected {expected} (Arrow {field.type}), got a column of "
+        f"Arrow type {given}; convert it, or pass coerce=True to cast it"
+    )
 
 
 def _prepare(ty: TypeRef | None, values: list[Any]) -> list[Any]:
@@ -168,10 +234,13 @@ def _prepare(ty: TypeRef | None, values: list[Any]) -> list[Any]:
     return values
 
 
-def _holds_base64(ty: TypeRef | None, given: pa.DataType) -> bool:
-    """Is `given` text that stands for a Blob? (Lists cannot hold blobs.)"""
-    return (ty is not None and ty.kind == "Blob"
-            and (pa.types.is_string(given) or pa.types.is_large_string(given)))
+def _read_as_python(ty: TypeRef | None, given: pa.DataType) -> bool:
+    """Does a column of `given` follow the dict rules rather than Arrow's? Text for a
+    Blob (base64), a Date or a DateTime (ISO), and integers or dates for a key column
+    (`id`, `src`, `dst`: `ty` is None), which dict rows may give as numbers."""
+    if ty is None:
+        return pa.types.is_integer(given) or pa.types.is_date(given)
+    return ty.kind in ("Blob", "Date", "DateTime") and _is_text(given)
 
 
 def _blob(v: Any) -> Any:

@@ -40,18 +40,19 @@ def load(
     table: str | None,
     message: str | None,
     progress: Progress | None = None,
+    coerce: bool = False,
 ) -> Commit:
     if mode not in MODES:
         raise DataError(f"unknown load mode {mode!r} (use one of: {', '.join(MODES)})")
     graph._ref(branch)  # an unknown branch fails before any parsing
     tables = _read_source(graph, source, table, progress)
     if isinstance(tables, _Records):
-        staged = _coerced_chunks(graph, tables, mode, progress)
+        staged = _coerced_chunks(graph, tables, mode, progress, coerce)
     else:
         staged = _staged(graph, tables, mode)
     txn = graph.write(branch, message or f"load ({mode})")
     for name, kind, rows in staged:
-        getattr(txn, kind)(name, rows)
+        getattr(txn, kind)(name, rows, coerce=coerce)
     return txn.commit_now()
 
 
@@ -157,7 +158,7 @@ def _typed_record(
 
 
 def _coerced_chunks(
-    graph: Graph, records: _Records, mode: str, progress: Progress | None
+    graph: Graph, records: _Records, mode: str, progress: Progress | None, cast: bool
 ) -> list[tuple[str, str, pa.Table]]:
     """JSONL records as Arrow tables of at most `CHUNK_ROWS` rows, ready to stage.
 
@@ -174,7 +175,7 @@ def _coerced_chunks(
         t = schema.table(group[0])
         assert t is not None
         done.setdefault(group, []).append(
-            coerce(t, pending.pop(group), partial=group[1] == "upsert"))
+            coerce(t, pending.pop(group), partial=group[1] == "upsert", cast=cast))
 
     count = 0
     for n, rec in records.items:

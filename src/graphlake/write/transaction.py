@@ -76,21 +76,21 @@ class Transaction:
 
     # --- staging ----------------------------------------------------------------------
 
-    def insert(self, table: str, rows: Any) -> None:
+    def insert(self, table: str, rows: Any, *, coerce: bool = False) -> None:
         """Add rows; any key that exists already (or twice here) is an error."""
-        self._stage("insert", table, rows, partial=False)
+        self._stage("insert", table, rows, partial=False, cast=coerce)
 
-    def upsert(self, table: str, rows: Any) -> None:
+    def upsert(self, table: str, rows: Any, *, coerce: bool = False) -> None:
         """Insert new keys, update existing ones (only the given properties change)."""
-        self._stage("upsert", table, rows, partial=True)
+        self._stage("upsert", table, rows, partial=True, cast=coerce)
 
-    def update(self, table: str, rows: Any) -> None:
+    def update(self, table: str, rows: Any, *, coerce: bool = False) -> None:
         """Change the given properties of existing rows; an unknown key is an error."""
-        self._stage("update", table, rows, partial=True)
+        self._stage("update", table, rows, partial=True, cast=coerce)
 
-    def overwrite(self, table: str, rows: Any) -> None:
+    def overwrite(self, table: str, rows: Any, *, coerce: bool = False) -> None:
         """Replace the table's whole content with `rows`."""
-        self._stage("overwrite", table, rows, partial=False)
+        self._stage("overwrite", table, rows, partial=False, cast=coerce)
 
     def delete(self, table: str, keys: Iterable[Any] | Any, cascade: bool = False) -> None:
         """Delete nodes by key or edges by id. Nodes with edges need `cascade=True`."""
@@ -106,11 +106,15 @@ class Transaction:
         self._check_open()
         self._ops.append(Op("delete", t.name, keys=key_list, cascade=cascade))
 
-    def _stage(self, kind: OpKind, table: str, rows: Any, *, partial: bool) -> None:
+    def _stage(
+        self, kind: OpKind, table: str, rows: Any, *, partial: bool, cast: bool
+    ) -> None:
+        """`cast` (the callers' `coerce=True`): convert values of another type with
+        Arrow's safe casts rather than refuse them (see `graphlake.write.coerce`)."""
         t = self._type(table)
         self._check_open()
         for group in _groups(rows) if partial else [rows]:
-            coerced = coerce(t, group, partial=partial)
+            coerced = coerce(t, group, partial=partial, cast=cast)
             if coerced.num_rows or kind == "overwrite":
                 self._ops.append(Op(kind, t.name, rows=coerced))
 
