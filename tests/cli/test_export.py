@@ -97,7 +97,7 @@ BAD = [  # arguments after ROOT, and what the error line says
     (("Nope", "-o", "x.csv"), "unknown node or edge type 'Nope'"),
     (("-q", "SELECT nope FROM Doc", "-o", "x.csv"), "SQL error"),
     (("-q", "COPY Doc TO 'y.csv'", "-o", "x.csv"), "only read-only queries"),
-    (("Doc", "-o", "x.csv", "-b", "nope"), "no branch 'nope'"),
+    (("Doc", "-o", "x.csv", "-b", "nope"), "unknown revision 'nope'"),
     (("Doc", "-o", "missing/x.csv"), "is not a folder"),
 ]
 
