@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -12,7 +12,9 @@ from rich.text import Text
 from graphlake.cli.options import Json, Root
 from graphlake.cli.output import console, print_json, truncated
 from graphlake.graph import Graph
-from graphlake.merge.diff import TableDiff
+
+if TYPE_CHECKING:  # merge.diff imports Lance
+    from graphlake.merge.diff import TableDiff
 
 DEFAULT_SHOWN = 10
 

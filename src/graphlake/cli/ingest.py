@@ -22,7 +22,6 @@ from graphlake.cli.output import CommandError, console, fail, print_json, short
 from graphlake.errors import GraphLakeError, MergeConflictError
 from graphlake.graph import Graph
 from graphlake.ingestion import IngestResult
-from graphlake.ingestion import ingest as run_ingest
 from graphlake.merge.result import MERGED, NO_CHANGE, MergeResult
 
 
@@ -70,6 +69,8 @@ def ingest(
     Exit codes: 0 ingested (or the run had finished already), 1 conflicts, 2 error.
     """
     with _errors(json, "ingest", into):
+        from graphlake.ingestion.orchestrator import run_ingest
+
         result = run_ingest(
             Graph.open(root), inputs, table=table, workers=workers, engine=engine.value,
             into=into, run_id=run_id, commit_every=commit_every, progress=not json,
