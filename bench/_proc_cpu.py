@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 
 _TICK = os.sysconf("SC_CLK_TCK")
+_KINDS = ("worker", "resource tracker")
 
 
 @dataclass
@@ -65,8 +66,10 @@ class ChildCpuSampler:
                 known = self.children.get(pid)
                 if known is None:
                     self.children[pid] = ChildCpu(pid, _cmdline(pid), cpu)
-                else:
-                    known.cpu_s = max(known.cpu_s, cpu)
+                    continue
+                known.cpu_s = max(known.cpu_s, cpu)
+                if known.cmdline not in _KINDS:  # seen between fork and exec: look again
+                    known.cmdline = _cmdline(pid)
 
 
 def _cpu_of(pid: int) -> float | None:

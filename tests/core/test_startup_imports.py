@@ -63,6 +63,28 @@ def test_cli_app_imports_no_data_stack() -> None:
     assert _imported_after("import graphlake.cli.app", CLI_HEAVY) == []
 
 
+def test_server_starts_without_the_data_stack_and_warms_it_up(tmp_path: Path,
+                                                               schema_text: str) -> None:
+    """`graphlake serve` answers /health before Lance and DuckDB are loaded; its start-up
+    then imports them in the background (so a data request need not wait for them)."""
+    pytest.importorskip("fastapi")
+    assert _imported_after("import graphlake.server, uvicorn", HEAVY) == []
+    root = tmp_path / "g"
+    gl.Graph.init(root, schema_text)
+    code = f"""
+        import threading
+        from fastapi.testclient import TestClient
+        from graphlake.server import ServerConfig, create_app
+        app = create_app({str(root)!r}, ServerConfig(no_auth=True))
+        with TestClient(app) as client:
+            assert client.get("/health").status_code == 200
+            for t in threading.enumerate():
+                if t.name == "graphlake-warm-up":
+                    t.join()
+    """
+    assert set(_imported_after(code, HEAVY)) >= {"lance", "duckdb"}
+
+
 @pytest.mark.parametrize("argv", [["log", "{root}"], ["log", "{root}", "--branch", "dev", "--json"],
                                   ["branch", "list", "{root}"]])
 def test_log_and_branch_list_read_only_the_catalog(tmp_path: Path, schema_text: str,

@@ -23,7 +23,6 @@ import pyarrow.compute as pc
 from graphlake.catalog.commits import is_commit_id
 from graphlake.errors import UnknownPropertyError
 from graphlake.graph import Graph
-from graphlake.read.snapshot import Snapshot
 from graphlake.server.errors import ApiError
 
 _VERSION = 1
@@ -90,6 +89,8 @@ def read_page(
     else:
         commit, after = graph.resolve(branch), None
     commit_id = commit.id
+    from graphlake.read.snapshot import Snapshot  # see app.py: imported on use
+
     snapshot = Snapshot(graph, commit)
     # Validates the table and the filter; reads the id column (and what the filter needs).
     ids = snapshot.read(table, None, where, ["id"]).column("id")
