@@ -65,10 +65,10 @@ def test_cli_app_imports_no_data_stack() -> None:
 
 def test_server_starts_without_the_data_stack_and_warms_it_up(tmp_path: Path,
                                                                schema_text: str) -> None:
-    """`graphlake serve` answers /health before Lance and DuckDB are loaded; its start-up
-    then imports them in the background (so a data request need not wait for them)."""
+    """`graphlake serve` answers /health before pyarrow, Lance and DuckDB are loaded; its
+    start-up then imports them in the background (so a data request need not wait)."""
     pytest.importorskip("fastapi")
-    assert _imported_after("import graphlake.server, uvicorn", HEAVY) == []
+    assert _imported_after("import graphlake.server, uvicorn", (*HEAVY, "pyarrow")) == []
     root = tmp_path / "g"
     gl.Graph.init(root, schema_text)
     code = f"""
