@@ -5,25 +5,36 @@ BIN    := $(VENV)/bin
 DEMO_DIR ?= demo-graph
 # Test processes (pytest-xdist); whole files go to one process (--dist loadfile).
 TEST_JOBS ?= 2
+# What each command installs: the demo needs the core and the server (fastapi, uvicorn),
+# not the test tooling or Ray; the tests need everything.
+DEMO_EXTRAS ?= server
+TEST_EXTRAS ?= dev,server,ray
+# One stamp per extras set, named by it: `make test` after `make demo` installs the test
+# extras, changing an extras list installs again, and so does a newer pyproject.toml.
+DEMO_STAMP := $(VENV)/.installed-$(DEMO_EXTRAS)
+TEST_STAMP := $(VENV)/.installed-$(TEST_EXTRAS)
 
 .PHONY: demo test lint bench clean
 
-$(BIN)/graphlake: pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,server,ray]'
-	touch $(BIN)/graphlake
 
-demo: $(BIN)/graphlake
+# Order-only on the venv: creating it must not count as a newer prerequisite.
+$(VENV)/.installed-%: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[$*]'
+	touch $@
+
+demo: $(DEMO_STAMP)
 	$(BIN)/graphlake demo $(DEMO_DIR) --fresh
 
-lint: $(BIN)/graphlake
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench
 
-test: $(BIN)/graphlake lint
+test: $(TEST_STAMP) lint
 	$(BIN)/pytest -q -n $(TEST_JOBS) --dist loadfile
 
-bench: $(BIN)/graphlake
+bench: $(TEST_STAMP)
 	$(BIN)/python bench/write.py
 
 clean:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
-
-import pyarrow as pa
-from ulid import ULID
 
 from graphlake.catalog.commits import Commit, CommitStore
 from graphlake.catalog.history import History
@@ -23,24 +21,24 @@ from graphlake.errors import (
     RevisionSyntaxError,
     StaleReadError,
 )
-from graphlake.merge import diff as merge_diff
-from graphlake.merge import engine as merge_engine
-from graphlake.merge.diff import TableDiff
 from graphlake.merge.result import MergeResult
-from graphlake.read.snapshot import Snapshot
-from graphlake.read.sql import run_sql
 from graphlake.retry import Backoff
-from graphlake.schema.arrow import arrow_schema
-from graphlake.schema.model import EdgeType, NodeType, Schema
-from graphlake.schema.parser import load_schema, parse_schema
 from graphlake.storage import layout
-from graphlake.storage.tables import TableStore
-from graphlake.write.transaction import Transaction
 
+# Lance, pyarrow, DuckDB and the schema parser are imported where a method needs them,
+# not here: `graphlake log`, `branch list` and `--help` read only the catalog (see
+# README "Start-up time").
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from graphlake.maintenance.gc import GcReport
+    from graphlake.merge.diff import TableDiff
+    from graphlake.read.snapshot import Snapshot
     from graphlake.recovery.fsck import FsckReport
     from graphlake.recovery.recover import RecoveryReport
+    from graphlake.schema.model import EdgeType, NodeType, Schema
+    from graphlake.storage.tables import TableStore
+    from graphlake.write.transaction import Transaction
 
 DEFAULT_BRANCH = "main"
 T = TypeVar("T")
@@ -63,9 +61,21 @@ class Graph:
         self.refs = RefStore(self.store)
         self.history = History(self.commits)
         self.revisions = Resolver(self.refs, self.commits, self.history)
-        self.tables = TableStore(self.store.uri_for(""), self.store, storage_options)
         self.info = _info or layout.read_info(self.store)
-        self.schema: Schema = parse_schema(layout.get_schema(self.store, self.info.schema_id))
+
+    # Built on first use, so commands that read only the catalog (log, branch list)
+    # never import Lance, pyarrow or the schema parser.
+    @functools.cached_property
+    def tables(self) -> TableStore:
+        from graphlake.storage.tables import TableStore
+
+        return TableStore(self.store.uri_for(""), self.store, self.storage_options)
+
+    @functools.cached_property
+    def schema(self) -> Schema:
+        from graphlake.schema.parser import parse_schema
+
+        return parse_schema(layout.get_schema(self.store, self.info.schema_id))
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -77,6 +87,12 @@ class Graph:
         storage_options: dict[str, str] | None = None,
     ) -> Graph:
         """Create a graph at `uri` with `schema` (.pg text or a path) and branch "main"."""
+        from ulid import ULID
+
+        from graphlake.schema.arrow import arrow_schema
+        from graphlake.schema.parser import load_schema
+        from graphlake.storage.tables import TableStore
+
         parsed = load_schema(schema)
         store = ObjectStore(str(uri), storage_options)
         layout.ensure_absent(store)
@@ -198,6 +214,8 @@ class Graph:
         again at publish (`StaleReadError` if another writer changed them); with
         `expect_head` (a commit id) the transaction publishes only on that head.
         """
+        from graphlake.write.transaction import Transaction
+
         self._ref(branch)
         return Transaction(self, branch, message, meta, expect_head=expect_head)
 
@@ -316,6 +334,8 @@ class Graph:
         chooses how changed rows are found; `memory_budget` (bytes, default 256 MiB)
         bounds the fallback walk.
         """
+        from graphlake.merge import engine as merge_engine
+
         return merge_engine.merge(self, source, into, strategy=strategy, dry_run=dry_run,
                                   message=message, lineage=lineage,
                                   memory_budget=memory_budget)
@@ -339,6 +359,8 @@ class Graph:
         differently is a conflict (and `strict_disjoint=True` refuses any key touched by
         two sources). Sources the target already contains are skipped.
         """
+        from graphlake.merge import engine as merge_engine
+
         return merge_engine.merge_many(
             self, sources, into, strict_disjoint=strict_disjoint, strategy=strategy,
             dry_run=dry_run, message=message, lineage=lineage, memory_budget=memory_budget,
@@ -351,6 +373,8 @@ class Graph:
         deleted since revision `a`; with `b` omitted, `a` is a range `A...B` (from the merge
         base of A and B to B). Counts cover every change; rows are kept for at most `limit`
         ids per kind of change and table (None: all)."""
+        from graphlake.merge import diff as merge_diff
+
         if b is None:
             a, b = self.diff_range(a)
         return merge_diff.diff(self, a, b, limit)
@@ -367,6 +391,8 @@ class Graph:
     # --- reading ----------------------------------------------------------------------
 
     def snapshot(self, branch: str = DEFAULT_BRANCH) -> Snapshot:
+        from graphlake.read.snapshot import Snapshot
+
         return Snapshot(self, self.resolve(branch))
 
     def nodes(
@@ -401,6 +427,8 @@ class Graph:
         timeout_s: float | None = None,
     ) -> pa.Table:
         """Read-only SQL over one pinned snapshot; tables are registered by type name."""
+        from graphlake.read.sql import run_sql
+
         return run_sql(self.snapshot(branch), query, max_rows=max_rows, timeout_s=timeout_s)
 
 

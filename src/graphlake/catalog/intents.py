@@ -46,8 +46,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
 
-from ulid import ULID
-
 from graphlake.catalog.names import decode_name, encode_name, validate_branch_name
 from graphlake.catalog.store import ObjectStore
 from graphlake.errors import InvalidNameError
@@ -110,6 +108,8 @@ class MergeIntents:
 
     def declare(self, branch: str, lease_s: float = LEASE_S) -> Intent:
         """Declare a new intent on `branch`, live for `lease_s` from now."""
+        from ulid import ULID  # python-ulid reads package metadata on import: only when needed
+
         expires_ms = int((time.time() + lease_s) * 1000)
         key = f"{self._dir(branch)}/{expires_ms:015d}-{ULID()}.json"
         body = {"branch": branch, "host": socket.gethostname(), "pid": os.getpid()}

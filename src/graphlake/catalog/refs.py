@@ -27,8 +27,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from ulid import ULID
-
 from graphlake.catalog.commits import is_commit_id, utc_now
 from graphlake.catalog.names import decode_name, encode_name, validate_branch_name
 from graphlake.catalog.store import ObjectStore
@@ -86,6 +84,8 @@ class RefEntry:
 def _entry_bytes(entry: RefEntry) -> bytes:
     # A fresh nonce per write makes our own bytes unique, so finding them at the key after
     # an ambiguous create (e.g. a retried request whose first attempt landed) proves we won.
+    from ulid import ULID  # python-ulid reads package metadata on import: only when needed
+
     body = {**entry.to_dict(), "nonce": str(ULID())}
     return json.dumps(body, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
@@ -257,6 +257,8 @@ class RefStore:
         creates it concurrently: after a tombstone (or nothing) only a create can land,
         so losing that race means the branch now exists.
         """
+        from ulid import ULID
+
         _check_commit_id(commit_id)
         for _ in range(_MAX_RETRIES):
             current = self.head(branch)

@@ -13,7 +13,6 @@ import sys
 import warnings
 from typing import Annotated, Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -33,7 +32,7 @@ from graphlake.cli.serve import serve
 class _Group(TyperGroup):
     """The root command group; every subcommand runs inside its error handling."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: typer.Context) -> Any:
         with reported_errors():
             return super().invoke(ctx)
 

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pyarrow as pa
 import typer
-from rich.columns import Columns
 from rich.markup import escape
-from rich.syntax import Syntax
 
 from graphlake.catalog.commits import Commit
 from graphlake.cli import demo_data
@@ -27,6 +24,9 @@ from graphlake.cli.read import log as log_command
 from graphlake.cli.write import load_summary, print_load_summary
 from graphlake.errors import MergeConflictError, NotAGraphError
 from graphlake.graph import Graph
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 MAIN, DEV, EXP = "main", "dev", demo_data.CONFLICT_BRANCH
 BRANCHES = (MAIN, DEV)
@@ -152,6 +152,8 @@ def _compare(g: Graph, loaded: Commit) -> None:
     for b in BRANCHES:
         rows = g.nodes("Person", branch=b, where=CHANGED_PEOPLE, columns=SHOWN_COLUMNS)
         tables.append(arrow_table(rows.sort_by("name"), title=f"Person @ {b}"))
+    from rich.columns import Columns
+
     console.print(Columns(tables, padding=(0, 4)))
     main_head = g.head(MAIN).id
     state = "unchanged" if main_head == loaded.id else "MOVED (unexpected)"
@@ -177,6 +179,8 @@ def _sql(g: Graph, query: str, branch: str) -> pa.Table:
 
 
 def _print_sql(query: str) -> None:
+    from rich.syntax import Syntax  # pygments: imported for the demo only
+
     console.print(Syntax(query, "sql", theme="ansi_dark", background_color="default",
                          word_wrap=True))
 

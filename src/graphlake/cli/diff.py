@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -11,7 +11,9 @@ from rich.text import Text
 from graphlake.cli.options import Json, Root
 from graphlake.cli.output import cell, console, print_json
 from graphlake.graph import Graph
-from graphlake.merge.diff import TableDiff
+
+if TYPE_CHECKING:  # merge.diff imports Lance
+    from graphlake.merge.diff import TableDiff
 
 DEFAULT_SHOWN = 10
 

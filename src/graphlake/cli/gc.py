@@ -6,16 +6,17 @@ import datetime as dt
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from graphlake.cli.options import Json, Root
 from graphlake.cli.output import console, err_console, plural, print_json
 from graphlake.graph import Graph
-from graphlake.maintenance.gc import Progress as GcProgress
 from graphlake.maintenance.report import GcReport
+
+if TYPE_CHECKING:  # maintenance.gc imports Lance
+    from graphlake.maintenance.gc import Progress as GcProgress
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
 _DURATION = re.compile(r"(\d+)([smhdw])")
@@ -93,6 +94,9 @@ def _table_bar(enabled: bool = True) -> Iterator[GcProgress | None]:
     if not enabled or not err_console.is_terminal:
         yield None
         return
+    # rich.progress costs ~0.1 s to import: only when a bar is drawn.
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     with Progress(
         TextColumn("gc {task.description:<16}"),
         BarColumn(),

@@ -21,8 +21,7 @@ from graphlake.cli.options import DEFAULT_BRANCH, Json, Root
 from graphlake.cli.output import CommandError, console, fail, print_json, short
 from graphlake.errors import GraphLakeError, MergeConflictError
 from graphlake.graph import Graph
-from graphlake.ingestion import IngestResult, abort_ingest
-from graphlake.ingestion import ingest as run_ingest
+from graphlake.ingestion import IngestResult
 from graphlake.merge.result import MERGED, NO_CHANGE, MergeResult
 
 
@@ -90,6 +89,8 @@ def ingest(
     if not inputs:
         raise fail(CommandError("ingest needs INPUT files (or --abort RUN_ID)"), EXIT_ERROR)
     with _errors(json, "ingest", into):
+        from graphlake.ingestion.orchestrator import run_ingest
+
         result = run_ingest(
             Graph.open(root), inputs, table=table, workers=workers, engine=engine.value,
             into=into, run_id=run_id, commit_every=commit_every, progress=not json,
@@ -105,6 +106,8 @@ def _abort(root: str, run_id: str, inputs: list[str] | None, json: bool) -> None
     if inputs:
         raise fail(CommandError("--abort takes a run id, not INPUT files"), EXIT_ERROR)
     with _errors(json, "ingest", DEFAULT_BRANCH):
+        from graphlake.ingestion.abort import abort_ingest
+
         removed = abort_ingest(Graph.open(root), run_id)
     if json:
         print_json({"run_id": run_id, "aborted": True, "branches_removed": removed})

@@ -7,7 +7,7 @@ its orchestrator died. Exit codes: 0 shown; 1 no such run or another failure.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -16,18 +16,11 @@ from rich.table import Column, Table
 from graphlake.cli.options import Json, Root
 from graphlake.cli.output import console, print_json, short, short_time
 from graphlake.graph import Graph
-from graphlake.ingestion.status import (
-    ABANDONED,
-    FAILED,
-    FINISHED,
-    RUNNING,
-    RunStatus,
-    RunSummary,
-    list_runs,
-    run_status,
-)
 
-_STYLE = {FINISHED: "green", RUNNING: "cyan", FAILED: "red", ABANDONED: "yellow"}
+# ingestion.status reads input files' headers with pyarrow and checks rows (Lance,
+# DuckDB): imported when the command runs, not when the CLI starts.
+if TYPE_CHECKING:
+    from graphlake.ingestion.status import RunStatus, RunSummary
 
 
 def ingest_status(
@@ -39,6 +32,8 @@ def ingest_status(
     json: Json = False,
 ) -> None:
     """Show the graph's ingest runs (state, progress), or one run per worker."""
+    from graphlake.ingestion.status import list_runs, run_status
+
     graph = Graph.open(root)
     if run_id is None:
         runs = list_runs(graph)
@@ -55,7 +50,10 @@ def ingest_status(
 
 
 def _state(state: str) -> str:
-    style = _STYLE.get(state)
+    from graphlake.ingestion.status import ABANDONED, FAILED, FINISHED, RUNNING
+
+    styles = {FINISHED: "green", RUNNING: "cyan", FAILED: "red", ABANDONED: "yellow"}
+    style = styles.get(state)
     return f"[{style}]{state}[/]" if style else state
 
 
@@ -79,6 +77,8 @@ def print_runs(runs: list[RunSummary]) -> None:
 
 
 def print_run(s: RunStatus) -> None:
+    from graphlake.ingestion.status import FAILED, FINISHED
+
     what = f"table {s.table}" if s.table else "JSONL records"
     console.print(f"Ingest run [bold]{s.run_id}[/]: {_state(s.state)}, {s.format} ({what}) "
                   f"into [cyan]{escape(s.into)}[/], created {short_time(s.created)} UTC")

@@ -16,15 +16,17 @@ import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from graphlake.errors import GraphLakeError
+
+if TYPE_CHECKING:  # pyarrow is imported by the commands that print Arrow tables
+    import pyarrow as pa
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -154,9 +156,11 @@ def truncated(items: Sequence[str], limit: int) -> str:
 
 def arrow_table(table: pa.Table, title: str | None = None) -> Table:
     """A rich table of an Arrow table, one column per field."""
+    import pyarrow.types as pa_types
+
     out = Table(title=title, title_justify="left")
     for field in table.schema:
-        numeric = pa.types.is_integer(field.type) or pa.types.is_floating(field.type)
+        numeric = pa_types.is_integer(field.type) or pa_types.is_floating(field.type)
         out.add_column(printable(field.name), justify="right" if numeric else "left",
                        overflow="fold")
     for row in table.to_pylist():

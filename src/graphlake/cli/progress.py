@@ -6,15 +6,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TextColumn,
-    TimeElapsedColumn,
-)
-
 from graphlake.cli.output import err_console
 
 Advance = Callable[[int], None]
@@ -32,6 +23,16 @@ def load_bar(total: int | None, enabled: bool = True) -> Iterator[Advance | None
     if not enabled or not err_console.is_terminal:
         yield None
         return
+    # rich.progress costs ~0.1 s to import: only when a bar is drawn.
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description:<10}"),

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import re
 import threading
+from typing import TYPE_CHECKING
 
-import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
+
+if TYPE_CHECKING:  # DuckDB (~0.2 CPU-s to import) loads for large distinct counts only
+    import duckdb
 
 # Below this many rows the plain Python loops are cheaper than the vectorised checks.
 VECTOR_MIN_ROWS = 1024
@@ -86,6 +89,8 @@ def count_distinct(table: pa.Table, cols: list[str]) -> tuple[int, int]:
     sub = table.select(cols).rename_columns([f"c{i}" for i in range(len(cols))])
     names = sub.column_names
     if sub.num_rows >= _DISTINCT_SQL_MIN_ROWS:
+        import duckdb
+
         global _duck
         with _duck_lock:
             if _duck is None:

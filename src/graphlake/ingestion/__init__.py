@@ -14,12 +14,31 @@ graphlake.ingest.worker as w` failed).
 
 from __future__ import annotations
 
-from graphlake.ingestion.abort import IngestRunActiveError, abort_ingest
+from typing import TYPE_CHECKING, Any
+
 from graphlake.ingestion.errors import IngestError
-from graphlake.ingestion.orchestrator import run_ingest
 from graphlake.ingestion.result import IngestResult
 
-ingest = run_ingest  # `gl.ingest`, re-exported by the graphlake package
+if TYPE_CHECKING:
+    from graphlake.ingestion.abort import IngestRunActiveError, abort_ingest
+    from graphlake.ingestion.orchestrator import run_ingest
+
+    ingest = run_ingest
+
+
+def __getattr__(name: str) -> Any:
+    # The orchestrator (and with it Lance and DuckDB) is imported on first use, so
+    # `graphlake ingest-status` and spawned workers, which import this package, do not
+    # pay for it.
+    if name in ("ingest", "run_ingest"):  # `gl.ingest`, re-exported by the graphlake package
+        from graphlake.ingestion.orchestrator import run_ingest
+
+        return run_ingest
+    if name in ("abort_ingest", "IngestRunActiveError"):
+        from graphlake.ingestion import abort
+
+        return getattr(abort, name)
+    raise AttributeError(f"module 'graphlake.ingestion' has no attribute {name!r}")
 
 __all__ = ["IngestError", "IngestResult", "IngestRunActiveError", "abort_ingest", "ingest",
            "run_ingest"]

@@ -27,8 +27,6 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from ulid import ULID
-
 from graphlake.catalog.commits import utc_now
 from graphlake.catalog.store import ObjectStore
 from graphlake.errors import GraphLakeError
@@ -105,6 +103,8 @@ class RecordStore:
         self._store = store
 
     def begin(self, op: str, branch: str, expected_seq: int, expected_commit: str) -> Record:
+        from ulid import ULID  # python-ulid reads package metadata on import: only when needed
+
         pid = os.getpid()
         record = Record(
             id=str(ULID()).lower(),

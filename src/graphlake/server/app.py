@@ -27,7 +27,12 @@ request, SQL and concurrent reads and loads are bounded by `[limits]` (see confi
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import logging
 import os
+import threading
+from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import FastAPI
@@ -55,6 +60,7 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
         version=__version__,
         description="A versioned, branchable property-graph store on Lance, with three-way "
                     "branch merge. Errors are `{\"error\": {\"type\", \"message\"}}`.",
+        lifespan=_lifespan,
     )
     app.state.graphlake = AppState(graph, config)
     errors.install(app)
@@ -85,6 +91,31 @@ def serve(
 
     app = create_app(root, config)
     uvicorn.run(app, host=host, port=port, log_level=log_level, **_uvicorn_options())
+
+
+# The routes import Lance, DuckDB and the ingest machinery where a request needs them,
+# so the server answers /health soon after start (README "Start-up time"). As the app
+# starts, a background thread imports them, so the first data request need not pay.
+_DATA_MODULES = ("graphlake.read.snapshot", "graphlake.read.sql", "graphlake.ingestion.status",
+                 "graphlake.write.transaction", "graphlake.merge.engine")
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    _warm_up()
+    yield
+
+
+def _warm_up() -> None:
+    def run() -> None:
+        for name in _DATA_MODULES:
+            try:
+                importlib.import_module(name)
+            except Exception:  # the request that needs it reports the error
+                logging.getLogger(__name__).warning("warm-up: importing %s failed", name,
+                                                    exc_info=True)
+
+    threading.Thread(target=run, name="graphlake-warm-up", daemon=True).start()
 
 
 def _uvicorn_options() -> dict[str, Any]:

@@ -5,11 +5,12 @@ the API can be written back unchanged through `/mutations` and `/load` alike."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from graphlake.cli.output import jsonable, table_rows
+
+if TYPE_CHECKING:  # pyarrow loads with the first data request (see app.py)
+    import pyarrow as pa
 
 __all__ = ["columns_and_rows", "jsonable", "table_rows"]
 

@@ -16,15 +16,15 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING
 
 from graphlake.catalog.commits import is_commit_id
 from graphlake.errors import UnknownPropertyError
 from graphlake.graph import Graph
-from graphlake.read.snapshot import Snapshot
 from graphlake.server.errors import ApiError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 _VERSION = 1
 
@@ -90,6 +90,11 @@ def read_page(
     else:
         commit, after = graph.resolve(branch), None
     commit_id = commit.id
+    import pyarrow as pa  # see app.py: the data stack is imported on use
+    import pyarrow.compute as pc
+
+    from graphlake.read.snapshot import Snapshot
+
     snapshot = Snapshot(graph, commit)
     # Validates the table and the filter; reads the id column (and what the filter needs).
     ids = snapshot.read(table, None, where, ["id"]).column("id")

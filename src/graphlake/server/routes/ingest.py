@@ -9,7 +9,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path
 from pydantic import BaseModel, Field
 
-from graphlake.ingestion.status import IngestRunNotFoundError, list_runs, run_status
 from graphlake.server.auth import ReadScope
 from graphlake.server.convert import jsonable
 from graphlake.server.deps import State
@@ -72,6 +71,8 @@ class IngestRun(IngestRunSummary):
 @router.get("/ingest", response_model=IngestRunList, dependencies=[ReadScope],
             responses=errors(401, 403), summary="Ingest runs, newest first, with their state")
 def list_ingest_runs(state: State) -> dict[str, Any]:
+    from graphlake.ingestion.status import list_runs  # see app.py: imported on use
+
     return {"runs": [jsonable(r.to_dict()) for r in list_runs(state.graph)]}
 
 
@@ -79,6 +80,8 @@ def list_ingest_runs(state: State) -> dict[str, Any]:
             responses=errors(400, 401, 403, 404),
             summary="One ingest run: plan summary, per-worker progress, result")
 def get_ingest_run(run_id: RunId, state: State) -> dict[str, Any]:
+    from graphlake.ingestion.status import IngestRunNotFoundError, run_status
+
     try:
         status = run_status(state.graph, run_id)
     except IngestRunNotFoundError as exc:

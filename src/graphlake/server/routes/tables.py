@@ -6,8 +6,6 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from graphlake.read.snapshot import Snapshot
-from graphlake.read.sql import SqlLimits, run_sql
 from graphlake.server.auth import ReadScope
 from graphlake.server.convert import columns_and_rows, table_rows
 from graphlake.server.deps import State
@@ -57,6 +55,9 @@ def read_table(
     summary="Read-only SQL (DuckDB) over the branch's head; tables are named after types",
 )
 def sql(branch: BranchPath, body: SqlRequest, state: State) -> SqlResult:
+    from graphlake.read.snapshot import Snapshot  # see app.py: imported on use
+    from graphlake.read.sql import SqlLimits, run_sql
+
     limits = state.config.limits
     commit = state.graph.resolve(branch)
     sql_limits = SqlLimits(
