@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import graphlake as gl
-from graphlake.cli import export as export_module
+from graphlake.cli import export_writers as export_module
 from tests.cli.helpers import error, parsed, run, run_all
 
 SCHEMA = """
@@ -115,7 +115,7 @@ def test_bad_exports_are_one_line_errors_that_write_nothing(
 def test_a_table_streams_in_batches(root: Path, tmp_path: Path) -> None:
     """Memory holds one batch at a time: the writer is fed many batches, not one table."""
     snapshot = gl.Graph.open(root).snapshot()
-    schema, batches = export_module._table_batches(snapshot, "Doc")
+    schema, batches = export_module.table_batches(snapshot, "Doc")
     sizes = [b.num_rows for b in batches]
     assert len(sizes) >= 3 and max(sizes) <= export_module.SCAN_BATCH_ROWS
     assert sum(sizes) == ROWS + 1 and schema.names[0] == "id"

@@ -48,7 +48,7 @@ def test_public_names_still_resolve_and_import_on_use() -> None:
         assert "Graph" in dir(gl) and gl.Graph.__name__ == "Graph"
     """
     # Using `ingest` and `TableDiff` needs Lance; the import happens then, not before.
-    assert set(_imported_after(code, HEAVY)) >= {"lance", "duckdb"}
+    assert "lance" in _imported_after(code, HEAVY)
     assert set(gl.__all__) <= set(dir(gl))
 
 
@@ -82,7 +82,7 @@ def test_server_starts_without_the_data_stack_and_warms_it_up(tmp_path: Path,
                 if t.name == "graphlake-warm-up":
                     t.join()
     """
-    assert set(_imported_after(code, HEAVY)) >= {"lance", "duckdb"}
+    assert "lance" in _imported_after(code, HEAVY)
 
 
 @pytest.mark.parametrize("argv", [["log", "{root}"], ["log", "{root}", "--branch", "dev", "--json"],
