@@ -10,7 +10,7 @@ The renderers (`print_merge`, `print_conflicts`) are also what the demo prints.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from typing import Annotated, Any, NoReturn
@@ -58,16 +58,24 @@ class Lineage(StrEnum):
     verify = "verify"
 
 
+Into = Annotated[str, typer.Option("--into", "-i", help="Branch to merge into.")]
+DryRun = Annotated[
+    bool, typer.Option("--dry-run", help="Classify and validate, publish nothing.")
+]
+Message = Annotated[
+    str | None, typer.Option("--message", "-m", help="Message of the merge commit.")
+]
+Explain = Annotated[
+    bool, typer.Option("--explain", help="Also show discovery probes and phase timings.")
+]
+
+
 def merge(
     root: Root,
     source: Annotated[str, typer.Argument(
         help="Branch or any revision to merge (commit id, dev~1, ...).")],
-    into: Annotated[str, typer.Option("--into", "-i", help="Branch to merge into.")] = (
-        DEFAULT_BRANCH
-    ),
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Classify and validate, publish nothing.")
-    ] = False,
+    into: Into = DEFAULT_BRANCH,
+    dry_run: DryRun = False,
     strategy: Annotated[
         Strategy | None,
         typer.Option(help="Resolve data conflicts: ours keeps --into's values, theirs "
@@ -79,47 +87,32 @@ def merge(
                           "walk), off (walk), verify (both, must agree). "
                           "Default: $GRAPHLAKE_MERGE_LINEAGE, else on."),
     ] = None,
-    message: Annotated[
-        str | None, typer.Option("--message", "-m", help="Message of the merge commit.")
-    ] = None,
+    message: Message = None,
     json: Json = False,
-    explain: Annotated[
-        bool, typer.Option("--explain", help="Also show discovery probes and phase timings.")
-    ] = False,
+    explain: Explain = False,
 ) -> None:
     """Three-way merge of SOURCE (a branch or any revision) into branch --into, as one commit.
 
     Exit codes: 0 merged / fast-forward / already up to date, 1 conflicts, 2 error.
     """
-    with _merge_errors():
-        try:
-            result = Graph.open(root).merge(
-                source, into, strategy=strategy and strategy.value, dry_run=dry_run,
-                message=message, lineage=lineage and lineage.value,
-            )
-        except MergeConflictError as exc:
-            _report_conflict_error(exc, source, into, json)
-    if json:
-        print_json(result.to_dict())
-    else:
-        print_merge(result, explain=explain)
-    if result.outcome == CONFLICT:
-        raise typer.Exit(EXIT_CONFLICTS)
+    _run_and_report(
+        lambda: Graph.open(root).merge(
+            source, into, strategy=strategy and strategy.value, dry_run=dry_run,
+            message=message, lineage=lineage and lineage.value,
+        ),
+        source, into, json, explain,
+    )
 
 
 def merge_many(
     root: Root,
     sources: Annotated[list[str], typer.Argument(help="Branches to merge.")],
-    into: Annotated[str, typer.Option("--into", "-i", help="Branch to merge into.")] = (
-        DEFAULT_BRANCH
-    ),
+    into: Into = DEFAULT_BRANCH,
     strict_disjoint: Annotated[
         bool, typer.Option("--strict-disjoint",
                            help="Refuse any key that two sources both changed.")
     ] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Classify and validate, publish nothing.")
-    ] = False,
+    dry_run: DryRun = False,
     strategy: Annotated[
         Strategy | None,
         typer.Option(help="Resolve data conflicts with --into: ours keeps --into's values, "
@@ -130,28 +123,34 @@ def merge_many(
         Lineage | None,
         typer.Option(help="How changed rows are found (see `graphlake merge --help`)."),
     ] = None,
-    message: Annotated[
-        str | None, typer.Option("--message", "-m", help="Message of the merge commit.")
-    ] = None,
+    message: Message = None,
     json: Json = False,
-    explain: Annotated[
-        bool, typer.Option("--explain", help="Also show discovery probes and phase timings.")
-    ] = False,
+    explain: Explain = False,
 ) -> None:
     """Merge SOURCES into --into as ONE commit with parents \\[into, source1, ...].
 
     Exit codes: 0 merged / fast-forward / already up to date, 1 conflicts, 2 error.
     """
-    label = ",".join(sources)
+    _run_and_report(
+        lambda: Graph.open(root).merge_many(
+            sources, into, strict_disjoint=strict_disjoint,
+            strategy=strategy and strategy.value, dry_run=dry_run, message=message,
+            lineage=lineage and lineage.value,
+        ),
+        ",".join(sources), into, json, explain,
+    )
+
+
+def _run_and_report(
+    run: Callable[[], MergeResult], source: str, into: str, json: bool, explain: bool
+) -> None:
+    """Run a merge and print how it went; exit 1 on conflicts (also of a dry run), 2 on
+    any other failure."""
     with _merge_errors():
         try:
-            result = Graph.open(root).merge_many(
-                sources, into, strict_disjoint=strict_disjoint,
-                strategy=strategy and strategy.value, dry_run=dry_run, message=message,
-                lineage=lineage and lineage.value,
-            )
+            result = run()
         except MergeConflictError as exc:
-            _report_conflict_error(exc, label, into, json)
+            _report_conflict_error(exc, source, into, json)
     if json:
         print_json(result.to_dict())
     else:

@@ -63,13 +63,6 @@ class Classification:
     conflicts: list[Conflict]
     resolved: list[Conflict]
 
-    @property
-    def changes_target(self) -> bool:
-        return any(
-            o.adopt is not None or (o.plan is not None and not o.plan.is_empty)
-            for o in self.tables.values()
-        )
-
 
 @dataclass(frozen=True)
 class MergeInputs:
