@@ -17,6 +17,7 @@ from graphlake.cli.output import (
     console,
     plain_table,
     print_json,
+    printable,
     rows_phrase,
     short,
     short_time,
@@ -72,7 +73,8 @@ def print_log_lines(g: Graph, commits: Iterable[Commit], graph: bool, stat: bool
         for line in drawn.before:
             console.print(Text(line))
         console.print(Text.assemble(drawn.prefix, (short(c.id), "yellow"),
-                                    f" {short_time(c.time)} ", c.message), soft_wrap=True)
+                                    f" {short_time(c.time)} ", printable(c.message)),
+                      soft_wrap=True)
         for table, n in (commit_stat(g, c) if stat else {}).items():
             console.print(Text(f"{drawn.under}    {table} +{n['inserted']} ~{n['updated']} "
                                f"-{n['deleted']}"))
