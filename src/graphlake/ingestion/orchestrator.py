@@ -48,6 +48,7 @@ from graphlake.ingestion.sources import (
     scan_jsonl,
     stat_file,
 )
+from graphlake.ingestion.written import remove_reports
 
 if TYPE_CHECKING:
     from graphlake.graph import Graph
@@ -149,6 +150,7 @@ def _run(
     faults.hit("ingest.after_merge")
     graph.store.create(P.run_key(plan.run_id, P.DONE_FILE), _done_json(result))
     _delete_branches(graph, plan)
+    remove_reports(graph.store, plan.run_id)
     result.timings["cleanup"] = time.perf_counter() - done
     return result
 
@@ -248,6 +250,7 @@ def _recorded(
             raise IngestError(f"ingest run {run_id} finished with other arguments: "
                               f"{'; '.join(diffs)}")
         _delete_branches(graph, plan)
+    remove_reports(graph.store, run_id)  # a crash after done.json may have left them
     result = IngestResult.from_dict(json.loads(data))
     result.already_complete = True
     return result
