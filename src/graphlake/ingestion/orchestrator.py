@@ -30,6 +30,7 @@ from graphlake import faults
 from graphlake.catalog.names import validate_identifier
 from graphlake.errors import BranchNotFoundError, DataError, UnknownTableError
 from graphlake.ingestion import plan as P
+from graphlake.ingestion.abort import refuse_if_aborted
 from graphlake.ingestion.attempt import AttemptRecord
 from graphlake.ingestion.engines import check_engine, make_engine
 from graphlake.ingestion.errors import IngestError
@@ -120,6 +121,7 @@ def run_ingest(
     plan = P.refresh_changed_files(plan)
     planned = time.perf_counter()
     with AttemptRecord(store, plan.run_id):  # for `graphlake.ingestion.status`
+        refuse_if_aborted(store, plan.run_id)  # after the heartbeat: see abort.py
         result = _run(graph, plan, engine, options, strict_disjoint, progress, ray_address,
                       resumed, planned - started)
     result.timings["total"] = time.perf_counter() - started
