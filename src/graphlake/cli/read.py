@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from graphlake.catalog.commits import Commit
-from graphlake.cli.lanes import Drawing, Lanes
+from graphlake.lanes import Drawing, Lanes
 from graphlake.cli.options import DEFAULT_BRANCH, Branch, Json, Root
 from graphlake.cli.output import (
     arrow_table,
