@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.server.harness import Server
+
 SCHEMA = """
 node Person {
   name: String @key
@@ -48,3 +50,11 @@ def config_text(protected: tuple[str, ...] = ("main",)) -> str:
     for scope, token in TOKENS.items():
         lines += ["[[tokens]]", f'token = "{token}"', f'scope = "{scope}"', ""]
     return "\n".join(lines)
+
+
+def start_server(tmp: Path) -> Server:
+    """Seed the graph under `tmp` and serve it (write and read tokens, `main` protected)."""
+    seed(tmp / "graph")
+    config = tmp / "server.toml"
+    config.write_text(config_text())
+    return Server(tmp / "graph", tmp, ["--config", str(config)]).start()

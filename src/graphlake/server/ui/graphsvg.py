@@ -48,17 +48,18 @@ def _color(col: int) -> str:
     return PALETTE[col % len(PALETTE)]
 
 
-def picture(commits: Sequence[Commit], first: int) -> Picture:
-    """The drawing of `commits[first:]` (children first); the commits before `first` only
-    place the lanes (a later page continues the lanes of the pages above it). A lane that
-    runs past the last commit is drawn to the bottom edge."""
+def picture(commits: Sequence[Commit], first: int, count: int | None = None) -> Picture:
+    """The drawing of `count` commits from `commits[first]` (children first). Commits
+    before `first` only place the lanes (a page continues the lanes of the pages above
+    it); the one after the page, if given, says where the lanes leaving the page go. A
+    lane with nothing below it runs straight to the bottom edge."""
     lanes = Lanes()
     drawings = [lanes.draw(c.id, c.parents) for c in commits]
-    rows = len(commits) - first
+    rows = max(len(commits) - first, 0) if count is None else min(count, len(commits) - first)
     dots: list[Dot] = []
     lines: list[Line] = []
     widest = 1
-    for r in range(max(first - 1, 0), len(commits)):
+    for r in range(max(first - 1, 0), first + rows):
         d = drawings[r]
         y = (r - first) * ROW_H + ROW_H / 2
         widest = max(widest, len(d.outgoing), len(d.incoming))

@@ -64,7 +64,7 @@ def history(request: Request, ref: Ref | None = None, offset: Offset = 0) -> Res
     commits = graph.log(ref, limit=min(offset + HISTORY_PER_PAGE + 1, cap + 1))
     more = len(commits) > offset + HISTORY_PER_PAGE
     shown = commits[offset:offset + HISTORY_PER_PAGE]
-    pic = picture(commits[:offset + HISTORY_PER_PAGE], offset)
+    pic = picture(commits, offset, HISTORY_PER_PAGE)
     rows = [{"commit": c, "tables": _changed_tables(graph, c)} for c in shown]
     return render(request, "history.html", session, ref=ref, rows=rows, pic=pic,
                   row_h=ROW_H, offset=offset, more=more, per_page=HISTORY_PER_PAGE)
