@@ -120,6 +120,11 @@ def test_every_page_renders_and_never_holds_a_token(
         assert r.status_code == 200, (page, r.text)
         assert r.headers["content-type"].startswith("text/html")
         assert r.headers["cache-control"] == "no-store"
+        # No script runs, and no other site may frame a page (clickjacking a Merge).
+        assert "frame-ancestors 'none'" in r.headers["content-security-policy"]
+        assert "script-src" not in r.headers["content-security-policy"]  # default 'none'
+        assert r.headers["x-frame-options"] == "DENY"
+        assert "<script" not in r.text
         for token in TOKENS.values():
             assert token not in r.text, page
 
@@ -130,6 +135,14 @@ def test_history_draws_lanes_and_pages(writer: httpx.Client) -> None:
     assert "<svg" in r.text and r.text.count("<circle") == 3
     r = writer.get("/ui/history?ref=feature&offset=1")
     assert r.text.count('class="row"') == 2 and "newer" in r.text
+
+
+def test_history_counts_changed_rows_per_table(reader: httpx.Client) -> None:
+    r = reader.get("/ui/history?ref=feature")
+    row = re.search(r'<li class="row"[^>]*>(.*?)</li>', r.text, re.S)  # the newest
+    assert row is not None and "Carol joins" in row.group(1)
+    text = re.sub(r"<[^>]+>", "", row.group(1))
+    assert "Person +1 ~1 −0" in text and "Knows +1 ~0 −0" in text
 
 
 def test_diff_shows_old_and_new_values_and_edge_endpoints(reader: httpx.Client) -> None:
@@ -257,3 +270,43 @@ def test_templates_and_assets_ship_in_the_package() -> None:
     here = Path(ui.__file__).parent
     assert (here / "templates" / "base.html").is_file()
     assert (here / "static" / "style.css").is_file()
+
+
+def test_node_key_with_a_quote_is_a_literal_not_a_filter(reader: httpx.Client) -> None:
+    r = reader.get("/ui/node", params={"table": "Person", "id": "O'Brien' OR 'a'='a"})
+    assert r.status_code == 200 and 'id="missing"' in r.text
+
+
+def test_ingest_pages_show_a_run_and_its_workers(server: Server, writer: httpx.Client,
+                                                 tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import graphlake as gl
+    from graphlake.ingestion import ingest
+
+    pq.write_table(pa.table({"name": [f"i{i}" for i in range(40)]}),
+                   tmp_path / "p.parquet", row_group_size=20)
+    g = gl.Graph.open(server.root)
+    g.create_branch("ingested", from_="main")
+    ingest(g, tmp_path / "p.parquet", table="Person", workers=2, commit_every=20,
+           into="ingested", run_id="ui-run", progress=False)
+    r = writer.get("/ui/ingest")
+    assert "ui-run" in r.text and 'class="state finished"' in r.text
+    assert 'http-equiv="refresh"' not in r.text  # nothing running
+    r = writer.get("/ui/ingest/ui-run")
+    workers = re.search(r'<table class="list" id="workers">(.*?)</table>', r.text, re.S)
+    assert workers is not None and workers.group(1).count("<tr>") == 3  # header + 2
+    assert g.head("ingested").id in r.text
+    assert writer.get("/ui/ingest/no-such-run").status_code == 404
+
+
+def test_a_running_ingest_page_refreshes_itself() -> None:
+    from graphlake.server.ui.render import environment
+
+    run = {"run_id": "r", "state": "running", "into": "main", "base": "0" * 40, "done": 1,
+           "total": 2, "unit": "rows", "heartbeat": None, "error": None, "progress": [],
+           "result": None}
+    html = environment().get_template("ingest_run.html").render(
+        run=run, refresh=2, session=None, path="/ui/ingest/r")
+    assert '<meta http-equiv="refresh" content="2">' in html

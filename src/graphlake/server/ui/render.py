@@ -17,6 +17,17 @@ from graphlake.server.ui.session import Session
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
 MAX_CELL_CHARS = 200  # long values are cut in tables; the node page shows them whole
+# Pages run no script and load only this server's stylesheet; no other site may frame
+# them (a framed Merge button could be clicked through a decoy).
+SECURITY_HEADERS = {
+    "Cache-Control": "no-store",  # graph data behind a login
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
+                               "connect-src 'self'; form-action 'self'; "
+                               "frame-ancestors 'none'; base-uri 'none'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
 
 
 @cache
@@ -48,5 +59,4 @@ def render(request: Request, template: str, session: Session | None,
            status: int = 200, **context: Any) -> HTMLResponse:
     html = environment().get_template(template).render(
         request=request, session=session, path=request.url.path, **context)
-    # No caching of pages that show graph data behind a login.
-    return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
+    return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
