@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -190,12 +191,31 @@ def test_merge_form_without_the_csrf_token_is_refused(
     assert head(server, "main") == before
 
 
-def test_form_post_without_a_session_is_refused_before_the_body(server: Server) -> None:
+def _raw_form_head(server: Server, path: str, cookie: str | None) -> bytes:
+    """Send only the head of a form POST declaring a body; the server's reply (b"" if it
+    sat waiting for the body)."""
+    host, port = server.url.removeprefix("http://").split(":")
+    head_ = (f"POST {path} HTTP/1.1\r\nHost: {host}\r\n"
+             "Content-Type: application/x-www-form-urlencoded\r\n"
+             + (f"Cookie: graphlake_session={cookie}\r\n" if cookie else "")
+             + "Content-Length: 10000\r\n\r\n")
+    with socket.create_connection((host, int(port)), timeout=10) as s:
+        s.sendall(head_.encode())
+        try:
+            return s.recv(4096)
+        except TimeoutError:
+            return b""
+
+
+def test_form_post_is_refused_before_its_body_is_read(
+    server: Server, reader: httpx.Client
+) -> None:
     before = head(server, "main")
-    with server.client() as anon:
-        r = anon.post("/ui/merge", data={"source": "clean", "into": "main", "csrf": "x"})
-        assert r.status_code == 401
-        assert r.headers.get("connection") == "close"
+    for path in ("/ui/merge", "/ui/logout"):
+        assert _raw_form_head(server, path, None).startswith(b"HTTP/1.1 401")
+        assert _raw_form_head(server, path, "forged-session-id").startswith(b"HTTP/1.1 401")
+    session = reader.cookies.get("graphlake_session")
+    assert _raw_form_head(server, "/ui/merge", session).startswith(b"HTTP/1.1 403")
     assert head(server, "main") == before
 
 
