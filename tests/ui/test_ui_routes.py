@@ -229,6 +229,10 @@ def test_oversized_form_is_refused(writer: httpx.Client) -> None:
 def test_bad_input_gets_an_error_page(reader: httpx.Client) -> None:
     r = reader.get("/ui/browse?table=Person&where=age >>> 3")
     assert r.status_code == 400 and "QueryError" in r.text
+    assert 'value="age &gt;&gt;&gt; 3"' in r.text  # the form stays, to be corrected
+    r = reader.get("/ui/browse?table=Person&columns=id,shoe_size")
+    assert r.status_code == 422 and "UnknownPropertyError" in r.text
+    assert reader.get("/ui/browse?table=Nope").status_code == 404
     r = reader.get("/ui/history?ref=no-such-branch")
     assert r.status_code == 404 and "text/html" in r.headers["content-type"]
     r = reader.get("/ui/merge?source=nope&into=main")

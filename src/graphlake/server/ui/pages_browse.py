@@ -6,7 +6,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
 
+from graphlake.errors import QueryError, UnknownPropertyError
 from graphlake.server.convert import jsonable, table_rows
+from graphlake.server.errors import status_for
 from graphlake.server.pages import read_page
 from graphlake.server.ui.deps import UiRoute, app_state, require_session
 from graphlake.server.ui.render import render
@@ -33,10 +35,15 @@ def browse(request: Request, ref: Ref | None = None, table: Text = None, where: 
                                "edges": list(schema.edges), "page": None}
     if table is not None:
         names = [c.strip() for c in (columns or "").split(",") if c.strip()]
-        with state.reads.hold():  # the same slots and paging as GET .../tables/{table}
-            page = read_page(graph, ref, table, where=(where or "").strip() or None,
-                             columns=list(dict.fromkeys(names)) or None,
-                             limit=ROWS_PER_PAGE, cursor=cursor or None)
+        try:
+            with state.reads.hold():  # the same slots and paging as GET .../tables/{table}
+                page = read_page(graph, ref, table, where=(where or "").strip() or None,
+                                 columns=list(dict.fromkeys(names)) or None,
+                                 limit=ROWS_PER_PAGE, cursor=cursor or None)
+        except (QueryError, UnknownPropertyError) as exc:
+            # A bad filter or column: the form stays, to be corrected.
+            context["problem"] = f"{type(exc).__name__}: {exc}"
+            return render(request, "browse.html", session, status=status_for(exc), **context)
         t = schema.table(table)
         context.update(page=page, rows=table_rows(page.rows),
                        header=list(page.rows.column_names),
