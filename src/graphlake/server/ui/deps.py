@@ -15,7 +15,7 @@ from graphlake.server.config import Scope
 from graphlake.server.deps import AppState
 from graphlake.server.errors import ApiError, status_for
 from graphlake.server.ui.render import render
-from graphlake.server.ui.session import COOKIE, Session, SessionStore
+from graphlake.server.ui.session import COOKIE, SESSION_TTL_S, Session, SessionStore
 
 MAX_FORM_FIELDS = 20
 
@@ -97,7 +97,7 @@ class UiRoute(APIRoute):
                 return error_page(request, exc.status, exc.type, exc.message)
             new = getattr(request.state, "new_session", None)
             if new is not None:
-                set_session_cookie(response, new)
+                set_session_cookie(request, response, new)
             return response
 
         return route
@@ -108,6 +108,8 @@ def error_page(request: Request, status: int, kind: str, message: str) -> Respon
     return render(request, "error.html", session, status=status, kind=kind, message=message)
 
 
-def set_session_cookie(response: Response, session: Session) -> None:
+def set_session_cookie(request: Request, response: Response, session: Session) -> None:
+    # Secure when the page came over TLS (uvicorn takes X-Forwarded-Proto from a proxy
+    # on 127.0.0.1), so the cookie then never travels in clear text.
     response.set_cookie(COOKIE, session.id, path="/ui", httponly=True, samesite="strict",
-                        max_age=8 * 3600)
+                        secure=request.url.scheme == "https", max_age=SESSION_TTL_S)

@@ -46,7 +46,8 @@ def _form(request: Request, next_: str | None, problem: str | None, status: int)
     response = render(request, "login.html", None, status=status, csrf=nonce,
                       next=_safe_next(next_), problem=problem)
     response.set_cookie(LOGIN_COOKIE, nonce, path=COOKIE_PATH, httponly=True,
-                        samesite="strict", max_age=3600)
+                        samesite="strict", secure=request.url.scheme == "https",
+                        max_age=3600)
     return response
 
 
@@ -64,7 +65,7 @@ async def login(request: Request) -> Response:
         return _form(request, form.get("next"), "unknown token", 401)
     session = sessions(request).create(granted)
     response = RedirectResponse(_safe_next(form.get("next")), 303)
-    set_session_cookie(response, session)
+    set_session_cookie(request, response, session)
     response.delete_cookie(LOGIN_COOKIE, path=COOKIE_PATH)
     return response
 
