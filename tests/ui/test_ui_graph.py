@@ -70,3 +70,4 @@ def test_lanes_leaving_a_page_head_for_the_next_row() -> None:
     last_y, below = page.dots[4].y, 5.5 * ROW_H
     assert any(_starts_at(line.path, _x(1), last_y) and _ends_at(line.path, _x(0), below)
                for line in page.lines)
+

@@ -344,14 +344,3 @@ def test_ingest_pages_show_a_run_and_its_workers(server: Server, writer: httpx.C
     assert workers is not None and workers.group(1).count("<tr>") == 3  # header + 2
     assert g.head("ingested").id in r.text
     assert writer.get("/ui/ingest/no-such-run").status_code == 404
-
-
-def test_a_running_ingest_page_refreshes_itself() -> None:
-    from graphlake.server.ui.render import environment
-
-    run = {"run_id": "r", "state": "running", "into": "main", "base": "0" * 40, "done": 1,
-           "total": 2, "unit": "rows", "heartbeat": None, "error": None, "progress": [],
-           "result": None}
-    html = environment().get_template("ingest_run.html").render(
-        run=run, refresh=2, session=None, path="/ui/ingest/r")
-    assert '<meta http-equiv="refresh" content="2">' in html

@@ -42,10 +42,15 @@ def diff_page(request: Request, a: Ref | None = None, b: Ref | None = None,
         return render(request, "diff.html", session, a="", b="", tables=None, limit=limit)
     limit = min(limit, state.config.limits.page_max_rows)
     base, end, changes = run_diff(state, a, b, limit)
-    tables = {name: _table_view(d, state.graph.schema.table(name).is_edge)
+    schema = state.graph.schema
+    tables = {name: _table_view(d, bool((t := schema.table(name)) and t.is_edge))
               for name, d in changes.items()}
+    # Where diffs carry schema steps (per-commit schemas), they are listed first, as
+    # `graphlake diff` prints them.
+    steps = [(s.describe(), str(s.cost)) for s in getattr(changes, "schema_changes", [])]
     return render(request, "diff.html", session, a=a, b=b or "", base=base, end=end,
-                  tables=tables, limit=limit, cap=state.config.limits.page_max_rows)
+                  tables=tables, steps=steps, limit=limit,
+                  cap=state.config.limits.page_max_rows)
 
 
 def _table_view(d: Any, edge: bool) -> dict[str, Any]:
