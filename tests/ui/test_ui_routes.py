@@ -127,6 +127,7 @@ def test_session_cookie_does_not_authenticate_the_json_api(writer: httpx.Client)
 
 
 PAGES = ["/ui/branches", "/ui/history", "/ui/history?ref=feature&offset=1",
+         "/ui/history?ref=main...feature",
          "/ui/diff", "/ui/diff?a=main...feature", "/ui/diff?a=main&b=feature",
          "/ui/merge", "/ui/merge?source=feature&into=main", "/ui/browse",
          "/ui/browse?table=Knows", "/ui/node?table=Person&id=Alice", "/ui/ingest"]
@@ -344,3 +345,28 @@ def test_ingest_pages_show_a_run_and_its_workers(server: Server, writer: httpx.C
     assert workers is not None and workers.group(1).count("<tr>") == 3  # header + 2
     assert g.head("ingested").id in r.text
     assert writer.get("/ui/ingest/no-such-run").status_code == 404
+
+
+def test_without_auth_every_visitor_gets_an_admin_session(tmp_path: Path) -> None:
+    # `graphlake serve --no-auth`: no login form, but forms still carry a CSRF token.
+    import warnings
+
+    from graphlake.server.app import create_app
+    from graphlake.server.config import ServerConfig
+    from tests.ui.harness import seed
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # starlette prefers httpx2 (not installed)
+        from fastapi.testclient import TestClient
+    seed(tmp_path / "g")
+    app = create_app(tmp_path / "g", ServerConfig(no_auth=True))
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        r = client.get("/ui/login")
+        assert r.url.path == "/ui/branches" and "admin" in r.text
+        page = client.get("/ui/merge?source=clean&into=main")
+        assert 'id="merge-button"' in page.text
+        r = client.post("/ui/merge", data={"source": "clean", "into": "main", "strategy": ""})
+        assert r.status_code == 403  # no CSRF token: refused even without auth
+        r = client.post("/ui/merge", data={"csrf": csrf_of(page), "source": "clean",
+                                           "into": "main", "strategy": ""})
+        assert r.status_code == 200 and "Merged clean into main" in r.text
