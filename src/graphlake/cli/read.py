@@ -10,7 +10,6 @@ from rich.markup import escape
 from rich.text import Text
 
 from graphlake.catalog.commits import Commit
-from graphlake.cli.lanes import Drawing, Lanes
 from graphlake.cli.options import DEFAULT_BRANCH, Branch, Json, Root
 from graphlake.cli.output import (
     arrow_table,
@@ -24,6 +23,7 @@ from graphlake.cli.output import (
     table_rows,
 )
 from graphlake.graph import Graph
+from graphlake.lanes import Drawing, Lanes
 from graphlake.merge.diff import commit_stat
 
 
