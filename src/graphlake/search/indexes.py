@@ -131,11 +131,17 @@ def _drifted(ds: lance.LanceDataset, name: str, plan: AnnPlan, metric: str) -> b
     return plan.num_partitions >= 2 * partitions or 2 * plan.num_partitions <= partitions
 
 
-def count_fold(ds: lance.LanceDataset, label: str) -> None:
-    """Count, in the probes, the search indexes an `optimize_indices` call will fold."""
+def count_fold(ds: lance.LanceDataset, label: str, names: Sequence[str] | None = None) -> None:
+    """Count, in the probes, the search indexes an `optimize_indices` call (on `names`,
+    default all) will fold: those that do not cover every fragment. Every call site counts,
+    so a merge's stats would show it if its publish path ever touched these indexes."""
+    fragments = set(ds.fragment_ids())
     for index in ds.describe_indices():
         kind = kind_of(index)
-        if kind in ("vector", "fts"):
+        if names is not None and index.name not in names:
+            continue
+        covered = set().union(*(set(s.fragment_ids) for s in index.segments))
+        if kind in ("vector", "fts") and fragments - covered:
             probes.add(f"{VECTOR_PROBE if kind == 'vector' else FTS_PROBE}:{label}")
 
 

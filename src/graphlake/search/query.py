@@ -162,8 +162,8 @@ def _vector_prop(t: NodeType | EdgeType, on: list[str]) -> str:
 
 
 def _text_props(t: NodeType | EdgeType, ds: lance.LanceDataset, on: list[str]) -> list[str]:
-    strings = [p for p in on if t.property(p).type.kind == "String"]  # type: ignore[union-attr]
-    props = strings or list(t.search)
+    named = [p for p in on if t.property(p).type.kind != "Vector"]  # type: ignore[union-attr]
+    props = named or list(t.search)
     if not props:
         raise SearchError(f"{t.name} has no @search property for text search")
     missing = [p for p in props if p not in t.search]

@@ -33,6 +33,7 @@ from graphlake.storage.tables import (
     TableStore,
     _unindexed_fragments,
     btree_indexes,
+    refresh_indexes,
 )
 
 
@@ -121,7 +122,7 @@ def adopt(tables: TableStore, target: TableState, adoptions: list[Adoption]) -> 
                 committed if target.lance_branch == MAIN else (target.lance_branch, committed)
             )
             lock.expected = ds.version + 1
-            ds.optimize.optimize_indices(num_indices_to_merge=0, index_names=keyed)
+            refresh_indexes(ds, keyed, target.table_id)
     except OSError as exc:
         raise tables.cas_failure(target, lock, exc) from exc
     return TableState(target.table_id, target.lance_branch, ds.version, target.owner)

@@ -293,7 +293,7 @@ class TableStore:
                     large or _unindexed_fragments(ds, keyed) >= INDEX_REFRESH_FRAGMENTS
                 ):
                     lock.expected = ds.version + 1
-                    ds.optimize.optimize_indices(num_indices_to_merge=0, index_names=keyed)
+                    refresh_indexes(ds, keyed, state.table_id)
         except OSError as exc:
             raise self.cas_failure(state, lock, exc) from exc
         return TableState(
@@ -351,6 +351,14 @@ def _delete_keys(ds: lance.LanceDataset, keys: list[str], lock: _CasLock) -> lan
         read_version=ds.version,
         commit_lock=lock,
     )
+
+
+def refresh_indexes(ds: lance.LanceDataset, names: list[str], label: str) -> None:
+    """Index the fragments indexes `names` do not cover yet, as new delta segments."""
+    from graphlake.search.indexes import count_fold
+
+    count_fold(ds, label, names)
+    ds.optimize.optimize_indices(num_indices_to_merge=0, index_names=names)
 
 
 def btree_indexes(ds: lance.LanceDataset) -> list[str]:
