@@ -46,7 +46,7 @@ def test_cli_near_vector_file_text_and_explain(g, tmp_path: Path):
     assert code == 0 and json.loads(out)[0]["name"] == "d"
     code, out, _ = run("search", g.uri, "Doc", "--text", "red apple", "--where",
                        "name != 'a'", "--json")
-    assert code == 0 and [r["name"] for r in json.loads(out)][0] == "b"
+    assert code == 0 and json.loads(out)[0]["name"] == "b"
     code, out, _ = run("search", g.uri, "Doc", "--near", "a", "--explain", "--json")
     assert code == 0 and json.loads(out)["coverage"][0]["exact_rows"] == 4
     code, out, _ = run("search", g.uri, "Doc", "--text", "sky")
