@@ -15,6 +15,7 @@ from graphlake.storage.tables import INDEX_REFRESH_FRAGMENTS
 
 SCHEMA = """
 node Item { name: String @key, tag: String @search, v: Vector(16) @index(metric="cosine") }
+node Other { name: String @key }
 """
 ROWS = indexes.MIN_ANN_ROWS + 400
 Q = np.linspace(-1.0, 1.0, 16).tolist()
@@ -100,6 +101,21 @@ def test_merge_many_adopts_shards_without_index_work(g):
     g.optimize("m")  # folds the uncovered rows into the index, incrementally
     assert coverage(g, "m") == (ROWS + added, 0)
     assert g.search("Item", vector=Q, k=1, branch="m")["name"].to_pylist() == ["i30000"]
+
+
+def test_pointer_adoption_carries_the_sources_index(g):
+    g.create_branch("pa-into")
+    g.create_branch("pa", from_="pa-into")
+    one_row_commits(g, "pa", 40_000, 3, twin=True)
+    g.optimize("pa")  # folds the three rows into pa's index
+    with g.write("pa-into") as w:  # the target changes another table only
+        w.insert("Other", [{"name": "o"}])
+    r = g.merge("pa", into="pa-into")
+    assert r.routes["Item"] == "pointer_adoption"
+    assert r.stats["Item"].vector_index_calls == 0
+    assert segments(g, "pa-into") == segments(g, "pa")
+    assert coverage(g, "pa-into") == (ROWS + 3, 0)
+    assert g.search("Item", vector=Q, k=1, branch="pa-into")["name"].to_pylist() == ["i40000"]
 
 
 def test_deleted_rows_never_come_back(g):
