@@ -91,12 +91,14 @@ def maintain(
     texts: Sequence[str],
     before_commit: Any,
     label: str,
-) -> None:
+) -> set[str]:
     """Create, retrain or drop `ds`'s search indexes to match the declared ones
     (`vectors`: property -> metric; `texts`: `@search` properties). Folding uncovered rows
     is left to the caller's `optimize_indices`. `before_commit()` runs before each Lance
-    commit (the CAS lock's expected version); `label` names the table in probes."""
+    commit (the CAS lock's expected version); `label` names the table in probes. Returns
+    the names of the indexes built (or rebuilt) from every row."""
     existing = by_name(ds)
+    built: set[str] = set()
     for name, index in existing.items():
         declared = (
             name in {ann_name(p) for p in vectors} or name in {fts_name(p) for p in texts}
@@ -109,6 +111,7 @@ def maintain(
             before_commit()
             probes.add(f"{FTS_PROBE}:{label}")
             ds.create_scalar_index(prop, "INVERTED", name=fts_name(prop))
+            built.add(fts_name(prop))
     rows = ds.count_rows()
     for prop, metric in vectors.items():
         if rows < MIN_ANN_ROWS:
@@ -122,6 +125,8 @@ def maintain(
         ds.create_index(prop, plan.index_type, name=ann_name(prop), metric=metric,
                         num_partitions=plan.num_partitions, replace=index is not None,
                         **plan.params)
+        built.add(ann_name(prop))
+    return built
 
 
 def _drifted(ds: lance.LanceDataset, name: str, plan: AnnPlan, metric: str) -> bool:

@@ -245,11 +245,15 @@ class TableStore:
             def before_commit() -> None:
                 lock.expected = ds.version + 1
 
-            search_indexes.maintain(ds, vectors or {}, texts, before_commit, state.table_id)
-            if ds.describe_indices() and (ds.version != start or _unindexed_fragments(ds)):
-                search_indexes.count_fold(ds, state.table_id)
+            compacted = ds.version != start
+            built = search_indexes.maintain(ds, vectors or {}, texts, before_commit,
+                                            state.table_id)
+            # An index built just now covers every row: folding it would rewrite it.
+            stale = [i.name for i in ds.describe_indices() if i.name not in built]
+            if stale and (compacted or _unindexed_fragments(ds, stale)):
+                search_indexes.count_fold(ds, state.table_id, stale)
                 lock.expected = ds.version + 1
-                ds.optimize.optimize_indices()
+                ds.optimize.optimize_indices(index_names=stale)
         except OSError as exc:
             raise self.cas_failure(state, lock, exc) from exc
         if ds.version == start:
