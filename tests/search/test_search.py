@@ -223,3 +223,14 @@ def test_bad_type_and_missing_declarations(g):
         g.search("Plain", text="x")
     with pytest.raises(SearchError, match="several Vector properties"):
         g.search("Pt", vector=[1.0] * 4)
+
+
+def test_search_on_each_backend(backend):
+    uri, options = backend
+    g = gl.Graph.init(uri, SCHEMA, storage_options=options)
+    with g.write() as w:
+        w.insert("Doc", docs(0, 40))
+    assert names(g.search("Doc", vector=Q, k=5)) == exact(g, Q, 5)
+    assert g.search("Doc", text="apple", k=3).num_rows == 3
+    g.optimize()
+    assert names(g.search("Doc", vector=Q, k=5)) == exact(g, Q, 5)
