@@ -97,7 +97,8 @@ def serve(
 # so the server answers /health soon after start (README "Start-up time"). As the app
 # starts, a background thread imports them, so the first data request need not pay.
 _DATA_MODULES = ("graphlake.read.snapshot", "graphlake.read.sql", "graphlake.ingestion.status",
-                 "graphlake.write.transaction", "graphlake.merge.engine")
+                 "graphlake.write.transaction", "graphlake.merge.engine",
+                 "graphlake.search.query")
 
 
 @contextlib.asynccontextmanager
