@@ -274,7 +274,8 @@ class Graph:
                     progress=progress, coerce=coerce)
 
     def optimize(self, branch: str = DEFAULT_BRANCH) -> Commit:
-        """Compact fragments and refresh indexes of every table on `branch`, as one
+        """Compact fragments and refresh indexes of every table on `branch` (building or
+        retraining the declared ANN and full-text indexes: README "Search"), as one
         commit that changes no content (or none, if there is nothing to do)."""
         from graphlake.write.optimize import optimize
 
