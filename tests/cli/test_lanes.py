@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graphlake.cli.lanes import Lanes
+from graphlake.lanes import Lanes
 
 
 def drawn(history: Sequence[tuple[str, Sequence[str]]]) -> list[str]:

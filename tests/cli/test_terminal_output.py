@@ -35,13 +35,15 @@ def _is_clean(text: str) -> bool:
 
 
 def test_control_characters_in_stored_text_are_printed_escaped(root: Path) -> None:
-    show, sql, log, failed = run_all(
+    show, sql, log, graph, diff, failed = run_all(
         ("show", root, "Person"),
         ("sql", root, "SELECT name, [name] AS names FROM Person"),
         ("log", root),
+        ("log", root, "--graph", "--stat"),
+        ("diff", root, "main~1", "main"),
         ("update", root, "Person", '{"name": "x\\u001b[2J", "age": 3}'),
     )
-    for proc in (show, sql, log):
+    for proc in (show, sql, log, graph, diff):
         assert proc.returncode == 0, proc.stderr
         assert _is_clean(proc.stdout) and SHOWN in proc.stdout, proc.stdout
     line = error(failed)  # the error names the key it did not find, escaped

@@ -63,6 +63,21 @@ def test_cli_app_imports_no_data_stack() -> None:
     assert _imported_after("import graphlake.cli.app", CLI_HEAVY) == []
 
 
+def test_version_answers_before_the_cli_is_imported() -> None:
+    """The script's entry point prints `--version` without typer, rich or the commands."""
+    code = """
+        import sys
+        sys.argv = ["graphlake", "--version"]
+        from graphlake.cli.entry import main
+        main()
+    """
+    out = _imported_after(code, ("typer", "rich", "graphlake.cli.app", *CLI_HEAVY))
+    assert out == []
+    proc = subprocess.run([sys.executable, "-m", "graphlake.cli.entry", "--version"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.stdout == f"graphlake {gl.__version__}\n", proc.stderr
+
+
 def test_server_starts_without_the_data_stack_and_warms_it_up(tmp_path: Path,
                                                                schema_text: str) -> None:
     """`graphlake serve` answers /health before pyarrow, Lance and DuckDB are loaded; its

@@ -27,6 +27,15 @@ def test_a_failed_run_is_aborted_and_others_are_refused(tmp_path: Path) -> None:
     assert ingest_branches(g) == ["ingest/bad/w0", "ingest/bad/w1"]
     before = (g.branches(), run_objects(g))
 
+    # A rerun that finds an abort under way stops before any work (see abort.py).
+    g.store.put("_graphlake/ingest/bad/aborting.json", b"{}")
+    with pytest.raises(gl.IngestError, match="being aborted"):
+        ingest(g, path, workers=2, commit_every=100, run_id="bad", progress=False)
+    g.store.delete("_graphlake/ingest/bad/aborting.json")
+    assert ingest_branches(g) == ["ingest/bad/w0", "ingest/bad/w1"]
+    assert [k for k in run_objects(g) if not k.endswith("attempt.json")] == [
+        k for k in before[1] if not k.endswith("attempt.json")]
+
     with pytest.raises(IngestRunNotFoundError, match="no ingest run 'nope'"):
         gl.abort_ingest(g, "nope")
     with AttemptRecord(g.store, "bad"), pytest.raises(IngestRunActiveError, match="running"):

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 import graphlake as gl
-from graphlake.ingestion import IngestError, ingest
+from graphlake.ingestion import IngestError, ingest, written
 from graphlake.ingestion import attempt as A
 from graphlake.ingestion import status as S
-from graphlake.ingestion.plan import run_key
+from graphlake.ingestion.plan import ALL, run_key
 from graphlake.ingestion.worker import CRASH_AFTER_ENV
 from tests.cli.helpers import error, parsed, run_all, stdout
 from tests.ingest.helpers import SCHEMA, doc_records, write_jsonl, write_parquet_files
@@ -71,7 +71,10 @@ def test_runs_are_listed_newest_first_and_a_mixed_run_is_one_phase(tmp_path: Pat
     g = gl.Graph.init(tmp_path / "g", SCHEMA)
     assert S.list_runs(g) == []
     paths = write_parquet_files(tmp_path / "in", [500])
+    report = written.written_key("first", ALL, 0)  # as a slow worker leaves one
+    g.store.put(report, b'{"offset": 250}')
     ingest(g, paths, table="Doc", workers=1, run_id="first", progress=False)
+    assert not g.store.exists(report)  # a finished run keeps its done record, not reports
     records = [*doc_records(40), {"type": "Tag", "data": {"name": "t"}},
                *({"edge": "Tagged", "from": f"j{i:06d}", "to": "t"} for i in range(40))]
     jsonl = write_jsonl(tmp_path / "mixed.jsonl", records)

@@ -155,6 +155,13 @@ def test_status_mapping_covers_every_library_error() -> None:
             assert status_for(exc) in (400, 404, 409, 422), name
 
 
+def test_hints_name_the_api_fields(writer: httpx.Client, branch: str) -> None:
+    r = writer.post(f"/branches/{branch}/mutations", json={"operations": [
+        {"op": "delete", "table": "Person", "keys": ["Alice"]}]})
+    message = error_of(r, 422, "NodeHasEdgesError")
+    assert '"cascade": true' in message and "cascade=True" not in message, message
+
+
 # --- merge conflicts ---------------------------------------------------------------------
 
 

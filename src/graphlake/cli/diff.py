@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from graphlake.cli.options import Json, Root
-from graphlake.cli.output import cell, console, print_json
+from graphlake.cli.output import cell, console, print_json, printable
 from graphlake.graph import Graph
 
 if TYPE_CHECKING:  # merge.diff imports Lance
@@ -79,10 +79,10 @@ def table_lines(table: str, d: TableDiff) -> list[Text]:
 
 def _key(prefix: Text, key: str, d: TableDiff) -> Text:
     """`id` for nodes, `id src → dst` for edges (endpoints are what a reader recognises)."""
-    line = prefix + Text(key)
+    line = prefix + Text(printable(key))
     if key in d.endpoints:
         src, dst = d.endpoints[key]
-        line.append(f" {src} → {dst}")
+        line.append(f" {printable(src)} → {printable(dst)}")
     return line + Text(": ")
 
 

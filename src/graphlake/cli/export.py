@@ -2,7 +2,8 @@
 
 Rows stream as record batches from the Lance scanner (a table) or DuckDB's Arrow reader
 (a query) into the format's writer, so memory holds about one batch whatever the size.
-DuckDB's own `COPY` is not an option: queries run without file access. Output goes to a
+A `--query` runs in `read.sql`'s sandboxed connection (no file access); only the JSONL
+writer uses DuckDB's `COPY`, in a connection of its own (see `export_writers`). Output goes to a
 temporary file beside FILE that replaces it only once complete, so a failed export leaves
 no partial file and an existing FILE is untouched (and refused without `--force`).
 

@@ -7,8 +7,6 @@ failure: 0 done; 1 conflicts (printed; nothing was published); 2 any other failu
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from enum import StrEnum
 from typing import Annotated
 
@@ -16,10 +14,9 @@ import typer
 from rich.markup import escape
 from rich.table import Column, Table
 
-from graphlake.cli.merge import EXIT_CONFLICTS, EXIT_ERROR, print_conflicts
+from graphlake.cli.merge import EXIT_ERROR, merge_errors
 from graphlake.cli.options import DEFAULT_BRANCH, Json, Root
 from graphlake.cli.output import CommandError, console, fail, print_json, short
-from graphlake.errors import GraphLakeError, MergeConflictError
 from graphlake.graph import Graph
 from graphlake.ingestion import IngestResult
 from graphlake.merge.result import MERGED, NO_CHANGE, MergeResult
@@ -88,7 +85,7 @@ def ingest(
         return
     if not inputs:
         raise fail(CommandError("ingest needs INPUT files (or --abort RUN_ID)"), EXIT_ERROR)
-    with _errors(json, "ingest", into):
+    with merge_errors(json, "ingest", into):
         from graphlake.ingestion.orchestrator import run_ingest
 
         result = run_ingest(
@@ -105,7 +102,7 @@ def ingest(
 def _abort(root: str, run_id: str, inputs: list[str] | None, json: bool) -> None:
     if inputs:
         raise fail(CommandError("--abort takes a run id, not INPUT files"), EXIT_ERROR)
-    with _errors(json, "ingest", DEFAULT_BRANCH):
+    with merge_errors(json, "ingest", DEFAULT_BRANCH):
         from graphlake.ingestion.abort import abort_ingest
 
         removed = abort_ingest(Graph.open(root), run_id)
@@ -114,22 +111,6 @@ def _abort(root: str, run_id: str, inputs: list[str] | None, json: bool) -> None
     else:
         console.print(f"Aborted ingest run [bold]{escape(run_id)}[/]: removed "
                       f"{len(removed)} shard branch(es) and its records")
-
-
-@contextmanager
-def _errors(json: bool, source: str, into: str) -> Iterator[None]:
-    """Conflicts: print them and exit 1; any other failure: exit 2."""
-    try:
-        yield
-    except MergeConflictError as exc:
-        if json:
-            print_json({"outcome": "conflict", "source": source, "target": into,
-                        "conflicts": [c.to_dict() for c in exc.conflicts]})
-        else:
-            print_conflicts(exc.conflicts, source, into)
-        raise fail(exc, EXIT_CONFLICTS) from None
-    except (GraphLakeError, CommandError) as exc:
-        raise fail(exc, EXIT_ERROR) from None
 
 
 def print_ingest(r: IngestResult) -> None:

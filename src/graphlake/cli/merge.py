@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -146,11 +146,8 @@ def _run_and_report(
 ) -> None:
     """Run a merge and print how it went; exit 1 on conflicts (also of a dry run), 2 on
     any other failure."""
-    with _merge_errors():
-        try:
-            result = run()
-        except MergeConflictError as exc:
-            _report_conflict_error(exc, source, into, json)
+    with merge_errors(json, source, into):
+        result = run()
     if json:
         print_json(result.to_dict())
     else:
@@ -160,24 +157,20 @@ def _run_and_report(
 
 
 @contextmanager
-def _merge_errors() -> Iterator[None]:
-    """Any failure other than a conflict exits 2 (the app's policy elsewhere is 1)."""
+def merge_errors(json: bool, source: str, into: str) -> Iterator[None]:
+    """Conflicts: print them (JSON, or a table) and exit 1; any other failure exits 2 (the
+    app's policy elsewhere is 1). Shared by `merge`, `merge-many` and `ingest`."""
     try:
         yield
+    except MergeConflictError as exc:
+        if json:
+            print_json({"outcome": CONFLICT, "source": source, "target": into,
+                        "conflicts": [c.to_dict() for c in exc.conflicts]})
+        else:
+            print_conflicts(exc.conflicts, source, into)
+        raise fail(exc, EXIT_CONFLICTS) from None
     except (GraphLakeError, CommandError) as exc:
         raise fail(exc, EXIT_ERROR) from None
-
-
-def _report_conflict_error(
-    exc: MergeConflictError, source: str, into: str, json: bool
-) -> NoReturn:
-    """Print the conflicts (JSON, or a table), then exit 1 with one error line."""
-    if json:
-        print_json({"outcome": CONFLICT, "source": source, "target": into,
-                    "conflicts": [c.to_dict() for c in exc.conflicts]})
-    else:
-        print_conflicts(exc.conflicts, source, into)
-    raise fail(exc, EXIT_CONFLICTS)
 
 
 # --- rendering --------------------------------------------------------------------------

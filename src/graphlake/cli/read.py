@@ -10,19 +10,20 @@ from rich.markup import escape
 from rich.text import Text
 
 from graphlake.catalog.commits import Commit
-from graphlake.cli.lanes import Drawing, Lanes
 from graphlake.cli.options import DEFAULT_BRANCH, Branch, Json, Root
 from graphlake.cli.output import (
     arrow_table,
     console,
     plain_table,
     print_json,
+    printable,
     rows_phrase,
     short,
     short_time,
     table_rows,
 )
 from graphlake.graph import Graph
+from graphlake.lanes import Drawing, Lanes
 from graphlake.merge.diff import commit_stat
 
 
@@ -72,7 +73,8 @@ def print_log_lines(g: Graph, commits: Iterable[Commit], graph: bool, stat: bool
         for line in drawn.before:
             console.print(Text(line))
         console.print(Text.assemble(drawn.prefix, (short(c.id), "yellow"),
-                                    f" {short_time(c.time)} ", c.message), soft_wrap=True)
+                                    f" {short_time(c.time)} ", printable(c.message)),
+                      soft_wrap=True)
         for table, n in (commit_stat(g, c) if stat else {}).items():
             console.print(Text(f"{drawn.under}    {table} +{n['inserted']} ~{n['updated']} "
                                f"-{n['deleted']}"))

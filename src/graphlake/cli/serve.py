@@ -1,4 +1,5 @@
-"""`graphlake serve`: the HTTP API (needs the `server` extra: fastapi, uvicorn)."""
+"""`graphlake serve`: the HTTP API and the web UI (needs the `server` extra: fastapi,
+uvicorn, jinja2)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def serve(
     ] = False,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
 ) -> None:
-    """Serve the graph at ROOT over HTTP (JSON API, OpenAPI at /docs)."""
+    """Serve the graph at ROOT over HTTP (JSON API, OpenAPI at /docs, web UI at /ui)."""
     try:
         from graphlake.server import ConfigError, load_config
         from graphlake.server import serve as run

@@ -4,6 +4,11 @@ A run is refused while it is running (its orchestrator's heartbeat is fresh), on
 finished, and once any of its merges has landed on the target (rerunning with its run id
 finishes such a run; aborting could not take the merged rows back). The shard branches'
 Lance data is left for `graphlake gc`, like any deleted branch's.
+
+An abort and a rerun of the same run may race. The abort writes `aborting.json` first
+and reads the run's heartbeat after it; a rerun writes its heartbeat first and then
+looks for `aborting.json` and the plan (`refuse_if_aborted`). So of the two, at least
+one sees the other and stops: never does a rerun work on branches an abort is removing.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from graphlake.ingestion.attempt import STALE_SECONDS
 from graphlake.ingestion.errors import IngestError
 
 if TYPE_CHECKING:
+    from graphlake.catalog.store import ObjectStore
     from graphlake.graph import Graph
 
 
@@ -29,7 +35,43 @@ def abort_ingest(graph: Graph, run_id: str) -> list[str]:
     """Delete the shard branches and the stored records of ingest run `run_id`; returns
     the branches removed. Raises `IngestRunNotFoundError` for an unknown run and
     `IngestRunActiveError` for a run that is running or whose merge has landed."""
-    status = S.run_status(graph, run_id)  # validates the id; unknown run: NotFound
+    S.run_status(graph, run_id)  # validates the id; unknown run: NotFound
+    marker = P.run_key(run_id, P.ABORT_FILE)
+    graph.store.put(marker, b"{}")
+    try:
+        plan = _abortable_plan(graph, run_id)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            graph.store.delete(marker)
+        raise
+    removed = []
+    for phase in plan.phases:
+        for branch in plan.branches(phase):
+            with contextlib.suppress(BranchNotFoundError):
+                graph.delete_branch(branch)
+                removed.append(branch)
+    # The plan goes last but the marker: until then, the run is still listed and can be
+    # aborted again; and a rerun that read the plan earlier still finds the marker.
+    records = graph.store.list(f"{P.RUNS_DIR}/{run_id}")
+    plan_key = P.run_key(run_id, P.PLAN_FILE)
+    for key in sorted(k for k in records if k not in (plan_key, marker)):
+        graph.store.delete(key)
+    graph.store.delete(plan_key)
+    graph.store.delete(marker)
+    return removed
+
+
+def refuse_if_aborted(store: ObjectStore, run_id: str) -> None:
+    """Called by a run once its heartbeat is written: stop if an abort is under way or has
+    removed the run meanwhile."""
+    if store.exists(P.run_key(run_id, P.ABORT_FILE)) or P.load_plan(store, run_id) is None:
+        raise IngestError(f"ingest run {run_id} is being aborted (or was); start a new run")
+
+
+def _abortable_plan(graph: Graph, run_id: str) -> P.Plan:
+    """The run's plan, read after the abort marker is written; raises if the run is
+    running, finished or partly merged."""
+    status = S.run_status(graph, run_id)
     if status.state == S.RUNNING:
         raise IngestRunActiveError(
             f"ingest run {run_id} is running (heartbeat {status.heartbeat}); stop its "
@@ -45,16 +87,4 @@ def abort_ingest(graph: Graph, run_id: str) -> list[str]:
         raise IngestRunActiveError(
             f"ingest run {run_id} has merged into {plan.into!r} already; rerun it with "
             f"run_id={run_id!r} to finish it")
-    removed = []
-    for phase in plan.phases:
-        for branch in plan.branches(phase):
-            with contextlib.suppress(BranchNotFoundError):
-                graph.delete_branch(branch)
-                removed.append(branch)
-    # The plan goes last: until then, the run is still listed and can be aborted again.
-    records = graph.store.list(f"{P.RUNS_DIR}/{run_id}")
-    plan_key = P.run_key(run_id, P.PLAN_FILE)
-    for key in sorted(k for k in records if k != plan_key):
-        graph.store.delete(key)
-    graph.store.delete(plan_key)
-    return removed
+    return plan

@@ -30,6 +30,7 @@ from graphlake import faults
 from graphlake.catalog.names import validate_identifier
 from graphlake.errors import BranchNotFoundError, DataError, UnknownTableError
 from graphlake.ingestion import plan as P
+from graphlake.ingestion.abort import refuse_if_aborted
 from graphlake.ingestion.attempt import AttemptRecord
 from graphlake.ingestion.engines import check_engine, make_engine
 from graphlake.ingestion.errors import IngestError
@@ -48,6 +49,7 @@ from graphlake.ingestion.sources import (
     scan_jsonl,
     stat_file,
 )
+from graphlake.ingestion.written import remove_reports
 
 if TYPE_CHECKING:
     from graphlake.graph import Graph
@@ -119,6 +121,7 @@ def run_ingest(
     plan = P.refresh_changed_files(plan)
     planned = time.perf_counter()
     with AttemptRecord(store, plan.run_id):  # for `graphlake.ingestion.status`
+        refuse_if_aborted(store, plan.run_id)  # after the heartbeat: see abort.py
         result = _run(graph, plan, engine, options, strict_disjoint, progress, ray_address,
                       resumed, planned - started)
     result.timings["total"] = time.perf_counter() - started
@@ -149,6 +152,7 @@ def _run(
     faults.hit("ingest.after_merge")
     graph.store.create(P.run_key(plan.run_id, P.DONE_FILE), _done_json(result))
     _delete_branches(graph, plan)
+    remove_reports(graph.store, plan.run_id)
     result.timings["cleanup"] = time.perf_counter() - done
     return result
 
@@ -248,6 +252,7 @@ def _recorded(
             raise IngestError(f"ingest run {run_id} finished with other arguments: "
                               f"{'; '.join(diffs)}")
         _delete_branches(graph, plan)
+    remove_reports(graph.store, run_id)  # a crash after done.json may have left them
     result = IngestResult.from_dict(json.loads(data))
     result.already_complete = True
     return result

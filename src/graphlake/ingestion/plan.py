@@ -45,6 +45,8 @@ EDGES = "edges"
 # the result once it has finished (see also `attempt.py`).
 PLAN_FILE = "plan.json"
 DONE_FILE = "done.json"
+# Present while `abort_ingest` removes the run; a rerun that finds it stops (see abort.py).
+ABORT_FILE = "aborting.json"
 
 
 def phase_file(phase: str) -> str:

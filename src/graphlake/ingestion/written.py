@@ -28,6 +28,15 @@ def written_key(run_id: str, phase: str, worker: int) -> str:
     return run_key(run_id, f"written-{phase}-w{worker}.json")
 
 
+def remove_reports(store: ObjectStore, run_id: str) -> None:
+    """Drop a run's reports once it has finished: its done record says all there is."""
+    prefix = run_key(run_id, "written-")
+    for key in store.list(run_key(run_id, "")[:-1]):
+        if key.startswith(prefix):
+            with contextlib.suppress(Exception):  # advisory, like the reports themselves
+                store.delete(key)
+
+
 class WrittenReporter:
     """Feed `rows` with rows written; `batch` before each commit starts writing."""
 

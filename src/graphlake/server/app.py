@@ -15,6 +15,7 @@ Endpoints (JSON; tokens as `Authorization: Bearer <token>`):
     POST   /merge   {source, into, strategy?, dry_run?, message?}        write
     GET    /ingest                                  read   (ingest runs, newest first)
     GET    /ingest/{run_id}                         read   (progress per worker, result)
+    GET    /ui/...                                  the web UI (session cookie; ui/)
 
 Branch names may contain `/`; each route's fixed suffix (`/log`, `/tables/{table}`, ...)
 keeps them unambiguous. Protected branches refuse mutations and loads (403); they change
@@ -39,7 +40,7 @@ from fastapi import FastAPI
 
 from graphlake import __version__
 from graphlake.graph import Graph
-from graphlake.server import errors
+from graphlake.server import errors, ui
 from graphlake.server.auth import AuthBeforeBody
 from graphlake.server.config import ServerConfig
 from graphlake.server.deps import AppState
@@ -67,11 +68,14 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
     limits = config.limits
 
     def limit_for(path: str) -> int:
+        if ui.is_ui_path(path):
+            return min(ui.FORM_MAX_BYTES, limits.max_body_bytes)
         return limits.max_upload_bytes if path.endswith("/load") else limits.max_body_bytes
 
     app.add_middleware(BodyLimit, limit_for=limit_for)
+    ui.mount(app, config)  # pages, static assets, and the form posts' session gate
     # Added last, so it runs first: no body byte is read for an unauthenticated request.
-    app.add_middleware(AuthBeforeBody, config=config)
+    app.add_middleware(AuthBeforeBody, config=config, skip=ui.is_ui_path)
     for module in (health, branches, tables, writes, merge, ingest, search):
         app.include_router(module.router)
     return app

@@ -93,13 +93,16 @@ class AuthBeforeBody:
     route's own scope check still runs afterwards.
     """
 
-    def __init__(self, app: ASGIApp, config: ServerConfig):
+    def __init__(self, app: ASGIApp, config: ServerConfig,
+                 skip: Callable[[str], bool] | None = None):
         self.app = app
         self.config = config
         self.tokens = TokenTable(config.tokens)
+        self.skip = skip or (lambda _path: False)  # paths with a gate of their own (/ui)
 
     async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self.config.no_auth or not _has_body(scope):
+        if (scope["type"] != "http" or self.config.no_auth or not _has_body(scope)
+                or self.skip(scope.get("path", ""))):
             await self.app(scope, receive, send)
             return
         token = _bearer_token(scope)

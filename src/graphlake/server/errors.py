@@ -94,9 +94,19 @@ def error_response(status: int, type_: str, message: str,
     return JSONResponse(error_body(type_, message), status_code=status, headers=headers)
 
 
+# The library's hints name Python arguments; the API names its own request fields instead.
+_HTTP_HINTS = (("delete with cascade=True", 'delete with `"cascade": true`'),)
+
+
+def http_wording(message: str) -> str:
+    for python, http in _HTTP_HINTS:
+        message = message.replace(python, http)
+    return message
+
+
 def graphlake_error_response(exc: gle.GraphLakeError, message: str | None = None) -> JSONResponse:
     """The response for a library error; `message` replaces the text (e.g. to hide paths)."""
-    text = message if message is not None else (str(exc) or type(exc).__name__)
+    text = message if message is not None else http_wording(str(exc) or type(exc).__name__)
     body = error_body(type(exc).__name__, text)
     if isinstance(exc, gle.MergeConflictError):
         body["merge_conflicts"] = [jsonable(c.to_dict()) for c in exc.conflicts]

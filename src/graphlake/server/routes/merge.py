@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from contextlib import nullcontext
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Query
 
 from graphlake.server.auth import ReadScope, WriteScope
 from graphlake.server.convert import jsonable
-from graphlake.server.deps import State
+from graphlake.server.deps import AppState, State
 from graphlake.server.models import (
     Diff,
     MergeConflictBody,
@@ -19,6 +19,10 @@ from graphlake.server.models import (
 )
 from graphlake.server.routes.common import errors
 from graphlake.server.routing import ThreadedJsonRoute
+
+if TYPE_CHECKING:
+    from graphlake.merge.diff import TableDiff
+    from graphlake.merge.result import MergeResult
 
 router = APIRouter(tags=["merge"], route_class=ThreadedJsonRoute)
 
@@ -40,12 +44,18 @@ def diff(
                                 "of change (capped at the server's limit); counts cover "
                                 "all.")] = DIFF_DEFAULT_ROWS,
 ) -> Diff:
+    a, b, changes = run_diff(state, a, b, limit)
+    tables = {name: jsonable(d.to_dict()) for name, d in changes.items()}
+    return Diff.model_validate({"a": a, "b": b, "tables": tables})
+
+
+def run_diff(state: AppState, a: str, b: str | None,
+             limit: int) -> tuple[str, str, dict[str, TableDiff]]:
+    """(a, b, changes per table) as `GET /diff` and the web UI compute them."""
     if b is None:  # a range: compare its merge base with its end
         a, b = state.graph.diff_range(a)
     cap = state.config.limits.page_max_rows
-    changes = state.graph.diff(a, b, limit=min(limit, cap))
-    tables = {name: jsonable(d.to_dict()) for name, d in changes.items()}
-    return Diff.model_validate({"a": a, "b": b, "tables": tables})
+    return a, b, state.graph.diff(a, b, limit=min(limit, cap))
 
 
 @router.post(
@@ -59,14 +69,21 @@ def diff(
     summary="Three-way merge of source into target, published as one commit",
 )
 def merge(body: MergeRequest, state: State) -> dict[str, Any]:
+    result = run_merge(state, body.source, body.into, strategy=body.strategy,
+                       dry_run=body.dry_run, message=body.message, lineage=body.lineage)
+    return jsonable(result.to_dict())
+
+
+def run_merge(state: AppState, source: str, into: str | None, *, strategy: str | None,
+              dry_run: bool, message: str | None = None,
+              lineage: str | None = None) -> MergeResult:
+    """The merge both this route and the web UI run (holding the target's writer lock)."""
     # Protected targets accept merges: a write token suffices (protection only refuses
     # direct mutations and loads).
-    into = body.into or state.graph.info.default_branch
-    with nullcontext() if body.dry_run else state.locks.hold(into):
-        result = state.graph.merge(body.source, into, strategy=body.strategy,
-                                   dry_run=body.dry_run, message=body.message,
-                                   lineage=body.lineage)
-    return jsonable(result.to_dict())
+    into = into or state.graph.info.default_branch
+    with nullcontext() if dry_run else state.locks.hold(into):
+        return state.graph.merge(source, into, strategy=strategy, dry_run=dry_run,
+                                 message=message, lineage=lineage)
 
 
 @router.post(

@@ -1,0 +1,88 @@
+"""Browser sessions of the web UI: a token is given once, at login, and never again.
+
+The login form checks the token against the same `TokenTable` as the API and keeps only
+its scope, in a server-side session named by a random id. The browser holds that id in
+an HttpOnly, SameSite=Strict cookie (scripts cannot read it; other sites cannot send it),
+so the token itself is never stored in a cookie nor written into any page. Each session
+has its own CSRF token, which every state-changing form carries in a hidden field.
+
+Sessions live in this process's memory (a restart logs everyone out), expire after
+`SESSION_TTL_S`, and are capped at `MAX_SESSIONS` (the oldest go first), so logging in
+repeatedly cannot grow the server's memory without bound.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from http.cookies import SimpleCookie
+
+from starlette.types import Scope as AsgiScope
+
+from graphlake.server.config import Scope
+
+COOKIE = "graphlake_session"
+LOGIN_COOKIE = "graphlake_login"  # double-submit CSRF token of the login form
+COOKIE_PATH = "/ui"
+SESSION_TTL_S = 8 * 3600
+MAX_SESSIONS = 10_000
+
+
+@dataclass(frozen=True)
+class Session:
+    id: str
+    scope: Scope
+    csrf: str
+    expires: float
+
+    def csrf_ok(self, given: str | None) -> bool:
+        return given is not None and hmac.compare_digest(given.encode(), self.csrf.encode())
+
+
+class SessionStore:
+    def __init__(self, ttl_s: float = SESSION_TTL_S, max_sessions: int = MAX_SESSIONS):
+        self._ttl = ttl_s
+        self._max = max_sessions
+        self._sessions: OrderedDict[str, Session] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def create(self, scope: Scope) -> Session:
+        session = Session(secrets.token_urlsafe(32), scope, secrets.token_urlsafe(32),
+                          time.monotonic() + self._ttl)
+        with self._lock:
+            self._sessions[session.id] = session
+            while len(self._sessions) > self._max:
+                self._sessions.popitem(last=False)
+        return session
+
+    def get(self, session_id: str | None) -> Session | None:
+        if not session_id:
+            return None
+        with self._lock:
+            session = self._sessions.get(session_id)
+            if session is not None and session.expires < time.monotonic():
+                del self._sessions[session_id]
+                return None
+        return session
+
+    def delete(self, session_id: str | None) -> None:
+        with self._lock:
+            self._sessions.pop(session_id or "", None)
+
+
+def cookie_from_scope(scope: AsgiScope, name: str = COOKIE) -> str | None:
+    """A cookie's value from the raw ASGI headers (the middleware has no Request)."""
+    for key, value in scope.get("headers", ()):
+        if key == b"cookie":
+            jar: SimpleCookie = SimpleCookie()
+            try:
+                jar.load(value.decode("latin-1"))
+            except Exception:  # a malformed Cookie header is no session
+                return None
+            if name in jar:
+                return jar[name].value
+    return None

@@ -1,0 +1,172 @@
+"""The web UI in a real browser: headless Chromium (Debian's package) via Playwright.
+
+One server and one browser for the module. The walk: log in, branches, history, diff and
+merge preview of a graph with a conflict, merge through the UI, the merge in history.
+Also: a read session cannot merge, a forged form is refused, no page leaks a token, and
+the pages read without JavaScript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.server.harness import Server
+from tests.ui.browser import launch, missing_reason
+from tests.ui.harness import READ_TOKEN, TOKENS, WRITE_TOKEN, start_server
+
+_REASON = missing_reason()
+pytestmark = pytest.mark.skipif(_REASON is not None, reason=f"browser tests: {_REASON}")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    srv = start_server(tmp_path_factory.mktemp("ui-browser"))
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+class Visits:
+    """Every HTML page a test's browser loads, to check none holds a token."""
+
+    def __init__(self) -> None:
+        self.pages: list[tuple[str, str]] = []
+
+    def record(self, page: Any) -> None:
+        self.pages.append((page.url, page.content()))
+
+
+def log_in(browser: Any, server: Server, token: str) -> Any:
+    page = browser.new_context(base_url=server.url).new_page()
+    page.goto("/ui")
+    assert page.url.endswith("/ui/login?next=%2Fui%2Fbranches")
+    page.fill("input[name=token]", token)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/ui/branches")
+    return page
+
+
+def head(server: Server, branch: str) -> str:
+    with server.client(READ_TOKEN) as api:
+        return next(b["head"] for b in api.get("/branches").json()["branches"]
+                    if b["name"] == branch)
+
+
+def test_review_and_merge_a_branch_with_a_conflict(browser: Any, server: Server) -> None:
+    visits = Visits()
+    page = log_in(browser, server, WRITE_TOKEN)
+    assert page.locator("h1").inner_text() == "Branches"
+    visits.record(page)
+    # HttpOnly: no script in the page can read the session cookie.
+    assert page.evaluate("document.cookie") == ""
+    names = page.locator("#branches tbody tr").evaluate_all(
+        "rows => rows.map(r => r.dataset.branch)")
+    assert names == ["clean", "feature", "main"]
+
+    page.click("tr[data-branch=feature] >> text=feature")  # its history
+    page.wait_for_url("**/ui/history?ref=feature")
+    assert page.locator("#history li.row").count() == 3
+    assert page.locator("#history svg circle").count() == 3
+    visits.record(page)
+
+    page.goto("/ui/branches")
+    page.click("tr[data-branch=feature] >> text=Compare")
+    page.wait_for_url("**/ui/diff?a=main...feature")
+    person = page.locator("section[data-table=Person]")
+    assert "30 → 31" in person.locator("tr.updated").inner_text()
+    assert "Carol → Alice" in page.locator("section[data-table=Knows]").inner_text()
+    visits.record(page)
+
+    page.goto("/ui/branches")
+    page.click("tr[data-branch=feature] >> text=Merge…")
+    page.wait_for_url("**/ui/merge?source=feature&into=main")
+    assert "conflict" in page.locator("#outcome").inner_text()
+    cells = page.locator("#conflicts tr.conflict td").all_inner_texts()
+    assert cells[:3] == ["Person", "Alice", "divergent_update"]
+    assert ["age 30" in cells[3], "age 31" in cells[4], "age 32" in cells[5]] == [True] * 3
+    visits.record(page)
+
+    # Without a strategy the merge stops at the conflict and changes nothing.
+    before = head(server, "main")
+    page.click("#merge-button")
+    assert "conflict" in page.locator("#problem").inner_text().lower()
+    assert head(server, "main") == before
+    visits.record(page)
+
+    page.check("input[name=strategy][value=theirs]")
+    page.fill("input[name=message]", "merge feature (theirs) in the browser")
+    page.click("#merge-button")
+    page.wait_for_url("**/ui/commit/**")
+    assert "Merged feature into main: merged" in page.locator("#merged").inner_text()
+    merge_id = page.locator("#commit-id").inner_text()
+    assert merge_id == head(server, "main")
+    visits.record(page)
+
+    page.click("nav >> text=History")
+    top = page.locator("#history li.row").first
+    assert top.get_attribute("data-commit") == merge_id
+    assert top.get_attribute("data-parents") == "2"
+    assert "merge feature (theirs) in the browser" in top.inner_text()
+    visits.record(page)
+
+    for url, html in visits.pages:
+        for token in TOKENS.values():
+            assert token not in html, url
+    page.context.close()
+
+
+def test_read_session_cannot_merge(browser: Any, server: Server) -> None:
+    page = log_in(browser, server, READ_TOKEN)
+    page.goto("/ui/merge?source=clean&into=main")
+    assert page.locator("#outcome").count() == 1
+    assert page.locator("#merge-button").count() == 0
+    assert page.locator("#read-only").is_visible()
+    before = head(server, "main")
+    # The read session's own CSRF token (from its logout form) does not make it a writer.
+    status = page.evaluate("""async () => {
+        const csrf = document.querySelector('input[name=csrf]').value;
+        const body = new URLSearchParams({csrf, source: 'clean', into: 'main', strategy: ''});
+        return (await fetch('/ui/merge', {method: 'POST', body})).status;
+    }""")
+    assert status == 403
+    assert head(server, "main") == before
+    page.context.close()
+
+
+def test_forged_form_without_csrf_token_is_refused(browser: Any, server: Server) -> None:
+    page = log_in(browser, server, WRITE_TOKEN)
+    before = head(server, "main")
+    # A form built in the page, as another site would, lacking the CSRF field.
+    page.set_content("""<form id="f" method="post" action="/ui/merge">
+        <input name="source" value="clean"><input name="into" value="main">
+        <input name="strategy" value=""></form>""")
+    with page.expect_navigation():
+        page.evaluate("document.getElementById('f').submit()")
+    assert "CsrfError" in page.content()
+    assert head(server, "main") == before
+    page.context.close()
+
+
+def test_pages_read_without_javascript(browser: Any, server: Server) -> None:
+    context = browser.new_context(base_url=server.url, java_script_enabled=False)
+    page = context.new_page()
+    page.goto("/ui/login")
+    page.fill("input[name=token]", READ_TOKEN)
+    page.click("button[type=submit]")
+    page.goto("/ui/browse?table=Person&where=age%20%3E%3D%2030")
+    assert "Alice" in page.locator("#rows").inner_text()
+    page.click("#rows >> text=Alice")
+    assert "Knows" in page.locator("main").inner_text()
+    context.close()
