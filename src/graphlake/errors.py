@@ -180,6 +180,10 @@ class QueryError(GraphLakeError):
     """A SQL query failed, or tried something a read-only snapshot does not allow."""
 
 
+class SearchError(QueryError):
+    """A search request is malformed: bad vector, k, text or property (see README "Search")."""
+
+
 # --- merge ------------------------------------------------------------------------------
 
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from graphlake.recovery.fsck import FsckReport
     from graphlake.recovery.recover import RecoveryReport
     from graphlake.schema.model import EdgeType, NodeType, Schema
+    from graphlake.search.query import SearchPlan
     from graphlake.storage.tables import TableStore
     from graphlake.write.transaction import Transaction
 
@@ -103,7 +104,8 @@ class Graph:
         for name in parsed.table_names:
             t = parsed.table(name)
             states[name] = tables.create(
-                f"{name}-{ULID()}".lower(), arrow_schema(t), _index_columns(t), incarnation
+                f"{name}-{ULID()}".lower(), arrow_schema(t), _index_columns(t), incarnation,
+                text_columns=t.search,
             )
         commit = Commit.create(
             parents=(), message="init", schema_id=sid, tables=states,
@@ -272,7 +274,8 @@ class Graph:
                     progress=progress, coerce=coerce)
 
     def optimize(self, branch: str = DEFAULT_BRANCH) -> Commit:
-        """Compact fragments and refresh indexes of every table on `branch`, as one
+        """Compact fragments and refresh indexes of every table on `branch` (building or
+        retraining the declared ANN and full-text indexes: README "Search"), as one
         commit that changes no content (or none, if there is nothing to do)."""
         from graphlake.write.optimize import optimize
 
@@ -430,6 +433,33 @@ class Graph:
         from graphlake.read.sql import run_sql
 
         return run_sql(self.snapshot(branch), query, max_rows=max_rows, timeout_s=timeout_s)
+
+    def search(
+        self,
+        type: str,
+        vector: Any = None,
+        text: str | None = None,
+        k: int = 10,
+        where: str | None = None,
+        columns: Sequence[str] | None = None,
+        branch: str = DEFAULT_BRANCH,
+        near: Any = None,
+        *,
+        on: str | Sequence[str] = (),
+        explain: bool = False,
+    ) -> pa.Table | SearchPlan:
+        """The k best rows of `type` on one pinned commit of revision `branch`: nearest to
+        `vector` (or to node `near`'s own vector) with `_distance`, best BM25 matches of
+        `text` with `_score`, or both fused by reciprocal rank with `_rrf`; best first,
+        ties by id. `where` filters before ranking; `on` names the properties to search.
+        `explain=True` returns a `SearchPlan` (rows searched through an index vs exactly)
+        instead of rows. See README "Search"."""
+        from graphlake.search import query
+
+        req = query.SearchRequest(type, vector, text, k, where, columns, near,
+                                  (on,) if isinstance(on, str) else tuple(on))
+        snap = self.snapshot(branch)
+        return query.explain(snap, req) if explain else query.search(snap, req)
 
 
 def _index_columns(t: NodeType | EdgeType) -> list[str]:

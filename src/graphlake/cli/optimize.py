@@ -18,8 +18,9 @@ def optimize(
     ),
     json: Json = False,
 ) -> None:
-    """Compact small fragments and fold index deltas on BRANCH, as one commit that
-    changes no rows (none if there is nothing to do)."""
+    """Compact small fragments, fold index deltas and build or retrain the declared
+    search indexes on BRANCH, as one commit that changes no rows (none if there is
+    nothing to do)."""
     g = Graph.open(root)
     before = g.head(branch).id
     commit = g.optimize(branch)

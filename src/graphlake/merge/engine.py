@@ -10,11 +10,13 @@ target wait for it (`graphlake.catalog.intents`) and the next attempt lands.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ulid import ULID
 
+from graphlake import probes
 from graphlake.catalog.commits import Commit, TableState
 from graphlake.catalog.intents import MergeIntent, MergeIntents
 from graphlake.errors import MergeConflictError, MergeError
@@ -154,9 +156,10 @@ def _merge_once(
     if dry_run:
         result.commit = None
         return _finish(result, timer)
-    with timer.phase("publish"):
+    with timer.phase("publish"), probes.collect() as counts:
         commit = _publish(graph, into, t_ref, target, cls, pending, inputs, message)
     result.commit = commit.id
+    _record_index_work(result, commit, counts)
     return _finish(result, timer)
 
 
@@ -237,6 +240,17 @@ def _bases_meta(inputs: MergeInputs) -> dict[str, list[str]]:
     if not inputs.source_bases:
         return {}
     return {"source_bases": [b.commit.id for b in inputs.source_bases]}
+
+
+def _record_index_work(result: R.MergeResult, commit: Commit, counts: Counter[str]) -> None:
+    """Copy the publish's search-index probes (per table id) into each table's stats."""
+    from graphlake.search.indexes import FTS_PROBE, VECTOR_PROBE
+
+    for name, stats in result.stats.items():
+        state = commit.tables.get(name)
+        if state is not None:
+            stats.vector_index_calls = counts[f"{VECTOR_PROBE}:{state.table_id}"]
+            stats.fts_index_calls = counts[f"{FTS_PROBE}:{state.table_id}"]
 
 
 def _finish(result: R.MergeResult, timer: PhaseTimer) -> R.MergeResult:

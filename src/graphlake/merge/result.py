@@ -30,6 +30,10 @@ class TableStats:
     rows_scanned: int = 0  # rows discovery read (version deltas, or the whole walk)
     effects: int = 0  # rows the merge writes into the target (0 for pointer adoption)
     adopted_rows: int = 0  # rows joined by reference (zero-copy fragment adoption)
+    # Search-index work on the merge's publish path (builds, folds, retrains): always 0,
+    # since only `optimize` touches ANN and full-text indexes (probes, README "Search").
+    vector_index_calls: int = 0
+    fts_index_calls: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

@@ -18,6 +18,8 @@ FLOAT_KINDS = ("F32", "F64")
 NUMERIC_KINDS = INTEGER_KINDS + FLOAT_KINDS
 # Kinds that may carry `@key` (their value becomes the string row id).
 KEY_KINDS = ("String", *INTEGER_KINDS, "Date")
+# Distance metrics of a Vector `@index` (the first is the default).
+VECTOR_METRICS = ("cosine", "l2", "dot")
 
 # Physical columns every table has, and names a schema may not use.
 NODE_COLUMNS = ("id",)
@@ -82,6 +84,9 @@ class TableType:
     indexes: tuple[tuple[str, ...], ...] = ()
     ranges: dict[str, Range] = field(default_factory=dict)
     checks: dict[str, str] = field(default_factory=dict)  # property -> regex (full match)
+    # `@index` on a Vector: an ANN index, property -> metric ("cosine", "l2" or "dot").
+    vector_indexes: dict[str, str] = field(default_factory=dict)
+    search: tuple[str, ...] = ()  # `@search(a, b)`: String properties with a BM25 index
 
     @property
     def property_names(self) -> tuple[str, ...]:

@@ -32,6 +32,7 @@ from graphlake.schema.model import (
     RESERVED_NAMES,
     RESERVED_PREFIX,
     SCALARS,
+    VECTOR_METRICS,
     Cardinality,
     EdgeType,
     NodeType,
@@ -96,6 +97,7 @@ _TERMINAL_WORDS: dict[str, str] = {
     "LSQB": "'['",
     "QMARK": "'?'",
     "DOTDOT": "'..'",
+    "EQUALS": "'='",
     "NUMBER": "a number",
     "STRING": "a string",
     "COMMA": "','",
@@ -180,7 +182,13 @@ class _RawRange:
     hi: Token | None
 
 
-_Arg = Token | _RawRange  # NAME or STRING token, or a range
+@dataclass
+class _RawKwarg:
+    name: Token  # `metric` in `metric="cosine"`
+    value: Token  # STRING or NAME
+
+
+_Arg = Token | _RawRange | _RawKwarg  # NAME or STRING token, a range, or name=value
 
 
 @dataclass
@@ -248,7 +256,11 @@ def _raw_annotation(tree: Tree) -> _RawAnnotation:
     args: list[_Arg] = []
     for sub in _trees(tree, "ann_args"):
         for c in sub.children:
-            if isinstance(c, Tree):
+            if isinstance(c, Tree) and c.data == "kwarg":
+                key, value = _tokens(c, "NAME")[0], c.children[-1]
+                assert isinstance(value, Token)
+                args.append(_RawKwarg(name=key, value=value))
+            elif isinstance(c, Tree):
                 args.append(_raw_range(c))
             elif c.type != "COMMA":
                 args.append(c)
@@ -292,7 +304,7 @@ def _parse_tree(text: str) -> list[_RawDecl]:
 
 # --- semantic checks -------------------------------------------------------------------
 
-KNOWN_ANNOTATIONS = ("key", "unique", "index", "range", "check", "card")
+KNOWN_ANNOTATIONS = ("key", "unique", "index", "range", "check", "card", "search")
 _USAGE = {
     "key": "@key after the key property's type",
     "unique": "@unique after a property's type, or @unique(prop, ...)",
@@ -300,6 +312,7 @@ _USAGE = {
     "range": "@range(min..max) after a property's type, or @range(prop, min..max)",
     "check": '@check("regex") after a property\'s type, or @check(prop, "regex")',
     "card": "@card(min..max) on an edge type",
+    "search": "@search after a String property's type, or @search(prop, ...)",
 }
 _INT_LIMITS = {
     "I32": (-(2**31), 2**31 - 1),
@@ -333,8 +346,11 @@ def _is_inline(ann: _RawAnnotation) -> bool:
     kind = str(ann.name)
     if kind == "key":
         return True
-    if kind in ("unique", "index"):
-        return not ann.has_parens
+    if kind in ("unique", "index", "search"):
+        # `@index(metric="l2")` right after a Vector's type is inline too.
+        return not ann.has_parens or (
+            bool(ann.args) and all(isinstance(a, _RawKwarg) for a in ann.args)
+        )
     if kind in ("range", "check"):
         return not (ann.args and _is_name(ann.args[0]))
     return False  # card
@@ -518,6 +534,8 @@ class _Table:
     ranges: dict[str, Range] = field(default_factory=dict)
     checks: dict[str, str] = field(default_factory=dict)
     card: Cardinality | None = None
+    vector_indexes: dict[str, str] = field(default_factory=dict)
+    search: list[str] = field(default_factory=list)
 
     @property
     def what(self) -> str:
@@ -550,7 +568,15 @@ class _Table:
         self.key = prop.name
 
     def add_names(self, kind: str, props: Sequence[Property], ann: _RawAnnotation) -> None:
-        """Record `@unique` / `@index` over one or more properties."""
+        """Record `@unique` / `@index` / `@search` over one or more properties."""
+        options = _options(ann)
+        if kind == "search":
+            return self.add_search(props, ann)
+        if any(p.type.kind == "Vector" for p in props) and kind == "index":
+            return self.add_vector_index(props, options, ann)
+        if options:
+            raise _error(f"@{kind} takes no options here; metric=... is for an @index on a "
+                         f"Vector property", ann.at)
         for p in props:
             banned = ("Blob", "Vector", "List") if kind == "unique" else ("Blob",)
             if p.type.kind in banned:
@@ -560,6 +586,37 @@ class _Table:
         if any(set(existing) == set(names) for existing in target):
             raise _error(f"duplicate @{kind}({', '.join(names)}) on {self.what}", ann.at)
         target.append(names)
+
+    def add_vector_index(
+        self, props: Sequence[Property], options: dict[str, Token], ann: _RawAnnotation
+    ) -> None:
+        """`@index(embedding, metric="cosine")`: an ANN index over one Vector property."""
+        if len(props) != 1:
+            raise _error("an @index on a Vector property names that one property only", ann.at)
+        (prop,) = props
+        unknown = set(options) - {"metric"}
+        if unknown:
+            raise _error(f"unknown @index option '{sorted(unknown)[0]}' (known: metric)", ann.at)
+        metric = VECTOR_METRICS[0]
+        if "metric" in options:
+            tok = options["metric"]
+            metric = _string_value(tok) if tok.type == "STRING" else str(tok)
+            if metric not in VECTOR_METRICS:
+                raise _error(f"unknown metric '{metric}'; metrics are "
+                             f"{', '.join(VECTOR_METRICS)}", tok)
+        if prop.name in self.vector_indexes:
+            raise _error(f"duplicate @index({prop.name}) on {self.what}", ann.at)
+        self.vector_indexes[prop.name] = metric
+
+    def add_search(self, props: Sequence[Property], ann: _RawAnnotation) -> None:
+        """`@search(title, body)`: a full-text (BM25) index on each String property."""
+        for p in props:
+            if p.type.kind != "String":
+                raise _error(f"@search applies to String properties; '{p.name}' is {p.type}",
+                             ann.at)
+            if p.name in self.search:
+                raise _error(f"'{p.name}' already has @search on {self.what}", ann.at)
+            self.search.append(p.name)
 
     def add_range(self, prop: Property, rng: _Arg, ann: _RawAnnotation) -> None:
         if not isinstance(rng, _RawRange):
@@ -586,18 +643,33 @@ class _Table:
 
 
 def _arg_pos(arg: _Arg) -> Token:
+    if isinstance(arg, _RawKwarg):
+        return arg.name
     return arg.dots if isinstance(arg, _RawRange) else arg
 
 
 def _arg_text(arg: _Arg) -> str:
+    if isinstance(arg, _RawKwarg):
+        return f"'{arg.name}={arg.value}'"
     return "a range" if isinstance(arg, _RawRange) else f"'{arg}'"
+
+
+def _options(ann: _RawAnnotation) -> dict[str, Token]:
+    """The `name=value` arguments of an annotation (each name at most once)."""
+    options: dict[str, Token] = {}
+    for arg in ann.args:
+        if isinstance(arg, _RawKwarg):
+            if str(arg.name) in options:
+                raise _error(f"option '{arg.name}' is given twice", arg.name)
+            options[str(arg.name)] = arg.value
+    return options
 
 
 def _apply_inline(table: _Table, prop: Property, ann: _RawAnnotation) -> None:
     kind = str(ann.name)
     if kind == "key":
         table.add_key(prop, ann)
-    elif kind in ("unique", "index"):
+    elif kind in ("unique", "index", "search"):
         table.add_names(kind, [prop], ann)
     else:  # range / check: exactly one argument, the property is implied
         if len(ann.args) != 1:
@@ -612,14 +684,15 @@ def _apply_type_level(table: _Table, ann: _RawAnnotation) -> None:
     kind = str(ann.name)
     if kind == "card":
         table.add_card(ann)
-    elif kind in ("unique", "index"):
-        if not ann.args:
+    elif kind in ("unique", "index", "search"):
+        names_args = [a for a in ann.args if not isinstance(a, _RawKwarg)]
+        if not names_args:
             raise _error(f"@{kind}(...) needs at least one property name", ann.at)
-        props = [table.prop(a) for a in ann.args]
+        props = [table.prop(a) for a in names_args]
         names = [p.name for p in props]
         for i, name in enumerate(names):
             if name in names[:i]:
-                raise _error(f"'{name}' appears twice in @{kind}", _arg_pos(ann.args[i]))
+                raise _error(f"'{name}' appears twice in @{kind}", _arg_pos(names_args[i]))
         table.add_names(kind, props, ann)
     else:  # range / check: the property, then the range or regex
         if len(ann.args) != 2:
@@ -737,6 +810,8 @@ def _build(decls: list[_RawDecl], text: str) -> Schema:
             indexes=tuple(t.indexes),
             ranges=t.ranges,
             checks=t.checks,
+            vector_indexes=dict(t.vector_indexes),
+            search=tuple(t.search),
         )
         if d.is_edge:
             edges[str(d.name)] = EdgeType(**common, src=str(d.src), dst=str(d.dst), card=t.card)

@@ -45,7 +45,7 @@ from graphlake.server.auth import AuthBeforeBody
 from graphlake.server.config import ServerConfig
 from graphlake.server.deps import AppState
 from graphlake.server.limits import BodyLimit
-from graphlake.server.routes import branches, health, ingest, merge, tables, writes
+from graphlake.server.routes import branches, health, ingest, merge, search, tables, writes
 
 
 def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> FastAPI:
@@ -76,7 +76,7 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
     ui.mount(app, config)  # pages, static assets, and the form posts' session gate
     # Added last, so it runs first: no body byte is read for an unauthenticated request.
     app.add_middleware(AuthBeforeBody, config=config, skip=ui.is_ui_path)
-    for module in (health, branches, tables, writes, merge, ingest):
+    for module in (health, branches, tables, writes, merge, ingest, search):
         app.include_router(module.router)
     return app
 
@@ -101,7 +101,8 @@ def serve(
 # so the server answers /health soon after start (README "Start-up time"). As the app
 # starts, a background thread imports them, so the first data request need not pay.
 _DATA_MODULES = ("graphlake.read.snapshot", "graphlake.read.sql", "graphlake.ingestion.status",
-                 "graphlake.write.transaction", "graphlake.merge.engine")
+                 "graphlake.write.transaction", "graphlake.merge.engine",
+                 "graphlake.search.query")
 
 
 @contextlib.asynccontextmanager

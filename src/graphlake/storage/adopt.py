@@ -32,6 +32,8 @@ from graphlake.storage.tables import (
     MAIN,
     TableStore,
     _unindexed_fragments,
+    btree_indexes,
+    refresh_indexes,
 )
 
 
@@ -106,9 +108,12 @@ def adopt(tables: TableStore, target: TableState, adoptions: list[Adoption]) -> 
         )
         # Adopted fragments arrive without index coverage (the shards' own index
         # segments stay behind); index them as a large append would be.
-        if ds.describe_indices() and (
+        # Only BTREE indexes: search indexes (ANN, full-text) search adopted rows exactly
+        # until `optimize` folds them in; a merge never does index work on them.
+        keyed = btree_indexes(ds)
+        if keyed and (
             sum(a.rows for a in adoptions) >= INDEX_APPEND_THRESHOLD
-            or _unindexed_fragments(ds) >= INDEX_REFRESH_FRAGMENTS
+            or _unindexed_fragments(ds, keyed) >= INDEX_REFRESH_FRAGMENTS
         ):
             committed = ds.version
             ds = lance.dataset(tables.uri(target.table_id),
@@ -117,7 +122,7 @@ def adopt(tables: TableStore, target: TableState, adoptions: list[Adoption]) -> 
                 committed if target.lance_branch == MAIN else (target.lance_branch, committed)
             )
             lock.expected = ds.version + 1
-            ds.optimize.optimize_indices(num_indices_to_merge=0)
+            refresh_indexes(ds, keyed, target.table_id)
     except OSError as exc:
         raise tables.cas_failure(target, lock, exc) from exc
     return TableState(target.table_id, target.lance_branch, ds.version, target.owner)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import lance
@@ -141,9 +141,11 @@ class TableStore:
     # --- lifecycle --------------------------------------------------------------------
 
     def create(
-        self, table_id: str, schema: pa.Schema, index_columns: list[str], owner: str
+        self, table_id: str, schema: pa.Schema, index_columns: list[str], owner: str,
+        text_columns: Sequence[str] = (),
     ) -> TableState:
-        """Create an empty table on Lance main with stable row ids and BTREE indexes."""
+        """Create an empty table on Lance main with stable row ids, BTREE indexes and
+        the full-text indexes of `text_columns` (`@search`)."""
         ds = lance.write_dataset(
             schema.empty_table(),
             self.uri(table_id),
@@ -154,6 +156,10 @@ class TableStore:
         )
         for column in index_columns:
             ds.create_scalar_index(column, "BTREE")
+        if text_columns:
+            from graphlake.search.indexes import create_text_indexes
+
+            create_text_indexes(ds, text_columns)
         return TableState(table_id=table_id, lance_branch=MAIN, version=ds.version, owner=owner)
 
     def open(self, state: TableState) -> lance.LanceDataset:
@@ -207,11 +213,18 @@ class TableStore:
 
     # --- maintenance ------------------------------------------------------------------
 
-    def optimize(self, state: TableState) -> TableState:
+    def optimize(
+        self, state: TableState, vectors: Mapping[str, str] | None = None,
+        texts: Sequence[str] = (),
+    ) -> TableState:
         """Compact small fragments and fold index deltas on the owned Lance branch at
-        `state`, without changing content. CAS-checked like every write; raises
-        `LanceCasError` if the branch moved. Returns `state` when there is nothing to do.
+        `state`, without changing content; build or retrain the search indexes declared
+        (`vectors`: Vector property -> metric, `texts`: `@search` properties; see
+        `search.indexes`). CAS-checked like every write; raises `LanceCasError` if the
+        branch moved. Returns `state` when there is nothing to do.
         """
+        from graphlake.search import indexes as search_indexes
+
         lock = self.cas_lock(state.table_id, state.lance_branch)
         ds = self._checkout(self._open_latest(state.table_id, commit_lock=lock), state)
         start = ds.version
@@ -228,9 +241,19 @@ class TableStore:
                     ds.optimize.optimize_indices(index_names=inherited, retrain=True)
                 lock.expected = ds.version + 1
                 ds.optimize.compact_files(target_rows_per_fragment=MAX_ROWS_PER_FILE)
-            if ds.describe_indices() and (ds.version != start or _unindexed_fragments(ds)):
+
+            def before_commit() -> None:
                 lock.expected = ds.version + 1
-                ds.optimize.optimize_indices()
+
+            compacted = ds.version != start
+            built = search_indexes.maintain(ds, vectors or {}, texts, before_commit,
+                                            state.table_id)
+            # An index built just now covers every row: folding it would rewrite it.
+            stale = [i.name for i in ds.describe_indices() if i.name not in built]
+            if stale and (compacted or _unindexed_fragments(ds, stale)):
+                search_indexes.count_fold(ds, state.table_id, stale)
+                lock.expected = ds.version + 1
+                ds.optimize.optimize_indices(index_names=stale)
         except OSError as exc:
             raise self.cas_failure(state, lock, exc) from exc
         if ds.version == start:
@@ -269,11 +292,12 @@ class TableStore:
                 ds.insert(self._reported(append), max_rows_per_file=MAX_ROWS_PER_FILE)
                 faults.hit("table.after_append")
                 large = self.index_large_appends and append.num_rows >= INDEX_APPEND_THRESHOLD
-                if index_columns and (
-                    large or _unindexed_fragments(ds) >= INDEX_REFRESH_FRAGMENTS
+                keyed = btree_indexes(ds)
+                if keyed and (
+                    large or _unindexed_fragments(ds, keyed) >= INDEX_REFRESH_FRAGMENTS
                 ):
                     lock.expected = ds.version + 1
-                    ds.optimize.optimize_indices(num_indices_to_merge=0)
+                    refresh_indexes(ds, keyed, state.table_id)
         except OSError as exc:
             raise self.cas_failure(state, lock, exc) from exc
         return TableState(
@@ -333,14 +357,31 @@ def _delete_keys(ds: lance.LanceDataset, keys: list[str], lock: _CasLock) -> lan
     )
 
 
-def _unindexed_fragments(ds: lance.LanceDataset) -> int:
-    """Fragments of `ds` that some scalar index does not cover (0 without indexes).
+def refresh_indexes(ds: lance.LanceDataset, names: list[str], label: str) -> None:
+    """Index the fragments indexes `names` do not cover yet, as new delta segments."""
+    from graphlake.search.indexes import count_fold
+
+    count_fold(ds, label, names)
+    ds.optimize.optimize_indices(num_indices_to_merge=0, index_names=names)
+
+
+def btree_indexes(ds: lance.LanceDataset) -> list[str]:
+    """The BTREE (key and `@index`) indexes: the only ones a write or merge refreshes.
+    Search indexes (ANN, full-text) are built and folded by `optimize` alone."""
+    return [index.name for index in ds.describe_indices() if "BTree" in index.type_url]
+
+
+def _unindexed_fragments(ds: lance.LanceDataset, names: list[str] | None = None) -> int:
+    """Fragments of `ds` that some index (of `names`, default all) does not cover (0
+    without indexes).
 
     Manifest metadata only: no index file is read.
     """
     fragments = ds.fragment_ids()
     most = 0
     for index in ds.describe_indices():
+        if names is not None and index.name not in names:
+            continue
         covered = fragments.copy()
         for segment in index.segments:
             covered = covered - segment.fragment_ids

@@ -39,12 +39,12 @@ def optimize(graph: Graph, branch: str) -> Commit:
 def _optimize_once(graph: Graph, branch: str) -> Commit:
     """One attempt on the current head (LanceCasError or ConcurrentWriteError if it moved)."""
     ref, head = graph._head(branch)
-    if all(_needs_nothing(graph, st) for st in head.tables.values()):
+    if all(_needs_nothing(graph, n, st) for n, st in head.tables.items()):
         return head
     with Publication(graph, "optimize", branch, ref) as pub:
         states = {}
         for name, st in head.tables.items():
-            states[name] = _optimize_table(graph, branch, ref, st)
+            states[name] = _optimize_table(graph, branch, ref, name, st)
             if states[name] != st:
                 pub.effect()
         changed = {n: st for n, st in states.items() if st != head.tables[n]}
@@ -58,24 +58,35 @@ def _optimize_once(graph: Graph, branch: str) -> Commit:
     return commit
 
 
-def _optimize_table(graph: Graph, branch: str, ref: RefEntry, state: TableState) -> TableState:
-    if _needs_nothing(graph, state):
+def _optimize_table(
+    graph: Graph, branch: str, ref: RefEntry, name: str, state: TableState
+) -> TableState:
+    if _needs_nothing(graph, name, state):
         return state
     owner = ref.incarnation
     if state.owner != owner:
         state = graph.tables.fork(state, owner=owner)
+    vectors, texts = _search_specs(graph, name)
     try:
-        return graph.tables.optimize(state)
+        return graph.tables.optimize(state, vectors, texts)
     except LanceCasError:
         # The ref moved (start over), or a lost or crashed writer left versions no
         # commit references on our Lance branch: optimize a fork of the exact state.
         if graph.refs.head(branch) != ref:
             raise
-        return graph.tables.optimize(graph.tables.fork(state, owner=owner))
+        return graph.tables.optimize(graph.tables.fork(state, owner=owner), vectors, texts)
 
 
-def _needs_nothing(graph: Graph, state: TableState) -> bool:
+def _search_specs(graph: Graph, name: str) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The search indexes table `name` declares: Vector property -> metric, @search."""
+    t = graph.schema.table(name)
+    return (dict(t.vector_indexes), t.search) if t is not None else ({}, ())
+
+
+def _needs_nothing(graph: Graph, name: str, state: TableState) -> bool:
+    from graphlake.search.indexes import needs_work
     from graphlake.storage.tables import _unindexed_fragments
 
     ds = graph.tables.open(state)
-    return len(ds.get_fragments()) <= 1 and not _unindexed_fragments(ds)
+    return (len(ds.get_fragments()) <= 1 and not _unindexed_fragments(ds)
+            and not needs_work(ds, *_search_specs(graph, name)))
