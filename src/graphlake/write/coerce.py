@@ -108,6 +108,10 @@ def coerce(
         if field.name in columns:
             out[field.name] = _cast(t, field, columns[field.name], cast)
         elif not partial:
+            prop = t.property(field.name)
+            if prop is not None and prop.default is not None:  # `@default(value)`
+                out[field.name] = pa.array([prop.default] * n, field.type)
+                continue
             if not field.nullable and not (t.is_edge and field.name == "id"):
                 raise NullValueError(f"{t.name}.{field.name} is required but missing")
             out[field.name] = pa.nulls(n, field.type)
