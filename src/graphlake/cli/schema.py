@@ -55,7 +55,7 @@ def apply(root: Root, file: SchemaFile, branch: TargetBranch = DEFAULT_BRANCH,
 
 
 def _read(file: Path) -> str:
-    from graphlake.write.schema_apply import MAX_SCHEMA_BYTES
+    from graphlake.schema.model import MAX_SCHEMA_BYTES
 
     try:
         if file.stat().st_size > MAX_SCHEMA_BYTES:
