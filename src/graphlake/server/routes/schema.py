@@ -7,7 +7,6 @@ from typing import Any
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from graphlake.schema.model import MAX_SCHEMA_BYTES
 from graphlake.server.auth import ReadScope, WriteScope, check_not_protected
 from graphlake.server.deps import State
 from graphlake.server.routes.common import READ_ERRORS, WRITE_ERRORS, BranchPath, errors
@@ -25,8 +24,9 @@ class SchemaBody(BaseModel):
 
 
 class SchemaChange(BaseModel):
-    schema_: str = Field(alias="schema", max_length=MAX_SCHEMA_BYTES,
-                         description="The new schema, as `.pg` text.")
+    # Bounded by the body limit here, and by `MAX_SCHEMA_BYTES` in `apply_schema` (not
+    # imported: `graphlake.schema` pulls in pyarrow, which the server loads lazily).
+    schema_: str = Field(alias="schema", description="The new schema, as `.pg` text.")
     dry_run: bool = Field(False, description="Plan and check the rows; publish nothing.")
     message: str | None = Field(None, max_length=10_000)
 
