@@ -233,3 +233,23 @@ def test_rows_staged_before_a_schema_change_are_refused(people: gl.Graph) -> Non
     with pytest.raises(StaleReadError, match="schema"):
         w.commit_now()
     assert g.get("Company", "Initech") is None
+
+
+def test_diff_reports_schema_changes_first_and_only_real_row_changes(people: gl.Graph) -> None:
+    g = people
+    before = g.head().id
+    text = SOCIAL.replace("age: I32? @range(0..150)",
+                          "years: I32? @range(0..150) @renamed_from(age)  nick: String?")
+    g.apply_schema(text)
+    with g.write() as w:
+        w.update("Person", [{"name": "p01", "nick": "one"}])
+        w.insert("Person", [{"name": "new"}])
+    d = g.diff(before, "main")
+    assert [s.kind for s in d.schema_changes] == ["rename_property", "add_property"]
+    person = d["Person"]
+    assert person.counts == {"inserted": 1, "updated": 1, "deleted": 0}
+    assert person.changes == {"p01": {"nick": (None, "one")}}
+    back = g.diff("main", before)  # the other way round: renamed back, nick dropped
+    assert [s.kind for s in back.schema_changes] == ["drop_property", "rename_property"]
+    assert back["Person"].counts == {"inserted": 0, "updated": 0, "deleted": 1}
+    assert not g.diff(before, before).schema_changes
