@@ -200,6 +200,15 @@ def test_unknown_branch_commit_revision_and_equal_schema(people: gl.Graph) -> No
     assert g.head() == head
 
 
+def test_widening_an_indexed_column_rebuilds_its_index(people: gl.Graph) -> None:
+    g = people
+    text = SOCIAL.replace("age: I32? @range(0..150)", "age: I32? @range(0..150) @index")
+    g.apply_schema(text)
+    g.apply_schema(text.replace("age: I32?", "age: I64?"))
+    assert g.nodes("Person", where="age = 2").num_rows == 8
+    assert g.nodes("Person").schema.field("age").type == pa.int64()
+
+
 def test_dry_run_plans_without_publishing(people: gl.Graph) -> None:
     g = people
     head = g.head().id
