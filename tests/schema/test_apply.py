@@ -262,3 +262,16 @@ def test_diff_reports_schema_changes_first_and_only_real_row_changes(people: gl.
     assert [s.kind for s in back.schema_changes] == ["drop_property", "rename_property"]
     assert back["Person"].counts == {"inserted": 0, "updated": 0, "deleted": 1}
     assert not g.diff(before, before).schema_changes
+
+
+def test_defaults_fill_new_rows_that_leave_the_property_out(tmp_path) -> None:
+    text = SOCIAL.replace("name: String @key\n  age",
+                          'name: String @key\n  lang: String @default("en")\n  age')
+    g = gl.Graph.init(str(tmp_path / "g"), text)
+    with g.write() as w:
+        w.insert("Person", [{"name": "a"}, {"name": "b", "lang": "fr"}])
+        w.upsert("Person", [{"name": "c", "age": 3}])
+    with g.write() as w:
+        w.upsert("Person", [{"name": "b", "age": 4}])  # an existing row keeps its value
+    assert {r["name"]: r["lang"] for r in g.nodes("Person").to_pylist()} == {
+        "a": "en", "b": "fr", "c": "en"}

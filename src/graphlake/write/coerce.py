@@ -140,8 +140,11 @@ def _columns_from_dicts(
             values = [None if v is missing else v for v in values]
         elif any(v is missing for v in values):
             # A partial column in dict rows: absent means "not provided" for updates, null
-            # for inserts. We keep None; update resolution treats only given keys.
-            values = [None if v is missing else v for v in values]
+            # (or the property's `@default`) for inserts. Updates group rows by the keys
+            # they give (`Transaction._groups`), so they never get here.
+            prop = t.property(name)
+            fill = prop.default if prop is not None else None
+            values = [fill if v is missing else v for v in values]
         cols[name] = values
     return cols
 
