@@ -95,7 +95,7 @@ def test_every_step_kind_and_old_commits_read_the_same(backend) -> None:
     assert "Place" not in g.schema.nodes and "email" in g.schema.nodes["Person"].property_names
     # Every commit, before and after each change, reads exactly as it did.
     for commit_id, rows in seen.items():
-        assert _all_rows(g, commit_id) == rows, commit_id
+        assert _all_rows(g, commit_id, sql=True) == rows, commit_id
     assert g.schema_at(next(iter(seen))).nodes == parse_schema(SOCIAL).nodes
     report = gl.Graph.open(uri, storage_options=options).fsck()
     assert report.ok, report.problems
