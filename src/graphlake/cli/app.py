@@ -17,7 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from graphlake import __version__
-from graphlake.cli import branch, demo, edit, read, recovery, write
+from graphlake.cli import branch, demo, edit, read, recovery, schema, write
 from graphlake.cli.diff import diff
 from graphlake.cli.export import export
 from graphlake.cli.gc import gc
@@ -72,6 +72,7 @@ app.command("update")(edit.update)
 app.command("delete")(edit.delete)
 app.command("export")(export)
 app.add_typer(branch.app, name="branch")
+app.add_typer(schema.app, name="schema")
 app.command("log")(read.log)
 app.command("show")(read.show)
 app.command("sql")(read.sql)

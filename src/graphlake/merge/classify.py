@@ -101,7 +101,8 @@ def classify(
 ) -> Classification:
     tables: dict[str, TableOutcome] = {}
     order = BaseOrder(graph)
-    for name in graph.schema.table_names:
+    # Merges run only between commits of one schema (engine.py), the target's.
+    for name in graph.schemas.of(inputs.target).table_names:
         tables[name] = _classify_table(graph, name, inputs, timer, settings, order)
     conflicts = [c for o in tables.values() for c in o.conflicts]
     resolved = [c for o in tables.values() for c in o.resolved]
@@ -153,7 +154,7 @@ def _classify_table(
     groups = [g for g in groups if g.deltas or g.uncertain]
     if not groups:
         return TableOutcome(stats)
-    t_type = graph.schema.table(name)
+    t_type = graph.schemas.of(inputs.target).table(name)
     with timer.phase("classify"):
         if len(groups) == 1:
             return _one_base(graph, t_type, inputs, groups[0], s_states, stats)

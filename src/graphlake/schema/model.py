@@ -26,6 +26,9 @@ NODE_COLUMNS = ("id",)
 EDGE_COLUMNS = ("id", "src", "dst")
 RESERVED_NAMES = frozenset({"id", "src", "dst"})
 RESERVED_PREFIX = "_row"
+# The largest schema text `apply_schema` (and its CLI and HTTP forms) takes: schemas are
+# small, and this bounds what one request makes the parser read.
+MAX_SCHEMA_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -47,11 +50,20 @@ class TypeRef:
         return self.kind
 
 
+# A `@default(value)`: int/float for numeric kinds, bool, str (String and enum), `date`,
+# or a UTC-aware `datetime`. None means "no default" (a null default says nothing).
+DefaultValue = bool | int | float | str | date | datetime
+
+
 @dataclass(frozen=True)
 class Property:
     name: str
     type: TypeRef
     nullable: bool = False
+    default: DefaultValue | None = None  # `@default(value)`
+    # `@renamed_from(old)`: this property was called `old` in the schema this one
+    # replaces. Only `apply_schema`'s diff reads it; it never changes the table layout.
+    renamed_from: str | None = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +99,7 @@ class TableType:
     # `@index` on a Vector: an ANN index, property -> metric ("cosine", "l2" or "dot").
     vector_indexes: dict[str, str] = field(default_factory=dict)
     search: tuple[str, ...] = ()  # `@search(a, b)`: String properties with a BM25 index
+    renamed_from: str | None = None  # `node New @renamed_from(Old)`, as on properties
 
     @property
     def property_names(self) -> tuple[str, ...]:

@@ -36,7 +36,7 @@ MAX_ATTEMPTS = 10
 def publish(
     graph: Graph, branch: str, message: str, ops: list[Op], meta: dict | None = None,
     *, reads: ReadSet | None = None, expect_head: str | None = None,
-    deferred: frozenset[str] = frozenset(),
+    deferred: frozenset[str] = frozenset(), schema_id: str | None = None,
 ) -> Commit:
     """Publish `ops` as one commit on `branch`; returns the head unchanged if they net to 0
     (unless `meta` is given: then the commit records it even without data changes).
@@ -50,10 +50,13 @@ def publish(
 
     `deferred`: constraint kinds not checked here (see `violations_by_check`); only an
     ingest shard, whose merge checks them, passes any.
+
+    `schema_id`: the schema the rows in `ops` were checked against; if the branch's
+    schema is another one by now, raises `StaleReadError` (stage them again).
     """
     return retry_while_head_moves(
         lambda: _publish_once(graph, branch, message, ops, meta, reads, expect_head,
-                              deferred),
+                              deferred, schema_id),
         branch=branch, what="write", attempts=MAX_ATTEMPTS,
         before_attempt=MergeIntents(graph.store).writer_gate(branch),
     )
@@ -62,10 +65,16 @@ def publish(
 def _publish_once(
     graph: Graph, branch: str, message: str, ops: list[Op], meta: dict | None,
     reads: ReadSet | None, expect_head: str | None, deferred: frozenset[str],
+    schema_id: str | None,
 ) -> Commit:
     """One attempt on the current head (HeadMoved or ConcurrentWriteError if it moved)."""
     ref, head = graph._head(branch)
     _check_preconditions(graph, branch, head, reads, expect_head)
+    if schema_id is not None and ops and head.schema_id != schema_id:
+        raise StaleReadError(
+            f"the schema of branch {branch!r} changed after the transaction staged its rows; "
+            f"nothing was written (stage them again on the new schema)"
+        )
     plans = plan_ops(graph, head, ops, deferred)
     if all(p.is_empty for p in plans.values()) and not meta:
         return head
@@ -115,8 +124,8 @@ def _rows_by_key(ds: lance.LanceDataset, keys: list[str]) -> dict[str, dict]:
 
 def plan_ops(graph: Graph, head: Commit, ops: list[Op],
              deferred: frozenset[str] = frozenset()) -> dict[str, TablePlan]:
-    """Resolve and validate every table's operations against `head`."""
-    schema = graph.schema
+    """Resolve and validate every table's operations against `head` and its schema."""
+    schema = graph.schemas.of(head)
 
     def dataset(name: str) -> lance.LanceDataset:
         return graph.tables.open(head.tables[name])

@@ -46,7 +46,8 @@ def diff(
 ) -> Diff:
     a, b, changes = run_diff(state, a, b, limit)
     tables = {name: jsonable(d.to_dict()) for name, d in changes.items()}
-    return Diff.model_validate({"a": a, "b": b, "tables": tables})
+    steps = [s.to_json() for s in getattr(changes, "schema_changes", [])]
+    return Diff.model_validate({"a": a, "b": b, "tables": tables, "schema_changes": steps})
 
 
 def run_diff(state: AppState, a: str, b: str | None,
