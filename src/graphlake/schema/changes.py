@@ -57,17 +57,18 @@ class Cost(StrEnum):
 
 @dataclass(frozen=True)
 class Constraint:
-    """One `@unique`, `@index`, `@range`, `@check` or `@card`, named by what it covers."""
+    """One `@unique`, `@index`, `@range`, `@check`, `@card`, or search index (`@index` on
+    a Vector: kind "vector_index"; `@search`), named by what it covers."""
 
     kind: str
     columns: tuple[str, ...]
-    detail: str = ""  # the range, regex or cardinality, as written
+    detail: str = ""  # the range, regex, cardinality or metric, as written
 
     def __str__(self) -> str:
         inner = ", ".join(self.columns) + (f", {self.detail}" if self.detail else "")
         if self.kind == "card":
             inner = self.detail
-        return f"@{self.kind}({inner})"
+        return f"@{'index' if self.kind == 'vector_index' else self.kind}({inner})"
 
 
 @dataclass(frozen=True)
@@ -218,11 +219,19 @@ class AddConstraint(Step):
 
     @property
     def cost(self) -> Cost:
+        if self.constraint.kind in _SEARCH_KINDS:
+            return Cost.METADATA
         return Cost.COLUMN if self.constraint.kind == "index" else Cost.CHECK
 
     def describe(self) -> str:
-        how = "indexes the column" if self.constraint.kind == "index" else "checks every row"
+        how = ("its index is built by the next optimize" if self.constraint.kind in _SEARCH_KINDS
+               else "indexes the column" if self.constraint.kind == "index"
+               else "checks every row")
         return f"add {self.constraint} on {self.table} ({how})"
+
+
+# Search indexes (ANN, full-text) are built by `optimize`, never by a schema change.
+_SEARCH_KINDS = ("vector_index", "search")
 
 
 @dataclass(frozen=True)
@@ -491,6 +500,9 @@ def _constraints(t: TableType, rename: dict[str, str]) -> list[Constraint]:
     out += [Constraint("index", cols(i)) for i in t.indexes]
     out += [Constraint("range", cols((p,)), _range_text(r)) for p, r in t.ranges.items()]
     out += [Constraint("check", cols((p,)), f'"{rx}"') for p, rx in t.checks.items()]
+    out += [Constraint("vector_index", cols((p,)), f'metric="{m}"')
+            for p, m in t.vector_indexes.items()]
+    out += [Constraint("search", cols((p,))) for p in t.search]
     if isinstance(t, EdgeType) and t.card is not None:
         hi = "" if t.card.max is None else str(t.card.max)
         out.append(Constraint("card", (), f"{t.card.min}..{hi}"))

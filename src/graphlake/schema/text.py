@@ -4,7 +4,8 @@ Used to show the schema in force at a commit (`graphlake schema show`) and to st
 schema that was built rather than written (e.g. by a merge). Every constraint is written
 in one canonical place: `@key`, `@range`, `@check`, `@default` and `@renamed_from` inline
 after the property's type; `@unique(...)`/`@index(...)` type-level in their declared
-order (the order is part of the model); `@card` in the edge's body.
+order (the order is part of the model), then search indexes (`@index(v, metric=...)` on a
+Vector, `@search(...)`); `@card` in the edge's body.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ def _body(t: TableType, *, key: str, extra: list[str] | None = None) -> str:
     lines = [_property(t, p, is_key=p.name == key) for p in t.properties]
     lines += [f"@unique({', '.join(cols)})" for cols in t.uniques]
     lines += [f"@index({', '.join(cols)})" for cols in t.indexes]
+    lines += [f'@index({p}, metric="{m}")' for p, m in t.vector_indexes.items()]
+    lines += [f"@search({', '.join(t.search)})"] if t.search else []
     lines += extra or []
     if not lines:
         return "{}"

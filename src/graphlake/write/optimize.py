@@ -20,6 +20,7 @@ from graphlake.storage.tables import LanceCasError
 
 if TYPE_CHECKING:
     from graphlake.graph import Graph
+    from graphlake.schema.model import Schema
 
 MAX_ATTEMPTS = 6
 
@@ -39,12 +40,13 @@ def optimize(graph: Graph, branch: str) -> Commit:
 def _optimize_once(graph: Graph, branch: str) -> Commit:
     """One attempt on the current head (LanceCasError or ConcurrentWriteError if it moved)."""
     ref, head = graph._head(branch)
-    if all(_needs_nothing(graph, n, st) for n, st in head.tables.items()):
+    schema = graph.schemas.get(head.schema_id)  # the indexes the head's schema declares
+    if all(_needs_nothing(graph, schema, n, st) for n, st in head.tables.items()):
         return head
     with Publication(graph, "optimize", branch, ref) as pub:
         states = {}
         for name, st in head.tables.items():
-            states[name] = _optimize_table(graph, branch, ref, name, st)
+            states[name] = _optimize_table(graph, schema, branch, ref, name, st)
             if states[name] != st:
                 pub.effect()
         changed = {n: st for n, st in states.items() if st != head.tables[n]}
@@ -59,14 +61,14 @@ def _optimize_once(graph: Graph, branch: str) -> Commit:
 
 
 def _optimize_table(
-    graph: Graph, branch: str, ref: RefEntry, name: str, state: TableState
+    graph: Graph, schema: Schema, branch: str, ref: RefEntry, name: str, state: TableState
 ) -> TableState:
-    if _needs_nothing(graph, name, state):
+    if _needs_nothing(graph, schema, name, state):
         return state
     owner = ref.incarnation
     if state.owner != owner:
         state = graph.tables.fork(state, owner=owner)
-    vectors, texts = _search_specs(graph, name)
+    vectors, texts = _search_specs(schema, name)
     try:
         return graph.tables.optimize(state, vectors, texts)
     except LanceCasError:
@@ -77,16 +79,16 @@ def _optimize_table(
         return graph.tables.optimize(graph.tables.fork(state, owner=owner), vectors, texts)
 
 
-def _search_specs(graph: Graph, name: str) -> tuple[dict[str, str], tuple[str, ...]]:
+def _search_specs(schema: Schema, name: str) -> tuple[dict[str, str], tuple[str, ...]]:
     """The search indexes table `name` declares: Vector property -> metric, @search."""
-    t = graph.schema.table(name)
+    t = schema.table(name)
     return (dict(t.vector_indexes), t.search) if t is not None else ({}, ())
 
 
-def _needs_nothing(graph: Graph, name: str, state: TableState) -> bool:
+def _needs_nothing(graph: Graph, schema: Schema, name: str, state: TableState) -> bool:
     from graphlake.search.indexes import needs_work
     from graphlake.storage.tables import _unindexed_fragments
 
     ds = graph.tables.open(state)
     return (len(ds.get_fragments()) <= 1 and not _unindexed_fragments(ds)
-            and not needs_work(ds, *_search_specs(graph, name)))
+            and not needs_work(ds, *_search_specs(schema, name)))
