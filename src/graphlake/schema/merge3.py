@@ -26,10 +26,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from graphlake.merge.conflicts import Conflict
+from graphlake.merge.conflicts import SCHEMA_CONFLICT, Conflict
 from graphlake.schema.model import EdgeType, NodeType, Property, Schema, TableType
 
-SCHEMA_CONFLICT = "schema_conflict"
+__all__ = ["SCHEMA_CONFLICT", "SchemaMerge", "SchemaSide", "merge_schemas",
+           "resolve_dropped_type"]
+
 OURS = "ours"  # the merge target
 THEIRS = "theirs"  # the merge source
 STRATEGIES = (OURS, THEIRS)
