@@ -35,6 +35,28 @@ class SchemaError(GraphLakeError):
         super().__init__(f"schema error: {where}{message}")
 
 
+class SchemaChangeError(GraphLakeError):
+    """A schema change (`Graph.apply_schema`) cannot be applied; the branch is unchanged."""
+
+
+class SchemaChangeRefusedError(SchemaChangeError):
+    """A change no data could make safe: a new `@key`, another Vector dimension, a cast
+    that can change values, an edge's endpoints. The message says what to do instead."""
+
+
+class SchemaUnchangedError(SchemaChangeError):
+    """The applied schema describes the same graph as the branch's: nothing published."""
+
+
+class SchemaDataError(SchemaChangeError):
+    """The branch's rows violate a schema change (a narrowing, a new constraint).
+    `.keys` holds up to 20 offending row keys (node keys or edge ids)."""
+
+    def __init__(self, message: str, keys: list[str] | None = None):
+        self.keys = list(keys or [])
+        super().__init__(message)
+
+
 # --- names, graphs, branches, commits ---------------------------------------------------
 
 

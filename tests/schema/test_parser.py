@@ -332,7 +332,6 @@ def test_syntax_error_names_what_was_expected() -> None:
         ("node A { k: [String?] }", "?", "expected ']', found '?'"),
         ("node A { k: String @key }\nedge E: A => A", "=", "expected '->', found '='"),
         ("node A { k: String # }", "#", "found '#'"),
-        ("node A { k: String @range(1) }", ")", "expected '..', found ')'"),
         ("node A { k: enum(a b) }", "b)", "expected ',' or ')', found 'b'"),
         ("node A { k: String @key }}", ("}", 2), "found '}'"),
         ('node A { k: String @check("abc) }', '"', "unterminated string"),

@@ -45,11 +45,20 @@ class TypeRef:
         return self.kind
 
 
+# A `@default(value)`: int/float for numeric kinds, bool, str (String and enum), `date`,
+# or a UTC-aware `datetime`. None means "no default" (a null default says nothing).
+DefaultValue = bool | int | float | str | date | datetime
+
+
 @dataclass(frozen=True)
 class Property:
     name: str
     type: TypeRef
     nullable: bool = False
+    default: DefaultValue | None = None  # `@default(value)`
+    # `@renamed_from(old)`: this property was called `old` in the schema this one
+    # replaces. Only `apply_schema`'s diff reads it; it never changes the table layout.
+    renamed_from: str | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +91,7 @@ class TableType:
     indexes: tuple[tuple[str, ...], ...] = ()
     ranges: dict[str, Range] = field(default_factory=dict)
     checks: dict[str, str] = field(default_factory=dict)  # property -> regex (full match)
+    renamed_from: str | None = None  # `node New @renamed_from(Old)`, as on properties
 
     @property
     def property_names(self) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ with a 1-based line and column; no lark exception escapes.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import difflib
 import functools
 import os
@@ -33,6 +34,7 @@ from graphlake.schema.model import (
     RESERVED_PREFIX,
     SCALARS,
     Cardinality,
+    DefaultValue,
     EdgeType,
     NodeType,
     Property,
@@ -292,7 +294,8 @@ def _parse_tree(text: str) -> list[_RawDecl]:
 
 # --- semantic checks -------------------------------------------------------------------
 
-KNOWN_ANNOTATIONS = ("key", "unique", "index", "range", "check", "card")
+KNOWN_ANNOTATIONS = ("key", "unique", "index", "range", "check", "card", "default",
+                     "renamed_from")
 _USAGE = {
     "key": "@key after the key property's type",
     "unique": "@unique after a property's type, or @unique(prop, ...)",
@@ -300,6 +303,8 @@ _USAGE = {
     "range": "@range(min..max) after a property's type, or @range(prop, min..max)",
     "check": '@check("regex") after a property\'s type, or @check(prop, "regex")',
     "card": "@card(min..max) on an edge type",
+    "default": "@default(value) after a property's type",
+    "renamed_from": "@renamed_from(old_name) after a property's type or a type's name",
 }
 _INT_LIMITS = {
     "I32": (-(2**31), 2**31 - 1),
@@ -331,7 +336,7 @@ def _is_inline(ann: _RawAnnotation) -> bool:
     do (`@unique(a, b)`, `@range(p, 0..1)`), so the two never need a separator to tell apart.
     """
     kind = str(ann.name)
-    if kind == "key":
+    if kind in ("key", "default", "renamed_from"):
         return True
     if kind in ("unique", "index"):
         return not ann.has_parens
@@ -518,6 +523,7 @@ class _Table:
     ranges: dict[str, Range] = field(default_factory=dict)
     checks: dict[str, str] = field(default_factory=dict)
     card: Cardinality | None = None
+    renamed_from: str | None = None
 
     @property
     def what(self) -> str:
@@ -575,6 +581,28 @@ class _Table:
             raise _error(f"property '{prop.name}' already has a @check", ann.at)
         self.checks[prop.name] = _regex(regex, prop, ann)
 
+    def set_default(self, prop: Property, ann: _RawAnnotation) -> None:
+        current = self.properties[prop.name]  # earlier annotations may have replaced it
+        if len(ann.args) != 1:
+            raise _error(f"malformed @default; write {_USAGE['default']}", ann.at)
+        if current.default is not None:
+            raise _error(f"property '{prop.name}' already has a @default", ann.at)
+        value = _default_value(ann.args[0], current, ann)
+        self.properties[prop.name] = dataclasses.replace(current, default=value)
+
+    def set_renamed(self, prop: Property, ann: _RawAnnotation) -> None:
+        current = self.properties[prop.name]
+        old = _renamed_from_name(ann, current.renamed_from)
+        if old == prop.name:
+            raise _error(f"property '{prop.name}' cannot be renamed from itself", ann.at)
+        self.properties[prop.name] = dataclasses.replace(current, renamed_from=old)
+
+    def set_type_renamed(self, ann: _RawAnnotation) -> None:
+        old = _renamed_from_name(ann, self.renamed_from)
+        if old == self.decl.name:
+            raise _error(f"{self.what} cannot be renamed from itself", ann.at)
+        self.renamed_from = old
+
     def add_card(self, ann: _RawAnnotation) -> None:
         if not self.decl.is_edge:
             raise _error("@card applies to edge types only", ann.at)
@@ -583,6 +611,51 @@ class _Table:
         if self.card is not None:
             raise _error(f"{self.what} already has a @card", ann.at)
         self.card = _cardinality(ann.args[0])
+
+
+def _renamed_from_name(ann: _RawAnnotation, already: str | None) -> str:
+    if len(ann.args) != 1 or not _is_name(ann.args[0]):
+        raise _error(f"malformed @renamed_from; write {_USAGE['renamed_from']}", ann.at)
+    if already is not None:
+        raise _error("only one @renamed_from per property or type", ann.at)
+    return str(ann.args[0])
+
+
+def _default_value(arg: _Arg, prop: Property, ann: _RawAnnotation) -> DefaultValue:
+    """The value of `@default(arg)`, checked against the property's type."""
+    kind = prop.type.kind
+    tok = _arg_pos(arg)
+    if kind in ("Vector", "Blob", "List"):
+        raise _error(f"@default does not apply to {prop.type} property '{prop.name}'", ann.at)
+    if isinstance(arg, _RawRange):
+        raise _error(f"malformed @default; write {_USAGE['default']}", tok)
+    if kind in NUMERIC_KINDS:
+        if arg.type != "NUMBER":
+            raise _error(f"a default for {kind} property '{prop.name}' is a number", tok)
+        value = _number(arg)
+        if kind in FLOAT_KINDS:
+            return float(value)
+        low, high = _INT_LIMITS[kind]
+        if not isinstance(value, int) or not low <= value <= high:
+            raise _error(f"default '{arg}' is not a {kind} value for '{prop.name}'", tok)
+        return value
+    if kind == "Bool":
+        if not (arg.type == "NAME" and str(arg) in ("true", "false")):
+            raise _error(f"a default for Bool property '{prop.name}' is true or false", tok)
+        return str(arg) == "true"
+    if kind in ("Date", "DateTime"):
+        if arg.type != "STRING":
+            raise _error(f"a default for {kind} property '{prop.name}' is quoted, "
+                         f'like "2020-01-01"', tok)
+        return _date_bound(arg, kind)
+    if kind == "Enum":
+        text = _string_value(arg) if arg.type == "STRING" else str(arg)
+        if text not in (prop.type.values or ()):
+            raise _error(f"default '{text}' is not a value of {prop.type}", tok)
+        return text
+    if arg.type != "STRING":  # String
+        raise _error(f"a default for String property '{prop.name}' is a quoted string", tok)
+    return _string_value(arg)
 
 
 def _arg_pos(arg: _Arg) -> Token:
@@ -599,6 +672,10 @@ def _apply_inline(table: _Table, prop: Property, ann: _RawAnnotation) -> None:
         table.add_key(prop, ann)
     elif kind in ("unique", "index"):
         table.add_names(kind, [prop], ann)
+    elif kind == "default":
+        table.set_default(prop, ann)
+    elif kind == "renamed_from":
+        table.set_renamed(prop, ann)
     else:  # range / check: exactly one argument, the property is implied
         if len(ann.args) != 1:
             raise _error(f"malformed @{kind}; write {_USAGE[kind]}", ann.at)
@@ -612,6 +689,8 @@ def _apply_type_level(table: _Table, ann: _RawAnnotation) -> None:
     kind = str(ann.name)
     if kind == "card":
         table.add_card(ann)
+    elif kind == "renamed_from":
+        table.set_type_renamed(ann)
     elif kind in ("unique", "index"):
         if not ann.args:
             raise _error(f"@{kind}(...) needs at least one property name", ann.at)
@@ -644,7 +723,8 @@ def _group(decl: _RawDecl) -> tuple[list[_RawProperty], list[_RawAnnotation]]:
     """
     for ann in decl.header:
         _check_known(ann)
-        if _is_inline(ann):
+        # `@renamed_from` is the one annotation both a type and a property may carry.
+        if _is_inline(ann) and ann.name != "renamed_from":
             raise _misplaced(ann, "in a type header")
     props: list[_RawProperty] = []
     type_level = list(decl.header)
@@ -732,6 +812,7 @@ def _build(decls: list[_RawDecl], text: str) -> Schema:
         t = _table(d)
         common = dict(
             name=str(d.name),
+            renamed_from=t.renamed_from,
             properties=tuple(t.properties.values()),
             uniques=tuple(t.uniques),
             indexes=tuple(t.indexes),
