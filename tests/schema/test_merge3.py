@@ -343,3 +343,23 @@ def test_edge_types_compare_across_a_rename_of_their_endpoint() -> None:
     r = merge_schemas(pg(BASE), ours, pg(BASE))
     assert r.conflicts == [] and isinstance(r.schema.edges["WorksAt"], EdgeType)
     assert r.schema.edges["WorksAt"].dst == "Firm"
+
+
+def test_renamed_from_annotations_give_identity_and_do_not_survive() -> None:
+    ours = pg(BASE.replace("age: I32?", "years: I32? @renamed_from(age)"))
+    theirs = pg(BASE.replace("node Company {", "node Firm @renamed_from(Company) {")
+                .replace("-> Company", "-> Firm").replace("age: I32?", "age: I64?"))
+    r = merge_schemas(pg(BASE), ours, theirs)
+    assert r.conflicts == []
+    assert props(r.schema, "Person") == {"name": "String", "years": "I64?"}
+    assert set(r.schema.nodes) == {"Person", "Firm"} and r.schema.edges["WorksAt"].dst == "Firm"
+    assert r.schema.nodes["Person"].property("years").renamed_from is None
+    assert r.schema.nodes["Firm"].renamed_from is None
+    # The same annotated text on both sides converges.
+    assert merge_schemas(pg(BASE), ours, ours).conflicts == []
+
+
+def test_same_property_added_with_different_defaults_conflicts() -> None:
+    [c] = conflicts(BASE.replace("age: I32?", "age: I32?  n: I64 @default(1)"),
+                    BASE.replace("age: I32?", "age: I32?  n: I64 @default(2)"))
+    assert (c.target["default"], c.source["default"]) == ("1", "2")

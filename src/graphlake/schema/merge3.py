@@ -108,6 +108,8 @@ def merge_schemas(
     if strategy is not None and strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}")
     b = base.schema if isinstance(base, SchemaSide) else base
+    b = Schema({n: _plain(t) for n, t in b.nodes.items()},  # type: ignore[misc]
+               {n: _plain(t) for n, t in b.edges.items()})  # type: ignore[misc]
     so, st = (s if isinstance(s, SchemaSide) else SchemaSide(s) for s in (ours, theirs))
     return _Merger(b, _Side(OURS, so, b), _Side(THEIRS, st, b), strategy).run()
 
@@ -126,20 +128,39 @@ class _Side:
         self.table_name: dict[str, str] = {}  # identity -> the side's name
         self.prop_ident: dict[str, dict[str, str]] = {}  # identity -> side prop -> identity
         for name in side.schema.table_names:
-            old = side.type_renames.get(name, name)
+            table = side.schema.table(name)
+            assert table is not None
+            old = side.type_renames.get(name) or _annotated(table.renamed_from, side.schema,
+                                                            name)
             ident = old if base.table(old) is not None else name
-            self.tables[ident] = side.schema.table(name)  # type: ignore[assignment]
+            self.tables[ident] = _plain(table)
             self.table_name[ident] = name
             base_table = base.table(ident)
             idents: dict[str, str] = {}
-            for p in side.schema.table(name).properties:  # type: ignore[union-attr]
-                old_p = side.prop_renames.get((name, p.name), p.name)
+            for p in table.properties:
+                old_p = side.prop_renames.get((name, p.name)) or (
+                    p.renamed_from if p.renamed_from and table.property(p.renamed_from) is None
+                    else p.name)
                 known = base_table is not None and base_table.property(old_p) is not None
                 idents[p.name] = old_p if known else p.name
             self.prop_ident[ident] = idents
 
     def idents(self, table: str) -> dict[str, str]:
         return self.prop_ident.get(table, {})
+
+
+def _annotated(renamed_from: str | None, schema: Schema, name: str) -> str:
+    """A type's `@renamed_from(old)` names its identity, unless `old` still exists."""
+    if renamed_from and schema.table(renamed_from) is None:
+        return renamed_from
+    return name
+
+
+def _plain(t: Table) -> Table:
+    """`t` without `@renamed_from` annotations: they say where a name came from in one
+    apply, not what the type is, so they neither differ nor survive a merge."""
+    props = tuple(replace(p, renamed_from=None) for p in t.properties)
+    return replace(t, properties=props, renamed_from=None)
 
 
 def _base_idents(t: Table | None) -> dict[str, str]:
@@ -538,7 +559,7 @@ def _describe_prop(shape: _Shape, ident: str) -> dict[str, Any] | None:
     d: dict[str, Any] = {"name": shape.names[ident], "type": str(p.type),
                          "nullable": p.nullable}
     for k, v in p.__dict__.items():  # e.g. a default, when the model has one
-        if k not in ("name", "type", "nullable") and v is not None:
+        if k not in ("name", "type", "nullable", "renamed_from") and v is not None:
             d[k] = str(v)
     d["unique"] = sorted(list(u) for u in shape.uniques if ident in u)
     d["index"] = sorted(list(i) for i in shape.indexes if ident in i)
