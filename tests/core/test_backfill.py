@@ -171,10 +171,13 @@ def test_a_backfill_branch_merges_into_a_main_that_changed_other_rows(wide: gl.G
     assert rows["i0100"]["score"] == 100 and rows["i0021"]["score"] is None
 
 
-def test_the_temporary_column_never_shows(wide: gl.Graph) -> None:
-    # set_property writes the new values under a temporary name, then renames it.
-    snap = wide.snapshot("bf1")
-    assert snap.read("Item").column_names == ["id", "key", "score", "tag", "emb"]
+def test_the_columns_keep_their_order(wide: gl.Graph) -> None:
+    # A backfill that re-created the column would move it to the end.
+    wide.create_branch("bf5", "main")
+    with wide.write("bf5") as w:
+        w.set_property("Item", "score", [{"key": "i0001", "score": 5}])
+    assert wide.snapshot("bf5").read("Item").column_names == ["id", "key", "score", "tag",
+                                                              "emb"]
 
 
 def test_rows_another_branch_wrote_keep_the_column_after_a_merge(wide: gl.Graph) -> None:

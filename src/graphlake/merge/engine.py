@@ -28,6 +28,8 @@ from graphlake.recovery.publication import Publication
 from graphlake.retry import HeadMoved, retry_while_head_moves
 from graphlake.storage.adopt import Adoption, adopt
 from graphlake.storage.tables import LanceCasError
+from graphlake.write import backfill
+from graphlake.write.backfill import ColumnWrite
 from graphlake.write.publish import apply_plan
 
 if TYPE_CHECKING:
@@ -254,14 +256,16 @@ def _apply(
             states[name] = outcome.adopt
             on_effect()
             continue
-        if outcome.plan is None or outcome.plan.is_empty:
+        if (outcome.plan is None or outcome.plan.is_empty) and not outcome.columns:
             continue
         state = target.tables[name]
         copy = outcome.copy_plan if outcome.copy_plan is not None else outcome.plan
-        if not copy.is_empty:
+        if copy is not None and not copy.is_empty:
             state = apply_plan(graph, state, copy, owner, still_current)
         if outcome.adoptions:
             state = _adopt(graph, state, outcome.adoptions, owner, still_current)
+        for write in outcome.columns:
+            state = _write_column(graph, state, write, owner, still_current)
         states[name] = state
         on_effect()
     return states
@@ -280,6 +284,23 @@ def _adopt(
         if not still_current():
             raise HeadMoved() from None
         return adopt(graph.tables, graph.tables.fork(state, owner=owner), adoptions)
+
+
+def _write_column(
+    graph: Graph, state: TableState, write: ColumnWrite, owner: str,
+    still_current: Callable[[], bool],
+) -> TableState:
+    """The column route: one column's values, written column-wise on `owner`'s branch."""
+    index_columns = graph.index_columns(write.type)
+    if state.owner != owner:
+        state = graph.tables.fork(state, owner=owner)
+    try:
+        return backfill.apply(graph.tables, state, write, index_columns)
+    except LanceCasError:
+        if not still_current():
+            raise HeadMoved() from None
+        state = graph.tables.fork(state, owner=owner)
+        return backfill.apply(graph.tables, state, write, index_columns)
 
 
 def virtual_merge(

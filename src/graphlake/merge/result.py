@@ -16,6 +16,7 @@ CONFLICT = "conflict"  # only reported by dry runs; a real merge raises MergeCon
 NO_CHANGE = "no_change"
 POINTER_ADOPTION = "pointer_adoption"
 INSERTION_REPLAY = "insertion_replay"
+COLUMN_WRITE = "column_write"  # the source only backfilled columns: written column-wise
 THREE_WAY = "three_way"
 
 

@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from graphlake.storage.tables import TableStore
 
 SHOWN = 20  # offending keys an error lists
+# Commit meta of a backfill: {table: [properties]}. A merge reads it to take the
+# column route (`graphlake.merge.columns`) instead of comparing every backfilled row.
+BACKFILL_META = "backfill"
 
 
 @dataclass(frozen=True)
@@ -93,13 +96,18 @@ def check_against(ds: lance.LanceDataset, write: ColumnWrite) -> None:
         raise KeyNotFoundError(
             f"{write.table}: cannot set {write.prop} for keys that do not exist: "
             f"{_listed(missing.to_pylist())}")
+    check_unique(ds, write)
+
+
+def check_unique(ds: lance.LanceDataset, write: ColumnWrite) -> None:
+    """Every `@unique` covering the property, over the whole resulting column(s)."""
     for cols in write.type.uniques:
         if write.prop in cols:
             _check_unique(ds, write, cols)
 
 
 def _check_unique(ds: lance.LanceDataset, write: ColumnWrite, cols: tuple[str, ...]) -> None:
-    """The whole resulting column(s): only these columns are read, never whole rows."""
+    """Only these columns are read, never whole rows."""
     head = ds.to_table(columns=["id", *cols])
     at = pc.index_in(head.column("id"), value_set=write.ids)
     new = pc.if_else(pc.is_valid(at), pc.take(write.values, at),
@@ -127,6 +135,15 @@ def apply(tables: TableStore, state: TableState, write: ColumnWrite,
     """Write the column on the owned Lance branch at `state`."""
     return tables.replace_column(state, write.field, write.ids, write.values,
                                  reindex=write.prop in index_columns)
+
+
+def backfill_meta(writes: list[ColumnWrite]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for w in writes:
+        props = out.setdefault(w.table, [])
+        if w.prop not in props:
+            props.append(w.prop)
+    return out
 
 
 def _listed(keys: list[Any]) -> str:

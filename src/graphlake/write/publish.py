@@ -74,6 +74,8 @@ def _publish_once(
     _check_columns(graph, head, plans, columns)
     if all(p.is_empty for p in plans.values()) and not meta and not columns:
         return head
+    if columns:
+        meta = {**(meta or {}), backfill.BACKFILL_META: backfill.backfill_meta(list(columns))}
     with Publication(graph, "write", branch, ref) as pub:
         states = apply_plans(graph, branch, ref, head, plans, pub)
         states.update(_apply_columns(graph, branch, ref, head, columns, pub))
