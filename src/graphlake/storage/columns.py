@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import lance
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -31,13 +32,18 @@ def replace_column(
     all present); other rows keep theirs. One Lance commit through `lock` (CAS)."""
     given = pa.table({"id": ids, field.name: values.cast(field.type)})
     addresses = _addresses(ds, ids)
-    fragment_of = pc.shift_right(addresses.column("_rowaddr"), 32)
+    addresses = addresses.take(pc.sort_indices(addresses.column("_rowaddr")))
+    # One hash of the given ids, then each fragment takes its rows by position.
+    at = pc.index_in(addresses.column("id"), value_set=given.column("id").combine_chunks())
+    fragment_of = pc.shift_right(addresses.column("_rowaddr"), 32).to_numpy()
+    bounds = np.flatnonzero(np.diff(fragment_of)) + 1
     updated, modified, offsets = [], set(), {}
-    for fragment_id in pc.unique(fragment_of).to_pylist():
-        keys = addresses.column("id").filter(pc.equal(fragment_of, fragment_id))
-        part = given.filter(pc.is_in(given.column("id"), value_set=keys))
-        fragment = ds.get_fragment(fragment_id)
-        metadata, fields, matched = fragment.update_columns(
+    for lo, hi in zip([0, *bounds], [*bounds, len(fragment_of)], strict=True):
+        if lo == hi:
+            continue
+        fragment_id = int(fragment_of[lo])
+        part = given.take(at.slice(lo, hi - lo))
+        metadata, fields, matched = ds.get_fragment(fragment_id).update_columns(
             part, left_on="id", right_on="id", with_offsets=True)
         updated.append(metadata)
         modified |= set(fields)
