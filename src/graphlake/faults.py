@@ -21,7 +21,7 @@ ENV = "GRAPHLAKE_FAULT"
 # The exit status of a process stopped at a fault point (distinct from errors and signals).
 EXIT_CODE = 86
 
-OPERATIONS = ("write", "merge", "merge_many", "optimize")
+OPERATIONS = ("write", "merge", "merge_many", "optimize", "schema")
 # In order of occurrence within one publication.
 STEPS = (
     "after_record",        # the recovery record exists; nothing else yet

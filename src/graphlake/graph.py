@@ -24,6 +24,7 @@ from graphlake.errors import (
 from graphlake.merge.result import MergeResult
 from graphlake.retry import Backoff
 from graphlake.storage import layout
+from graphlake.storage.schemas import SchemaStore
 
 # Lance, pyarrow, DuckDB and the schema parser are imported where a method needs them,
 # not here: `graphlake log`, `branch list` and `--help` read only the catalog (see
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from graphlake.recovery.recover import RecoveryReport
     from graphlake.schema.model import EdgeType, NodeType, Schema
     from graphlake.storage.tables import TableStore
+    from graphlake.write.schema_apply import SchemaPlan
     from graphlake.write.transaction import Transaction
 
 DEFAULT_BRANCH = "main"
@@ -62,6 +64,7 @@ class Graph:
         self.history = History(self.commits)
         self.revisions = Resolver(self.refs, self.commits, self.history)
         self.info = _info or layout.read_info(self.store)
+        self.schemas = SchemaStore(self.store)
 
     # Built on first use, so commands that read only the catalog (log, branch list)
     # never import Lance, pyarrow or the schema parser.
@@ -71,11 +74,33 @@ class Graph:
 
         return TableStore(self.store.uri_for(""), self.store, self.storage_options)
 
-    @functools.cached_property
+    @property
     def schema(self) -> Schema:
-        from graphlake.schema.parser import parse_schema
+        """The schema in force at the default branch's head (see `schema_at`)."""
+        return self.schema_at(self.info.default_branch)
 
-        return parse_schema(layout.get_schema(self.store, self.info.schema_id))
+    def schema_at(self, revision: str = DEFAULT_BRANCH) -> Schema:
+        """The schema in force at a revision (a branch, commit id, `main~2`...)."""
+        return self.schemas.of(self.resolve(revision))
+
+    def schema_text(self, revision: str = DEFAULT_BRANCH) -> str:
+        """The `.pg` text of the schema in force at a revision, as it was applied."""
+        return self.schemas.text(self.resolve(revision).schema_id)
+
+    def apply_schema(
+        self, pg_text: str, branch: str = DEFAULT_BRANCH, message: str | None = None,
+        dry_run: bool = False,
+    ) -> SchemaPlan:
+        """Change `branch`'s schema to `pg_text`: returns the plan (typed steps, each with
+        its cost) and, unless `dry_run`, publishes it as one commit (`plan.commit`).
+
+        Every step is checked against the branch's rows first; a refused or violated step
+        raises a `SchemaChangeError` and publishes nothing. Applying a schema equal to the
+        current one raises `SchemaUnchangedError` (a dry run returns an empty plan).
+        """
+        from graphlake.write.schema_apply import apply_schema
+
+        return apply_schema(self, pg_text, branch, message=message, dry_run=dry_run)
 
     # --- lifecycle --------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 
 from graphlake.errors import DuplicateKeyError
 from graphlake.ingestion.sources import Format, open_parquet
-from graphlake.schema.model import NodeType
+from graphlake.schema.model import NodeType, Schema
 from graphlake.storage.lookup import rows_where_in
 from graphlake.write.coerce import _key_string
 from graphlake.write.jsonl import parse_json_line
@@ -39,7 +39,8 @@ _BATCH = 256 * 1024  # keys looked up per probe of the target
 def refuse_existing_keys(graph: Graph, head: Commit, fmt: Format, paths: Sequence[Path],
                          table: str | None, into: str) -> None:
     """Raise `DuplicateKeyError` if any key of the input exists on `head` already."""
-    filled = {name for name in graph.schema.table_names
+    schema = graph.schemas.of(head)
+    filled = {name for name in schema.table_names
               if graph.tables.open(head.tables[name]).count_rows() > 0}
     if not filled:
         return
@@ -47,9 +48,9 @@ def refuse_existing_keys(graph: Graph, head: Commit, fmt: Format, paths: Sequenc
     if fmt == "parquet":
         assert table is not None
         if table in filled:
-            keys[table] = list(_parquet_keys(graph, table, paths))
+            keys[table] = list(_parquet_keys(schema, table, paths))
     else:
-        for name, key in _jsonl_keys(graph, paths, filled):
+        for name, key in _jsonl_keys(schema, paths, filled):
             keys.setdefault(name, []).append(key)
     for name, parts in keys.items():
         found = _found(graph, head, name, parts)
@@ -62,8 +63,9 @@ def refuse_existing_keys(graph: Graph, head: Commit, fmt: Format, paths: Sequenc
                 f"`--mode merge`, to update them)")
 
 
-def _parquet_keys(graph: Graph, table: str, paths: Sequence[Path]) -> Iterator[pa.Array]:
-    t = graph.schema.table(table)
+def _parquet_keys(schema: Schema, table: str, paths: Sequence[Path]
+                  ) -> Iterator[pa.Array]:
+    t = schema.table(table)
     column = t.key if isinstance(t, NodeType) else "id"
     for path in paths:
         pf = open_parquet(path)
@@ -74,9 +76,8 @@ def _parquet_keys(graph: Graph, table: str, paths: Sequence[Path]) -> Iterator[p
             yield pc.cast(values, pa.string()).drop_null()
 
 
-def _jsonl_keys(graph: Graph, paths: Sequence[Path], filled: set[str]
+def _jsonl_keys(schema: Schema, paths: Sequence[Path], filled: set[str]
                 ) -> Iterator[tuple[str, pa.Array]]:
-    schema = graph.schema
     for path in paths:
         batch: dict[str, list[str]] = {}
         with path.open("rb") as f:

@@ -51,6 +51,7 @@ from graphlake.ingestion.sources import (
 
 if TYPE_CHECKING:
     from graphlake.graph import Graph
+    from graphlake.schema.model import Schema
 
 DEFAULT_COMMIT_EVERY = 100_000
 Sources = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
@@ -106,7 +107,7 @@ def run_ingest(
         if recorded is not None:
             return recorded
     head = graph.head(into)  # an unknown branch fails here
-    inputs = _validate_inputs(graph, sources, table)
+    inputs = _validate_inputs(graph.schemas.of(head), sources, table)
 
     plan: P.Plan | None = P.load_plan(store, run_id) if run_id is not None else None
     resumed = plan is not None
@@ -163,16 +164,17 @@ class _Inputs:
     rows: dict[int, int]  # Parquet rows per file (from the metadata)
 
 
-def _validate_inputs(graph: Graph, sources: Sources, table: str | None) -> _Inputs:
+def _validate_inputs(schema: Schema, sources: Sources, table: str | None) -> _Inputs:
+    """Check the inputs against `schema`, the one in force at the target's head."""
     paths = input_paths(sources)
     fmt = common_format(paths)
     rows: dict[int, int] = {}
     if fmt == "parquet":
         if table is None:
             raise DataError("ingesting Parquet needs a table (table= / --table)")
-        t = graph.schema.table(table)
+        t = schema.table(table)
         if t is None:
-            known = ", ".join(graph.schema.table_names)
+            known = ", ".join(schema.table_names)
             raise UnknownTableError(f"unknown node or edge type {table!r} (known: {known})")
         for i, path in enumerate(paths):
             rows[i] = check_parquet(path, t)
@@ -180,7 +182,7 @@ def _validate_inputs(graph: Graph, sources: Sources, table: str | None) -> _Inpu
         if table is not None:
             raise DataError("a table (table= / --table) applies to Parquet input only; "
                             "JSONL records name their own type")
-        found = [check_jsonl_header(graph, path) for path in paths]
+        found = [check_jsonl_header(schema, path) for path in paths]
         if not any(found):
             raise DataError(f"nothing to ingest: {', '.join(map(str, paths))} hold no records")
     return _Inputs(fmt, paths, rows)

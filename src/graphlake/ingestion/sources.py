@@ -24,8 +24,7 @@ from graphlake.write.jsonl import parse_json_line
 from graphlake.write.load import _record
 
 if TYPE_CHECKING:
-    from graphlake.graph import Graph
-    from graphlake.schema.model import EdgeType, NodeType
+    from graphlake.schema.model import EdgeType, NodeType, Schema
 
 Format = Literal["parquet", "jsonl"]
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -172,7 +171,7 @@ def check_parquet(path: Path, t: NodeType | EdgeType) -> int:
 # --- JSONL ------------------------------------------------------------------------------
 
 
-def check_jsonl_header(graph: Graph, path: Path) -> bool:
+def check_jsonl_header(schema: Schema, path: Path) -> bool:
     """The first non-blank line must be a valid record of a known node or edge type.
     False when the file holds no record at all (only blank lines)."""
     with path.open("rb") as f:
@@ -181,7 +180,7 @@ def check_jsonl_header(graph: Graph, path: Path) -> bool:
                 continue
             rec = parse_json_line(raw, str(path), n)
             name, row = _record(rec, str(path), n)
-            t = graph.schema.table(name)
+            t = schema.table(name)
             if t is None or t.is_edge != ("src" in row):
                 kind = "edge type" if "src" in row else "node type"
                 raise UnknownTableError(f"{path}:{n}: unknown {kind} {name!r}")

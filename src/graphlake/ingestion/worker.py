@@ -346,10 +346,11 @@ def _grouped(
     graph: Graph, task: WorkerTask, records: dict[int, list[tuple[int, Any]]]
 ) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
+    schema = graph.schemas.of(graph.commits.get(task.base))  # the shard's schema
     for file_index, recs in records.items():
-        for name, rows in _group_records(graph, recs, task.files[file_index].path, None).items():
+        for name, rows in _group_records(schema, recs, task.files[file_index].path,
+                                         None).items():
             out.setdefault(name, []).extend(rows)
-    schema = graph.schema
     return {n: out[n] for n in (*schema.nodes, *schema.edges) if n in out}
 
 

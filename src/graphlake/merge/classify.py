@@ -105,7 +105,8 @@ def classify(
 ) -> Classification:
     tables: dict[str, TableOutcome] = {}
     order = BaseOrder(graph)
-    for name in graph.schema.table_names:
+    # Merges run only between commits of one schema (engine.py), the target's.
+    for name in graph.schemas.of(inputs.target).table_names:
         tables[name] = _classify_table(graph, name, inputs, timer, settings, order)
     conflicts = [c for o in tables.values() for c in o.conflicts]
     resolved = [c for o in tables.values() for c in o.resolved]
@@ -163,7 +164,7 @@ def _classify_table(
     groups = [g for g in groups if g.deltas or g.uncertain]
     if not groups:
         return TableOutcome(stats)
-    t_type = graph.schema.table(name)
+    t_type = graph.schemas.of(inputs.target).table(name)
     with timer.phase("classify"):
         if len(groups) == 1:
             return _one_base(graph, t_type, inputs, groups[0], s_states, stats)
@@ -181,7 +182,7 @@ def _column_route(
         return TableOutcome(stats, adopt=s)
     with timer.phase("discover"):
         dt = discover(graph.tables, b, t, settings, "target")
-    t_type = graph.schema.table(name)
+    t_type = graph.schemas.of(inputs.target).table(name)
     assert t_type is not None
     with timer.phase("classify"):
         cp = plan_columns(graph, t_type, columns, s, t, set(dt.keys), dt.base, dt.side,

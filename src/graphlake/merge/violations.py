@@ -39,7 +39,7 @@ def merge_violations(graph: Graph, target: Commit, plans: dict[str, TablePlan]) 
 
     out: list[Conflict] = []
     seen: set[tuple[str, str, str, str]] = set()
-    for v in all_violations(graph.schema, plans, dataset):
+    for v in all_violations(graph.schemas.of(target), plans, dataset):
         kind = _KIND[v.kind]
         if (kind, v.table, v.entity_id, v.message) not in seen:
             seen.add((kind, v.table, v.entity_id, v.message))

@@ -16,7 +16,7 @@ from graphlake.errors import (
     clean_message,
 )
 from graphlake.read.filter import compile_filter
-from graphlake.schema.model import EdgeType, NodeType
+from graphlake.schema.model import EdgeType, NodeType, Schema
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
@@ -28,13 +28,19 @@ class Snapshot:
         self.graph = graph
         self.commit = commit
 
+    @property
+    def schema(self) -> Schema:
+        """The schema in force at this commit (not the branch's current one)."""
+        return self.graph.schemas.of(self.commit)
+
     def type(self, name: str, kind: str | None = None) -> NodeType | EdgeType:
-        t = self.graph.schema.table(name)
+        schema = self.schema
+        t = schema.table(name)
         if t is None or (kind == "node" and t.is_edge) or (kind == "edge" and not t.is_edge):
             pool = (
-                self.graph.schema.nodes if kind == "node"
-                else self.graph.schema.edges if kind == "edge"
-                else self.graph.schema.table_names
+                schema.nodes if kind == "node"
+                else schema.edges if kind == "edge"
+                else schema.table_names
             )
             what = {"node": "node type", "edge": "edge type"}.get(kind or "", "node or edge type")
             raise UnknownTableError(f"unknown {what} {name!r} (known: {', '.join(pool)})")
@@ -44,7 +50,7 @@ class Snapshot:
         return self.graph.tables.open(self.commit.tables[name])
 
     def datasets(self) -> dict[str, lance.LanceDataset]:
-        return {name: self.dataset(name) for name in self.graph.schema.table_names}
+        return {name: self.dataset(name) for name in self.schema.table_names}
 
     def read(
         self,

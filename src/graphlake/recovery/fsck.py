@@ -20,6 +20,7 @@ Reads every row of every branch head: O(data), meant for maintenance, not for ho
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -79,7 +80,7 @@ def fsck(graph: Graph) -> FsckReport:
     heads = _check_refs(graph, report)
     _check_history(graph, heads, report)
     with tempfile.TemporaryDirectory(prefix="graphlake-fsck-") as scratch:
-        empty = _EmptyTables(scratch, graph)
+        empty = _EmptyTables(scratch)
         for branch, (incarnation, head) in heads.items():
             _check_head(graph, branch, head, empty, report)
             _check_ownership(graph, branch, incarnation, head, report)
@@ -154,23 +155,28 @@ def _check_history(
 class _EmptyTables:
     """An empty Lance dataset per table type: the "empty graph" heads are checked against."""
 
-    def __init__(self, scratch: str, graph: Graph) -> None:
-        self._scratch, self._schema = scratch, graph.schema
-        self._made: dict[str, lance.LanceDataset] = {}
+    def __init__(self, scratch: str) -> None:
+        self._scratch = scratch
+        self._made: dict[tuple[str, str], lance.LanceDataset] = {}
 
-    def __call__(self, name: str) -> lance.LanceDataset:
-        if name not in self._made:
-            schema = arrow_schema(self._schema.table(name))
-            self._made[name] = lance.write_dataset(
-                schema.empty_table(), f"{self._scratch}/{name}.lance"
-            )
-        return self._made[name]
+    def of(self, schema: Schema) -> Callable[[str], lance.LanceDataset]:
+        """Empty tables of `schema`: heads on different schemas each get their own."""
+
+        def dataset(name: str) -> lance.LanceDataset:
+            layout = arrow_schema(schema.table(name))
+            key = (name, str(layout))
+            if key not in self._made:
+                path = f"{self._scratch}/{name}-{len(self._made)}.lance"
+                self._made[key] = lance.write_dataset(layout.empty_table(), path)
+            return self._made[key]
+
+        return dataset
 
 
 def _check_head(
     graph: Graph, branch: str, head: Commit, empty: _EmptyTables, report: FsckReport
 ) -> None:
-    schema: Schema = graph.schema
+    schema: Schema = graph.schemas.of(head)
     plans: dict[str, TablePlan] = {}
     for name in schema.table_names:
         if name not in head.tables:
@@ -188,7 +194,7 @@ def _check_head(
         rows = rows.select(arrow_schema(t).names).cast(arrow_schema(t))
         none = rows.schema.empty_table()
         plans[name] = TablePlan(t, rows.schema, rows, none, none, none)
-    violations = all_violations(schema, plans, empty)
+    violations = all_violations(schema, plans, empty.of(schema))
     for v in violations[: MAX_PER_CHECK * max(1, len(plans))]:
         # A value violation's message names the property, not the row: add its key.
         message = f"{v.entity_id!r}: {v.message}" if v.kind == "value" else v.message

@@ -47,7 +47,8 @@ def load(
     graph._ref(branch)  # an unknown branch fails before any parsing
     tables = _read_source(graph, source, table, progress)
     if isinstance(tables, _Records):
-        staged = _coerced_chunks(graph, tables, mode, progress, coerce)
+        # Records are checked against the schema in force on the branch being loaded.
+        staged = _coerced_chunks(graph.schema_at(branch), tables, mode, progress, coerce)
     else:
         staged = _staged(graph, tables, mode)
     txn = graph.write(branch, message or f"load ({mode})")
@@ -126,12 +127,11 @@ def _jsonl_lines(path: Path) -> Iterable[tuple[int, Any]]:
 
 
 def _group_records(
-    graph: Graph,
+    schema: Schema,
     records: Iterable[tuple[int, Any]],
     path: str | None,
     progress: Progress | None,
 ) -> dict[str, list[dict[str, Any]]]:
-    schema = graph.schema
     out: dict[str, list[dict[str, Any]]] = {}
     count = 0
     for n, rec in records:
@@ -158,7 +158,7 @@ def _typed_record(
 
 
 def _coerced_chunks(
-    graph: Graph, records: _Records, mode: str, progress: Progress | None, cast: bool
+    schema: Schema, records: _Records, mode: str, progress: Progress | None, cast: bool
 ) -> list[tuple[str, str, pa.Table]]:
     """JSONL records as Arrow tables of at most `CHUNK_ROWS` rows, ready to stage.
 
@@ -167,7 +167,6 @@ def _coerced_chunks(
     a dict. Groups: the table and the transaction method, and under `merge` the set of
     given properties (absent means "not provided", as `Transaction.upsert` groups them).
     """
-    schema = graph.schema
     pending: dict[_Group, list[dict[str, Any]]] = {}
     done: dict[_Group, list[pa.Table]] = {}
 

@@ -37,7 +37,7 @@ MAX_ATTEMPTS = 10
 def publish(
     graph: Graph, branch: str, message: str, ops: list[Op], meta: dict | None = None,
     *, reads: ReadSet | None = None, expect_head: str | None = None,
-    deferred: frozenset[str] = frozenset(),
+    deferred: frozenset[str] = frozenset(), schema_id: str | None = None,
     columns: Sequence[backfill.ColumnWrite] = (),
 ) -> Commit:
     """Publish `ops` (and `columns`, staged `set_property` calls) as one commit on
@@ -53,10 +53,13 @@ def publish(
 
     `deferred`: constraint kinds not checked here (see `violations_by_check`); only an
     ingest shard, whose merge checks them, passes any.
+
+    `schema_id`: the schema the rows in `ops` were checked against; if the branch's
+    schema is another one by now, raises `StaleReadError` (stage them again).
     """
     return retry_while_head_moves(
         lambda: _publish_once(graph, branch, message, ops, meta, reads, expect_head,
-                              deferred, columns),
+                              deferred, schema_id, columns),
         branch=branch, what="write", attempts=MAX_ATTEMPTS,
         before_attempt=MergeIntents(graph.store).writer_gate(branch),
     )
@@ -65,11 +68,16 @@ def publish(
 def _publish_once(
     graph: Graph, branch: str, message: str, ops: list[Op], meta: dict | None,
     reads: ReadSet | None, expect_head: str | None, deferred: frozenset[str],
-    columns: Sequence[backfill.ColumnWrite] = (),
+    schema_id: str | None, columns: Sequence[backfill.ColumnWrite] = (),
 ) -> Commit:
     """One attempt on the current head (HeadMoved or ConcurrentWriteError if it moved)."""
     ref, head = graph._head(branch)
     _check_preconditions(graph, branch, head, reads, expect_head)
+    if schema_id is not None and (ops or columns) and head.schema_id != schema_id:
+        raise StaleReadError(
+            f"the schema of branch {branch!r} changed after the transaction staged its rows; "
+            f"nothing was written (stage them again on the new schema)"
+        )
     plans = plan_ops(graph, head, ops, deferred)
     _check_columns(graph, head, plans, columns)
     if all(p.is_empty for p in plans.values()) and not meta and not columns:
@@ -123,8 +131,8 @@ def _rows_by_key(ds: lance.LanceDataset, keys: list[str]) -> dict[str, dict]:
 
 def plan_ops(graph: Graph, head: Commit, ops: list[Op],
              deferred: frozenset[str] = frozenset()) -> dict[str, TablePlan]:
-    """Resolve and validate every table's operations against `head`."""
-    schema = graph.schema
+    """Resolve and validate every table's operations against `head` and its schema."""
+    schema = graph.schemas.of(head)
 
     def dataset(name: str) -> lance.LanceDataset:
         return graph.tables.open(head.tables[name])

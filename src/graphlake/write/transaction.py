@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from graphlake.errors import DataError, GraphLakeError, UnknownTableError
-from graphlake.schema.model import EdgeType, NodeType
+from graphlake.schema.model import EdgeType, NodeType, Schema
 from graphlake.write.coerce import _key_string, coerce, to_arrow_input
 from graphlake.write.plan import Op, OpKind, ReadSet
 
@@ -51,6 +51,7 @@ class Transaction:
         self.commit: Commit | None = None
         self._expect_head = graph.commits.get(expect_head).id if expect_head else None
         self._reads = ReadSet(None, {})
+        self._schema_id: str | None = None  # the schema rows are staged against
 
     # --- reading ----------------------------------------------------------------------
 
@@ -132,10 +133,21 @@ class Transaction:
             if coerced.num_rows or kind == "overwrite":
                 self._ops.append(Op(kind, t.name, rows=coerced))
 
+    def _schema(self) -> Schema:
+        """The schema of the branch head when the first row was staged: publishing
+        refuses (StaleReadError) if the branch's schema changed since."""
+        if self._schema_id is None:
+            head = self._expect_head or self._reads.base
+            commit = (self._graph.commits.get(head) if head
+                      else self._graph.head(self.branch))
+            self._schema_id = commit.schema_id
+        return self._graph.schemas.get(self._schema_id)
+
     def _type(self, table: str) -> NodeType | EdgeType:
-        t = self._graph.schema.table(table)
+        schema = self._schema()
+        t = schema.table(table)
         if t is None:
-            known = ", ".join(self._graph.schema.table_names)
+            known = ", ".join(schema.table_names)
             raise UnknownTableError(f"unknown node or edge type {table!r} (known: {known})")
         return t
 
@@ -157,7 +169,8 @@ class Transaction:
         self._done = True
         self.commit = publish(self._graph, self.branch, self.message, self._ops, self.meta,
                               reads=self._reads if self._reads.base else None,
-                              expect_head=self._expect_head, columns=self._columns)
+                              expect_head=self._expect_head, schema_id=self._schema_id,
+                              columns=self._columns)
         return self.commit
 
     def discard(self) -> None:
