@@ -66,6 +66,9 @@ class Classification:
     tables: dict[str, TableOutcome]
     conflicts: list[Conflict]
     resolved: list[Conflict]
+    # After a schema merge: tables it decided (their states), and their stats.
+    fixed: dict[str, TableState] = field(default_factory=dict)
+    stats: dict[str, R.TableStats] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,9 @@ class MergeInputs:
     # Branch names, for conflict reports (sources in order, then the target).
     source_names: tuple[str, ...] = ()
     target_name: str = "target"
+    # After a schema merge (merge.schema_merge): where the target's changes since the
+    # base are found for tables whose target state was evolved to the merged layout.
+    discover_target: dict[str, TableState] = field(default_factory=dict)
 
     def source_name(self, i: int) -> str:
         return self.source_names[i] if i < len(self.source_names) else f"source {i + 1}"
@@ -107,6 +113,8 @@ def classify(
     order = BaseOrder(graph)
     # Merges run only between commits of one schema (engine.py), the target's.
     for name in graph.schemas.of(inputs.target).table_names:
+        if name not in inputs.target.tables:
+            continue  # decided by the schema merge (merge.schema_merge)
         tables[name] = _classify_table(graph, name, inputs, timer, settings, order)
     conflicts = [c for o in tables.values() for c in o.conflicts]
     resolved = [c for o in tables.values() for c in o.resolved]
@@ -181,7 +189,8 @@ def _column_route(
     if _same(t, b):
         return TableOutcome(stats, adopt=s)
     with timer.phase("discover"):
-        dt = discover(graph.tables, b, t, settings, "target")
+        dt = discover(graph.tables, b, inputs.discover_target.get(name, t), settings,
+                      "target")
     t_type = graph.schemas.of(inputs.target).table(name)
     assert t_type is not None
     with timer.phase("classify"):

@@ -28,6 +28,8 @@ from graphlake.schema.model import EdgeType, NodeType
 from graphlake.storage.lookup import rows_where_in
 from graphlake.write.backfill import BACKFILL_META, ColumnWrite, check_unique
 
+SCHEMA_CHANGE_META = "schema_change"  # commit meta of `apply_schema` commits
+
 if TYPE_CHECKING:
     from graphlake.graph import Graph
 
@@ -42,6 +44,8 @@ def backfilled_columns(graph: Graph, base: Commit, head: Commit,
         commit = graph.commits.get(cid)
         if commit.tables.get(table) == base.tables.get(table):
             continue
+        if SCHEMA_CHANGE_META in commit.meta:
+            continue  # a schema commit: the merge evolves the layout itself
         changed = [p for p in commit.parents
                    if graph.commits.get(p).tables.get(table) != commit.tables.get(table)]
         if not changed:
@@ -73,8 +77,11 @@ def plan_columns(
     plan = ColumnPlan([], [], [], [])
     s_rows = {r["id"]: r for r in rows_where_in(
         s_ds, "id", sorted(dt_keys), ["id", *columns]).to_pylist()}
+    # The target's rows may predate the backfilled columns (the source added them): they
+    # hold the default, or null.
+    missing = {c: getattr(t_type.property(c), "default", None) for c in columns}
     for key in sorted(dt_keys):
-        b, t = dt_base.get(key), dt_side.get(key)
+        b, t = _with(dt_base.get(key), missing), _with(dt_side.get(key), missing)
         if b is None:
             continue  # the target inserted it: the source never had it
         s = {**b, **{c: s_rows[key][c] for c in columns}} if key in s_rows else None
@@ -95,6 +102,12 @@ def plan_columns(
         plan.writes.append(write)
         plan.conflicts += _unique_conflicts(graph, target, write, plan.changes)
     return plan
+
+
+def _with(row: Row | None, defaults: dict[str, Any]) -> Row | None:
+    if row is None:
+        return None
+    return {**{c: v for c, v in defaults.items() if c not in row}, **row}
 
 
 def _unique_conflicts(graph: Graph, target: TableState, write: ColumnWrite,

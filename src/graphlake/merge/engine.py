@@ -23,6 +23,7 @@ from graphlake.merge.base import MergeBase, bases_per_source, merge_base_of
 from graphlake.merge.classify import Classification, MergeInputs, classify
 from graphlake.merge.delta import DiscoverySettings
 from graphlake.merge.rows import STRATEGIES
+from graphlake.merge.schema_merge import Prepared, prepare
 from graphlake.merge.timing import PhaseTimer
 from graphlake.recovery.publication import Publication
 from graphlake.retry import HeadMoved, retry_while_head_moves
@@ -108,12 +109,6 @@ def _merge_once(
     with timer.phase("resolve_base"):
         t_ref, target = graph._head(into)
         heads = [graph.resolve(s) for s in sources]
-        for name, head in zip(sources, heads, strict=True):
-            if head.schema_id != target.schema_id:
-                raise MergeError(
-                    f"{name!r} and {into!r} have different schemas; "
-                    f"schema merge is not supported"
-                )
         result = R.MergeResult(R.ALREADY_UP_TO_DATE, label, into, commit=target.id,
                                dry_run=dry_run)
         # Sources the target already contains add nothing.
@@ -137,11 +132,31 @@ def _merge_once(
             with timer.phase("publish"):
                 graph.refs.cas(into, t_ref, head.id)
         return _finish(result, timer)
+    prep = None
+    if any(h.schema_id != target.schema_id for _, h in pending):
+        with timer.phase("schema"):
+            prep = _merge_schemas(graph, base, target, pending, strategy, dry_run,
+                                  t_ref.incarnation)
+        result.resolved = list(prep.resolved)
+        if prep.schema_id is None:  # schema conflicts: the rows cannot be merged yet
+            if dry_run:
+                result.outcome, result.conflicts = R.CONFLICT, prep.conflicts
+                return _finish(result, timer)
+            raise MergeConflictError(prep.conflicts)
+        base, target = prep.base, prep.target
+        pending = [(pending[0][0], prep.source)]
     inputs = MergeInputs(base, tuple(h for _, h in pending), target, strategy, strict_disjoint,
-                         source_bases, tuple(n for n, _ in pending), into)
+                         source_bases, tuple(n for n, _ in pending), into,
+                         discover_target=prep.discover_target if prep else {})
     cls = classify(graph, inputs, timer, settings)
+    if prep is not None:
+        cls.conflicts = prep.conflicts + cls.conflicts
+        cls.resolved = prep.resolved + cls.resolved
+        cls.fixed, cls.stats = prep.fixed, prep.stats
     result.routes = {n: o.stats.route for n, o in cls.tables.items()}
     result.stats = {n: o.stats for n, o in cls.tables.items()}
+    result.routes.update({n: st.route for n, st in cls.stats.items()})
+    result.stats.update(cls.stats)
     result.resolved = cls.resolved
     if cls.conflicts:
         if dry_run:
@@ -160,6 +175,20 @@ def _merge_once(
         commit = _publish(graph, into, t_ref, target, cls, pending, inputs, message)
     result.commit = commit.id
     return _finish(result, timer)
+
+
+def _merge_schemas(
+    graph: Graph, base: MergeBase, target: Commit, pending: list[tuple[str, Commit]],
+    strategy: str | None, dry_run: bool, owner: str,
+) -> Prepared:
+    """Merge the schemas first (merge.schema_merge); a dry run evolves tables only on
+    scratch Lance branches no branch owns."""
+    if len(pending) > 1:
+        raise MergeError("merge_many: the branches have different schemas; merge the "
+                         "schema changes one branch at a time")
+    if dry_run:
+        owner = f"dry-run-{ULID()}"
+    return prepare(graph, base, target, pending[0][1], strategy, owner)
 
 
 def _source_bases(
@@ -227,7 +256,7 @@ def _publish(
             parents=(target.id, *(h.id for _, h in pending)),
             message=message or f"merge {', '.join(names)} into {into}",
             schema_id=target.schema_id,
-            tables={**target.tables, **states},
+            tables={**target.tables, **cls.fixed, **states},
             meta={"merge_base": inputs.base.commit.id, "sources": names, **_bases_meta(inputs)},
         )
         pub.publish(commit)

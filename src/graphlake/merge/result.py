@@ -31,6 +31,9 @@ class TableStats:
     rows_scanned: int = 0  # rows discovery read (version deltas, or the whole walk)
     effects: int = 0  # rows the merge writes into the target (0 for pointer adoption)
     adopted_rows: int = 0  # rows joined by reference (zero-copy fragment adoption)
+    # A property one side dropped while the other changed its values: the merge keeps the
+    # drop and lists them here, {prop: {"count": n, "values": {key: value, ...}}}.
+    dropped_values: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
