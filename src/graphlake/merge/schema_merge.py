@@ -46,6 +46,7 @@ from graphlake.schema.merge3 import (
 from graphlake.schema.model import EdgeType, NodeType
 from graphlake.schema.text import schema_text
 from graphlake.storage.evolve import ColumnFill, LayoutChange, evolve
+from graphlake.storage.tables import LanceCasError
 
 if TYPE_CHECKING:
     from graphlake.graph import Graph
@@ -282,7 +283,12 @@ def _evolved(graph: Graph, merged: SchemaMerge, label: str, entry: tuple[str, Ta
         return state
     if state.owner != owner:
         state = graph.tables.fork(state, owner=owner)
-    return evolve(graph.tables, state, change)
+    try:
+        return evolve(graph.tables, state, change)
+    except LanceCasError:
+        # Versions an earlier attempt of this merge (or a lost writer) left on our
+        # Lance branch: evolve a fresh fork of the exact state instead.
+        return evolve(graph.tables, graph.tables.fork(state, owner=owner), change)
 
 
 def _change(current: pa.Schema, mapping: dict[str, str],
