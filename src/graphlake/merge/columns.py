@@ -100,7 +100,7 @@ def plan_columns(
     for c in columns:
         write = ColumnWrite(t_type, c, ids, values.column(c).combine_chunks())
         plan.writes.append(write)
-        plan.conflicts += _unique_conflicts(graph, target, write, plan.changes)
+        plan.conflicts += _unique_conflicts(graph, target, write)
     return plan
 
 
@@ -110,8 +110,7 @@ def _with(row: Row | None, defaults: dict[str, Any]) -> Row | None:
     return {**{c: v for c, v in defaults.items() if c not in row}, **row}
 
 
-def _unique_conflicts(graph: Graph, target: TableState, write: ColumnWrite,
-                      changes: list[tuple[str, Any, Any]]) -> list[Conflict]:
+def _unique_conflicts(graph: Graph, target: TableState, write: ColumnWrite) -> list[Conflict]:
     """`@unique` over the merged column (the target's rows, with the written values)."""
     if not any(write.prop in cols for cols in write.type.uniques):
         return []

@@ -119,7 +119,7 @@ def prepare(graph: Graph, base: MergeBase, target: Commit, source: Commit,
                                            else R.POINTER_ADOPTION, discovery="schema")
             continue
         target_state, source_state = t_side[1], s_side[1]
-        same_layout = _same_layout(graph, b_schema.table(b_side[0]), t_type) and all(
+        same_layout = _same_layout(b_schema.table(b_side[0]), t_type) and all(
             layouts.values())
         t_data, s_data = tid in history[OURS].data, tid in history[THEIRS].data
         out.stats[name] = R.TableStats(R.NO_CHANGE, discovery="schema")
@@ -242,11 +242,10 @@ def _layout(graph: Graph, label: str, merged: SchemaMerge, head: Commit,
     if side_type is None or mapped is None:
         return False
     merged_type = merged.schema.table(mapped[0])
-    return mapped[0] == entry[0] and _same_layout(graph, side_type, merged_type)
+    return mapped[0] == entry[0] and _same_layout(side_type, merged_type)
 
 
-def _same_layout(graph: Graph, a: NodeType | EdgeType | None,
-                 b: NodeType | EdgeType | None) -> bool:
+def _same_layout(a: NodeType | EdgeType | None, b: NodeType | EdgeType | None) -> bool:
     if a is None or b is None:
         return False
     sa, sb = arrow_schema(a), arrow_schema(b)
@@ -263,13 +262,12 @@ def _only_source_added(graph: Graph, merged: SchemaMerge, name: str,
     if base_type is None or t_type is None:
         return False
     target_type = graph.schemas.of(sides[OURS]).table(name)
-    if target_type is None or not _same_layout(graph, base_type, target_type):
+    if target_type is None or not _same_layout(base_type, target_type):
         return False
     base_cols = arrow_schema(base_type).names
     merged_cols = arrow_schema(t_type).names
-    return merged_cols[:len(base_cols)] == base_cols and _same_layout(
-        graph, base_type, replace(t_type, properties=t_type.properties[:len(
-            base_type.properties)]))
+    kept = replace(t_type, properties=t_type.properties[:len(base_type.properties)])
+    return merged_cols[:len(base_cols)] == base_cols and _same_layout(base_type, kept)
 
 
 def _evolved(graph: Graph, merged: SchemaMerge, label: str, entry: tuple[str, TableState],
@@ -383,7 +381,7 @@ def _check_added(graph: Graph, merged: SchemaMerge, name: str, t_type: NodeType 
                           if mn == name), name)
         mapping = merged.columns.get(label, {}).get(side_name, (name, {}))[1]
         back = {m: s for s, m in mapping.items()}
-        cols = [c for c in added.properties]
+        cols = list(added.properties)
         ds = graph.tables.open(other)
         physical = [back.get(c, c) for c in cols if back.get(c, c) in ds.schema.names]
         if len(physical) != len(cols):
