@@ -32,6 +32,7 @@ from typer.testing import CliRunner
 
 import graphlake as gl
 from graphlake.cli.app import app
+from graphlake.errors import SchemaChangeRefusedError, SchemaDataError, SchemaUnchangedError
 from tests.conftest import SOCIAL, seed_people, state
 from tests.server.harness import READ_TOKEN, WRITE_TOKEN, Server, write_config
 
@@ -248,6 +249,30 @@ SCHEMA_CASES = [
          Raises(gl.SchemaError, "not found")),
     case("schema/init-over-existing-graph", lambda w: gl.Graph.init(w.root, SOCIAL),
          Raises(gl.GraphExistsError, "already")),
+    # Schema changes (`apply_schema`, its CLI and HTTP forms): refused, nothing published.
+    case("schema/apply-unparsable", lambda w: w.g.apply_schema("node A {", "dev"),
+         Raises(gl.SchemaError, "line 1")),
+    case("schema/apply-equal", lambda w: w.g.apply_schema(SOCIAL, "dev"),
+         Raises(SchemaUnchangedError, "nothing was published")),
+    case("schema/apply-key-change",
+         lambda w: w.g.apply_schema(SOCIAL.replace("node Company { name: String @key",
+                                                   "node Company { name: I64 @key"), "dev"),
+         Raises(SchemaChangeRefusedError, "key")),
+    case("schema/apply-violated-by-rows",
+         lambda w: w.g.apply_schema(SOCIAL.replace("email: String?", "email: String"), "dev"),
+         Raises(SchemaDataError, "Bob")),
+    case("schema/apply-unknown-branch", lambda w: w.g.apply_schema(SOCIAL, "nope"),
+         Raises(gl.BranchNotFoundError, "nope")),
+    case("cli/schema-apply-error-names-line",
+         lambda w: w.cli("schema", "apply", w.root, w.f("bad.pg"), "--branch", "dev"),
+         Exits(1, "line 2")),
+    case("http/403-schema-on-protected-branch",
+         lambda w: w.writer.post("/branches/main/schema", json={"schema": SOCIAL}),
+         Http(403, "ProtectedBranchError", "protected")),
+    case("http/422-schema-violated-by-rows",
+         lambda w: w.writer.post("/branches/dev/schema", json={
+             "schema": SOCIAL.replace("email: String?", "email: String")}),
+         Http(422, "SchemaDataError", "Bob")),
 ]
 
 DATA_CASES = [

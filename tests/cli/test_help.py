@@ -61,6 +61,9 @@ def _readme_synopsis() -> dict[tuple[str, ...], str]:
                     sub = part.split()
                     lines[("branch", sub[0])] = " ".join(sub[1:])
                 last = None
+            elif words[1] == "schema":  # one line per sub-command
+                last = ("schema", words[2])
+                lines[last] = " ".join(words[3:])
             else:
                 last = (words[1],)
                 lines[last] = " ".join(words[2:])

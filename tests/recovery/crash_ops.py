@@ -8,6 +8,7 @@ GRAPHLAKE_FAULT so the process dies at one fault point).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 
@@ -70,10 +71,9 @@ def run(op: str, uri: str, options: dict | None) -> None:
     elif op == "optimize":
         g.optimize("main")
     elif op == "schema":
-        try:
+        # A re-run after a crash that published it finds it already in force.
+        with contextlib.suppress(SchemaUnchangedError):
             g.apply_schema(SCHEMA_CHANGE, "main")
-        except SchemaUnchangedError:
-            pass  # re-run after a crash that published it: already in force
     else:
         raise SystemExit(f"unknown op {op}")
 

@@ -17,7 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from graphlake import __version__
-from graphlake.cli import branch, demo, edit, read, recovery, write
+from graphlake.cli import branch, demo, edit, read, recovery, schema, write
 from graphlake.cli.backfill import backfill
 from graphlake.cli.diff import diff
 from graphlake.cli.export import export
@@ -73,6 +73,7 @@ app.command("delete")(edit.delete)
 app.command("backfill")(backfill)
 app.command("export")(export)
 app.add_typer(branch.app, name="branch")
+app.add_typer(schema.app, name="schema")
 app.command("log")(read.log)
 app.command("show")(read.show)
 app.command("sql")(read.sql)

@@ -37,8 +37,11 @@ def diff(
     they forked (what merging B into A would bring).
     """
     changes = Graph.open(root).diff(a, b, limit=limit or None)
+    steps = getattr(changes, "schema_changes", [])
     if json:
-        print_json({table: d.to_dict() for table, d in changes.items()})
+        # "_schema" cannot clash with a type name (those never start with "_").
+        schema = {"_schema": [s.to_json() for s in steps]} if steps else {}
+        print_json({**schema, **{table: d.to_dict() for table, d in changes.items()}})
         return
     if b is None:  # a range A...B: label the two ends as the user named them
         a, _, b = a.partition("...")
@@ -47,6 +50,11 @@ def diff(
 
 
 def print_diff(changes: dict[str, TableDiff], a: str, b: str) -> None:
+    steps = getattr(changes, "schema_changes", [])
+    if steps:  # schema first: the rows below are shown in b's layout
+        console.print(f"[bold]schema {escape(a)} → {escape(b)}[/]")
+        for step in steps:
+            console.print(Text(f"  * {step.describe()} [{step.cost}]", style="magenta"))
     if not changes:
         console.print(f"No differences: [cyan]{escape(a)}[/] and [cyan]{escape(b)}[/] "
                       "hold the same rows")

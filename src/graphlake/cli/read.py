@@ -49,7 +49,7 @@ def log(
         commits = list(commits)
         console.print(plain_table(
             ["commit", "time (UTC)", "message", "parents"],
-            [[short(c.id), short_time(c.time), c.message,
+            [[short(c.id), short_time(c.time), _marked(g, c),
               " ".join(map(short, c.parents)) or "-"] for c in commits],
             title=f"log of {escape(branch)}",
         ))
@@ -57,10 +57,24 @@ def log(
 
 def _commit_dict(g: Graph, c: Commit, stat: bool) -> dict[str, Any]:
     out: dict[str, Any] = {"id": c.id, "time": c.time, "message": c.message,
-                           "parents": list(c.parents)}
+                           "parents": list(c.parents), "schema_change": is_schema_commit(g, c)}
     if stat:
         out["stat"] = commit_stat(g, c)
     return out
+
+
+def is_schema_commit(g: Graph, c: Commit) -> bool:
+    """Whether `c` changed the schema: an `apply_schema` commit says so in its meta; for
+    a merge (which may bring a schema change) the first parent's schema is compared."""
+    if "schema_change" in c.meta:
+        return True
+    if len(c.parents) < 2:
+        return False
+    return g.commits.get(c.parents[0]).schema_id != c.schema_id
+
+
+def _marked(g: Graph, c: Commit) -> str:
+    return f"[schema] {c.message}" if is_schema_commit(g, c) else c.message
 
 
 def print_log_lines(g: Graph, commits: Iterable[Commit], graph: bool, stat: bool) -> None:
@@ -72,7 +86,7 @@ def print_log_lines(g: Graph, commits: Iterable[Commit], graph: bool, stat: bool
         for line in drawn.before:
             console.print(Text(line))
         console.print(Text.assemble(drawn.prefix, (short(c.id), "yellow"),
-                                    f" {short_time(c.time)} ", c.message), soft_wrap=True)
+                                    f" {short_time(c.time)} ", _marked(g, c)), soft_wrap=True)
         for table, n in (commit_stat(g, c) if stat else {}).items():
             console.print(Text(f"{drawn.under}    {table} +{n['inserted']} ~{n['updated']} "
                                f"-{n['deleted']}"))

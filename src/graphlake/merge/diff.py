@@ -14,9 +14,13 @@ from typing import TYPE_CHECKING, Any
 from graphlake.errors import MergeError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from graphlake.catalog.commits import Commit, TableState
     from graphlake.graph import Graph
     from graphlake.merge.delta import TableDelta
+    from graphlake.schema.changes import Step
+    from graphlake.schema.model import TableType
 
 Row = dict[str, Any]
 ENDPOINTS = ("src", "dst")
@@ -65,27 +69,78 @@ class TableDiff:
         }
 
 
-def diff(graph: Graph, a: str, b: str, limit: int | None = None) -> dict[str, TableDiff]:
-    """Changes from `a` to `b` (any revision `Graph.resolve` takes); tables without
-    change omitted. `limit`: rows kept per kind of change and table (None: all)."""
+class GraphDiff(dict[str, TableDiff]):
+    """Per table, its `TableDiff`; first, `schema_changes`: the schema steps from a's
+    schema to b's (empty when both commits share one schema)."""
+
+    def __init__(self, schema_changes: list[Step] | None = None) -> None:
+        super().__init__()
+        self.schema_changes: list[Step] = list(schema_changes or [])
+
+
+def diff(graph: Graph, a: str, b: str, limit: int | None = None) -> GraphDiff:
+    """Changes from `a` to `b` (any revision `Graph.resolve` takes): schema steps first,
+    then per table its row changes, in b's layout (a renamed or added property is no
+    row change); tables without change omitted, and so are types only one side has
+    (their schema step says so). `limit`: rows kept per kind of change and table."""
     if limit is not None and limit < 0:
         raise MergeError(f"limit must be 0 or more, not {limit}")
     ca, cb = graph.resolve(a), graph.resolve(b)
+    sa, sb = graph.schemas.of(ca), graph.schemas.of(cb)
+    steps: list[Step] = []
     if ca.schema_id != cb.schema_id:
-        raise MergeError(f"{a!r} and {b!r} have different schemas; cannot diff them")
-    out: dict[str, TableDiff] = {}
-    for name in graph.schema.table_names:
-        changes = table_diff(graph, ca.tables[name], cb.tables[name], limit,
-                             graph.schema.table(name).is_edge)
+        from graphlake.schema.changes import describe_changes
+
+        steps = describe_changes(sa, sb)
+    out = GraphDiff(steps)
+    type_renames = {s.table: s.old for s in steps if isinstance(s, _rename_type())}
+    for name in sb.table_names:
+        source = type_renames.get(name, name)
+        before, after = sa.table(source), sb.table(name)
+        if before is None or ca.tables[source].table_id != cb.tables[name].table_id:
+            continue  # a type b added (or dropped and re-created)
+        project = None if before.properties == after.properties else \
+            _projection(before, after, name, steps)
+        changes = table_diff(graph, ca.tables[source], cb.tables[name], limit,
+                             after.is_edge, project)
         if changes:
             out[name] = changes
     return out
 
 
+def _rename_type() -> type:
+    from graphlake.schema.changes import RenameType
+
+    return RenameType
+
+
+def _projection(before: TableType, after: TableType, table: str,
+                steps: list[Step]) -> Callable[[Row], Row]:
+    """Maps a row of `before`'s layout to `after`'s: renamed properties under their new
+    names, properties `before` lacks at their default (or null), dropped ones gone."""
+    from graphlake.schema.changes import RenameProperty
+
+    renames = {s.new.name: s.old.name for s in steps
+               if isinstance(s, RenameProperty) and s.table == table}
+    fixed = [c for c in ("id", *ENDPOINTS) if after.is_edge or c == "id"]
+    props = [(p.name, renames.get(p.name, p.name), p.default) for p in after.properties]
+    had = set(before.property_names)
+
+    def project(row: Row) -> Row:
+        out = {c: row.get(c) for c in fixed}
+        for name, origin, default in props:
+            out[name] = row.get(origin) if origin in had else default
+        return out
+
+    return project
+
+
 def table_diff(
-    graph: Graph, a: TableState, b: TableState, limit: int | None, edge: bool
+    graph: Graph, a: TableState, b: TableState, limit: int | None, edge: bool,
+    project: Callable[[Row], Row] | None = None,
 ) -> TableDiff:
-    """One table's changes from state `a` to state `b`."""
+    """One table's changes from state `a` to state `b`; `project` maps a's rows into
+    b's layout when a schema change lies between them."""
     from graphlake.merge.delta import discover  # lance and duckdb: only when diffing
 
     delta = discover(graph.tables, a, b)
@@ -94,8 +149,13 @@ def table_diff(
     if delta.inserts is not None:  # insert-only via lineage: keys stay columnar
         return _inserts_only(graph, b, delta, limit, edge)
     inserted, deleted, updated = delta.inserted(), delta.deleted(), delta.updated()
+    base = delta.base
+    if project is not None:
+        base = {key: project(row) for key, row in base.items()}
+        # A layout change touches every row's version; only real value changes count.
+        updated = [key for key in updated if _changed(base[key], delta.side[key])]
     shown = _first(updated, limit)
-    changes = {key: _changed(delta.base[key], delta.side[key]) for key in shown}
+    changes = {key: _changed(base[key], delta.side[key]) for key in shown}
     out = TableDiff(
         inserted=_first(inserted, limit),
         updated={key: list(props) for key, props in changes.items()},
@@ -104,7 +164,7 @@ def table_diff(
         changes=changes,
     )
     out.inserted_rows = {key: delta.side[key] for key in out.inserted}
-    out.deleted_rows = {key: delta.base[key] for key in out.deleted}
+    out.deleted_rows = {key: base[key] for key in out.deleted}
     if edge:
         rows = {**out.inserted_rows, **out.deleted_rows,
                 **{key: delta.side[key] for key in shown}}

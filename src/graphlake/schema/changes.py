@@ -38,8 +38,10 @@ __all__ = [
     "NarrowProperty",
     "RenameProperty",
     "RenameType",
+    "RetypeProperty",
     "Step",
     "WidenProperty",
+    "describe_changes",
     "schema_changes",
 ]
 
@@ -185,6 +187,22 @@ class NarrowProperty(Step):
 
 
 @dataclass(frozen=True)
+class RetypeProperty(Step):
+    """A type change no apply performs (e.g. I64 -> I32): only `describe_changes` (a
+    diff between any two commits, in either direction) reports it."""
+
+    old: Property = field(kw_only=True)
+    new: Property = field(kw_only=True)
+
+    @property
+    def cost(self) -> Cost:
+        return Cost.REWRITE
+
+    def describe(self) -> str:
+        return f"retype {self.table}.{self.new.name} from {_type(self.old)} to {_type(self.new)}"
+
+
+@dataclass(frozen=True)
 class ChangeDefault(Step):
     old: Property = field(kw_only=True)
     new: Property = field(kw_only=True)
@@ -218,19 +236,27 @@ class DropConstraint(Step):
 # --- the diff ----------------------------------------------------------------------------
 
 
-def schema_changes(old: Schema, new: Schema) -> list[Step]:
+def describe_changes(old: Schema, new: Schema) -> list[Step]:
+    """The changes between the schemas of any two commits, in either direction, for a
+    diff: never refuses (a change apply would refuse is a `RetypeProperty`, or a drop
+    plus an add), and follows `@renamed_from` both ways (b's annotations, and a's
+    when b is older)."""
+    return schema_changes(old, new, strict=False)
+
+
+def schema_changes(old: Schema, new: Schema, *, strict: bool = True) -> list[Step]:
     """The steps that turn `old` into `new`, in the order they can be executed: type
     renames, then per surviving table its property and constraint changes, then new
     types, then dropped types. Raises `SchemaChangeRefusedError` for a change no data
     could make safe. An empty list means the schemas describe the same graph."""
-    renames = _type_renames(old, new)  # new name -> old name
+    renames = _type_renames(old, new, strict)  # new name -> old name
     steps: list[Step] = []
     for new_name, old_name in renames.items():
         steps.append(RenameType(new_name, old=old_name))
     kept = {n: renames.get(n, n) for n in new.table_names
             if renames.get(n, n) in old.table_names}
     for new_name, old_name in kept.items():
-        steps += _table_changes(old.table(old_name), new.table(new_name), renames)
+        steps += _table_changes(old.table(old_name), new.table(new_name), renames, strict)
     for name in new.table_names:
         if name not in kept:
             steps.append(AddType(name, definition=new.table(name)))
@@ -241,7 +267,13 @@ def schema_changes(old: Schema, new: Schema) -> list[Step]:
     return steps
 
 
-def _type_renames(old: Schema, new: Schema) -> dict[str, str]:
+def _type_renames(old: Schema, new: Schema, strict: bool) -> dict[str, str]:
+    if not strict:
+        return _lenient_renames(
+            {n: new.table(n).renamed_from for n in new.table_names},
+            {n: old.table(n).renamed_from for n in old.table_names},
+            {n: old.table(n).is_edge for n in old.table_names},
+            {n: new.table(n).is_edge for n in new.table_names})
     renames: dict[str, str] = {}
     for name in new.table_names:
         t = new.table(name)
@@ -263,18 +295,41 @@ def _type_renames(old: Schema, new: Schema) -> dict[str, str]:
     return renames
 
 
+def _lenient_renames(
+    new: dict[str, str | None], old: dict[str, str | None], old_kind: dict[str, bool],
+    new_kind: dict[str, bool],
+) -> dict[str, str]:
+    """new name -> old name for every rename either side's annotations make sense of."""
+    renames: dict[str, str] = {}
+    for name, source in new.items():  # forward: new `@renamed_from(old)`
+        if (source and name not in old and source in old and source not in new
+                and old_kind[source] == new_kind[name] and source not in renames.values()):
+            renames[name] = source
+    for name, target in old.items():  # backward: old `@renamed_from(new)`, b older than a
+        if (target and name not in new and target in new and target not in old
+                and target not in renames and name not in renames.values()
+                and old_kind[name] == new_kind[target]):
+            renames[target] = name
+    return renames
+
+
 def _table_changes(
-    old: NodeType | EdgeType, new: NodeType | EdgeType, type_renames: dict[str, str]
+    old: NodeType | EdgeType, new: NodeType | EdgeType, type_renames: dict[str, str],
+    strict: bool = True,
 ) -> list[Step]:
     name = new.name
+    if not strict and (old.is_edge != new.is_edge or _endpoints_moved(old, new, type_renames)
+                       or _key_changed(old, new)):
+        # A table apply could never turn into the other: a drop and an add.
+        return [DropType(old.name, definition=old), AddType(name, definition=new)]
     if old.is_edge != new.is_edge:
         raise SchemaChangeRefusedError(
             f"{name} changes from a {_kind(old)} type to a {_kind(new)} type; drop it and "
             f"add a type of another name instead")
     if isinstance(old, EdgeType) and isinstance(new, EdgeType):
         _check_endpoints(old, new, type_renames)
-    prop_renames = _property_renames(old, new)  # new name -> old name
-    if isinstance(old, NodeType) and isinstance(new, NodeType):
+    prop_renames = _property_renames(old, new, strict)  # new name -> old name
+    if strict and isinstance(old, NodeType) and isinstance(new, NodeType):
         _check_key(old, new, prop_renames)
     steps: list[Step] = []
     new_names = set(new.property_names)
@@ -286,16 +341,22 @@ def _table_changes(
         source = prop_renames.get(p.name, p.name)
         before = old.property(source)
         if before is None:
-            steps.append(_add_property(name, p))
+            steps.append(_add_property(name, p) if strict else AddProperty(name, prop=p))
             continue
         if source != p.name:
             steps.append(RenameProperty(name, old=before, new=p))
-        steps += _property_changes(name, before, p)
+        steps += _property_changes(name, before, p, strict)
     steps += _constraint_changes(old, new, prop_renames)
     return steps
 
 
-def _property_renames(old: TableType, new: TableType) -> dict[str, str]:
+def _property_renames(old: TableType, new: TableType, strict: bool) -> dict[str, str]:
+    if not strict:
+        kinds_old = {p.name: True for p in old.properties}
+        kinds_new = {p.name: True for p in new.properties}
+        return _lenient_renames({p.name: p.renamed_from for p in new.properties},
+                                {p.name: p.renamed_from for p in old.properties},
+                                kinds_old, kinds_new)
     renames: dict[str, str] = {}
     for p in new.properties:
         source = p.renamed_from
@@ -323,6 +384,20 @@ def _check_endpoints(old: EdgeType, new: EdgeType, type_renames: dict[str, str])
                 f"type. Add a new edge type instead")
 
 
+def _endpoints_moved(old: TableType, new: TableType, type_renames: dict[str, str]) -> bool:
+    if not (isinstance(old, EdgeType) and isinstance(new, EdgeType)):
+        return False
+    return any(type_renames.get(getattr(new, end), getattr(new, end)) != getattr(old, end)
+               for end in ("src", "dst"))
+
+
+def _key_changed(old: TableType, new: TableType) -> bool:
+    if not (isinstance(old, NodeType) and isinstance(new, NodeType)):
+        return False
+    before, after = old.property(old.key), new.property(new.key)
+    return before is None or after is None or before.type != after.type
+
+
 def _check_key(old: NodeType, new: NodeType, renames: dict[str, str]) -> None:
     if renames.get(new.key, new.key) != old.key:
         raise SchemaChangeRefusedError(
@@ -344,10 +419,13 @@ def _add_property(table: str, p: Property) -> AddProperty:
     return AddProperty(table, prop=p)
 
 
-def _property_changes(table: str, old: Property, new: Property) -> list[Step]:
+def _property_changes(table: str, old: Property, new: Property,
+                      strict: bool = True) -> list[Step]:
     steps: list[Step] = []
     if (old.type, old.nullable) != (new.type, new.nullable):
-        steps.append(_retype(table, old, new))
+        refused = _type_relation(old.type, new.type) == "refused"
+        steps.append(RetypeProperty(table, old=old, new=new) if refused and not strict
+                     else _retype(table, old, new))
     if old.default != new.default:
         steps.append(ChangeDefault(table, old=old, new=new))
     return steps

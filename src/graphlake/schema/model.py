@@ -24,6 +24,9 @@ NODE_COLUMNS = ("id",)
 EDGE_COLUMNS = ("id", "src", "dst")
 RESERVED_NAMES = frozenset({"id", "src", "dst"})
 RESERVED_PREFIX = "_row"
+# The largest schema text `apply_schema` (and its CLI and HTTP forms) takes: schemas are
+# small, and this bounds what one request makes the parser read.
+MAX_SCHEMA_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)

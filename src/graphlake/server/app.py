@@ -11,13 +11,16 @@ Endpoints (JSON; tokens as `Authorization: Bearer <token>`):
     POST   /branches/{b}/sql        {query, max_rows?}                   read
     POST   /branches/{b}/mutations  {message, operations}                write
     POST   /branches/{b}/load?mode=append|merge|overwrite  (JSONL body)  write
+    GET    /branches/{b}/schema                     read   (.pg text at any revision)
+    POST   /branches/{b}/schema     {schema, dry_run?, message?}         write
     GET    /diff?a=&b=                              read
     POST   /merge   {source, into, strategy?, dry_run?, message?}        write
     GET    /ingest                                  read   (ingest runs, newest first)
     GET    /ingest/{run_id}                         read   (progress per worker, result)
 
 Branch names may contain `/`; each route's fixed suffix (`/log`, `/tables/{table}`, ...)
-keeps them unambiguous. Protected branches refuse mutations and loads (403); they change
+keeps them unambiguous. Protected branches refuse mutations, loads and schema changes
+(403; a schema `dry_run` is allowed); they change
 only by merge, which needs a write token like any merge. Creating a protected branch
 needs an admin token, and so does deleting one (with `?force=true`).
 
@@ -44,7 +47,7 @@ from graphlake.server.auth import AuthBeforeBody
 from graphlake.server.config import ServerConfig
 from graphlake.server.deps import AppState
 from graphlake.server.limits import BodyLimit
-from graphlake.server.routes import branches, health, ingest, merge, tables, writes
+from graphlake.server.routes import branches, health, ingest, merge, schema, tables, writes
 
 
 def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> FastAPI:
@@ -72,7 +75,7 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
     app.add_middleware(BodyLimit, limit_for=limit_for)
     # Added last, so it runs first: no body byte is read for an unauthenticated request.
     app.add_middleware(AuthBeforeBody, config=config)
-    for module in (health, branches, tables, writes, merge, ingest):
+    for module in (health, branches, tables, writes, merge, ingest, schema):
         app.include_router(module.router)
     return app
 

@@ -12,7 +12,8 @@ Status codes follow the exception class (most specific class first):
 - 422: the data breaks the schema or the graph: `TypeMismatchError`, `NullValueError`,
   `UnknownPropertyError`, `ValueConstraintError`, `UniqueViolationError`,
   `DuplicateKeyError`, `MissingEndpointError`, `CardinalityError`, `NodeHasEdgesError`,
-  `KeyNotFoundError`; and request fields that fail validation (`RequestValidationError`).
+  `KeyNotFoundError`, `SchemaDataError`; and request fields that fail validation
+  (`RequestValidationError`).
 
 No client input leads to a 500; an unexpected exception is logged (without request
 headers) and answered with a bare `InternalServerError`.
@@ -52,6 +53,7 @@ STATUS_BY_ERROR: tuple[tuple[type[gle.GraphLakeError], int], ...] = (
     (gle.CardinalityError, 422),
     (gle.NodeHasEdgesError, 422),
     (gle.KeyNotFoundError, 422),
+    (gle.SchemaDataError, 422),
     (gle.GraphLakeError, 400),  # InvalidNameError, QueryError, MergeError, DataError, ...
 )
 

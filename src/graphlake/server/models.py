@@ -140,6 +140,10 @@ class Diff(BaseModel):
     a: str
     b: str
     tables: dict[str, TableChanges] = Field(description="Tables without changes are omitted.")
+    schema_changes: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Schema steps from a's schema to b's (`kind`, `table`, `cost`, "
+                    "`description`), listed before any row change; empty if they share one.")
 
 
 # --- writing ---------------------------------------------------------------------------------

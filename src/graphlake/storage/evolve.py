@@ -62,8 +62,17 @@ def evolve(tables: TableStore, state: TableState, change: LayoutChange) -> Table
             step()
             ds.alter_columns({"path": old, "name": new})
         for name, data_type in change.retype.items():
+            # Lance refuses to cast an indexed column (the cast rewrites its data):
+            # drop its indexes, cast, and build them again on the new values.
+            indexed = [i["name"] for i in ds.list_indices() if name in i["fields"]]
+            for index in indexed:
+                step()
+                ds.drop_index(index)
             step()
             ds.alter_columns({"path": name, "data_type": data_type})
+            if indexed:
+                step()
+                ds.create_scalar_index(name, "BTREE")
         for name, nullable in change.nullable.items():
             step()
             ds.alter_columns({"path": name, "nullable": nullable})

@@ -108,6 +108,10 @@ def coerce(
         if field.name in columns:
             out[field.name] = _cast(t, field, columns[field.name], cast)
         elif not partial:
+            prop = t.property(field.name)
+            if prop is not None and prop.default is not None:  # `@default(value)`
+                out[field.name] = pa.array([prop.default] * n, field.type)
+                continue
             if not field.nullable and not (t.is_edge and field.name == "id"):
                 raise NullValueError(f"{t.name}.{field.name} is required but missing")
             out[field.name] = pa.nulls(n, field.type)
@@ -136,8 +140,11 @@ def _columns_from_dicts(
             values = [None if v is missing else v for v in values]
         elif any(v is missing for v in values):
             # A partial column in dict rows: absent means "not provided" for updates, null
-            # for inserts. We keep None; update resolution treats only given keys.
-            values = [None if v is missing else v for v in values]
+            # (or the property's `@default`) for inserts. Updates group rows by the keys
+            # they give (`Transaction._groups`), so they never get here.
+            prop = t.property(name)
+            fill = prop.default if prop is not None else None
+            values = [fill if v is missing else v for v in values]
         cols[name] = values
     return cols
 

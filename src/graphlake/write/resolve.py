@@ -106,14 +106,15 @@ def _resolve_general(
                 if existing is not None:
                     where = "in this write" if key in inserted_here else "on this branch"
                     raise DuplicateKeyError(f"{t.name}: key {key!r} already exists {where}")
-                current[key] = _complete(row, schema)
+                current[key] = _complete(row, schema, t)
                 inserted_here.add(key)
             elif op.kind == "update":
                 if existing is None:
                     raise KeyNotFoundError(f"{t.name}: cannot update {key!r}, it does not exist")
                 current[key] = {**existing, **row}
             else:  # upsert
-                current[key] = _complete(row, schema) if existing is None else {**existing, **row}
+                current[key] = (_complete(row, schema, t) if existing is None
+                                else {**existing, **row})
     return _net_effect(t, schema, head, current, delete_all=overwrite)
 
 
@@ -147,8 +148,14 @@ def _net_effect(
     )
 
 
-def _complete(row: dict[str, Any], schema: pa.Schema) -> dict[str, Any]:
-    return {name: row.get(name) for name in schema.names}
+def _complete(row: dict[str, Any], schema: pa.Schema, t: NodeType | EdgeType
+              ) -> dict[str, Any]:
+    """A new row: what it gives, a property's `@default` where it gives nothing, else null."""
+    out = {}
+    for name in schema.names:
+        prop = t.property(name) if name not in row else None
+        out[name] = prop.default if prop is not None else row.get(name)
+    return out
 
 
 def _full(rows: pa.Table, schema: pa.Schema) -> pa.Table:

@@ -43,7 +43,7 @@ from graphlake.schema.changes import (
     Step,
     schema_changes,
 )
-from graphlake.schema.model import EdgeType, NodeType, Schema
+from graphlake.schema.model import MAX_SCHEMA_BYTES, EdgeType, NodeType, Schema
 from graphlake.schema.parser import parse_schema
 from graphlake.storage.evolve import ColumnFill, LayoutChange, evolve
 from graphlake.storage.tables import LanceCasError
@@ -54,8 +54,6 @@ if TYPE_CHECKING:
     from graphlake.graph import Graph
 
 MAX_ATTEMPTS = 10
-# Schema text is small; this bounds what one apply parses (a server also bounds bodies).
-MAX_SCHEMA_BYTES = 1 << 20
 MAX_KEYS_SHOWN = 20
 _COST_ORDER = list(Cost)
 

@@ -45,7 +45,8 @@ def diff(
     cap = state.config.limits.page_max_rows
     changes = state.graph.diff(a, b, limit=min(limit, cap))
     tables = {name: jsonable(d.to_dict()) for name, d in changes.items()}
-    return Diff.model_validate({"a": a, "b": b, "tables": tables})
+    steps = [s.to_json() for s in getattr(changes, "schema_changes", [])]
+    return Diff.model_validate({"a": a, "b": b, "tables": tables, "schema_changes": steps})
 
 
 @router.post(
