@@ -50,6 +50,10 @@ def test_disjoint_schema_changes_combine_and_rows_get_null(g: gl.Graph) -> None:
                                 "node Company { name: String @key  url: String? }"), t)
     with g.write(t) as w:
         w.update("Company", [{"name": "Acme", "url": "acme.example"}])
+    head = g.head(t).id
+    dry = g.merge(s, into=t, dry_run=True)
+    assert dry.outcome == R.MERGED and g.head(t).id == head
+    assert g.schema_at(t).nodes["Person"].property("nick") is None
     r = g.merge(s, into=t)
     assert r.outcome == R.MERGED and not r.conflicts
     schema = g.schema_at(t)
@@ -169,3 +173,14 @@ def test_rows_changed_on_both_sides_across_a_column_change_are_refused(g: gl.Gra
     with pytest.raises(MergeError, match="Person: both sides changed its rows"):
         g.merge(s, into=t)
     assert g.head(t).id == head
+
+
+def test_renames_compose_across_schema_commits(g: gl.Graph) -> None:
+    s, t = _fork(g)
+    with g.write(s) as w:
+        w.update("Person", [{"name": "Cy", "age": 52}])
+    g.apply_schema(BASE.replace("age: I32?", "years: I32? @renamed_from(age)"), t)
+    g.apply_schema(BASE.replace("age: I32?", "yrs: I32? @renamed_from(years)"), t)
+    g.merge(s, into=t)
+    assert g.schema_at(t).nodes["Person"].property_names == ("name", "yrs")
+    assert _people(g, t)["Cy"]["yrs"] == 52
