@@ -184,3 +184,25 @@ def test_renames_compose_across_schema_commits(g: gl.Graph) -> None:
     g.merge(s, into=t)
     assert g.schema_at(t).nodes["Person"].property_names == ("name", "yrs")
     assert _people(g, t)["Cy"]["yrs"] == 52
+
+
+def test_schema_merge_with_a_backfill_on_each_backend(graph: gl.Graph) -> None:
+    from tests.conftest import SOCIAL, seed_people
+
+    g = graph
+    seed_people(g)
+    g.create_branch("feat")
+    g.apply_schema(SOCIAL.replace("age: I32? @range(0..150)",
+                                  "age: I32? @range(0..150)  nick: String?"), "feat")
+    with g.write("feat") as w:
+        w.set_property("Person", "nick", [{"name": "Alice", "nick": "al"}])
+    g.apply_schema(SOCIAL.replace("node Company { name: String @key",
+                                  "node Company { name: String @key  url: String?"), "main")
+    with g.write() as w:
+        w.update("Person", [{"name": "Bob", "age": 41}])
+    r = g.merge("feat", into="main")
+    assert r.routes["Person"] == R.COLUMN_WRITE and not r.conflicts
+    people = {p["name"]: p for p in g.nodes("Person").to_pylist()}
+    assert (people["Alice"]["nick"], people["Bob"]["age"], people["Bob"]["nick"]) == (
+        "al", 41, None)
+    assert g.schema_at("main").nodes["Company"].property("url") is not None

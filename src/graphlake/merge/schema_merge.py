@@ -264,10 +264,12 @@ def _only_source_added(graph: Graph, merged: SchemaMerge, name: str,
     target_type = graph.schemas.of(sides[OURS]).table(name)
     if target_type is None or not _same_layout(base_type, target_type):
         return False
-    base_cols = arrow_schema(base_type).names
-    merged_cols = arrow_schema(t_type).names
-    kept = replace(t_type, properties=t_type.properties[:len(base_type.properties)])
-    return merged_cols[:len(base_cols)] == base_cols and _same_layout(base_type, kept)
+    merged_fields = {f.name: f for f in arrow_schema(t_type)}
+    # Every base column is still there, as it was (new columns may sit anywhere).
+    return all(merged_fields.get(f.name) is not None
+               and merged_fields[f.name].type == f.type
+               and merged_fields[f.name].nullable == f.nullable
+               for f in arrow_schema(base_type))
 
 
 def _evolved(graph: Graph, merged: SchemaMerge, label: str, entry: tuple[str, TableState],
