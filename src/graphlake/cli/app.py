@@ -18,6 +18,7 @@ from typer.core import TyperGroup
 
 from graphlake import __version__
 from graphlake.cli import branch, demo, edit, read, recovery, schema, write
+from graphlake.cli.backfill import backfill
 from graphlake.cli.diff import diff
 from graphlake.cli.export import export
 from graphlake.cli.gc import gc
@@ -70,6 +71,7 @@ app.command("insert")(edit.insert)
 app.command("upsert")(edit.upsert)
 app.command("update")(edit.update)
 app.command("delete")(edit.delete)
+app.command("backfill")(backfill)
 app.command("export")(export)
 app.add_typer(branch.app, name="branch")
 app.add_typer(schema.app, name="schema")

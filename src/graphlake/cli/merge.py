@@ -32,7 +32,7 @@ from graphlake.cli.output import (
 )
 from graphlake.errors import GraphLakeError, MergeConflictError
 from graphlake.graph import Graph
-from graphlake.merge.conflicts import DATA_KINDS, Conflict
+from graphlake.merge.conflicts import DATA_KINDS, SCHEMA_CONFLICT, Conflict
 from graphlake.merge.result import (
     ALREADY_UP_TO_DATE,
     CONFLICT,
@@ -309,7 +309,8 @@ def hint(conflicts: Sequence[Conflict], source: str, target: str) -> str:
     --strategy settles data conflicts with the target only; conflicts between two sources
     of a merge-many (`c.sides` names them) and constraint violations need a fix on a branch.
     """
-    with_target = [c for c in conflicts if c.kind in DATA_KINDS and not c.between_sources]
+    resolvable = (*DATA_KINDS, SCHEMA_CONFLICT)  # --strategy settles schema conflicts too
+    with_target = [c for c in conflicts if c.kind in resolvable and not c.between_sources]
     between = [c for c in conflicts if c.between_sources]
     parts = []
     if with_target:
@@ -318,6 +319,6 @@ def hint(conflicts: Sequence[Conflict], source: str, target: str) -> str:
     if between:
         parts.append("Conflicts between two sources are never resolved by --strategy: "
                      "change one of the sources, or merge them one at a time.")
-    if any(c.kind not in DATA_KINDS for c in conflicts):
+    if any(c.kind not in resolvable for c in conflicts):
         parts.append("Fix constraint violations on a branch, then merge again.")
     return " ".join(parts)

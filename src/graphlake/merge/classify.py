@@ -29,6 +29,7 @@ from graphlake.errors import MergeError
 from graphlake.merge import across
 from graphlake.merge import result as R
 from graphlake.merge.base import BaseOrder, MergeBase
+from graphlake.merge.columns import backfilled_columns, plan_columns
 from graphlake.merge.conflicts import Conflict, between_sources
 from graphlake.merge.delta import DiscoverySettings, TableDelta, discover
 from graphlake.merge.rows import Row, merge_key
@@ -38,6 +39,7 @@ from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.model import EdgeType, NodeType
 from graphlake.storage.adopt import Adoption, plan_adoption
 from graphlake.storage.lookup import rows_where_in
+from graphlake.write.backfill import ColumnWrite
 from graphlake.write.plan import TablePlan
 
 if TYPE_CHECKING:
@@ -55,6 +57,8 @@ class TableOutcome:
     copy_plan: TablePlan | None = None
     conflicts: list[Conflict] = field(default_factory=list)
     resolved: list[Conflict] = field(default_factory=list)
+    # The column route: columns written column-wise after `plan` (see merge.columns).
+    columns: list[ColumnWrite] = field(default_factory=list)
 
 
 @dataclass
@@ -62,6 +66,9 @@ class Classification:
     tables: dict[str, TableOutcome]
     conflicts: list[Conflict]
     resolved: list[Conflict]
+    # After a schema merge: tables it decided (their states), and their stats.
+    fixed: dict[str, TableState] = field(default_factory=dict)
+    stats: dict[str, R.TableStats] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,9 @@ class MergeInputs:
     # Branch names, for conflict reports (sources in order, then the target).
     source_names: tuple[str, ...] = ()
     target_name: str = "target"
+    # After a schema merge (merge.schema_merge): where the target's changes since the
+    # base are found for tables whose target state was evolved to the merged layout.
+    discover_target: dict[str, TableState] = field(default_factory=dict)
 
     def source_name(self, i: int) -> str:
         return self.source_names[i] if i < len(self.source_names) else f"source {i + 1}"
@@ -103,6 +113,8 @@ def classify(
     order = BaseOrder(graph)
     # Merges run only between commits of one schema (engine.py), the target's.
     for name in graph.schemas.of(inputs.target).table_names:
+        if name not in inputs.target.tables:
+            continue  # decided by the schema merge (merge.schema_merge)
         tables[name] = _classify_table(graph, name, inputs, timer, settings, order)
     conflicts = [c for o in tables.values() for c in o.conflicts]
     resolved = [c for o in tables.values() for c in o.resolved]
@@ -141,6 +153,12 @@ def _classify_table(
     groups = [g for g in groups if g.changed or g.uncertain]
     if not groups:
         return TableOutcome(R.TableStats(R.NO_CHANGE, discovery="same-state"))
+    if len(groups) == 1 and len(groups[0].changed) == 1 and not groups[0].uncertain:
+        g, i = groups[0], groups[0].changed[0]
+        columns = backfilled_columns(graph, g.base.commit, inputs.sources[i], name)
+        if columns:
+            return _column_route(graph, name, inputs, g.b, s_states[i], t, columns, timer,
+                                 settings)
     with timer.phase("discover"):
         for g in groups:
             g.deltas = {i: discover(graph.tables, g.b, s_states[i], settings, "source")
@@ -159,6 +177,29 @@ def _classify_table(
         if len(groups) == 1:
             return _one_base(graph, t_type, inputs, groups[0], s_states, stats)
         return _across_bases(graph, t_type, inputs, groups, s_states, stats, order)
+
+
+def _column_route(
+    graph: Graph, name: str, inputs: MergeInputs, b: TableState, s: TableState,
+    t: TableState, columns: tuple[str, ...], timer: PhaseTimer, settings: DiscoverySettings,
+) -> TableOutcome:
+    """The source only backfilled `columns` of the table since the base: adopt its state
+    if the target left the table alone, else merge column-wise (`merge.columns`)."""
+    stats = R.TableStats(R.POINTER_ADOPTION, discovery="backfill")
+    if _same(t, b):
+        return TableOutcome(stats, adopt=s)
+    with timer.phase("discover"):
+        dt = discover(graph.tables, b, inputs.discover_target.get(name, t), settings,
+                      "target")
+    t_type = graph.schemas.of(inputs.target).table(name)
+    assert t_type is not None
+    with timer.phase("classify"):
+        cp = plan_columns(graph, t_type, columns, s, t, set(dt.keys), dt.base, dt.side,
+                          inputs.strategy)
+    stats.route, stats.target_changes = R.COLUMN_WRITE, dt.size
+    stats.effects = len(cp.changes)
+    return TableOutcome(stats, plan=_plan(t_type, cp.changes), conflicts=cp.conflicts,
+                        resolved=cp.resolved, columns=cp.writes)
 
 
 def _one_base(

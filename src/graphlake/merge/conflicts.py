@@ -19,7 +19,10 @@ VALUE_CONSTRAINT_VIOLATION = "value_constraint_violation"
 CONSTRAINT_KINDS = (
     ORPHAN_EDGE, UNIQUE_VIOLATION, CARDINALITY_VIOLATION, VALUE_CONSTRAINT_VIOLATION,
 )
-KINDS = DATA_KINDS + CONSTRAINT_KINDS
+# Schema conflicts: the two sides changed one type or property incompatibly
+# (`graphlake.schema.merge3`). `strategy` resolves these like data conflicts.
+SCHEMA_CONFLICT = "schema_conflict"
+KINDS = DATA_KINDS + CONSTRAINT_KINDS + (SCHEMA_CONFLICT,)
 
 
 @dataclass(frozen=True)

@@ -25,11 +25,14 @@ from graphlake.merge.base import MergeBase, bases_per_source, merge_base_of
 from graphlake.merge.classify import Classification, MergeInputs, classify
 from graphlake.merge.delta import DiscoverySettings
 from graphlake.merge.rows import STRATEGIES
+from graphlake.merge.schema_merge import Prepared, prepare
 from graphlake.merge.timing import PhaseTimer
 from graphlake.recovery.publication import Publication
 from graphlake.retry import HeadMoved, retry_while_head_moves
 from graphlake.storage.adopt import Adoption, adopt
 from graphlake.storage.tables import LanceCasError
+from graphlake.write import backfill
+from graphlake.write.backfill import ColumnWrite
 from graphlake.write.publish import apply_plan
 
 if TYPE_CHECKING:
@@ -108,12 +111,6 @@ def _merge_once(
     with timer.phase("resolve_base"):
         t_ref, target = graph._head(into)
         heads = [graph.resolve(s) for s in sources]
-        for name, head in zip(sources, heads, strict=True):
-            if head.schema_id != target.schema_id:
-                raise MergeError(
-                    f"{name!r} and {into!r} have different schemas; "
-                    f"schema merge is not supported"
-                )
         result = R.MergeResult(R.ALREADY_UP_TO_DATE, label, into, commit=target.id,
                                dry_run=dry_run)
         # Sources the target already contains add nothing.
@@ -137,11 +134,31 @@ def _merge_once(
             with timer.phase("publish"):
                 graph.refs.cas(into, t_ref, head.id)
         return _finish(result, timer)
+    prep = None
+    if any(h.schema_id != target.schema_id for _, h in pending):
+        with timer.phase("schema"):
+            prep = _merge_schemas(graph, base, target, pending, strategy, dry_run,
+                                  t_ref.incarnation)
+        result.resolved = list(prep.resolved)
+        if prep.schema_id is None:  # schema conflicts: the rows cannot be merged yet
+            if dry_run:
+                result.outcome, result.conflicts = R.CONFLICT, prep.conflicts
+                return _finish(result, timer)
+            raise MergeConflictError(prep.conflicts)
+        base, target = prep.base, prep.target
+        pending = [(pending[0][0], prep.source)]
     inputs = MergeInputs(base, tuple(h for _, h in pending), target, strategy, strict_disjoint,
-                         source_bases, tuple(n for n, _ in pending), into)
+                         source_bases, tuple(n for n, _ in pending), into,
+                         discover_target=prep.discover_target if prep else {})
     cls = classify(graph, inputs, timer, settings)
+    if prep is not None:
+        cls.conflicts = prep.conflicts + cls.conflicts
+        cls.resolved = prep.resolved + cls.resolved
+        cls.fixed, cls.stats = prep.fixed, prep.stats
     result.routes = {n: o.stats.route for n, o in cls.tables.items()}
     result.stats = {n: o.stats for n, o in cls.tables.items()}
+    result.routes.update({n: st.route for n, st in cls.stats.items()})
+    result.stats.update(cls.stats)
     result.resolved = cls.resolved
     if cls.conflicts:
         if dry_run:
@@ -161,6 +178,20 @@ def _merge_once(
     result.commit = commit.id
     _record_index_work(result, commit, counts)
     return _finish(result, timer)
+
+
+def _merge_schemas(
+    graph: Graph, base: MergeBase, target: Commit, pending: list[tuple[str, Commit]],
+    strategy: str | None, dry_run: bool, owner: str,
+) -> Prepared:
+    """Merge the schemas first (merge.schema_merge); a dry run evolves tables only on
+    scratch Lance branches no branch owns."""
+    if len(pending) > 1:
+        raise MergeError("merge_many: the branches have different schemas; merge the "
+                         "schema changes one branch at a time")
+    if dry_run:
+        owner = f"dry-run-{ULID()}"
+    return prepare(graph, base, target, pending[0][1], strategy, owner)
 
 
 def _source_bases(
@@ -228,7 +259,7 @@ def _publish(
             parents=(target.id, *(h.id for _, h in pending)),
             message=message or f"merge {', '.join(names)} into {into}",
             schema_id=target.schema_id,
-            tables={**target.tables, **states},
+            tables={**target.tables, **cls.fixed, **states},
             meta={"merge_base": inputs.base.commit.id, "sources": names, **_bases_meta(inputs)},
         )
         pub.publish(commit)
@@ -268,14 +299,16 @@ def _apply(
             states[name] = outcome.adopt
             on_effect()
             continue
-        if outcome.plan is None or outcome.plan.is_empty:
+        if (outcome.plan is None or outcome.plan.is_empty) and not outcome.columns:
             continue
         state = target.tables[name]
         copy = outcome.copy_plan if outcome.copy_plan is not None else outcome.plan
-        if not copy.is_empty:
+        if copy is not None and not copy.is_empty:
             state = apply_plan(graph, state, copy, owner, still_current)
         if outcome.adoptions:
             state = _adopt(graph, state, outcome.adoptions, owner, still_current)
+        for write in outcome.columns:
+            state = _write_column(graph, state, write, owner, still_current)
         states[name] = state
         on_effect()
     return states
@@ -294,6 +327,23 @@ def _adopt(
         if not still_current():
             raise HeadMoved() from None
         return adopt(graph.tables, graph.tables.fork(state, owner=owner), adoptions)
+
+
+def _write_column(
+    graph: Graph, state: TableState, write: ColumnWrite, owner: str,
+    still_current: Callable[[], bool],
+) -> TableState:
+    """The column route: one column's values, written column-wise on `owner`'s branch."""
+    index_columns = graph.index_columns(write.type)
+    if state.owner != owner:
+        state = graph.tables.fork(state, owner=owner)
+    try:
+        return backfill.apply(graph.tables, state, write, index_columns)
+    except LanceCasError:
+        if not still_current():
+            raise HeadMoved() from None
+        state = graph.tables.fork(state, owner=owner)
+        return backfill.apply(graph.tables, state, write, index_columns)
 
 
 def virtual_merge(

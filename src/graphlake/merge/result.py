@@ -16,6 +16,7 @@ CONFLICT = "conflict"  # only reported by dry runs; a real merge raises MergeCon
 NO_CHANGE = "no_change"
 POINTER_ADOPTION = "pointer_adoption"
 INSERTION_REPLAY = "insertion_replay"
+COLUMN_WRITE = "column_write"  # the source only backfilled columns: written column-wise
 THREE_WAY = "three_way"
 
 
@@ -34,6 +35,9 @@ class TableStats:
     # since only `optimize` touches ANN and full-text indexes (probes, README "Search").
     vector_index_calls: int = 0
     fts_index_calls: int = 0
+    # A property one side dropped while the other changed its values: the merge keeps the
+    # drop and lists them here, {prop: {"count": n, "values": {key: value, ...}}}.
+    dropped_values: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

@@ -307,6 +307,26 @@ class TableStore:
             owner=state.owner,
         )
 
+    def replace_column(
+        self, state: TableState, field: pa.Field, ids: pa.Array, values: pa.Array,
+        reindex: bool,
+    ) -> TableState:
+        """Set `field` to `values` for the rows `ids` on the owned Lance branch at
+        `state`, writing only that column (`storage.columns`); `reindex`: rebuild its
+        scalar index. CAS-checked like `apply` (raises `LanceCasError` if it moved)."""
+        from graphlake.storage.columns import replace_column
+
+        lock = self.cas_lock(state.table_id, state.lance_branch)
+        ds = self._checkout(self._open_latest(state.table_id, commit_lock=lock), state)
+        try:
+            ds = replace_column(ds, lock, field, ids, values)
+            if reindex:
+                lock.expected = ds.version + 1
+                ds.create_scalar_index(field.name, "BTREE", replace=True)
+        except OSError as exc:
+            raise self.cas_failure(state, lock, exc) from exc
+        return TableState(state.table_id, state.lance_branch, ds.version, state.owner)
+
 
     def _reported(self, table: pa.Table) -> pa.Table | pa.RecordBatchReader:
         """`table`, or a reader of it that calls `on_rows_written` as Lance takes rows."""

@@ -8,7 +8,7 @@ change becomes visible. A writer that loses the race re-resolves on the new head
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import lance
@@ -17,11 +17,12 @@ import pyarrow.compute as pc
 from graphlake.catalog.commits import Commit, TableState
 from graphlake.catalog.intents import MergeIntents
 from graphlake.catalog.refs import RefEntry
-from graphlake.errors import NullValueError, StaleReadError
+from graphlake.errors import DataError, NullValueError, StaleReadError
 from graphlake.recovery.publication import Publication
 from graphlake.retry import HeadMoved, retry_while_head_moves
 from graphlake.storage.lookup import rows_where_in
 from graphlake.storage.tables import LanceCasError
+from graphlake.write import backfill
 from graphlake.write.cascade import expand_cascades
 from graphlake.write.plan import Op, ReadSet, TablePlan
 from graphlake.write.resolve import resolve_table
@@ -37,9 +38,11 @@ def publish(
     graph: Graph, branch: str, message: str, ops: list[Op], meta: dict | None = None,
     *, reads: ReadSet | None = None, expect_head: str | None = None,
     deferred: frozenset[str] = frozenset(), schema_id: str | None = None,
+    columns: Sequence[backfill.ColumnWrite] = (),
 ) -> Commit:
-    """Publish `ops` as one commit on `branch`; returns the head unchanged if they net to 0
-    (unless `meta` is given: then the commit records it even without data changes).
+    """Publish `ops` (and `columns`, staged `set_property` calls) as one commit on
+    `branch`; returns the head unchanged if they net to 0 (unless `meta` is given: then
+    the commit records it even without data changes).
 
     `reads`: keys the caller read at `reads.base`; `expect_head`: the head the caller
     requires. Either failing on the head we would publish on raises `StaleReadError`
@@ -56,7 +59,7 @@ def publish(
     """
     return retry_while_head_moves(
         lambda: _publish_once(graph, branch, message, ops, meta, reads, expect_head,
-                              deferred, schema_id),
+                              deferred, schema_id, columns),
         branch=branch, what="write", attempts=MAX_ATTEMPTS,
         before_attempt=MergeIntents(graph.store).writer_gate(branch),
     )
@@ -65,21 +68,25 @@ def publish(
 def _publish_once(
     graph: Graph, branch: str, message: str, ops: list[Op], meta: dict | None,
     reads: ReadSet | None, expect_head: str | None, deferred: frozenset[str],
-    schema_id: str | None,
+    schema_id: str | None, columns: Sequence[backfill.ColumnWrite] = (),
 ) -> Commit:
     """One attempt on the current head (HeadMoved or ConcurrentWriteError if it moved)."""
     ref, head = graph._head(branch)
     _check_preconditions(graph, branch, head, reads, expect_head)
-    if schema_id is not None and ops and head.schema_id != schema_id:
+    if schema_id is not None and (ops or columns) and head.schema_id != schema_id:
         raise StaleReadError(
             f"the schema of branch {branch!r} changed after the transaction staged its rows; "
             f"nothing was written (stage them again on the new schema)"
         )
     plans = plan_ops(graph, head, ops, deferred)
-    if all(p.is_empty for p in plans.values()) and not meta:
+    _check_columns(graph, head, plans, columns)
+    if all(p.is_empty for p in plans.values()) and not meta and not columns:
         return head
+    if columns:
+        meta = {**(meta or {}), backfill.BACKFILL_META: backfill.backfill_meta(list(columns))}
     with Publication(graph, "write", branch, ref) as pub:
         states = apply_plans(graph, branch, ref, head, plans, pub)
+        states.update(_apply_columns(graph, branch, ref, head, columns, pub))
         commit = Commit.create(
             parents=(head.id,),
             message=message,
@@ -153,6 +160,39 @@ def _check_complete_rows(plan: TablePlan) -> None:
             raise NullValueError(
                 f"{plan.name}.{field.name} is required (missing for {', '.join(map(repr, ids))})"
             )
+
+
+def _check_columns(graph: Graph, head: Commit, plans: dict[str, TablePlan],
+                   columns: Sequence[backfill.ColumnWrite]) -> None:
+    for write in columns:
+        plan = plans.get(write.table)
+        if plan is not None and not plan.is_empty:
+            raise DataError(f"{write.table}: a transaction that backfills a property "
+                            f"changes no rows of that type (commit the rows first)")
+        backfill.check_against(graph.tables.open(head.tables[write.table]), write)
+
+
+def _apply_columns(
+    graph: Graph, branch: str, ref: RefEntry, head: Commit,
+    columns: Sequence[backfill.ColumnWrite], pub: Publication,
+) -> dict[str, TableState]:
+    """Write each backfilled column on a Lance branch `ref`'s incarnation owns."""
+    states: dict[str, TableState] = {}
+    for write in columns:
+        state = states.get(write.table, head.tables[write.table])
+        if state.owner != ref.incarnation:
+            state = graph.tables.fork(state, owner=ref.incarnation)
+        index_columns = graph.index_columns(write.type)
+        try:
+            state = backfill.apply(graph.tables, state, write, index_columns)
+        except LanceCasError:
+            if graph.refs.head(branch) != ref:
+                raise HeadMoved() from None
+            state = graph.tables.fork(state, owner=ref.incarnation)
+            state = backfill.apply(graph.tables, state, write, index_columns)
+        states[write.table] = state
+        pub.effect()
+    return states
 
 
 def apply_plans(

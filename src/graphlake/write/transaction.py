@@ -27,6 +27,7 @@ from graphlake.write.plan import Op, OpKind, ReadSet
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
     from graphlake.graph import Graph
+    from graphlake.write.backfill import ColumnWrite
 
 
 class Transaction:
@@ -45,6 +46,7 @@ class Transaction:
         self.message = message
         self.meta = dict(meta or {})
         self._ops: list[Op] = []
+        self._columns: list[ColumnWrite] = []
         self._done = False
         self.commit: Commit | None = None
         self._expect_head = graph.commits.get(expect_head).id if expect_head else None
@@ -92,6 +94,18 @@ class Transaction:
     def overwrite(self, table: str, rows: Any, *, coerce: bool = False) -> None:
         """Replace the table's whole content with `rows`."""
         self._stage("overwrite", table, rows, partial=False, cast=coerce)
+
+    def set_property(self, table: str, prop: str, rows: Any, *, coerce: bool = False) -> None:
+        """Set `prop` for the rows keyed in `rows` (the key, or an edge's `id`, and `prop`;
+        dicts, Arrow or pandas), writing only that column; keys not given keep their
+        value. The type's rows take no other change in this transaction."""
+        from graphlake.write.backfill import stage
+
+        t = self._type(table)
+        self._check_open()
+        if any(c.table == t.name and c.prop == prop for c in self._columns):
+            raise DataError(f"{t.name}.{prop}: set_property twice in one transaction")
+        self._columns.append(stage(t, prop, rows, cast=coerce))
 
     def delete(self, table: str, keys: Iterable[Any] | Any, cascade: bool = False) -> None:
         """Delete nodes by key or edges by id. Nodes with edges need `cascade=True`."""
@@ -155,12 +169,14 @@ class Transaction:
         self._done = True
         self.commit = publish(self._graph, self.branch, self.message, self._ops, self.meta,
                               reads=self._reads if self._reads.base else None,
-                              expect_head=self._expect_head, schema_id=self._schema_id)
+                              expect_head=self._expect_head, schema_id=self._schema_id,
+                              columns=self._columns)
         return self.commit
 
     def discard(self) -> None:
         self._done = True
         self._ops.clear()
+        self._columns.clear()
 
     def __enter__(self) -> Transaction:
         return self
