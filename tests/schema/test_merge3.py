@@ -363,3 +363,30 @@ def test_same_property_added_with_different_defaults_conflicts() -> None:
     [c] = conflicts(BASE.replace("age: I32?", "age: I32?  n: I64 @default(1)"),
                     BASE.replace("age: I32?", "age: I32?  n: I64 @default(2)"))
     assert (c.target["default"], c.source["default"]) == ("1", "2")
+
+
+# --- search indexes (issue 15) merge like constraints -------------------------------------
+
+DOCS = "node Doc { name: String @key  title: String?  v: Vector(2)? }"
+
+
+def test_search_indexes_added_on_each_side_combine() -> None:
+    ours = DOCS.replace("}", "@search(title) }")
+    theirs = DOCS.replace("}", '@index(v, metric="l2") }')
+    r = merge_schemas(pg(DOCS), pg(ours), pg(theirs))
+    assert r.conflicts == []
+    doc = r.schema.table("Doc")
+    assert doc is not None and doc.search == ("title",) and doc.vector_indexes == {"v": "l2"}
+    dropped = merge_schemas(pg(ours), pg(DOCS), pg(ours))  # one side removed @search
+    assert dropped.schema.table("Doc").search == ()
+
+
+def test_an_index_metric_changed_differently_conflicts() -> None:
+    base = DOCS.replace("}", "@index(v) }")
+    ours = DOCS.replace("}", '@index(v, metric="l2") }')
+    theirs = DOCS.replace("}", '@index(v, metric="dot") }')
+    (c,) = conflicts(ours, theirs, base)
+    assert c.kind == SCHEMA_CONFLICT and "vector_index" in str(c.to_dict())
+    assert len(conflicts(ours, theirs, base, strategy="theirs")) == 1  # resolved
+    assert merge_schemas(pg(base), pg(ours), pg(theirs), "theirs").schema.table(
+        "Doc").vector_indexes == {"v": "dot"}

@@ -182,6 +182,8 @@ class _Shape:
     ranges: dict[str, Any]
     checks: dict[str, str]
     extra: dict[str, Any]  # key / src / dst / card
+    vector_indexes: dict[str, str] = field(default_factory=dict)  # ANN index -> metric
+    search: frozenset[str] = frozenset()  # properties with a full-text index
 
 
 def _shape(t: Table | None, idents: Mapping[str, str], type_ident: Mapping[str, str]) -> _Shape:
@@ -203,6 +205,8 @@ def _shape(t: Table | None, idents: Mapping[str, str], type_ident: Mapping[str, 
         frozenset(ids(u) for u in t.uniques), frozenset(ids(i) for i in t.indexes),
         {idents.get(k, k): v for k, v in t.ranges.items()},
         {idents.get(k, k): v for k, v in t.checks.items()}, extra,
+        {idents.get(k, k): v for k, v in t.vector_indexes.items()},
+        frozenset(idents.get(p, p) for p in t.search),
     )
 
 
@@ -338,6 +342,10 @@ class _Merger:
         indexes = _set_merge(bs.indexes, os_.indexes, ts.indexes)
         ranges = self._keyed(ident, "range", bs.ranges, os_.ranges, ts.ranges, keep)
         checks = self._keyed(ident, "check", bs.checks, os_.checks, ts.checks, keep)
+        # Search indexes merge like constraints: a metric changed differently conflicts.
+        vectors = self._keyed(ident, "vector_index", bs.vector_indexes, os_.vector_indexes,
+                              ts.vector_indexes, keep)
+        search = _set_merge(bs.search, os_.search, ts.search)
         extra: dict[str, Any] = {}
         for key in sorted(set(os_.extra) | set(ts.extra)):
             bv, ov, tv = bs.extra.get(key), os_.extra.get(key), ts.extra.get(key)
@@ -362,6 +370,8 @@ class _Merger:
             uniques=cols(uniques), indexes=cols(indexes),
             ranges={rn[k]: v for k, v in ranges.items()},
             checks={rn[k]: v for k, v in checks.items()},
+            vector_indexes={rn[k]: v for k, v in vectors.items()},
+            search=tuple(rn[p] for p in sorted(search) if p in keep),
         )
         if isinstance(o, EdgeType):
             return EdgeType(**common, src=extra["src"], dst=extra["dst"], card=extra["card"])
