@@ -2,7 +2,7 @@
 
 `mount(app)` adds the page routers, the static assets and the body gate for form posts
 (see gate.py); `create_app` calls it. Pages read through the functions the API routes
-use (`read_page`, `run_diff`, `run_merge`, the ingest status records), and every list is
+use (`read_page`, `run_diff`, `run_merge`, `g.search`, the ingest status records), and every list is
 paged, so no page reads a whole table.
 """
 
@@ -19,6 +19,8 @@ from graphlake.server.ui import (
     pages_history,
     pages_ingest,
     pages_merge,
+    pages_schema,
+    pages_search,
 )
 from graphlake.server.ui.gate import FORM_MAX_BYTES, UiBodyGate, is_ui_path
 from graphlake.server.ui.render import STATIC
@@ -30,7 +32,8 @@ __all__ = ["FORM_MAX_BYTES", "is_ui_path", "mount"]
 def mount(app: FastAPI, config: ServerConfig) -> None:
     sessions = SessionStore()
     app.state.graphlake_ui_sessions = sessions
-    for module in (pages_auth, pages_history, pages_merge, pages_browse, pages_ingest):
+    for module in (pages_auth, pages_history, pages_merge, pages_browse, pages_search,
+                   pages_schema, pages_ingest):
         app.include_router(module.router)
     app.mount("/ui/static", StaticFiles(directory=STATIC), name="ui-static")
 

@@ -11,6 +11,7 @@ from graphlake.server.convert import jsonable, table_rows
 from graphlake.server.errors import status_for
 from graphlake.server.pages import read_page
 from graphlake.server.ui.deps import UiRoute, app_state, require_session
+from graphlake.server.ui.pages_search import search_kinds
 from graphlake.server.ui.render import render
 
 router = APIRouter(route_class=UiRoute, include_in_schema=False)
@@ -32,7 +33,8 @@ def browse(request: Request, ref: Ref | None = None, table: Text = None, where: 
     table = table or (schema.table_names[0] if schema.table_names else None)
     context: dict[str, Any] = {"ref": ref, "table": table, "where": where or "",
                                "columns": columns or "", "nodes": list(schema.nodes),
-                               "edges": list(schema.edges), "page": None}
+                               "edges": list(schema.edges), "page": None,
+                               "kinds": search_kinds(schema.table(table) if table else None)}
     if table is not None:
         names = [c.strip() for c in (columns or "").split(",") if c.strip()]
         try:

@@ -13,6 +13,7 @@ from graphlake.graph import Graph
 from graphlake.server.ui.deps import UiRoute, app_state, require_session
 from graphlake.server.ui.graphsvg import ROW_H, picture
 from graphlake.server.ui.render import render
+from graphlake.server.ui.schema_view import commit_steps, is_schema_commit
 
 router = APIRouter(route_class=UiRoute, include_in_schema=False)
 
@@ -67,7 +68,8 @@ def history(request: Request, ref: Ref | None = None, offset: Offset = 0) -> Res
     more = len(commits) > offset + HISTORY_PER_PAGE
     shown = commits[offset:offset + HISTORY_PER_PAGE]
     pic = picture(commits, offset, HISTORY_PER_PAGE)
-    rows = [{"commit": c, "stat": _stat(graph, c)} for c in shown]
+    rows = [{"commit": c, "stat": _stat(graph, c), "schema": is_schema_commit(graph, c)}
+            for c in shown]
     return render(request, "history.html", session, ref=ref, rows=rows, pic=pic,
                   row_h=ROW_H, offset=offset, more=more, per_page=HISTORY_PER_PAGE)
 
@@ -102,4 +104,4 @@ def commit_page(request: Request, commit_id: str,
     schema_changed = bool(parents) and parents[0].schema_id != commit.schema_id
     return render(request, "commit.html", session, commit=commit, parents=parents,
                   counts=counts, schema_changed=schema_changed,
-                  merged=merged)
+                  steps=commit_steps(graph, commit), merged=merged)

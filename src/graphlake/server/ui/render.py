@@ -12,6 +12,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 
 from graphlake import __version__
+from graphlake.server.ui.schema_view import definition
 from graphlake.server.ui.session import Session
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -41,6 +42,7 @@ def environment() -> Any:
     env.filters["short"] = lambda s: (s or "")[:12]
     env.filters["when"] = lambda t: (t or "").replace("T", " ")[:19]
     env.filters["cell"] = cell
+    env.filters["definition"] = definition
     env.globals["qs"] = lambda **kw: urlencode({k: v for k, v in kw.items() if v is not None})
     env.globals["version"] = __version__
     return env

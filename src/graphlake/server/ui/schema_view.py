@@ -1,0 +1,76 @@
+"""What the pages show of schemas: the steps a commit made, the `[schema]` mark, and a
+schema conflict's side (a type's or property's definition) as readable text."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from graphlake.catalog.commits import Commit
+from graphlake.graph import Graph
+
+# Keys of a definition that say nothing when empty (a property with no unique or index).
+_QUIET = ("unique", "index")
+
+
+def is_schema_commit(graph: Graph, commit: Commit) -> bool:
+    """Whether `commit` changed the schema, by the rule `graphlake log` marks with
+    `[schema]`: an `apply_schema` commit says so in its meta; a merge (which may bring a
+    schema change) is compared with its first parent."""
+    if "schema_change" in commit.meta:
+        return True
+    if len(commit.parents) < 2:
+        return False
+    return graph.commits.get(commit.parents[0]).schema_id != commit.schema_id
+
+
+def commit_steps(graph: Graph, commit: Commit) -> list[tuple[str, str]]:
+    """(description, cost) of each schema step from the first parent's schema to the
+    commit's; empty when they share one (or the commit has no parent)."""
+    if not commit.parents:
+        return []
+    parent = graph.commits.get(commit.parents[0])
+    if parent.schema_id == commit.schema_id:
+        return []
+    from graphlake.schema.changes import describe_changes
+
+    steps = describe_changes(graph.schemas.of(parent), graph.schemas.of(commit))
+    return [(s.describe(), str(s.cost)) for s in steps]
+
+
+def definition(value: Any) -> str:
+    """One side of a schema conflict as `.pg`-like lines: a type (`node Doc` and its
+    properties), a property (`note: String?` and its constraints), or a plain value."""
+    if value is None:
+        return "(absent)"
+    if not isinstance(value, dict):
+        return str(value)
+    if "properties" in value and "kind" in value:
+        return _type_text(value)
+    if "name" in value and "type" in value:
+        return _property_text(value)
+    return "\n".join(f"{k}: {_plain(v)}" for k, v in value.items())
+
+
+def _type_text(d: dict[str, Any]) -> str:
+    head = f"{d['kind']} {d.get('name', '')}"
+    if d.get("src") is not None:
+        head += f": {d['src']} -> {d['dst']}"
+    if d.get("card"):
+        head += f" {d['card']}"
+    lines = [head + " {"]
+    for name, kind in (d.get("properties") or {}).items():
+        key = " @key" if d.get("key") == name else ""
+        lines.append(f"  {name}: {kind}{key}")
+    return "\n".join([*lines, "}"])
+
+
+def _property_text(d: dict[str, Any]) -> str:
+    text = f"{d['name']}: {d['type']}{'?' if d.get('nullable') else ''}"
+    extra = [f"{k} {_plain(v)}" for k, v in d.items()
+             if k not in ("name", "type", "nullable") and not (k in _QUIET and not v)]
+    return "\n".join([text, *(f"  {e}" for e in extra)])
+
+
+def _plain(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, default=str)
