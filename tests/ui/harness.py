@@ -15,7 +15,7 @@ SCHEMA = """
 node Person {
   name: String @key
   age: I32?
-  city: String?
+  city: String? @search
 }
 edge Knows: Person -> Person { since: I32? }
 """

@@ -3,7 +3,7 @@
 One server and one browser for the module. The walk: log in, branches, history, diff and
 merge preview of a graph with a conflict, merge through the UI, the merge in history.
 Also: a read session cannot merge, a forged form is refused, no page leaks a token, and
-the pages read without JavaScript.
+the pages read (and search) without JavaScript.
 """
 
 from __future__ import annotations
@@ -169,4 +169,10 @@ def test_pages_read_without_javascript(browser: Any, server: Server) -> None:
     assert "Alice" in page.locator("#rows").inner_text()
     page.click("#rows >> text=Alice")
     assert "Knows" in page.locator("main").inner_text()
+    # A read session searches from the Browse page (Person.city is @search), no script.
+    page.goto("/ui/browse?table=Person")
+    page.fill("#search-form input[name=text]", "rome")
+    page.click("#search-form button")
+    assert page.locator("#results th").all_inner_texts()[-1] == "_score"
+    assert page.locator("#results tbody tr").all_inner_texts()[0].startswith("Bob")
     context.close()
