@@ -23,6 +23,7 @@ node Doc {
 }
 node Person { name: String @key }
 """
+TAGS = "node Tag { name: String @key }\nedge Tagged: Doc -> Tag\n"
 DOCS = 60  # more than one page of search results (50)
 
 
@@ -35,11 +36,15 @@ def seed(root: Path) -> None:
                           "title": f"lance graph {i}" if i % 2 else f"plain graph {i}"}
                          for i in range(DOCS)])
         w.insert("Person", [{"name": "Ann"}])
-    # Two branches add the same property with different types: a schema conflict.
-    for branch, kind in (("sa", "String"), ("sb", "I64")):
+    # Two branches add the same property with different types: a schema conflict; `sa`
+    # also adds a type (and an edge type to it), which only its commits have.
+    for branch, kind, more in (("sa", "String", TAGS), ("sb", "I64", "")):
         g.create_branch(branch, from_="main")
-        g.apply_schema(SCHEMA.replace("\n}\nnode Person", f"\n  note: {kind}?\n}}\nnode Person"),
-                       branch=branch, message=f"{branch} adds note")
+        g.apply_schema(SCHEMA.replace("\n}\nnode Person", f"\n  note: {kind}?\n}}\nnode Person")
+                       + more, branch=branch, message=f"{branch} adds note")
+    with g.write("sa", message="sa tags d01") as w:
+        w.insert("Tag", [{"name": "t1"}])
+        w.insert("Tagged", [{"id": "e1", "src": "d01", "dst": "t1"}])
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +86,8 @@ def test_schema_page_shows_the_pg_text_at_any_revision(reader: httpx.Client) -> 
     assert r.status_code == 200
     text = r.text.split('id="schema-text">', 1)[1].split("</pre>", 1)[0]
     assert "note: String?" in text and "title: String? @search" in text
-    assert "changed by this commit" in r.text
+    assert "changed by this commit" not in r.text  # sa's head wrote rows only
+    assert "changed by this commit" in reader.get("/ui/schema?ref=sa~1").text
     main = reader.get("/ui/schema").text
     assert "note:" not in main and "node Doc {" in main and "changed by this commit" not in main
     missing = reader.get("/ui/schema", params={"ref": "nope"})
@@ -93,12 +99,12 @@ def test_history_marks_schema_commits(reader: httpx.Client) -> None:
     rows = re.findall(r'<li class="row".*?</li>', reader.get("/ui/history?ref=sa").text,
                       re.S)
     marked = ["tag schema" in row for row in rows]
-    assert marked == [True, False, False]  # "sa adds note", the seed, init
+    assert marked == [False, True, False, False]  # tags, "sa adds note", the seed, init
 
 
 def test_commit_page_lists_the_schema_steps_with_their_cost(server: Server,
                                                            reader: httpx.Client) -> None:
-    r = reader.get(f"/ui/commit/{head(server, 'sa')}")
+    r = reader.get(f"/ui/commit/{head(server, 'sa')}~1")
     assert r.status_code == 200
     steps = r.text.split('id="schema-changes"', 1)[1].split("</section>", 1)[0]
     assert "note" in steps and '<span class="tag">metadata</span>' in steps
@@ -174,3 +180,13 @@ def test_bad_search_input_is_a_message_not_a_500(reader: httpx.Client,
 def test_oversized_search_text_is_refused(reader: httpx.Client) -> None:
     r = reader.get("/ui/search", params={"table": "Doc", "text": "x" * 5000})
     assert r.status_code == 422
+
+
+def test_browse_and_node_pages_use_the_revisions_schema(reader: httpx.Client) -> None:
+    # Tag and Tagged exist on `sa` only: its Browse page lists them, main's does not.
+    sa = reader.get("/ui/browse", params={"ref": "sa", "table": "Tag"})
+    assert sa.status_code == 200 and "<option selected>Tag</option>" in sa.text
+    assert "<option>Tagged</option>" in sa.text
+    assert "<option>Tag</option>" not in reader.get("/ui/browse").text
+    node = reader.get("/ui/node", params={"ref": "sa", "table": "Doc", "id": "d01"})
+    assert node.status_code == 200 and "Tagged" in node.text and "t1" in node.text

@@ -29,7 +29,7 @@ def browse(request: Request, ref: Ref | None = None, table: Text = None, where: 
     state = app_state(request)
     graph = state.graph
     ref = ref or graph.info.default_branch
-    schema = graph.schema
+    schema = graph.schema_at(ref)  # types differ between commits (schema changes)
     table = table or (schema.table_names[0] if schema.table_names else None)
     context: dict[str, Any] = {"ref": ref, "table": table, "where": where or "",
                                "columns": columns or "", "nodes": list(schema.nodes),
@@ -80,7 +80,7 @@ def node(request: Request, table: Ref, id: Annotated[str, Query(max_length=4096)
         row = snapshot.get(t.name, id)
         row = jsonable(row) if row is not None else None
         links = []
-        for e in graph.schema.edges.values():
+        for e in snapshot.schema.edges.values():  # the edge types of that commit
             # Only the first EDGES_PER_TYPE + 1 edges are read: the page says when more.
             for side, other, end_type, applies in (("src", "dst", e.dst, e.src == t.name),
                                                    ("dst", "src", e.src, e.dst == t.name)):
