@@ -179,7 +179,10 @@ def test_bad_search_input_is_a_message_not_a_500(reader: httpx.Client,
 
 def test_oversized_search_text_is_refused(reader: httpx.Client) -> None:
     r = reader.get("/ui/search", params={"table": "Doc", "text": "x" * 5000})
-    assert r.status_code == 422
+    assert r.status_code == 422 and r.headers["content-type"].startswith("text/html")
+    assert "query.text" in r.text.split('id="error">', 1)[1] and "x" * 5000 not in r.text
+    r = reader.get("/ui/search", params={"table": "Doc", "text": "graph", "page": "-1"})
+    assert r.status_code == 422 and "query.page" in r.text
 
 
 def test_browse_and_node_pages_use_the_revisions_schema(reader: httpx.Client) -> None:

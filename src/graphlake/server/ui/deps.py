@@ -7,6 +7,7 @@ from typing import Any
 from urllib.parse import parse_qsl, quote
 
 from fastapi import Request, Response
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import RedirectResponse
 from fastapi.routing import APIRoute
 
@@ -14,6 +15,7 @@ from graphlake.errors import GraphLakeError
 from graphlake.server.config import Scope
 from graphlake.server.deps import AppState
 from graphlake.server.errors import ApiError, status_for
+from graphlake.server.errors import _describe as describe_problems
 from graphlake.server.ui.render import render
 from graphlake.server.ui.session import COOKIE, SESSION_TTL_S, Session, SessionStore
 
@@ -95,6 +97,11 @@ class UiRoute(APIRoute):
                                   str(exc) or type(exc).__name__)
             except ApiError as exc:
                 return error_page(request, exc.status, exc.type, exc.message)
+            except RequestValidationError as exc:
+                # A query parameter out of bounds (too long, a negative page): a page
+                # saying which, as the API's JSON names it, not a JSON body in a browser.
+                return error_page(request, 422, "RequestValidationError",
+                                  describe_problems(exc.errors()))
             new = getattr(request.state, "new_session", None)
             if new is not None:
                 set_session_cookie(request, response, new)
