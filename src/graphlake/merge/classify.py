@@ -87,6 +87,9 @@ class MergeInputs:
     # After a schema merge (merge.schema_merge): where the target's changes since the
     # base are found for tables whose target state was evolved to the merged layout.
     discover_target: dict[str, TableState] = field(default_factory=dict)
+    # Tables whose states were evolved to the merged layout on unrelated forks: their
+    # changes are found by the walk (lineage cannot relate the forks).
+    walk: frozenset[str] = frozenset()
 
     def source_name(self, i: int) -> str:
         return self.source_names[i] if i < len(self.source_names) else f"source {i + 1}"
@@ -159,6 +162,8 @@ def _classify_table(
         if columns:
             return _column_route(graph, name, inputs, g.b, s_states[i], t, columns, timer,
                                  settings)
+    if name in inputs.walk:
+        settings = replace(settings, lineage="off")
     with timer.phase("discover"):
         for g in groups:
             g.deltas = {i: discover(graph.tables, g.b, s_states[i], settings, "source")

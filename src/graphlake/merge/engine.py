@@ -149,7 +149,8 @@ def _merge_once(
         pending = [(pending[0][0], prep.source)]
     inputs = MergeInputs(base, tuple(h for _, h in pending), target, strategy, strict_disjoint,
                          source_bases, tuple(n for n, _ in pending), into,
-                         discover_target=prep.discover_target if prep else {})
+                         discover_target=prep.discover_target if prep else {},
+                         walk=frozenset(prep.walk) if prep else frozenset())
     cls = classify(graph, inputs, timer, settings)
     if prep is not None:
         cls.conflicts = prep.conflicts + cls.conflicts
@@ -159,6 +160,8 @@ def _merge_once(
     result.stats = {n: o.stats for n, o in cls.tables.items()}
     result.routes.update({n: st.route for n, st in cls.stats.items()})
     result.stats.update(cls.stats)
+    for name, dropped in (prep.dropped if prep else {}).items():
+        result.stats[name].dropped_values.update(dropped)
     result.resolved = cls.resolved
     if cls.conflicts:
         if dry_run:

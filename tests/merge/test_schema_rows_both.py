@@ -1,0 +1,163 @@
+"""Issue 13: a table whose rows BOTH sides changed while its columns differ merges like
+any table: base, target and source are evolved to the merged layout, then the usual
+three-way row merge runs (conflicts, constraint checks, strategies, dry runs)."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import shutil
+
+import pytest
+
+import graphlake as gl
+from tests.conftest import state
+from tests.merge.test_schema_truth_table import AGE, BASE, BASE_PG, DATA, SCHEMA, Rows
+
+
+def _schema_side_rows(g: gl.Graph, branch: str) -> None:
+    """What the side that changed the schema also does to rows: a new person and an
+    update of a column every layout keeps."""
+    with g.write(branch) as w:
+        w.insert("Person", [{"name": "D"}])
+        w.update("Person", [{"name": "A", "email": "a@x"}])
+
+
+def _schema_side_model(m: Rows) -> None:
+    m["D"] = {"id": "D", "name": "D", "age": None, "email": None}
+    m["A"]["email"] = "a@x"
+
+
+def _props(g: gl.Graph, rev: str) -> list[tuple[str, object]]:
+    person = g.schema_at(rev).table("Person")
+    assert person is not None
+    return [(p.name, p.type) for p in person.properties]
+
+
+CASES = list(itertools.product(SCHEMA, DATA, ("source", "target")))
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> str:
+    root = tmp_path_factory.mktemp("srb") / "base"
+    g = gl.Graph.init(root, BASE_PG)
+    with g.write(message="base") as w:
+        w.insert("Person", [{"name": n} for n in "ABC"])
+    return str(root)
+
+
+def _graph(template: str, tmp_path) -> gl.Graph:
+    root = tmp_path / "g"
+    shutil.copytree(template, root)
+    g = gl.Graph.open(root)
+    g.create_branch("source")
+    g.create_branch("target")
+    return g
+
+
+def _rows(g: gl.Graph, branch: str) -> Rows:
+    return {r["id"]: r for r in g.snapshot(branch).read("Person").to_pylist()}
+
+
+@pytest.mark.parametrize(("schema_op", "data_op", "schema_side"), CASES,
+                         ids=[f"{s}-{d}-schema-on-{side}" for s, d, side in CASES])
+def test_rows_on_both_sides(template: str, tmp_path, schema_op: str, data_op: str,
+                            schema_side: str) -> None:
+    g = _graph(template, tmp_path)
+    other = "target" if schema_side == "source" else "source"
+    g.apply_schema(SCHEMA[schema_op][0], schema_side)
+    _schema_side_rows(g, schema_side)
+    DATA[data_op][0](g, other, other)
+    model = copy.deepcopy(BASE)
+    _schema_side_model(model)
+    DATA[data_op][1](model, other)
+    SCHEMA[schema_op][1](model)
+    dry = g.merge("source", into="target", dry_run=True)
+    assert dry.outcome == "merged" and not dry.conflicts
+    r = g.merge("source", into="target")
+    assert r.outcome == "merged"
+    assert _rows(g, "target") == model
+    assert _props(g, "target") == _props(g, schema_side)
+    if schema_op == "dropProp" and data_op == "setProperty":
+        assert r.stats["Person"].dropped_values["age"]["values"] == {"C": AGE[other]}
+        assert dry.stats["Person"].dropped_values["age"]["values"] == {"C": AGE[other]}
+
+
+def test_a_new_default_fills_the_other_sides_rows(template: str, tmp_path) -> None:
+    """A non-null property with @default added on one side: the other side's rows (old
+    and newly inserted) get the default, the side's own values stay."""
+    g = _graph(template, tmp_path)
+    g.apply_schema(BASE_PG.replace("email: String?", 'email: String? tier: String @default("x")'),
+                   "target")
+    with g.write("target") as w:
+        w.update("Person", [{"name": "A", "tier": "gold"}])
+    with g.write("source") as w:
+        w.insert("Person", [{"name": "E", "age": 5}])
+        w.update("Person", [{"name": "B", "age": 7}])
+    g.merge("source", into="target")
+    rows = _rows(g, "target")
+    assert {k: (r["tier"], r["age"]) for k, r in rows.items()} == {
+        "A": ("gold", None), "B": ("x", 7), "C": ("x", None), "E": ("x", 5)}
+
+
+def _both_set_c(g: gl.Graph) -> None:
+    g.apply_schema(SCHEMA["retypeProp"][0], "target")
+    with g.write("target") as w:
+        w.update("Person", [{"name": "C", "age": AGE["target"]}])
+    with g.write("source") as w:
+        w.update("Person", [{"name": "C", "age": AGE["source"]}])
+
+
+def test_divergent_update_across_a_retype_conflicts(template: str, tmp_path) -> None:
+    g = _graph(template, tmp_path)
+    _both_set_c(g)
+    before = state(g, "target")
+    dry = g.merge("source", into="target", dry_run=True)
+    assert dry.outcome == "conflict"
+    assert [(c.kind, c.entity_id) for c in dry.conflicts] == [("divergent_update", "C")]
+    with pytest.raises(gl.MergeConflictError) as err:
+        g.merge("source", into="target")
+    assert [(c.kind, c.entity_id) for c in err.value.conflicts] == [("divergent_update", "C")]
+    assert state(g, "target") == before
+
+
+def test_a_strategy_resolves_across_a_retype(template: str, tmp_path) -> None:
+    g = _graph(template, tmp_path)
+    _both_set_c(g)
+    g.merge("source", into="target", strategy="theirs")
+    assert _rows(g, "target")["C"]["age"] == AGE["source"]
+
+
+def test_an_added_unique_is_checked_against_the_merged_rows(template: str, tmp_path) -> None:
+    """Target adds @unique(email) and sets A's email; source sets B's to the same."""
+    g = _graph(template, tmp_path)
+    g.apply_schema(SCHEMA["addConstraint"][0], "target")
+    with g.write("target") as w:
+        w.update("Person", [{"name": "A", "email": "same"}])
+    with g.write("source") as w:
+        w.update("Person", [{"name": "B", "email": "same", "age": 3}])
+    before = state(g, "target")
+    dry = g.merge("source", into="target", dry_run=True)
+    assert {c.kind for c in dry.conflicts} == {"unique_violation"}
+    with pytest.raises(gl.MergeConflictError) as err:
+        g.merge("source", into="target")
+    assert {c.kind for c in err.value.conflicts} == {"unique_violation"}
+    assert state(g, "target") == before
+
+
+@pytest.mark.s3
+def test_rename_with_rows_on_both_sides_on_s3(s3_server) -> None:
+    g = gl.Graph.init(s3_server.fresh_uri(), BASE_PG, storage_options=s3_server.options)
+    with g.write(message="base") as w:
+        w.insert("Person", [{"name": n} for n in "ABC"])
+    g.create_branch("source")
+    g.create_branch("target")
+    g.apply_schema(SCHEMA["renameProp"][0], "source")
+    _schema_side_rows(g, "source")
+    DATA["setProperty"][0](g, "target", "target")
+    g.merge("source", into="target")
+    model = copy.deepcopy(BASE)
+    _schema_side_model(model)
+    DATA["setProperty"][1](model, "target")
+    SCHEMA["renameProp"][1](model)
+    assert _rows(g, "target") == model
