@@ -161,3 +161,20 @@ def test_rename_with_rows_on_both_sides_on_s3(s3_server) -> None:
     DATA["setProperty"][1](model, "target")
     SCHEMA["renameProp"][1](model)
     assert _rows(g, "target") == model
+
+
+def test_merge_many_names_the_sources_whose_schema_differs(template: str, tmp_path) -> None:
+    g = _graph(template, tmp_path)
+    g.create_branch("other")
+    g.apply_schema(SCHEMA["addProp"][0], "source")
+    with g.write("other") as w:
+        w.insert("Person", [{"name": "F"}])
+    with g.write("target") as w:
+        w.insert("Person", [{"name": "G"}])
+    before = state(g, "target")
+    with pytest.raises(gl.MergeError) as err:
+        g.merge_many(["source", "other"], into="target")
+    message = str(err.value)
+    assert "'source'" in message and "one at a time" in message
+    assert "'other'" in message.split("the others")[1]
+    assert state(g, "target") == before
