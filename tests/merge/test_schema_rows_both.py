@@ -178,3 +178,24 @@ def test_merge_many_names_the_sources_whose_schema_differs(template: str, tmp_pa
     assert "'source'" in message and "one at a time" in message
     assert "'other'" in message.split("the others")[1]
     assert state(g, "target") == before
+
+
+def test_gc_removes_the_scratch_branches_of_a_dry_run(template: str, tmp_path) -> None:
+    from tests.maintenance.test_gc import ZERO, everything, lance_branches
+
+    g = _graph(template, tmp_path)
+    g.apply_schema(SCHEMA["renameProp"][0], "source")
+    _schema_side_rows(g, "source")
+    DATA["setProperty"][0](g, "target", "target")
+    tid = g.head("target").tables["Person"].table_id
+    before = lance_branches(g, tid)
+    assert g.merge("source", into="target", dry_run=True).outcome == "merged"
+    scratch = lance_branches(g, tid) - before
+    assert scratch  # base, target and source evolved on forks no commit references
+    kept = everything(g)
+    report = g.gc(grace=ZERO)
+    assert not report.warnings, report.warnings
+    assert not scratch & lance_branches(g, tid)
+    assert everything(g) == kept
+    g.merge("source", into="target")
+    assert _rows(g, "target")["A"]["email"] == "a@x"
