@@ -199,3 +199,26 @@ def test_gc_removes_the_scratch_branches_of_a_dry_run(template: str, tmp_path) -
     assert everything(g) == kept
     g.merge("source", into="target")
     assert _rows(g, "target")["A"]["email"] == "a@x"
+
+
+PAIRS = [("renameProp", "retypeProp"), ("addProp", "renameProp"), ("dropProp", "addProp")]
+
+
+@pytest.mark.parametrize(("s_op", "t_op"), PAIRS, ids=[f"{s}-{t}" for s, t in PAIRS])
+def test_schema_changes_on_both_sides_with_rows_on_both(template: str, tmp_path, s_op: str,
+                                                        t_op: str) -> None:
+    g = _graph(template, tmp_path)
+    g.apply_schema(SCHEMA[s_op][0], "source")
+    g.apply_schema(SCHEMA[t_op][0], "target")
+    for branch, key, row in (("source", "S", "A"), ("target", "T", "B")):
+        with g.write(branch) as w:
+            w.insert("Person", [{"name": key}])
+            w.update("Person", [{"name": row, "email": branch}])
+    model = copy.deepcopy(BASE)
+    for key in "ST":
+        model[key] = {"id": key, "name": key, "age": None, "email": None}
+    model["A"]["email"], model["B"]["email"] = "source", "target"
+    SCHEMA[t_op][1](model)
+    SCHEMA[s_op][1](model)
+    g.merge("source", into="target")
+    assert _rows(g, "target") == model
