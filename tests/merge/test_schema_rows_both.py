@@ -222,3 +222,38 @@ def test_schema_changes_on_both_sides_with_rows_on_both(template: str, tmp_path,
     SCHEMA[s_op][1](model)
     g.merge("source", into="target")
     assert _rows(g, "target") == model
+
+
+@pytest.mark.slow
+def test_a_crash_before_the_ref_cas_rolls_back(template: str, tmp_path) -> None:
+    """A process killed after the evolved forks and the merged rows exist, before the
+    ref moves: recovery rolls back, the target reads as before, a re-run merges."""
+    import os
+    import subprocess
+    import sys
+
+    from graphlake import faults
+    from graphlake.recovery.recover import ROLLED_BACK
+
+    g = _graph(template, tmp_path)
+    g.apply_schema(SCHEMA["renameProp"][0], "source")
+    _schema_side_rows(g, "source")
+    DATA["removeNode"][0](g, "target", "target")
+    before = state(g, "target")
+    script = "import sys, graphlake as gl; gl.Graph.open(sys.argv[1]).merge('source', 'target')"
+    env = {**os.environ, faults.ENV: "merge.before_ref_cas"}
+    proc = subprocess.run([sys.executable, "-c", script, str(g.uri)], env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == faults.EXIT_CODE, proc.stderr[-2000:]
+    g = gl.Graph.open(g.uri, recover=False)
+    report = g.recover()
+    assert [r.outcome for r in report.recovered] == [ROLLED_BACK]
+    g = gl.Graph.open(g.uri)
+    assert state(g, "target") == before
+    assert g.fsck().ok
+    g.merge("source", into="target")
+    model = copy.deepcopy(BASE)
+    _schema_side_model(model)
+    DATA["removeNode"][1](model, "target")
+    SCHEMA["renameProp"][1](model)
+    assert _rows(g, "target") == model
