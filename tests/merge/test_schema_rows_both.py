@@ -260,3 +260,21 @@ def test_a_crash_before_the_ref_cas_rolls_back(template: str, tmp_path) -> None:
     DATA["removeNode"][1](model, "target")
     SCHEMA["renameProp"][1](model)
     assert _rows(g, "target") == model
+
+
+def test_a_backfill_merges_into_a_target_that_changed_its_layout_and_rows(
+        template: str, tmp_path) -> None:
+    """Source adds `nick` and backfills it; target renames `age` and updates rows: the
+    column route runs on the evolved states."""
+    g = _graph(template, tmp_path)
+    g.apply_schema(SCHEMA["addProp"][0], "source")
+    with g.write("source") as w:
+        w.set_property("Person", "nick", [{"name": n, "nick": n.lower()} for n in "AB"])
+    g.apply_schema(SCHEMA["renameProp"][0], "target")
+    with g.write("target") as w:
+        w.update("Person", [{"name": "C", "years": 5}])
+        w.insert("Person", [{"name": "T"}])
+    g.merge("source", into="target")
+    rows = _rows(g, "target")
+    assert {k: (r["years"], r["nick"]) for k, r in rows.items()} == {
+        "A": (None, "a"), "B": (None, "b"), "C": (5, None), "T": (None, None)}

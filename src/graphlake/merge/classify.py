@@ -156,14 +156,14 @@ def _classify_table(
     groups = [g for g in groups if g.changed or g.uncertain]
     if not groups:
         return TableOutcome(R.TableStats(R.NO_CHANGE, discovery="same-state"))
+    if name in inputs.walk:
+        settings = replace(settings, lineage="off")
     if len(groups) == 1 and len(groups[0].changed) == 1 and not groups[0].uncertain:
         g, i = groups[0], groups[0].changed[0]
         columns = backfilled_columns(graph, g.base.commit, inputs.sources[i], name)
         if columns:
             return _column_route(graph, name, inputs, g.b, s_states[i], t, columns, timer,
                                  settings)
-    if name in inputs.walk:
-        settings = replace(settings, lineage="off")
     with timer.phase("discover"):
         for g in groups:
             g.deltas = {i: discover(graph.tables, g.b, s_states[i], settings, "source")
