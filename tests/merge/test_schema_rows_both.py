@@ -278,3 +278,30 @@ def test_a_backfill_merges_into_a_target_that_changed_its_layout_and_rows(
     rows = _rows(g, "target")
     assert {k: (r["years"], r["nick"]) for k, r in rows.items()} == {
         "A": (None, "a"), "B": (None, "b"), "C": (5, None), "T": (None, None)}
+
+
+EDGE_PG = "node P { name: String @key }\nedge Knows: P -> P { since: I32? }\n"
+
+
+def test_an_edge_table_merges_across_a_rename_and_an_add(tmp_path) -> None:
+    g = gl.Graph.init(tmp_path / "e", EDGE_PG)
+    with g.write() as w:
+        w.insert("P", [{"name": n} for n in "ABC"])
+        w.insert("Knows", [{"id": "k1", "src": "A", "dst": "B"},
+                           {"id": "k2", "src": "B", "dst": "C"}])
+    g.create_branch("source")
+    g.create_branch("target")
+    g.apply_schema(EDGE_PG.replace("since: I32?", "year: I32? @renamed_from(since)"), "source")
+    with g.write("source") as w:
+        w.insert("Knows", [{"id": "k3", "src": "C", "dst": "A", "year": 7}])
+        w.update("Knows", [{"id": "k1", "year": 1}])
+    g.apply_schema(EDGE_PG.replace("since: I32?", "since: I32?  w: F64?"), "target")
+    with g.write("target") as w:
+        w.update("Knows", [{"id": "k2", "since": 2, "w": 0.5}])
+    g.merge("source", into="target")
+    edges = sorted(g.snapshot("target").read("Knows").to_pylist(), key=lambda r: r["id"])
+    assert edges == [
+        {"id": "k1", "src": "A", "dst": "B", "year": 1, "w": None},
+        {"id": "k2", "src": "B", "dst": "C", "year": 2, "w": 0.5},
+        {"id": "k3", "src": "C", "dst": "A", "year": 7, "w": None},
+    ]
