@@ -431,6 +431,22 @@ class Graph:
 
         return run_sql(self.snapshot(branch), query, max_rows=max_rows, timeout_s=timeout_s)
 
+    def query(
+        self,
+        cypher: str,
+        params: dict[str, Any] | None = None,
+        branch: str = DEFAULT_BRANCH,
+        *,
+        max_rows: int | None = None,
+        timeout_s: float | None = None,
+        explain: bool = False,
+    ) -> pa.Table:
+        """An openCypher read query over one pinned snapshot (any branch or commit)."""
+        from graphlake.query.executor import run_query
+
+        return run_query(self.snapshot(branch), cypher, params, max_rows=max_rows,
+                         timeout_s=timeout_s, explain=explain)
+
 
 def _index_columns(t: NodeType | EdgeType) -> list[str]:
     cols = ["id", "src", "dst"] if t.is_edge else ["id"]

@@ -1,0 +1,418 @@
+"""Graph patterns to SQL FROM items and join conditions.
+
+A node variable becomes a FROM alias over its node table(s) (several labels: a
+`UNION ALL BY NAME`, tagged with `_label`), a relationship one over its edge table(s),
+oriented so that `_a` is the endpoint on the pattern's left and `_b` the one on its
+right (an undirected relationship reads both orientations, a self-loop once). Variables
+already bound by an earlier clause are referenced by name and add no FROM item.
+
+A variable-length relationship is a recursive CTE, a *walk*: it starts from the anchor
+node's rows (a bound node, or the node whose inline properties and WHERE conditions
+select it), expands one hop per step along the `src`/`dst` columns, and never reuses an
+edge on a path (openCypher's relationship uniqueness); its depth is capped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from graphlake.errors import CypherError
+from graphlake.query import ast
+from graphlake.query.checker import EDGE, EDGES, NODE, PATH, Binding, Checker
+from graphlake.query.expr import ExprCompiler, ident, literal
+from graphlake.query.usage import props_of
+
+MAX_HOPS = 10  # the depth of an unbounded `*`, and the largest upper bound allowed
+
+
+@dataclass
+class Walk:
+    cte: str  # the recursive CTE's name
+    alias: str  # its alias in the FROM list
+    types: tuple[str, ...]
+
+
+@dataclass
+class Compiled:
+    """FROM items and conditions of one MATCH (or one pattern predicate)."""
+
+    items: list[str] = field(default_factory=list)
+    conditions: list[str] = field(default_factory=list)
+    new: dict[str, Binding] = field(default_factory=dict)  # variables this match binds
+    outputs: dict[str, str] = field(default_factory=dict)  # variable -> SQL of its value
+    ctes: list[tuple[str, str, str]] = field(default_factory=list)  # (name, sql, what)
+
+
+@dataclass
+class _Rel:
+    alias: str
+    types: tuple[str, ...]
+    walk: Walk | None
+
+
+class PatternCompiler:
+    def __init__(self, checker: Checker, usage: dict, names: _Names, tables: set[str]):
+        self.checker = checker
+        self.usage = usage
+        self.names = names
+        self.tables = tables
+
+    def compile(
+        self,
+        patterns: tuple[ast.Pattern, ...],
+        scope: dict[str, Binding],
+        where: ast.Expr | None,
+        source: str | None,
+        subquery,
+    ) -> Compiled:
+        """`source`: the CTE holding the earlier clauses' rows (walk anchors start there);
+        None inside a pattern predicate."""
+        out = Compiled()
+        node_types = self._infer(patterns, scope)
+        anchors = _anchor_conditions(where)
+        rels: list[_Rel] = []
+        for pattern in patterns:
+            if pattern.shortest:
+                raise CypherError("shortestPath is not supported yet; use a variable-length "
+                                  "pattern with ORDER BY length(p) LIMIT 1", *pattern.pos)
+            chain = pattern.chain
+            aliases = [self._node(n, node_types, scope, out) for n in chain.nodes]
+            lengths, node_lists, rel_lists = [], [f"[{ident(aliases[0])}.id]"], []
+            for i, rel in enumerate(chain.rels):
+                left, right = chain.nodes[i], chain.nodes[i + 1]
+                lt, rt = node_types[id(left)], node_types[id(right)]
+                if rel.hops is None:
+                    r = self._fixed(rel, aliases[i], aliases[i + 1], lt, rt, scope, out)
+                    lengths.append("1")
+                    rel_lists.append(f"[{ident(r.alias)}._key]")
+                    node_lists.append(f"[{ident(aliases[i + 1])}.id]")
+                else:
+                    if source is None:
+                        raise CypherError("variable-length relationships are not supported "
+                                          "inside a pattern predicate", *rel.pos)
+                    r, parts = self._variable(rel, (left, right), aliases[i:i + 2], (lt, rt),
+                                              scope, out, anchors, source, subquery)
+                    lengths.append(parts[0])
+                    rel_lists.append(parts[1])
+                    node_lists.append(parts[2])
+                rels.append(r)
+            if pattern.path_var is not None:
+                self._bind(pattern.path_var, Binding(PATH), scope, out, pattern.pos)
+                out.outputs[pattern.path_var] = (
+                    f"struct_pack(length := {' + '.join(lengths) or '0'}, "
+                    f"nodes := {_concat(node_lists)}, rels := {_concat(rel_lists) or '[]'})")
+        out.conditions += _uniqueness(rels)
+        return out
+
+    # --- type inference: which node types each node pattern can be
+    def _infer(self, patterns: tuple[ast.Pattern, ...], scope: dict[str, Binding]) -> dict:
+        types: dict[int, tuple[str, ...]] = {}
+        by_var: dict[str, tuple[str, ...]] = {}
+        for p in patterns:
+            for n in p.chain.nodes:
+                t = self.checker.node_types(n)
+                if n.var in scope and scope[n.var].kind == NODE:
+                    t = tuple(x for x in t if x in scope[n.var].types)
+                if n.var is not None:
+                    t = tuple(x for x in t if x in by_var.get(n.var, t))
+                    by_var[n.var] = t
+                types[id(n)] = t
+        for _ in range(3):  # narrow by the relationships' endpoint types until stable
+            for p in patterns:
+                chain = p.chain
+                for i, rel in enumerate(chain.rels):
+                    left, right = chain.nodes[i], chain.nodes[i + 1]
+                    edges = [self.checker.table(e) for e in self.checker.edge_types(rel)]
+                    lt, rt = types[id(left)], types[id(right)]
+                    fits = [o for e in edges for o in _orientations(e, rel)
+                            if rel.hops is not None or (o[0] in lt and o[1] in rt)]
+                    if rel.hops is None:
+                        types[id(left)] = tuple(t for t in lt if any(o[0] == t for o in fits))
+                        types[id(right)] = tuple(t for t in rt if any(o[1] == t for o in fits))
+            for p in patterns:  # one variable, one set of types
+                for n in p.chain.nodes:
+                    if n.var is not None:
+                        by_var[n.var] = tuple(t for t in by_var[n.var] if t in types[id(n)])
+            for p in patterns:
+                for n in p.chain.nodes:
+                    if n.var is not None:
+                        types[id(n)] = by_var[n.var]
+        return types
+
+    # --- nodes
+    def _node(self, n: ast.NodePat, node_types: dict, scope: dict[str, Binding],
+              out: Compiled) -> str:
+        types = node_types[id(n)]
+        if n.var is not None and (n.var in scope or n.var in out.new):
+            b = scope.get(n.var) or out.new[n.var]
+            if b.kind != NODE:
+                raise CypherError(f"{n.var} is a {b.kind}, not a node", *n.pos)
+            if set(types) != set(b.types):
+                out.conditions.append(_label_in(n.var, types))
+        else:
+            alias = n.var or self.names.fresh("n")
+            if n.var is not None:
+                self._bind(n.var, Binding(NODE, types), scope, out, n.pos)
+                out.outputs[n.var] = ident(n.var)
+            out.items.append(f"{self.node_source(types, _with_inline(self.usage, n.var, n.props))} "
+                             f"AS {ident(alias)}")
+            if not types:
+                out.conditions.append("FALSE")
+        alias = n.var or alias
+        out.conditions += self._inline(alias, n.props, Binding(NODE, types), scope, out)
+        return alias
+
+    def node_source(self, types: tuple[str, ...], props: set[str] | None) -> str:
+        if not types:
+            return "(SELECT NULL::VARCHAR AS id, NULL::VARCHAR AS _label)"
+        parts = []
+        for t in types:
+            self.tables.add(t)
+            cols = ["id", f"{literal(t)} AS _label"]
+            cols += [ident(p) for p in self.checker.table(t).property_names
+                     if props is None or p in props]
+            parts.append(f"SELECT {', '.join(cols)} FROM {ident(t)}")
+        return "(" + " UNION ALL BY NAME ".join(parts) + ")"
+
+    def _inline(self, alias: str, props: ast.MapLit | None, binding: Binding,
+                scope: dict[str, Binding], out: Compiled) -> list[str]:
+        if props is None:
+            return []
+        ec = ExprCompiler(self.checker, {**scope, **out.new, alias: binding})
+        conds = []
+        for key, value in props.entries:
+            t = self.checker.property_type(alias, binding, key, value.pos)
+            s, vt = ec.typed(value)
+            self.checker.comparable("=", t, vt, value.pos)
+            conds.append(f"({ident(alias)}.{ident(key)} = {s})")
+        return conds
+
+    def _bind(self, name: str, b: Binding, scope: dict, out: Compiled, pos: ast.Pos) -> None:
+        if name in scope or name in out.new:
+            raise CypherError(f"variable {name!r} is already defined", *pos)
+        out.new[name] = b
+
+    # --- relationships
+    def edge_source(self, types: tuple[str, ...], rel: ast.RelPat, lt: tuple[str, ...],
+                    rt: tuple[str, ...], props: set[str] | None) -> str:
+        parts = []
+        for t in types:
+            e = self.checker.table(t)
+            for a_type, b_type, forward in _orientations(e, rel):
+                if a_type not in lt or b_type not in rt:
+                    continue
+                self.tables.add(t)
+                a, b = ("src", "dst") if forward else ("dst", "src")
+                cols = ["id", "src", "dst", f"{literal(t)} AS _type",
+                        f"{literal(t + ':')} || id AS _key", f"{a} AS _a", f"{b} AS _b",
+                        f"{literal(a_type)} AS _al", f"{literal(b_type)} AS _bl"]
+                cols += [ident(p) for p in e.property_names if props is None or p in props]
+                # An undirected pattern reads each edge both ways, a self-loop only once.
+                loop = " WHERE src <> dst" if rel.direction == "both" and not forward else ""
+                parts.append(f"SELECT {', '.join(cols)} FROM {ident(t)}{loop}")
+        if not parts:
+            return ("(SELECT NULL::VARCHAR AS id, NULL::VARCHAR AS src, NULL::VARCHAR AS dst, "
+                    "NULL::VARCHAR AS _type, NULL::VARCHAR AS _key, NULL::VARCHAR AS _a, "
+                    "NULL::VARCHAR AS _b, NULL::VARCHAR AS _al, NULL::VARCHAR AS _bl "
+                    "WHERE FALSE)")
+        return "(" + " UNION ALL BY NAME ".join(parts) + ")"
+
+    def _fixed(self, rel: ast.RelPat, left: str, right: str, lt: tuple[str, ...],
+               rt: tuple[str, ...], scope: dict[str, Binding], out: Compiled) -> _Rel:
+        types = self.checker.edge_types(rel)
+        alias = rel.var or self.names.fresh("r")
+        if rel.var is not None:
+            if rel.var in scope or rel.var in out.new:
+                raise CypherError(f"relationship variable {rel.var!r} is already bound; "
+                                  f"a relationship can be matched only once", *rel.pos)
+            self._bind(rel.var, Binding(EDGE, types), scope, out, rel.pos)
+            out.outputs[rel.var] = f"{ident(rel.var)}"
+        src = self.edge_source(types, rel, lt, rt, _with_inline(self.usage, rel.var, rel.props))
+        out.items.append(f"{src} AS {ident(alias)}")
+        r, a, b = ident(alias), ident(left), ident(right)
+        out.conditions += [f"{r}._a = {a}.id", f"{r}._b = {b}.id"]
+        if len(lt) > 1:
+            out.conditions.append(f"{r}._al = {a}._label")
+        if len(rt) > 1:
+            out.conditions.append(f"{r}._bl = {b}._label")
+        out.conditions += self._inline(alias, rel.props, Binding(EDGE, types), scope, out)
+        return _Rel(alias, types, None)
+
+    def _variable(self, rel, ends, aliases, end_types, scope, out, anchors, source, subquery):
+        low, high = rel.hops
+        if high is not None and high > MAX_HOPS:
+            raise CypherError(f"a variable-length relationship may span at most {MAX_HOPS} "
+                              f"hops (got *{low}..{high})", *rel.pos)
+        if high is not None and low > high:
+            raise CypherError(f"*{low}..{high}: the lower bound is above the upper one",
+                              *rel.pos)
+        if rel.props is not None:
+            raise CypherError("property maps on variable-length relationships are not "
+                              "supported; filter with WHERE", *rel.pos)
+        high = MAX_HOPS if high is None else high
+        types = self.checker.edge_types(rel)
+        flip = self._start_at_right(ends, scope, out, anchors)
+        if flip:
+            ends, aliases, end_types = ends[::-1], aliases[::-1], end_types[::-1]
+            rel = ast.RelPat(rel.pos, rel.var, rel.types,
+                             {"out": "in", "in": "out"}.get(rel.direction, "both"),
+                             rel.hops, None)
+        walk = self._walk(rel, types, ends[0], aliases[0], scope, out, anchors, source,
+                          (low, high), subquery)
+        w, a, b = ident(walk.alias), ident(aliases[0]), ident(aliases[1])
+        out.items.append(f"(SELECT * FROM {walk.cte} WHERE depth >= {low}) AS {w}")
+        out.conditions += [f"{w}.start = {a}.id", f"{w}.node = {b}.id"]
+        if len(end_types[1]) > 1:
+            out.conditions.append(f"{w}.label = {b}._label")
+        edges = f"{w}.edges"
+        nodes = f"list_slice({w}.nodes, 2, -1)"
+        if flip:  # the walk ran right to left: the path's lists run the other way
+            edges = f"list_reverse({w}.edges)"
+            nodes = f"list_slice(list_reverse({w}.nodes), 2, -1)"
+        if rel.var is not None:
+            self._bind(rel.var, Binding(EDGES, types), scope, out, rel.pos)
+            out.outputs[rel.var] = edges
+        return _Rel(walk.alias, types, walk), (f"{w}.depth", edges, nodes)
+
+    def _start_at_right(self, ends, scope, out, anchors) -> bool:
+        """Expand from the right end when only it is bound or selected."""
+        def anchored(n: ast.NodePat) -> int:
+            if n.var is not None and n.var in scope:
+                return 2
+            return 1 if n.props is not None or (n.var is not None and n.var in anchors) else 0
+        return anchored(ends[1]) > anchored(ends[0])
+
+    def _walk(self, rel, types, start, start_alias, scope, out, anchors, source, hops,
+              subquery) -> Walk:
+        cte = self.names.fresh("walk")
+        binding_types = self.checker.node_types(start)
+        if start.var is not None and start.var in scope:
+            seed = (f"SELECT DISTINCT {ident(start.var)}.id AS node, "
+                    f"{ident(start.var)}._label AS label FROM {source}")
+        else:
+            if start.var is not None and start.var in out.new:
+                binding_types = out.new[start.var].types
+            a = ident(start_alias)
+            conds = self._inline(start_alias, start.props, Binding(NODE, binding_types),
+                                 scope, Compiled())
+            if start.var is not None:
+                ec = ExprCompiler(self.checker, {start.var: out.new[start.var]},
+                                  subquery=subquery)
+                conds += [ec.condition(c) for c in anchors.get(start.var, [])]
+            where = f" WHERE {' AND '.join(conds)}" if conds else ""
+            seed = (f"SELECT {a}.id AS node, {a}._label AS label FROM "
+                    f"{self.node_source(binding_types, self._seed_props(start))} AS {a}{where}")
+        all_nodes = tuple(self.checker.schema.nodes)
+        edges = self.edge_source(types, rel, all_nodes, all_nodes, set())
+        sql = (
+            f"SELECT node AS start, node, label, []::VARCHAR[] AS edges, [node] AS nodes, "
+            f"0 AS depth FROM ({seed}) "
+            f"UNION ALL "
+            f"SELECT w.start, e._b, e._bl, list_append(w.edges, e._key), "
+            f"list_append(w.nodes, e._b), w.depth + 1 FROM {cte} AS w JOIN {edges} AS e "
+            f"ON e._a = w.node AND e._al = w.label "
+            f"WHERE w.depth < {hops[1]} AND NOT list_contains(w.edges, e._key)"
+        )
+        columns = "start, node, label, edges, nodes, depth"
+        out.ctes.append((f"{cte}({columns})", sql, f"walk {'|'.join(types)} "
+                         f"*{hops[0]}..{hops[1]} from {start.var or 'an anonymous node'}"))
+        return Walk(cte, self.names.fresh("w"), types)
+
+    def _seed_props(self, n: ast.NodePat) -> set[str] | None:
+        return _with_inline(self.usage, n.var, n.props)
+
+
+class _Names:
+    def __init__(self) -> None:
+        self.n = 0
+
+    def fresh(self, stem: str) -> str:
+        self.n += 1
+        return f"__{stem}{self.n}"
+
+
+def _with_inline(usage: dict, var: str | None, props: ast.MapLit | None) -> set[str] | None:
+    """The properties a pattern element reads: those the query uses and its inline map's."""
+    used = props_of(usage, var)
+    inline = {k for k, _ in props.entries} if props is not None else set()
+    return None if used is None else used | inline
+
+
+def _orientations(e, rel: ast.RelPat) -> list[tuple[str, str, bool]]:
+    """(left type, right type, forward) for each way `rel` can read edge type `e`."""
+    if rel.direction == "out":
+        return [(e.src, e.dst, True)]
+    if rel.direction == "in":
+        return [(e.dst, e.src, False)]
+    return [(e.src, e.dst, True), (e.dst, e.src, False)]
+
+
+def _label_in(var: str, types: tuple[str, ...]) -> str:
+    if not types:
+        return "FALSE"
+    return f"{ident(var)}._label IN ({', '.join(literal(t) for t in types)})"
+
+
+def _concat(parts: list[str]) -> str:
+    if not parts:
+        return ""
+    return parts[0] if len(parts) == 1 else f"list_concat({', '.join(parts)})"
+
+
+def _uniqueness(rels: list[_Rel]) -> list[str]:
+    """No relationship twice in one MATCH (openCypher's relationship isomorphism)."""
+    conds = []
+    for i, r1 in enumerate(rels):
+        for r2 in rels[i + 1:]:
+            if not set(r1.types) & set(r2.types):
+                continue
+            a, b = ident(r1.alias), ident(r2.alias)
+            if r1.walk and r2.walk:
+                conds.append(f"NOT list_has_any({a}.edges, {b}.edges)")
+            elif r1.walk or r2.walk:
+                w, r = (a, b) if r1.walk else (b, a)
+                conds.append(f"NOT list_contains({w}.edges, {r}._key)")
+            else:
+                conds.append(f"{a}._key <> {b}._key")
+    return conds
+
+
+def _anchor_conditions(where: ast.Expr | None) -> dict[str, list[ast.Expr]]:
+    """WHERE conjuncts that mention one variable only, by variable: a walk starting at
+    that variable applies them to its seed rows."""
+    out: dict[str, list[ast.Expr]] = {}
+    for c in _conjuncts(where):
+        names = _free_vars(c)
+        if len(names) == 1 and not _has_subquery(c):
+            out.setdefault(names.pop(), []).append(c)
+    return out
+
+
+def _conjuncts(e: ast.Expr | None) -> list[ast.Expr]:
+    if e is None:
+        return []
+    if isinstance(e, ast.Binary) and e.op == "AND":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
+def _free_vars(e: object) -> set[str]:
+    if isinstance(e, ast.Var):
+        return {e.name}
+    if isinstance(e, tuple):
+        return set().union(*(_free_vars(x) for x in e)) if e else set()
+    if hasattr(e, "__dataclass_fields__"):
+        return set().union(*(_free_vars(getattr(e, f)) for f in e.__dataclass_fields__))
+    return set()
+
+
+def _has_subquery(e: object) -> bool:
+    if isinstance(e, ast.PatternPred | ast.Exists):
+        return True
+    if isinstance(e, tuple):
+        return any(_has_subquery(x) for x in e)
+    if hasattr(e, "__dataclass_fields__") and isinstance(e, ast.Expr):
+        return any(_has_subquery(getattr(e, f)) for f in e.__dataclass_fields__)
+    return False
+
+
