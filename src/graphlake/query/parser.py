@@ -4,17 +4,26 @@ a write clause, a `CypherWriteError`; no lark exception escapes."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
 import re
 from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.exceptions import (
+    LarkError,
+    UnexpectedCharacters,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
 
 from graphlake.errors import CypherSyntaxError, CypherWriteError
 from graphlake.query import ast
+from graphlake.schema.parser import _grammar_cache
 
 __all__ = ["parse_query"]
 
@@ -41,16 +50,28 @@ _TERMINAL_WORDS: dict[str, str] = {
     "LIMIT": "LIMIT", "NAME": "a name", "QUOTED_NAME": "a name", "INT": "a number",
     "STRING": "a string", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
     "LBRACE": "'{'", "RBRACE": "'}'", "COLON": "':'", "COMMA": "','", "DOLLAR": "'$'",
-    "MINUS": "'-'", "LARROW": "'<-'", "RARROW": "'->'", "EQ": "'='", "STAR": "'*'",
+    "MINUS": "'-'", "RELDASH": "'-'", "FLOAT": "a number", "LARROW": "'<-'",
+    "RARROW": "'->'", "EQ": "'='", "STAR": "'*'",
     "$END": "end of input",
 }
 
 
 @functools.cache
 def _lark() -> Lark:
+    # Building the LALR tables takes ~0.5 s: cached on disk like the schema grammar's
+    # (same folder and naming by content hash, published by an atomic rename).
     grammar = resources.files("graphlake.query").joinpath("cypher.lark").read_text("utf-8")
-    return Lark(grammar, parser="earley", lexer="basic", propagate_positions=True,
-                ambiguity="resolve")
+    options = {"parser": "lalr", "lexer": "contextual", "propagate_positions": True}
+    cached = _grammar_cache(grammar)
+    if cached is None:
+        return Lark(grammar, **options)
+    if cached.exists():
+        return Lark(grammar, cache=str(cached), **options)
+    staging = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
+    parser = Lark(grammar, cache=str(staging), **options)
+    with contextlib.suppress(OSError):  # e.g. a read-only folder: just no cache
+        os.replace(staging, cached)
+    return parser
 
 
 def parse_query(text: str) -> ast.Query:
@@ -61,7 +82,12 @@ def parse_query(text: str) -> ast.Query:
         raise _syntax_error(exc, text) from None
     except LarkError as exc:  # anything else lark raises is still a syntax problem
         raise CypherSyntaxError(str(exc).splitlines()[0]) from None
-    return _Build(text).transform(tree)
+    try:
+        return _Build(text).transform(tree)
+    except VisitError as exc:  # a check made while building the AST
+        if isinstance(exc.orig_exc, CypherSyntaxError):
+            raise exc.orig_exc from None
+        raise
 
 
 def _refuse_writes(text: str) -> None:
@@ -254,14 +280,24 @@ class _Build(Transformer):
         default = ch[-2] if _tokens(ch, "ELSE") else None
         return ast.Case(_pos(meta), subject, whens, default)
 
+    def pred_var(self, meta, ch):
+        e = ch[0]
+        if not isinstance(e, ast.Var):
+            raise CypherSyntaxError("a pattern must start with a node, like (a) or (:Label)",
+                                    *_pos(meta))
+        return ast.NodePat(_pos(meta), e.name, (), None)
+
+    def pred_node(self, meta, ch):
+        return self.node_pat(meta, ch)
+
     def pattern_pred(self, meta, ch):
         return ast.PatternPred(_pos(meta), self.chain(meta, ch))
 
     def exists_sub(self, meta, ch):
         patterns = tuple(c for c in ch if isinstance(c, ast.Pattern))
-        if isinstance(ch[2], ast.Chain):  # EXISTS ( chain )
-            patterns = (ast.Pattern(_pos(meta), None, ch[2]),)
-        where = next((c for c in ch if isinstance(c, ast.Expr)), None)
+        patterns += tuple(ast.Pattern(_pos(meta), None, c) for c in ch  # EXISTS ( chain )
+                          if isinstance(c, ast.Chain))
+        where = next((c[1] for c in ch if isinstance(c, tuple) and c[0] == "where"), None)
         return ast.Exists(_pos(meta), patterns, where)
 
     # --- patterns

@@ -10,6 +10,7 @@ so its ORDER BY is the statement's.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 from graphlake.errors import CypherError, CypherParameterError
@@ -202,11 +203,27 @@ class _Planner:
         # DISTINCT, the variables before it too.
         visible = scope if grouped or p.distinct else {**self.scope, **scope}
         ec = ExprCompiler(self.checker, visible, self._subquery, allow_aggregates=grouped)
+        # An ORDER BY expression that repeats a projected one sorts by that column.
+        projected = {}
+        for item in p.items:
+            with contextlib.suppress(CypherError):
+                projected[self._before(item.expr)] = ident(item.alias)
         keys = []
         for e, desc in p.order:
+            if not isinstance(e, ast.Var) or e.name not in scope:
+                with contextlib.suppress(CypherError):
+                    key = projected.get(self._before(e))
+                    if key is not None:
+                        keys.append(f"{key} {'DESC NULLS FIRST' if desc else 'ASC NULLS LAST'}")
+                        continue
             # openCypher sorts null after every value: last going up, first going down.
             keys.append(f"{ec.sql(e)} {'DESC NULLS FIRST' if desc else 'ASC NULLS LAST'}")
         return " ORDER BY " + ", ".join(keys)
+
+    def _before(self, e: ast.Expr) -> str:
+        """`e` compiled against the variables before the projection."""
+        return ExprCompiler(self.checker, self.scope, self._subquery,
+                            allow_aggregates=True).sql(e)
 
     def _page(self, p: ast.Projection) -> str:
         out = ""
