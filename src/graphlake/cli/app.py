@@ -26,6 +26,7 @@ from graphlake.cli.ingest_status import ingest_status
 from graphlake.cli.merge import merge, merge_many
 from graphlake.cli.optimize import optimize
 from graphlake.cli.output import console, reported_errors
+from graphlake.cli.query import query
 from graphlake.cli.serve import serve
 
 
@@ -74,6 +75,7 @@ app.add_typer(branch.app, name="branch")
 app.command("log")(read.log)
 app.command("show")(read.show)
 app.command("sql")(read.sql)
+app.command("query")(query)
 app.command("diff")(diff)
 app.command("merge")(merge)
 app.command("merge-many")(merge_many)

@@ -4,6 +4,7 @@ Only the tables the plan reads are registered."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from collections.abc import Mapping
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from graphlake.errors import CypherParameterError, QueryError
+from graphlake.errors import CypherParameterError, CypherSyntaxError, QueryError
 from graphlake.query.parser import parse_query
 from graphlake.query.planner import Plan, plan_query
 from graphlake.read.sql import SqlLimits, run_sql
@@ -29,7 +30,10 @@ def compile_query(snapshot: Snapshot, text: str, params: Mapping[str, object] | 
     if params is not None and not isinstance(params, Mapping):
         raise CypherParameterError(f"params must be a mapping of names to values, got a "
                                    f"{type(params).__name__}")
-    return plan_query(parse_query(text), _schema_of(snapshot), dict(params or {}))
+    try:
+        return plan_query(parse_query(text), _schema_of(snapshot), dict(params or {}))
+    except RecursionError:  # the parse tree and the planner recurse on nesting
+        raise CypherSyntaxError("the query is nested too deeply") from None
 
 
 def run_query(
@@ -52,7 +56,16 @@ def run_query(
         return _explain(snapshot, plan, timeout_s, sql_limits)
     table = run_sql(snapshot, plan.sql, max_rows=max_rows, timeout_s=timeout_s,
                     limits=sql_limits, tables=plan.tables)
-    return table.rename_columns(list(plan.columns))
+    return _integers(table.rename_columns(list(plan.columns)))
+
+
+def _integers(table: pa.Table) -> pa.Table:
+    """DuckDB sums integers to a 128-bit integer (an Arrow decimal): Cypher's are 64-bit."""
+    for i, field in enumerate(table.schema):
+        if pa.types.is_decimal(field.type) and field.type.scale == 0:
+            with contextlib.suppress(pa.ArrowInvalid):  # beyond 64 bits: keep the decimal
+                table = table.set_column(i, field.name, table.column(i).cast(pa.int64()))
+    return table
 
 
 def _explain(snapshot: Snapshot, plan: Plan, timeout_s: float | None,

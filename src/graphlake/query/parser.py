@@ -110,7 +110,10 @@ def _words(terminals: Iterable[str]) -> str:
 
 
 def _literal(terminal: str) -> str:
-    pattern = _lark().get_terminal(terminal).pattern
+    try:
+        pattern = _lark().get_terminal(terminal).pattern
+    except KeyError:  # "$END" and other names lark keeps outside the grammar's terminals
+        return "end of input" if terminal == "$END" else terminal.lower()
     value = getattr(pattern, "value", terminal)
     return f"'{value}'" if pattern.type == "str" else terminal.lower()
 

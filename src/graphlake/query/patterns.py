@@ -126,9 +126,12 @@ class PatternCompiler:
                     lt, rt = types[id(left)], types[id(right)]
                     fits = [o for e in edges for o in _orientations(e, rel)
                             if rel.hops is not None or (o[0] in lt and o[1] in rt)]
-                    if rel.hops is None:
-                        types[id(left)] = tuple(t for t in lt if any(o[0] == t for o in fits))
-                        types[id(right)] = tuple(t for t in rt if any(o[1] == t for o in fits))
+                    # A walk may also end where it starts (zero hops).
+                    stay = rel.hops is not None and rel.hops[0] == 0
+                    types[id(left)] = tuple(t for t in lt if any(o[0] == t for o in fits)
+                                            or (stay and t in rt))
+                    types[id(right)] = tuple(t for t in rt if any(o[1] == t for o in fits)
+                                             or (stay and t in lt))
             for p in patterns:  # one variable, one set of types
                 for n in p.chain.nodes:
                     if n.var is not None:

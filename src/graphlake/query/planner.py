@@ -235,10 +235,13 @@ class _Planner:
 
     def _count(self, e: ast.Expr, what: str) -> int:
         value = self.checker.param(e) if isinstance(e, ast.Param) else getattr(e, "value", e)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            error = CypherParameterError if isinstance(e, ast.Param) else CypherError
-            raise error(f"{what} needs a non-negative integer, got {value!r}", *e.pos)
-        return value
+        if isinstance(e, ast.Param | ast.Lit) and not isinstance(value, bool) \
+                and isinstance(value, int) and value >= 0:
+            return value
+        error = CypherParameterError if isinstance(e, ast.Param) else CypherError
+        got = repr(value) if isinstance(e, ast.Param | ast.Lit) else "an expression"
+        raise error(f"{what} needs a non-negative integer (a literal or a parameter), "
+                    f"got {got}", *e.pos)
 
 
 def _item_type(e: ast.Expr, checker: Checker) -> str | None:

@@ -44,7 +44,7 @@ from graphlake.server.auth import AuthBeforeBody
 from graphlake.server.config import ServerConfig
 from graphlake.server.deps import AppState
 from graphlake.server.limits import BodyLimit
-from graphlake.server.routes import branches, health, ingest, merge, tables, writes
+from graphlake.server.routes import branches, health, ingest, merge, query, tables, writes
 
 
 def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> FastAPI:
@@ -72,7 +72,7 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
     app.add_middleware(BodyLimit, limit_for=limit_for)
     # Added last, so it runs first: no body byte is read for an unauthenticated request.
     app.add_middleware(AuthBeforeBody, config=config)
-    for module in (health, branches, tables, writes, merge, ingest):
+    for module in (health, branches, tables, query, writes, merge, ingest):
         app.include_router(module.router)
     return app
 
