@@ -9,6 +9,7 @@ Endpoints (JSON; tokens as `Authorization: Bearer <token>`):
     GET    /branches/{b}/log?limit=                 read
     GET    /branches/{b}/tables/{table}?where=&columns=&limit=&cursor=   read
     POST   /branches/{b}/sql        {query, max_rows?}                   read
+    POST   /branches/{b}/query      {query, params?, max_rows?}  (Cypher) read
     POST   /branches/{b}/mutations  {message, operations}                write
     POST   /branches/{b}/load?mode=append|merge|overwrite  (JSONL body)  write
     GET    /diff?a=&b=                              read

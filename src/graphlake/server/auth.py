@@ -123,9 +123,9 @@ class AuthBeforeBody:
 
 
 def _body_scope(method: str, path: str) -> Scope:
-    """The least scope of a route that takes a body: reads and SQL need read, every
-    other POST (branches, mutations, load, merge) write."""
-    if method in ("GET", "HEAD", "OPTIONS") or path.endswith("/sql"):
+    """The least scope of a route that takes a body: reads, SQL and Cypher need read,
+    every other POST (branches, mutations, load, merge) write."""
+    if method in ("GET", "HEAD", "OPTIONS") or path.endswith(("/sql", "/query")):
         return Scope.read
     return Scope.write
 
