@@ -106,6 +106,22 @@ def test_named_path_lists_nodes_and_relationships(loops):
     ]))
 
 
+def test_shortest_path_between_bound_nodes(loops):
+    q = ("MATCH p = shortestPath((x:P {name: $a})-[:K*]->(y:P {name: $b})) "
+         "RETURN length(p), nodes(p)")
+    assert loops.query(q, {"a": "a", "b": "c"}).to_pylist() == [
+        {"length(p)": 2, "nodes(p)": ["a", "b", "c"]}]
+    assert loops.query(q, {"a": "c", "b": "a"}).num_rows == 0  # no path c -> a
+    undirected = "MATCH p = shortestPath((x:P {name: 'c'})-[:K*..3]-(y:P {name: 'a'})) " \
+                 "RETURN length(p)"
+    assert loops.query(undirected).to_pylist() == [{"length(p)": 2}]
+    bound = loops.query("MATCH (x:P {name: 'a'}), (y:P) MATCH p = shortestPath((x)-[:K*]->(y)) "
+                        "RETURN y.name, length(p)")
+    assert rows(bound) == [("b", 1), ("c", 2)]
+    with pytest.raises(CypherError, match="needs both end nodes bound"):
+        loops.query("MATCH p = shortestPath((x:P)-[:K*]->(y:P {name: 'a'})) RETURN p")
+
+
 # --- commits, explain, results ------------------------------------------------------------
 
 

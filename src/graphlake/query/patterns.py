@@ -73,8 +73,12 @@ class PatternCompiler:
         rels: list[_Rel] = []
         for pattern in patterns:
             if pattern.shortest:
-                raise CypherError("shortestPath is not supported yet; use a variable-length "
-                                  "pattern with ORDER BY length(p) LIMIT 1", *pattern.pos)
+                path = self._shortest(pattern, node_types, scope, out, anchors, source,
+                                      subquery)
+                if pattern.path_var is not None:
+                    self._bind(pattern.path_var, Binding(PATH), scope, out, pattern.pos)
+                    out.outputs[pattern.path_var] = path
+                continue
             chain = pattern.chain
             aliases = [self._node(n, node_types, scope, out) for n in chain.nodes]
             lengths, node_lists, rel_lists = [], [f"[{ident(aliases[0])}.id]"], []
@@ -279,47 +283,101 @@ class PatternCompiler:
 
     def _start_at_right(self, ends, scope, out, anchors) -> bool:
         """Expand from the right end when only it is bound or selected."""
-        def anchored(n: ast.NodePat) -> int:
-            if n.var is not None and n.var in scope:
-                return 2
-            return 1 if n.props is not None or (n.var is not None and n.var in anchors) else 0
-        return anchored(ends[1]) > anchored(ends[0])
+        return self._anchored(ends[1], scope, anchors) > self._anchored(ends[0], scope, anchors)
+
+    @staticmethod
+    def _anchored(n: ast.NodePat, scope, anchors) -> int:
+        """2: bound by an earlier clause; 1: selected by properties or WHERE; 0: neither."""
+        if n.var is not None and n.var in scope:
+            return 2
+        return 1 if n.props is not None or (n.var is not None and n.var in anchors) else 0
+
+    def _seed(self, node: ast.NodePat, alias: str, scope, out, anchors, source,
+              subquery) -> str:
+        """The rows a walk starts from (or, for shortestPath, the nodes it must reach): a
+        bound node's distinct ids, or the node table filtered by the pattern's inline
+        properties and the WHERE conditions on that node alone."""
+        if node.var is not None and node.var in scope:
+            v = ident(node.var)
+            return f"SELECT DISTINCT {v}.id AS node, {v}._label AS label FROM {source}"
+        types = self.checker.node_types(node)
+        if node.var is not None and node.var in out.new:
+            types = out.new[node.var].types
+        a = ident(alias)
+        conds = self._inline(alias, node.props, Binding(NODE, types), scope, Compiled())
+        if node.var is not None:
+            ec = ExprCompiler(self.checker, {node.var: out.new[node.var]}, subquery=subquery)
+            conds += [ec.condition(c) for c in anchors.get(node.var, [])]
+        where = f" WHERE {' AND '.join(conds)}" if conds else ""
+        return (f"SELECT {a}.id AS node, {a}._label AS label FROM "
+                f"{self.node_source(types, self._seed_props(node))} AS {a}{where}")
 
     def _walk(self, rel, types, start, start_alias, scope, out, anchors, source, hops,
-              subquery) -> Walk:
+              subquery, targets: str | None = None) -> Walk:
+        """A recursive CTE of paths from the seed rows. With `targets` (shortestPath) a
+        breadth-first search instead: each (start, node) pair is kept once, at its first
+        (shortest) depth, and the search stops once every start reached every target."""
         cte = self.names.fresh("walk")
-        binding_types = self.checker.node_types(start)
-        if start.var is not None and start.var in scope:
-            seed = (f"SELECT DISTINCT {ident(start.var)}.id AS node, "
-                    f"{ident(start.var)}._label AS label FROM {source}")
-        else:
-            if start.var is not None and start.var in out.new:
-                binding_types = out.new[start.var].types
-            a = ident(start_alias)
-            conds = self._inline(start_alias, start.props, Binding(NODE, binding_types),
-                                 scope, Compiled())
-            if start.var is not None:
-                ec = ExprCompiler(self.checker, {start.var: out.new[start.var]},
-                                  subquery=subquery)
-                conds += [ec.condition(c) for c in anchors.get(start.var, [])]
-            where = f" WHERE {' AND '.join(conds)}" if conds else ""
-            seed = (f"SELECT {a}.id AS node, {a}._label AS label FROM "
-                    f"{self.node_source(binding_types, self._seed_props(start))} AS {a}{where}")
+        seed = self._seed(start, start_alias, scope, out, anchors, source, subquery)
         all_nodes = tuple(self.checker.schema.nodes)
         edges = self.edge_source(types, rel, all_nodes, all_nodes, set())
+        if targets is None:
+            keyed, union = "", "UNION ALL"
+            unique = "NOT list_contains(w.edges, e._key)"
+        else:
+            keyed, union = " USING KEY (start, node)", "UNION"
+            unique = (
+                f"NOT EXISTS (SELECT 1 FROM recurring.{cte} AS r WHERE r.start = w.start "
+                f"AND r.node = e._b) AND (SELECT count(*) FROM recurring.{cte} AS r WHERE "
+                f"r.node IN (SELECT node FROM ({targets}))) < (SELECT count(*) FROM ({seed})) "
+                f"* (SELECT count(*) FROM ({targets}))")
         sql = (
             f"SELECT node AS start, node, label, []::VARCHAR[] AS edges, [node] AS nodes, "
             f"0 AS depth FROM ({seed}) "
-            f"UNION ALL "
+            f"{union} "
             f"SELECT w.start, e._b, e._bl, list_append(w.edges, e._key), "
             f"list_append(w.nodes, e._b), w.depth + 1 FROM {cte} AS w JOIN {edges} AS e "
             f"ON e._a = w.node AND e._al = w.label "
-            f"WHERE w.depth < {hops[1]} AND NOT list_contains(w.edges, e._key)"
+            f"WHERE w.depth < {hops[1]} AND {unique}"
         )
         columns = "start, node, label, edges, nodes, depth"
-        out.ctes.append((f"{cte}({columns})", sql, f"walk {'|'.join(types)} "
+        kind = "walk" if targets is None else "shortest paths"
+        out.ctes.append((f"{cte}({columns}){keyed}", sql, f"{kind} {'|'.join(types)} "
                          f"*{hops[0]}..{hops[1]} from {start.var or 'an anonymous node'}"))
         return Walk(cte, self.names.fresh("w"), types)
+
+    def _shortest(self, pattern: ast.Pattern, node_types, scope, out, anchors, source,
+                  subquery) -> str:
+        """shortestPath((a)-[:T*..n]->(b)) between bound or selected nodes: the SQL of
+        its path struct."""
+        chain = pattern.chain
+        if len(chain.rels) != 1 or source is None:
+            raise CypherError("shortestPath takes one relationship between two nodes, "
+                              "outside pattern predicates", *pattern.pos)
+        rel = chain.rels[0]
+        low, high = rel.hops or (1, 1)
+        if low > 1 or (high is not None and high > MAX_HOPS):
+            raise CypherError(f"shortestPath spans 0 or 1 to at most {MAX_HOPS} hops",
+                              *rel.pos)
+        if rel.props is not None:
+            raise CypherError("property maps in shortestPath are not supported; filter with "
+                              "WHERE", *rel.pos)
+        ends = chain.nodes
+        if not all(self._anchored(n, scope, anchors) for n in ends):
+            raise CypherError("shortestPath needs both end nodes bound: by an earlier MATCH, "
+                              "inline properties, or a WHERE condition on each", *pattern.pos)
+        aliases = [self._node(n, node_types, scope, out) for n in ends]
+        types = self.checker.edge_types(rel)
+        targets = self._seed(ends[1], aliases[1], scope, out, anchors, source, subquery)
+        walk = self._walk(rel, types, ends[0], aliases[0], scope, out, anchors, source,
+                          (low, high or MAX_HOPS), subquery, targets=targets)
+        w, a, b = ident(walk.alias), ident(aliases[0]), ident(aliases[1])
+        out.items.append(f"(SELECT * FROM {walk.cte} WHERE depth >= {low}) AS {w}")
+        out.conditions += [f"{w}.start = {a}.id", f"{w}.node = {b}.id"]
+        if rel.var is not None:
+            self._bind(rel.var, Binding(EDGES, types), scope, out, rel.pos)
+            out.outputs[rel.var] = f"{w}.edges"
+        return f"struct_pack(length := {w}.depth, nodes := {w}.nodes, rels := {w}.edges)"
 
     def _seed_props(self, n: ast.NodePat) -> set[str] | None:
         return _with_inline(self.usage, n.var, n.props)
