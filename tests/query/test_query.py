@@ -122,6 +122,32 @@ def test_shortest_path_between_bound_nodes(loops):
         loops.query("MATCH p = shortestPath((x:P)-[:K*]->(y:P {name: 'a'})) RETURN p")
 
 
+ANCHORED = [
+    "MATCH (a:Person {name: 'p02'})-[:Knows]->(b)-[:Knows]->(c) RETURN b.name, c.name, c.age",
+    "MATCH (a:Person {name: $who, age: 55})<-[:Knows]-(b) OPTIONAL MATCH (b)-[:WorksAt]->(c) "
+    "RETURN b.name, c.name",
+    "MATCH (a:Person {name: 'p04'})-[r:Knows]->(b:Person)-[:Follows]->(c) "
+    "RETURN r.id, b.name, c.name",
+    "UNWIND ['p04', 'p05'] AS x MATCH (a:Person {name: x})-[:Knows*1..2]->(b) "
+    "RETURN x, b.name",
+    "MATCH (a:Person {name: 'p06'}) OPTIONAL MATCH (a)-[:Knows]->(b {city: 'Oslo'}) "
+    "RETURN b.name",
+]
+
+
+@pytest.mark.parametrize("text", ANCHORED)
+def test_anchored_traversal_reads_frontiers_and_matches_whole_tables(social, monkeypatch, text):
+    """A chain from a node selected by constants reads each hop through the frontier of
+    ids; with no room for any frontier it joins whole tables: the same rows either way."""
+    from graphlake.query import executor
+
+    params = {"who": "p03"}
+    by_frontier = rows(social.query(text, params))
+    monkeypatch.setattr(executor, "PREFETCH_MAX_IDS", 0)
+    assert rows(social.query(text, params)) == by_frontier
+    assert by_frontier or "Oslo" in text
+
+
 # --- commits, explain, results ------------------------------------------------------------
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
+import operator
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -16,6 +18,8 @@ from graphlake.errors import CypherParameterError, CypherSyntaxError, QueryError
 from graphlake.query.parser import parse_query
 from graphlake.query.planner import Plan, plan_query
 from graphlake.read.sql import SqlLimits, run_sql
+
+PREFETCH_MAX_IDS = 50_000  # a larger frontier reads the whole table (a hash join does)
 
 if TYPE_CHECKING:
     from graphlake.read.snapshot import Snapshot
@@ -52,10 +56,15 @@ def run_query(
     plan = compile_query(snapshot, text, params, limits)
     # The limit on text length applies to the Cypher, not to the SQL generated from it.
     sql_limits = dataclasses.replace(limits, max_query_chars=None)
+    timeout_s = timeout_s if timeout_s is not None else limits.timeout_s
+    started = time.monotonic()
+    extra = _prefetched(snapshot, plan, timeout_s, sql_limits)
+    if timeout_s is not None:  # the prefetch counts against the query's time
+        timeout_s = max(timeout_s - (time.monotonic() - started), 0.001)
     if explain:
-        return _explain(snapshot, plan, timeout_s, sql_limits)
+        return _explain(snapshot, plan, timeout_s, sql_limits, extra)
     table = run_sql(snapshot, plan.sql, max_rows=max_rows, timeout_s=timeout_s,
-                    limits=sql_limits, tables=plan.tables)
+                    limits=sql_limits, tables=plan.tables, extra=extra)
     return _integers(table.rename_columns(list(plan.columns)))
 
 
@@ -68,13 +77,46 @@ def _integers(table: pa.Table) -> pa.Table:
     return table
 
 
+def _prefetched(snapshot: Snapshot, plan: Plan, timeout_s: float | None,
+                limits: SqlLimits) -> dict[str, object]:
+    """Anchored traversals: the rows each hop can reach, read through Lance's indexes by
+    the frontier of node ids (see patterns.Prefetch), registered in place of whole
+    tables. A frontier above PREFETCH_MAX_IDS registers the whole table instead."""
+    import pyarrow.compute as pc
+
+    frontiers: dict[str, pa.Array | None] = {}
+    for seed in plan.seeds:
+        if seed.lookup is not None:  # constants only: a Lance scan (by index on id)
+            table, pairs = seed.lookup
+            where = functools.reduce(operator.and_, (pc.field(c) == v for c, v in pairs))
+            ids = snapshot.dataset(table).to_table(columns=["id"], filter=where).column("id")
+        else:
+            ids = run_sql(snapshot, seed.sql, timeout_s=timeout_s, limits=limits,
+                          tables=seed.tables).column("node")
+        frontiers[seed.frontier] = pc.unique(ids.combine_chunks())
+    extra: dict[str, object] = {}
+    for p in plan.prefetch:
+        ds = snapshot.dataset(p.table)
+        ids = frontiers.get(p.frontier)
+        if ids is None or len(ids) > PREFETCH_MAX_IDS:
+            extra[p.name] = ds
+            if p.next_frontier is not None:
+                frontiers[p.next_frontier] = None
+            continue
+        rows = ds.to_table(columns=list(p.columns), filter=pc.field(p.key).isin(ids))
+        extra[p.name] = rows
+        if p.next_frontier is not None and p.next_key is not None:
+            frontiers[p.next_frontier] = pc.unique(rows.column(p.next_key).combine_chunks())
+    return extra
+
+
 def _explain(snapshot: Snapshot, plan: Plan, timeout_s: float | None,
-             limits: SqlLimits) -> pa.Table:
+             limits: SqlLimits, extra: dict[str, object]) -> pa.Table:
     rows: dict[str, list] = {"step": [], "operation": [], "rows": [], "seconds": [], "sql": []}
     for i, step in enumerate(plan.steps):
         started = time.perf_counter()
         counted = run_sql(snapshot, plan.sql_until(i), timeout_s=timeout_s, limits=limits,
-                          tables=plan.tables)
+                          tables=plan.tables, extra=extra)
         rows["step"].append(step.name.split("(")[0])
         rows["operation"].append(step.what)
         rows["rows"].append(counted.column(0)[0].as_py())

@@ -32,6 +32,36 @@ class Walk:
     types: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Seed:
+    """A small query whose `node` column starts a frontier (an anchored chain's first
+    node: selected by constants, so its rows are known before the main statement)."""
+
+    frontier: str
+    sql: str
+    tables: frozenset[str]
+    # When the node is selected by constant properties only: (table, ((column, value),
+    # ...)), answered by a Lance scan without starting DuckDB.
+    lookup: tuple[str, tuple[tuple[str, object], ...]] | None = None
+
+
+@dataclass(frozen=True)
+class Prefetch:
+    """Rows of `table` whose `key` is in `frontier`, read through Lance (its index on
+    `id`, `src`, `dst`) before the main statement runs and registered as `name`; the
+    statement reads `name` in place of `table`. Its `next_key` values are the next
+    frontier. Exact, not approximate: every matching row of the pattern passes through
+    these rows. A frontier larger than the executor's cap registers the whole table."""
+
+    name: str
+    table: str
+    key: str
+    frontier: str
+    columns: tuple[str, ...]
+    next_key: str | None = None
+    next_frontier: str | None = None
+
+
 @dataclass
 class Compiled:
     """FROM items and conditions of one MATCH (or one pattern predicate)."""
@@ -41,6 +71,9 @@ class Compiled:
     new: dict[str, Binding] = field(default_factory=dict)  # variables this match binds
     outputs: dict[str, str] = field(default_factory=dict)  # variable -> SQL of its value
     ctes: list[tuple[str, str, str]] = field(default_factory=list)  # (name, sql, what)
+    seeds: list[Seed] = field(default_factory=list)
+    prefetch: list[Prefetch] = field(default_factory=list)
+    tables: dict[int, str] = field(default_factory=dict)  # id(pattern element) -> source
 
 
 @dataclass
@@ -80,6 +113,8 @@ class PatternCompiler:
                     out.outputs[pattern.path_var] = path
                 continue
             chain = pattern.chain
+            if source is not None:
+                self._frontiers(chain, node_types, scope, anchors, out)
             aliases = [self._node(n, node_types, scope, out) for n in chain.nodes]
             lengths, node_lists, rel_lists = [], [f"[{ident(aliases[0])}.id]"], []
             for i, rel in enumerate(chain.rels):
@@ -161,7 +196,8 @@ class PatternCompiler:
             if n.var is not None:
                 self._bind(n.var, Binding(NODE, types), scope, out, n.pos)
                 out.outputs[n.var] = ident(n.var)
-            out.items.append(f"{self.node_source(types, _with_inline(self.usage, n.var, n.props))} "
+            props = _with_inline(self.usage, n.var, n.props)
+            out.items.append(f"{self.node_source(types, props, out.tables.get(id(n)))} "
                              f"AS {ident(alias)}")
             if not types:
                 out.conditions.append("FALSE")
@@ -169,16 +205,20 @@ class PatternCompiler:
         out.conditions += self._inline(alias, n.props, Binding(NODE, types), scope, out)
         return alias
 
-    def node_source(self, types: tuple[str, ...], props: set[str] | None) -> str:
+    def node_source(self, types: tuple[str, ...], props: set[str] | None,
+                    prefetched: str | None = None) -> str:
+        """The rows of a node variable; `prefetched` names a frontier's rows of its one
+        type, read in place of the whole table."""
         if not types:
             return "(SELECT NULL::VARCHAR AS id, NULL::VARCHAR AS _label)"
         parts = []
         for t in types:
-            self.tables.add(t)
+            if prefetched is None:
+                self.tables.add(t)
             cols = ["id", f"{literal(t)} AS _label"]
             cols += [ident(p) for p in self.checker.table(t).property_names
                      if props is None or p in props]
-            parts.append(f"SELECT {', '.join(cols)} FROM {ident(t)}")
+            parts.append(f"SELECT {', '.join(cols)} FROM {ident(prefetched or t)}")
         return "(" + " UNION ALL BY NAME ".join(parts) + ")"
 
     def _inline(self, alias: str, props: ast.MapLit | None, binding: Binding,
@@ -192,7 +232,17 @@ class PatternCompiler:
             s, vt = ec.typed(value)
             self.checker.comparable("=", t, vt, value.pos)
             conds.append(f"({ident(alias)}.{ident(key)} = {s})")
+            if self._is_text_key(binding, key) and vt == "string":
+                # The same condition on `id` (the key's text) reaches Lance's index on id.
+                conds.append(f"({ident(alias)}.id = {s})")
         return conds
+
+    def _is_text_key(self, binding: Binding, prop: str) -> bool:
+        if binding.kind != NODE or len(binding.types) != 1:
+            return False
+        t = self.checker.table(binding.types[0])
+        p = t.property(prop)
+        return getattr(t, "key", None) == prop and p is not None and p.type.kind == "String"
 
     def _bind(self, name: str, b: Binding, scope: dict, out: Compiled, pos: ast.Pos) -> None:
         if name in scope or name in out.new:
@@ -201,14 +251,16 @@ class PatternCompiler:
 
     # --- relationships
     def edge_source(self, types: tuple[str, ...], rel: ast.RelPat, lt: tuple[str, ...],
-                    rt: tuple[str, ...], props: set[str] | None) -> str:
+                    rt: tuple[str, ...], props: set[str] | None,
+                    prefetched: str | None = None) -> str:
         parts = []
         for t in types:
             e = self.checker.table(t)
             for a_type, b_type, forward in _orientations(e, rel):
                 if a_type not in lt or b_type not in rt:
                     continue
-                self.tables.add(t)
+                if prefetched is None:
+                    self.tables.add(t)
                 a, b = ("src", "dst") if forward else ("dst", "src")
                 cols = ["id", "src", "dst", f"{literal(t)} AS _type",
                         f"{literal(t + ':')} || id AS _key", f"{a} AS _a", f"{b} AS _b",
@@ -216,7 +268,7 @@ class PatternCompiler:
                 cols += [ident(p) for p in e.property_names if props is None or p in props]
                 # An undirected pattern reads each edge both ways, a self-loop only once.
                 loop = " WHERE src <> dst" if rel.direction == "both" and not forward else ""
-                parts.append(f"SELECT {', '.join(cols)} FROM {ident(t)}{loop}")
+                parts.append(f"SELECT {', '.join(cols)} FROM {ident(prefetched or t)}{loop}")
         if not parts:
             return ("(SELECT NULL::VARCHAR AS id, NULL::VARCHAR AS src, NULL::VARCHAR AS dst, "
                     "NULL::VARCHAR AS _type, NULL::VARCHAR AS _key, NULL::VARCHAR AS _a, "
@@ -234,7 +286,8 @@ class PatternCompiler:
                                   f"a relationship can be matched only once", *rel.pos)
             self._bind(rel.var, Binding(EDGE, types), scope, out, rel.pos)
             out.outputs[rel.var] = f"{ident(rel.var)}"
-        src = self.edge_source(types, rel, lt, rt, _with_inline(self.usage, rel.var, rel.props))
+        src = self.edge_source(types, rel, lt, rt, _with_inline(self.usage, rel.var, rel.props),
+                               out.tables.get(id(rel)))
         out.items.append(f"{src} AS {ident(alias)}")
         r, a, b = ident(alias), ident(left), ident(right)
         out.conditions += [f"{r}._a = {a}.id", f"{r}._b = {b}.id"]
@@ -290,23 +343,90 @@ class PatternCompiler:
         """2: bound by an earlier clause; 1: selected by properties or WHERE; 0: neither."""
         if n.var is not None and n.var in scope:
             return 2
-        return 1 if n.props is not None or (n.var is not None and n.var in anchors) else 0
+        selected = _constant_map(n.props) is not None or (n.var is not None and n.var in anchors)
+        return 1 if selected else 0
+
+    def _frontiers(self, chain: ast.Chain, node_types: dict, scope, anchors,
+                   out: Compiled) -> None:
+        """Anchored traversal: when a chain starts at a node selected by constants, read
+        each fixed hop's edges (and the next node's rows) through Lance by the frontier
+        of node ids so far, instead of joining whole tables."""
+        first = chain.nodes[0]
+        types = node_types[id(first)]
+        if first.var in scope or first.var in out.new or len(types) != 1 or \
+                self._anchored(first, scope, anchors) != 1:
+            return
+        frontier = self.names.fresh("f")
+        sql = self._seed(first, first.var or "__seed", scope, out, anchors, None, None,
+                         types=types)
+        out.seeds.append(Seed(frontier, sql, frozenset(types),
+                              self._lookup(first, types[0], anchors)))
+        for i, rel in enumerate(chain.rels):
+            edges = [e for e in self.checker.edge_types(rel)
+                     if any(o[0] in node_types[id(chain.nodes[i])]
+                            and o[1] in node_types[id(chain.nodes[i + 1])]
+                            for o in _orientations(self.checker.table(e), rel))]
+            if rel.hops is not None or rel.direction == "both" or len(edges) != 1 or \
+                    id(rel) in out.tables:
+                return
+            e = self.checker.table(edges[0])
+            key, other = ("src", "dst") if rel.direction == "out" else ("dst", "src")
+            props = _with_inline(self.usage, rel.var, rel.props)
+            hop, nxt = self.names.fresh("hop"), self.names.fresh("f")
+            out.prefetch.append(Prefetch(hop, e.name, key, frontier,
+                                         _columns(e, ("id", "src", "dst"), props), other, nxt))
+            out.tables[id(rel)] = hop
+            node = chain.nodes[i + 1]
+            ntypes = node_types[id(node)]
+            if node.var in scope or node.var in out.new or len(ntypes) != 1:
+                return
+            rows = self.names.fresh("rows")
+            props = _with_inline(self.usage, node.var, node.props)
+            out.prefetch.append(Prefetch(rows, ntypes[0], "id", nxt,
+                                         _columns(self.checker.table(ntypes[0]), ("id",),
+                                                  props)))
+            out.tables[id(node)] = rows
+            frontier = nxt
+
+    def _lookup(self, node: ast.NodePat, table: str, anchors) -> tuple | None:
+        """(table, column = value pairs) for a node selected by literal or parameter
+        properties only (its SQL seed was checked already: the values have the right
+        types); None otherwise."""
+        if node.var in anchors or node.props is None:
+            return None
+        pairs = []
+        for key, value in node.props.entries:
+            if isinstance(value, ast.Lit):
+                v = value.value
+            elif isinstance(value, ast.Param):
+                v = self.checker.param(value)
+            else:
+                return None
+            if v is None or isinstance(v, list | tuple | dict):
+                return None  # `= null` matches nothing in SQL; leave those to the SQL seed
+            column = "id" if self._is_text_key(Binding(NODE, (table,)), key) else key
+            pairs.append((column, v))
+        return table, tuple(pairs)
 
     def _seed(self, node: ast.NodePat, alias: str, scope, out, anchors, source,
-              subquery) -> str:
+              subquery, types: tuple[str, ...] | None = None) -> str:
         """The rows a walk starts from (or, for shortestPath, the nodes it must reach): a
         bound node's distinct ids, or the node table filtered by the pattern's inline
         properties and the WHERE conditions on that node alone."""
         if node.var is not None and node.var in scope:
             v = ident(node.var)
             return f"SELECT DISTINCT {v}.id AS node, {v}._label AS label FROM {source}"
-        types = self.checker.node_types(node)
-        if node.var is not None and node.var in out.new:
-            types = out.new[node.var].types
+        if types is None:
+            types = (out.new[node.var].types if node.var in out.new
+                     else self.checker.node_types(node))
         a = ident(alias)
-        conds = self._inline(alias, node.props, Binding(NODE, types), scope, Compiled())
+        # Only constant properties select seed rows (a seed runs before other variables
+        # exist); the rest are checked where the pattern is joined.
+        conds = self._inline(alias, _constant_map(node.props), Binding(NODE, types), scope,
+                             Compiled())
         if node.var is not None:
-            ec = ExprCompiler(self.checker, {node.var: out.new[node.var]}, subquery=subquery)
+            ec = ExprCompiler(self.checker, {node.var: Binding(NODE, types)},
+                              subquery=subquery)
             conds += [ec.condition(c) for c in anchors.get(node.var, [])]
         where = f" WHERE {' AND '.join(conds)}" if conds else ""
         return (f"SELECT {a}.id AS node, {a}._label AS label FROM "
@@ -397,6 +517,19 @@ def _with_inline(usage: dict, var: str | None, props: ast.MapLit | None) -> set[
     used = props_of(usage, var)
     inline = {k for k, _ in props.entries} if props is not None else set()
     return None if used is None else used | inline
+
+
+def _constant_map(props: ast.MapLit | None) -> ast.MapLit | None:
+    """The entries of an inline property map whose values use no variable (None if none)."""
+    if props is None:
+        return None
+    entries = tuple((k, v) for k, v in props.entries if not _free_vars(v) and
+                    not _has_subquery(v))
+    return ast.MapLit(props.pos, entries) if entries else None
+
+
+def _columns(t, fixed: tuple[str, ...], props: set[str] | None) -> tuple[str, ...]:
+    return fixed + tuple(p for p in t.property_names if props is None or p in props)
 
 
 def _orientations(e, rel: ast.RelPat) -> list[tuple[str, str, bool]]:

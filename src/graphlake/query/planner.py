@@ -17,7 +17,7 @@ from graphlake.errors import CypherError, CypherParameterError
 from graphlake.query import ast
 from graphlake.query.checker import Binding, Checker, value_type
 from graphlake.query.expr import ExprCompiler, contains_aggregate, ident
-from graphlake.query.patterns import PatternCompiler, _Names
+from graphlake.query.patterns import PatternCompiler, Prefetch, Seed, _Names
 from graphlake.query.usage import property_usage
 from graphlake.schema.model import Schema
 
@@ -34,6 +34,8 @@ class Plan:
     steps: tuple[Step, ...]
     tables: frozenset[str]  # the only tables the statement reads
     columns: tuple[str, ...]
+    seeds: tuple[Seed, ...] = ()  # anchored traversals: run first, then the prefetches
+    prefetch: tuple[Prefetch, ...] = ()
 
     @property
     def sql(self) -> str:
@@ -67,6 +69,8 @@ class _Planner:
                                         self.tables)
         self.steps: list[Step] = [Step("s0", "start: one empty row", "SELECT 1 AS __unit")]
         self.scope: dict[str, Binding] = {}
+        self.seeds: list[Seed] = []
+        self.prefetch: list[Prefetch] = []
 
     @property
     def prev(self) -> str:
@@ -89,7 +93,8 @@ class _Planner:
                 self._unwind(clause)
             else:
                 columns = self._projection(clause)
-        return Plan(tuple(self.steps), frozenset(self.tables), columns)
+        return Plan(tuple(self.steps), frozenset(self.tables), columns, tuple(self.seeds),
+                    tuple(self.prefetch))
 
     def _add(self, what: str, sql: str) -> None:
         self.steps.append(Step(f"s{len(self.steps)}", what, sql))
@@ -110,6 +115,8 @@ class _Planner:
                                          self._subquery)
         for name, sql, what in compiled.ctes:
             self.steps.append(Step(name, what, sql))
+        self.seeds += compiled.seeds
+        self.prefetch += compiled.prefetch
         scope = {**self.scope, **compiled.new}
         conditions = list(compiled.conditions)
         if m.where is not None:
