@@ -21,7 +21,7 @@ from tests.query.social import social_rows
 
 pytest.importorskip("ladybug")
 
-GENERATED = generated(240)
+GENERATED = generated(205)
 ALL = HAND + GENERATED
 
 
