@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/query.py                    # 100k and 1M Person nodes
     .venv/bin/python bench/query.py --sizes 100000     # one size
-    .venv/bin/python bench/query.py --quick            # 2k nodes, for the smoke test
+    .venv/bin/python bench/query.py --quick            # 1k nodes, for the smoke test
 
 `Person` nodes with 10 random `Knows` edges each. For each size: 1-, 2- and 3-hop
 neighbourhoods of one start node (count and return), a filtered 2-hop, a shortest path
@@ -191,10 +191,10 @@ def main() -> None:
     parser.add_argument("--sizes", default="100000,1000000",
                         help="Comma-separated Person counts.")
     parser.add_argument("--reps", type=int, default=7, help="Start nodes timed per query.")
-    parser.add_argument("--quick", action="store_true", help="2k nodes, 2 reps.")
+    parser.add_argument("--quick", action="store_true", help="1k nodes, 1 rep.")
     args = parser.parse_args()
-    sizes = [2000] if args.quick else [int(s) for s in args.sizes.split(",")]
-    reps = 2 if args.quick else args.reps
+    sizes = [1000] if args.quick else [int(s) for s in args.sizes.split(",")]
+    reps = 1 if args.quick else args.reps
     results = [one_size(n, reps, warmup=1) for n in sizes]
     print(report(results))
 

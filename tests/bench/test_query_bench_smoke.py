@@ -20,7 +20,7 @@ def test_query_bench_quick_runs_and_reports() -> None:
                           capture_output=True, text=True, timeout=240, check=False)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     out = proc.stdout
-    assert "graphlake 2,000 ms" in out and "ladybug 2,000 ms" in out
+    assert "graphlake 1,000 ms" in out and "ladybug 1,000 ms" in out
     for name in ("1-hop count", "3-hop return", "shortest path", "count by city"):
         assert name in out
     assert "LadybugDB import" in out and "targets (from this run)" in out
