@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,8 @@ SCRIPT = ROOT / "bench" / "query.py"
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_query_bench_quick_runs_and_reports() -> None:
-    pytest.importorskip("ladybug")
+    if importlib.util.find_spec("ladybug") is None:  # never imported here (subprocess)
+        pytest.skip("ladybug is not installed")
     proc = subprocess.run([sys.executable, str(SCRIPT), "--quick"], cwd=ROOT,
                           capture_output=True, text=True, timeout=240, check=False)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
