@@ -148,6 +148,29 @@ def test_anchored_traversal_reads_frontiers_and_matches_whole_tables(social, mon
     assert by_frontier or "Oslo" in text
 
 
+SHORTEST = [
+    "MATCH p = shortestPath((a:Person {name: 'p00'})-[:Follows*..6]->(b:Person)) "
+    "WHERE b.age > 30 RETURN b.name, length(p)",
+    "MATCH p = shortestPath((a:Person {name: 'p03'})-[:Knows*0..4]-(b:Person)) "
+    "WHERE b.age > 40 RETURN b.name, length(p), size(nodes(p))",
+    "MATCH p = shortestPath((a:Person)-[:Follows*]->(b:Person {name: 'p07'})) "
+    "WHERE a.city = 'Oslo' RETURN a.name, length(p)",
+]
+
+
+@pytest.mark.parametrize("text", SHORTEST)
+def test_shortest_path_search_through_lance_matches_the_sql_search(social, monkeypatch,
+                                                                  text):
+    """The frontier-by-frontier search (Lance indexes) and DuckDB's breadth-first CTE
+    find paths of the same lengths to the same nodes."""
+    from graphlake.query import executor
+
+    by_lance = rows(social.query(text))
+    monkeypatch.setattr(executor, "SEARCH_MAX_STARTS", 0)
+    assert rows(social.query(text)) == by_lance
+    assert by_lance
+
+
 # --- commits, explain, results ------------------------------------------------------------
 
 

@@ -58,7 +58,8 @@ def run_query(
     sql_limits = dataclasses.replace(limits, max_query_chars=None)
     timeout_s = timeout_s if timeout_s is not None else limits.timeout_s
     started = time.monotonic()
-    extra = _prefetched(snapshot, plan, timeout_s, sql_limits)
+    extra, frontiers = _prefetched(snapshot, plan, timeout_s, sql_limits)
+    plan = _searched(snapshot, plan, frontiers, extra, started, timeout_s)
     if timeout_s is not None:  # the prefetch counts against the query's time
         timeout_s = max(timeout_s - (time.monotonic() - started), 0.001)
     if explain:
@@ -78,7 +79,7 @@ def _integers(table: pa.Table) -> pa.Table:
 
 
 def _prefetched(snapshot: Snapshot, plan: Plan, timeout_s: float | None,
-                limits: SqlLimits) -> dict[str, object]:
+                limits: SqlLimits) -> tuple[dict[str, object], dict[str, pa.Array | None]]:
     """Anchored traversals: the rows each hop can reach, read through Lance's indexes by
     the frontier of node ids (see patterns.Prefetch), registered in place of whole
     tables. A frontier above PREFETCH_MAX_IDS registers the whole table instead."""
@@ -107,7 +108,82 @@ def _prefetched(snapshot: Snapshot, plan: Plan, timeout_s: float | None,
         extra[p.name] = rows
         if p.next_frontier is not None and p.next_key is not None:
             frontiers[p.next_frontier] = pc.unique(rows.column(p.next_key).combine_chunks())
-    return extra
+    return extra, frontiers
+
+
+_WALK_SCHEMA = pa.schema([("start", pa.string()), ("node", pa.string()), ("label", pa.string()),
+                          ("edges", pa.list_(pa.string())), ("nodes", pa.list_(pa.string())),
+                          ("depth", pa.int32())])
+SEARCH_MAX_STARTS = 100  # more start nodes: DuckDB's breadth-first CTE instead
+
+
+def _searched(snapshot: Snapshot, plan: Plan, frontiers: dict, extra: dict[str, object],
+              started: float, timeout_s: float | None) -> Plan:
+    """shortestPath searches answered frontier by frontier through Lance's indexes (see
+    patterns.PathSearch); a search that outgrows the caps is left to the SQL CTE."""
+    deadline = None if timeout_s is None else started + timeout_s
+    for search in plan.searches:
+        starts, targets = frontiers.get(search.starts), frontiers.get(search.targets)
+        if starts is None or targets is None or len(starts) > SEARCH_MAX_STARTS or \
+                search.labels[0] != search.labels[1]:  # one node type: ids cannot mix
+            continue
+        rows = _breadth_first(snapshot.dataset(search.table), search, starts.to_pylist(),
+                              set(targets.to_pylist()), deadline, timeout_s)
+        if rows is None:
+            continue
+        name = f"{search.cte}_found"
+        extra[name] = rows
+        plan = plan.with_step_sql(search.cte, "SELECT start, node, label, edges, nodes, "
+                                              f"depth FROM {name}")
+    return plan
+
+
+def _breadth_first(ds, search, starts: list[str], targets: set[str],
+                   deadline: float | None, search_timeout: float | None) -> pa.Table | None:
+    """One shortest path from each start to each target it reaches: (start, node, label,
+    edges, nodes, depth) rows like the walk CTE's. None when a frontier outgrows
+    PREFETCH_MAX_IDS."""
+    import pyarrow.compute as pc
+
+    ways = {"out": [("src", "dst")], "in": [("dst", "src")],
+            "both": [("src", "dst"), ("dst", "src")]}[search.direction]
+    label = search.labels[0]
+    out: dict[str, list] = {f.name: [] for f in _WALK_SCHEMA}
+
+    def emit(start: str, node: str, parent: dict, depth: int) -> None:
+        nodes, edges, at = [node], [], node
+        while parent[at] is not None:
+            at, edge = parent[at]
+            nodes.append(at)
+            edges.append(edge)
+        for column, value in zip(out, (start, node, label, edges[::-1], nodes[::-1], depth),
+                                 strict=True):
+            out[column].append(value)
+
+    for start in starts:
+        parent: dict[str, tuple[str, str] | None] = {start: None}
+        if start in targets:
+            emit(start, start, parent, 0)
+        remaining, frontier, depth = targets - {start}, [start], 0
+        while frontier and remaining and depth < search.max_depth:
+            if len(frontier) > PREFETCH_MAX_IDS:
+                return None
+            if deadline is not None and time.monotonic() > deadline:
+                raise QueryError(f"query timed out after {search_timeout} s")
+            depth += 1
+            reached = []
+            for a, b in ways:
+                hop = ds.to_table(columns=["id", a, b], filter=pc.field(a).isin(frontier))
+                for eid, x, y in zip(*(hop.column(c).to_pylist() for c in ("id", a, b)),
+                                     strict=True):
+                    if y not in parent:
+                        parent[y] = (x, f"{search.table}:{eid}")
+                        reached.append(y)
+                        if y in remaining:
+                            remaining.discard(y)
+                            emit(start, y, parent, depth)
+            frontier = reached
+    return pa.Table.from_pydict(out, schema=_WALK_SCHEMA)
 
 
 def _explain(snapshot: Snapshot, plan: Plan, timeout_s: float | None,

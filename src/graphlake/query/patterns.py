@@ -62,6 +62,21 @@ class Prefetch:
     next_frontier: str | None = None
 
 
+@dataclass(frozen=True)
+class PathSearch:
+    """shortestPath between seeded nodes over one edge type: the executor may answer the
+    walk CTE `cte` by a breadth-first search through Lance's `src`/`dst` indexes (frontier
+    by frontier) and register its rows, with the same columns, in its place."""
+
+    cte: str
+    starts: str  # frontier names of the two seeds
+    targets: str
+    table: str
+    direction: str  # "out", "in" or "both"
+    labels: tuple[str, str]  # the edge type's source and destination node types
+    max_depth: int
+
+
 @dataclass
 class Compiled:
     """FROM items and conditions of one MATCH (or one pattern predicate)."""
@@ -73,6 +88,7 @@ class Compiled:
     ctes: list[tuple[str, str, str]] = field(default_factory=list)  # (name, sql, what)
     seeds: list[Seed] = field(default_factory=list)
     prefetch: list[Prefetch] = field(default_factory=list)
+    searches: list[PathSearch] = field(default_factory=list)
     tables: dict[int, str] = field(default_factory=dict)  # id(pattern element) -> source
 
 
@@ -491,6 +507,17 @@ class PatternCompiler:
         targets = self._seed(ends[1], aliases[1], scope, out, anchors, source, subquery)
         walk = self._walk(rel, types, ends[0], aliases[0], scope, out, anchors, source,
                           (low, high or MAX_HOPS), subquery, targets=targets)
+        if len(types) == 1 and not any(n.var in scope for n in ends):
+            e = self.checker.table(types[0])
+            seeds = [Seed(self.names.fresh("f"),
+                          self._seed(n, alias, scope, out, anchors, source, subquery),
+                          frozenset(out.new[n.var].types if n.var in out.new
+                                    else node_types[id(n)]))
+                     for n, alias in zip(ends, aliases, strict=True)]
+            out.seeds += seeds
+            out.searches.append(PathSearch(walk.cte, seeds[0].frontier, seeds[1].frontier,
+                                           e.name, rel.direction, (e.src, e.dst),
+                                           high or MAX_HOPS))
         w, a, b = ident(walk.alias), ident(aliases[0]), ident(aliases[1])
         out.items.append(f"(SELECT * FROM {walk.cte} WHERE depth >= {low}) AS {w}")
         out.conditions += [f"{w}.start = {a}.id", f"{w}.node = {b}.id"]

@@ -11,13 +11,14 @@ so its ORDER BY is the statement's.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from dataclasses import dataclass
 
 from graphlake.errors import CypherError, CypherParameterError
 from graphlake.query import ast
 from graphlake.query.checker import Binding, Checker, value_type
 from graphlake.query.expr import ExprCompiler, contains_aggregate, ident
-from graphlake.query.patterns import PatternCompiler, Prefetch, Seed, _Names
+from graphlake.query.patterns import PathSearch, PatternCompiler, Prefetch, Seed, _Names
 from graphlake.query.usage import property_usage
 from graphlake.schema.model import Schema
 
@@ -36,6 +37,13 @@ class Plan:
     columns: tuple[str, ...]
     seeds: tuple[Seed, ...] = ()  # anchored traversals: run first, then the prefetches
     prefetch: tuple[Prefetch, ...] = ()
+    searches: tuple[PathSearch, ...] = ()
+
+    def with_step_sql(self, cte: str, sql: str) -> Plan:
+        """The plan with the CTE `cte` (a walk) computed by `sql`, not recursively."""
+        steps = tuple(Step(cte, s.what, sql) if s.name.split("(")[0] == cte else s
+                      for s in self.steps)
+        return dataclasses.replace(self, steps=steps)
 
     @property
     def sql(self) -> str:
@@ -71,6 +79,7 @@ class _Planner:
         self.scope: dict[str, Binding] = {}
         self.seeds: list[Seed] = []
         self.prefetch: list[Prefetch] = []
+        self.searches: list[PathSearch] = []
 
     @property
     def prev(self) -> str:
@@ -94,7 +103,7 @@ class _Planner:
             else:
                 columns = self._projection(clause)
         return Plan(tuple(self.steps), frozenset(self.tables), columns, tuple(self.seeds),
-                    tuple(self.prefetch))
+                    tuple(self.prefetch), tuple(self.searches))
 
     def _add(self, what: str, sql: str) -> None:
         self.steps.append(Step(f"s{len(self.steps)}", what, sql))
@@ -117,6 +126,7 @@ class _Planner:
             self.steps.append(Step(name, what, sql))
         self.seeds += compiled.seeds
         self.prefetch += compiled.prefetch
+        self.searches += compiled.searches
         scope = {**self.scope, **compiled.new}
         conditions = list(compiled.conditions)
         if m.where is not None:
