@@ -23,7 +23,7 @@ from tests.query.social import social_rows
 if importlib.util.find_spec("ladybug") is None:  # looked up, never imported: it runs
     pytest.skip("ladybug is not installed", allow_module_level=True)  # in a subprocess
 
-GENERATED = generated(205)
+GENERATED = generated(210)
 ALL = HAND + GENERATED
 
 
