@@ -22,7 +22,8 @@ def main() -> None:
 
     job = json.loads(Path(sys.argv[1]).read_text())
     started = time.perf_counter()
-    db = ladybug.Database(str(Path(tempfile.mkdtemp(prefix="ladybug-bench-")) / "db"))
+    folder = tempfile.TemporaryDirectory(prefix="ladybug-bench-")  # removed at exit
+    db = ladybug.Database(str(Path(folder.name) / "db"))
     con = ladybug.Connection(db)
     con.execute("CREATE NODE TABLE Person(id STRING, name STRING, age INT32, city STRING, "
                 "PRIMARY KEY(id))")

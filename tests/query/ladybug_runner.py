@@ -57,7 +57,8 @@ def main() -> None:
 
     job = json.load(sys.stdin)
     started = time.perf_counter()
-    db = ladybug.Database(str(Path(tempfile.mkdtemp(prefix="ladybug-")) / "db"))
+    folder = tempfile.TemporaryDirectory(prefix="ladybug-")  # removed at exit
+    db = ladybug.Database(str(Path(folder.name) / "db"))
     con = ladybug.Connection(db)
     load(con, job["rows"])
     import_s = time.perf_counter() - started
