@@ -206,6 +206,36 @@ class SearchError(QueryError):
     """A search request is malformed: bad vector, k, text or property (see README "Search")."""
 
 
+class CypherError(QueryError):
+    """A Cypher query cannot run as written. Names the line and column when known."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None):
+        self.line = line
+        self.column = column
+        where = f"line {line}, column {column}: " if line is not None else ""
+        super().__init__(f"cypher: {where}{message}")
+
+
+class CypherSyntaxError(CypherError):
+    """The query text is not valid Cypher (of the supported subset)."""
+
+
+class CypherNameError(CypherError):
+    """An unknown label, relationship type, property, variable or function."""
+
+
+class CypherTypeError(CypherError):
+    """Values of incompatible types meet (a string compared with a number, ...)."""
+
+
+class CypherWriteError(CypherError):
+    """A write clause (CREATE, MERGE, SET, ...): queries are read-only."""
+
+
+class CypherParameterError(CypherError):
+    """A `$parameter` is missing or has a value of the wrong type."""
+
+
 # --- merge ------------------------------------------------------------------------------
 
 

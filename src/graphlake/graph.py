@@ -486,6 +486,22 @@ class Graph:
         snap = self.snapshot(branch)
         return query.explain(snap, req) if explain else query.search(snap, req)
 
+    def query(
+        self,
+        cypher: str,
+        params: dict[str, Any] | None = None,
+        branch: str = DEFAULT_BRANCH,
+        *,
+        max_rows: int | None = None,
+        timeout_s: float | None = None,
+        explain: bool = False,
+    ) -> pa.Table:
+        """An openCypher read query over one pinned snapshot (any branch or commit)."""
+        from graphlake.query.executor import run_query
+
+        return run_query(self.snapshot(branch), cypher, params, max_rows=max_rows,
+                         timeout_s=timeout_s, explain=explain)
+
 
 def _index_columns(t: NodeType | EdgeType) -> list[str]:
     cols = ["id", "src", "dst"] if t.is_edge else ["id"]

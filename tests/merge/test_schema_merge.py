@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 import graphlake as gl
-from graphlake.errors import MergeConflictError, MergeError
+from graphlake.errors import MergeConflictError
 from graphlake.merge import result as R
 
 BASE = """
@@ -162,17 +162,17 @@ def test_backfill_of_a_new_property_merges_column_wise(g: gl.Graph) -> None:
     assert people["Cy"]["emb"] == [1.0, 2.0, 3.0, 2.0]
 
 
-def test_rows_changed_on_both_sides_across_a_column_change_are_refused(g: gl.Graph) -> None:
+def test_rows_changed_on_both_sides_across_a_column_change_merge(g: gl.Graph) -> None:
     s, t = _fork(g)
     g.apply_schema(BASE.replace("age: I32?", "age: I32?  nick: String?"), s)
     with g.write(s) as w:
         w.update("Person", [{"name": "Ann", "nick": "a"}])
     with g.write(t) as w:
         w.update("Person", [{"name": "Bob", "age": 45}])
-    head = g.head(t).id
-    with pytest.raises(MergeError, match="Person: both sides changed its rows"):
-        g.merge(s, into=t)
-    assert g.head(t).id == head
+    g.merge(s, into=t)
+    people = _people(g, t)
+    assert (people["Ann"]["nick"], people["Bob"]["age"], people["Bob"]["nick"]) == (
+        "a", 45, None)
 
 
 def test_renames_compose_across_schema_commits(g: gl.Graph) -> None:

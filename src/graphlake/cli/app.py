@@ -27,6 +27,7 @@ from graphlake.cli.ingest_status import ingest_status
 from graphlake.cli.merge import merge, merge_many
 from graphlake.cli.optimize import optimize
 from graphlake.cli.output import console, reported_errors
+from graphlake.cli.query import query
 from graphlake.cli.search import search
 from graphlake.cli.serve import serve
 
@@ -79,6 +80,7 @@ app.command("log")(read.log)
 app.command("show")(read.show)
 app.command("sql")(read.sql)
 app.command("search")(search)
+app.command("query")(query)
 app.command("diff")(diff)
 app.command("merge")(merge)
 app.command("merge-many")(merge_many)

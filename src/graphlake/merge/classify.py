@@ -87,6 +87,9 @@ class MergeInputs:
     # After a schema merge (merge.schema_merge): where the target's changes since the
     # base are found for tables whose target state was evolved to the merged layout.
     discover_target: dict[str, TableState] = field(default_factory=dict)
+    # Tables whose states were evolved to the merged layout on unrelated forks: their
+    # changes are found by the walk (lineage cannot relate the forks).
+    walk: frozenset[str] = frozenset()
 
     def source_name(self, i: int) -> str:
         return self.source_names[i] if i < len(self.source_names) else f"source {i + 1}"
@@ -153,6 +156,8 @@ def _classify_table(
     groups = [g for g in groups if g.changed or g.uncertain]
     if not groups:
         return TableOutcome(R.TableStats(R.NO_CHANGE, discovery="same-state"))
+    if name in inputs.walk:
+        settings = replace(settings, lineage="off")
     if len(groups) == 1 and len(groups[0].changed) == 1 and not groups[0].uncertain:
         g, i = groups[0], groups[0].changed[0]
         columns = backfilled_columns(graph, g.base.commit, inputs.sources[i], name)

@@ -149,7 +149,8 @@ def _merge_once(
         pending = [(pending[0][0], prep.source)]
     inputs = MergeInputs(base, tuple(h for _, h in pending), target, strategy, strict_disjoint,
                          source_bases, tuple(n for n, _ in pending), into,
-                         discover_target=prep.discover_target if prep else {})
+                         discover_target=prep.discover_target if prep else {},
+                         walk=frozenset(prep.walk) if prep else frozenset())
     cls = classify(graph, inputs, timer, settings)
     if prep is not None:
         cls.conflicts = prep.conflicts + cls.conflicts
@@ -159,6 +160,8 @@ def _merge_once(
     result.stats = {n: o.stats for n, o in cls.tables.items()}
     result.routes.update({n: st.route for n, st in cls.stats.items()})
     result.stats.update(cls.stats)
+    for name, dropped in (prep.dropped if prep else {}).items():
+        result.stats[name].dropped_values.update(dropped)
     result.resolved = cls.resolved
     if cls.conflicts:
         if dry_run:
@@ -187,11 +190,20 @@ def _merge_schemas(
     """Merge the schemas first (merge.schema_merge); a dry run evolves tables only on
     scratch Lance branches no branch owns."""
     if len(pending) > 1:
-        raise MergeError("merge_many: the branches have different schemas; merge the "
-                         "schema changes one branch at a time")
+        raise MergeError(_schemas_differ(graph, target, pending))
     if dry_run:
         owner = f"dry-run-{ULID()}"
     return prepare(graph, base, target, pending[0][1], strategy, owner)
+
+
+def _schemas_differ(graph: Graph, target: Commit, pending: list[tuple[str, Commit]]) -> str:
+    """Why merge_many refuses: which sources' schemas differ from the target's."""
+    differ = [n for n, h in pending if h.schema_id != target.schema_id]
+    same = [n for n, h in pending if h.schema_id == target.schema_id]
+    names = ", ".join(map(repr, differ))
+    tail = f" (the others, {', '.join(map(repr, same))}, may go together)" if same else ""
+    return (f"merge_many: the schema of {names} differs from the target's; merge_many folds "
+            f"only sources on the target's schema: merge {names} one at a time{tail}")
 
 
 def _source_bases(

@@ -10,7 +10,9 @@ that are not schema commits and changed the table's state):
 - only the source changed its data: the source's state, evolved likewise (O(1));
 - both changed data, the source only backfilled columns it added: the target's state
   evolved, then the column route (`merge.columns`) writes the source's columns;
-- both changed data otherwise: refused (`MergeError`), naming the table.
+- both changed data otherwise: the base's, target's and source's states are each evolved
+  to the merged layout on forks, and the usual three-way row merge runs on them with
+  the walk for discovery (the forks share no Lance history that proves the changes).
 
 A property dropped on one side while the other changed its values merges as the drop;
 the values are listed in `r.stats[table].dropped_values`. A constraint one side added is
@@ -77,6 +79,10 @@ class Prepared:
     discover_target: dict[str, TableState] = field(default_factory=dict)
     conflicts: list[Conflict] = field(default_factory=list)
     resolved: list[Conflict] = field(default_factory=list)
+    # Tables whose rows both sides changed across a layout change: merged by the row
+    # routes on evolved states, discovered by the walk; their dropped values.
+    walk: set[str] = field(default_factory=set)
+    dropped: dict[str, dict[str, dict]] = field(default_factory=dict)
 
 
 def prepare(graph: Graph, base: MergeBase, target: Commit, source: Commit,
@@ -142,11 +148,16 @@ def prepare(graph: Graph, base: MergeBase, target: Commit, source: Commit,
             s_tables[name], b_tables[name] = source_state, b_side[1]
             del out.stats[name]
         else:
-            raise MergeError(
-                f"{name}: both sides changed its rows and its columns differ between them; "
-                f"merging rows across a column change is supported only when one side "
-                f"changed no rows or only backfilled columns it added: merge the schema "
-                f"change into the other side first")
+            # Both changed rows across a layout change: the base, target and source
+            # states, each evolved to the merged layout on scratch forks, then the
+            # ordinary three-way row merge. The forks share no Lance history that proves
+            # their differences, so discovery walks (compares every row).
+            t_tables[name] = _evolved(graph, merged, OURS, t_side, t_type, owner)
+            s_tables[name] = _evolved(graph, merged, THEIRS, s_side, t_type, owner)
+            b_map = _base_mapping(b_schema.table(b_side[0]), tid, merged, schemas, by_id)
+            b_tables[name] = _evolve_state(graph, b_side[1], b_map, t_type, owner)
+            out.walk.add(name)
+            out.dropped[name] = out.stats.pop(name).dropped_values
     out.target = replace(target, tables=t_tables, schema_id=out.schema_id)
     out.source = replace(source, tables=s_tables, schema_id=out.schema_id)
     out.base = replace(base, commit=replace(base.commit, tables=b_tables,
@@ -277,6 +288,13 @@ def _evolved(graph: Graph, merged: SchemaMerge, label: str, entry: tuple[str, Ta
     """The side's table state in the merged layout, on a Lance branch `owner` owns."""
     side_name, state = entry
     mapping = merged.columns.get(label, {}).get(side_name, (t_type.name, {}))[1]
+    return _evolve_state(graph, state, mapping, t_type, owner)
+
+
+def _evolve_state(graph: Graph, state: TableState, mapping: dict[str, str],
+                  t_type: NodeType | EdgeType, owner: str) -> TableState:
+    """`state` in `t_type`'s layout (its properties renamed by `mapping`), forked to
+    `owner` unless nothing changes."""
     current = graph.tables.open(state).schema
     change = _change(current, mapping, t_type)
     if change.is_empty:
@@ -289,6 +307,23 @@ def _evolved(graph: Graph, merged: SchemaMerge, label: str, entry: tuple[str, Ta
         # Versions an earlier attempt of this merge (or a lost writer) left on our
         # Lance branch: evolve a fresh fork of the exact state instead.
         return evolve(graph.tables, graph.tables.fork(state, owner=owner), change)
+
+
+def _base_mapping(base_type: NodeType | EdgeType | None, tid: str, merged: SchemaMerge,
+                  schemas: dict[str, SchemaSide],
+                  by_id: dict[str, dict[str, tuple[str, TableState]]]) -> dict[str, str]:
+    """The base's property -> its merged name, through either side's renames (properties
+    the merge drops are absent, so they are dropped from the base's state too)."""
+    names = {p.name for p in base_type.properties} if base_type is not None else set()
+    out: dict[str, str] = {}
+    for label in (OURS, THEIRS):
+        side_name = by_id[label][tid][0]
+        props = merged.columns.get(label, {}).get(side_name, ("", {}))[1]
+        for side_prop, merged_prop in props.items():
+            base_prop = schemas[label].prop_renames.get((side_name, side_prop), side_prop)
+            if base_prop in names:
+                out.setdefault(base_prop, merged_prop)
+    return out
 
 
 def _change(current: pa.Schema, mapping: dict[str, str],

@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -50,8 +50,12 @@ def run_sql(
     max_rows: int | None = None,
     timeout_s: float | None = None,
     limits: SqlLimits | None = None,
+    tables: Collection[str] | None = None,
+    extra: Mapping[str, object] | None = None,
 ) -> pa.Table:
-    """The result of one read-only query; `max_rows` / `timeout_s` override `limits`."""
+    """The result of one read-only query; `max_rows` / `timeout_s` override `limits`.
+    `tables`: register only these (a generated query names the tables it reads);
+    `extra`: more relations (Arrow tables, datasets) to register under their names."""
     limits = limits or SqlLimits()
     max_rows = max_rows if max_rows is not None else limits.max_rows
     timeout_s = timeout_s if timeout_s is not None else limits.timeout_s
@@ -62,7 +66,9 @@ def run_sql(
     watchdog = _Watchdog(con, timeout_s)
     try:
         statement = _parse(con, query)
-        for name, ds in snapshot.datasets().items():
+        datasets = (snapshot.datasets() if tables is None
+                    else {name: snapshot.dataset(name) for name in tables})
+        for name, ds in {**datasets, **(extra or {})}.items():
             con.register(name, ds)
         _lock_down(con, limits)
         watchdog.check()  # an interrupt while nothing executed is dropped by DuckDB

@@ -9,6 +9,7 @@ Endpoints (JSON; tokens as `Authorization: Bearer <token>`):
     GET    /branches/{b}/log?limit=                 read
     GET    /branches/{b}/tables/{table}?where=&columns=&limit=&cursor=   read
     POST   /branches/{b}/sql        {query, max_rows?}                   read
+    POST   /branches/{b}/query      {query, params?, max_rows?}  (Cypher) read
     POST   /branches/{b}/mutations  {message, operations}                write
     POST   /branches/{b}/load?mode=append|merge|overwrite  (JSONL body)  write
     GET    /branches/{b}/schema                     read   (.pg text at any revision)
@@ -53,6 +54,7 @@ from graphlake.server.routes import (
     health,
     ingest,
     merge,
+    query,
     schema,
     search,
     tables,
@@ -88,7 +90,7 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
     ui.mount(app, config)  # pages, static assets, and the form posts' session gate
     # Added last, so it runs first: no body byte is read for an unauthenticated request.
     app.add_middleware(AuthBeforeBody, config=config, skip=ui.is_ui_path)
-    for module in (health, branches, tables, writes, merge, ingest, schema, search):
+    for module in (health, branches, tables, query, writes, merge, ingest, schema, search):
         app.include_router(module.router)
     return app
 

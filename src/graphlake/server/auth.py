@@ -126,9 +126,9 @@ class AuthBeforeBody:
 
 
 def _body_scope(method: str, path: str) -> Scope:
-    """The least scope of a route that takes a body: reads, SQL and search need read,
-    every other POST (branches, mutations, load, merge) write."""
-    if method in ("GET", "HEAD", "OPTIONS") or path.endswith(("/sql", "/search")):
+    """The least scope of a route that takes a body: reads, SQL, search and Cypher need
+    read, every other POST (branches, mutations, load, merge) write."""
+    if method in ("GET", "HEAD", "OPTIONS") or path.endswith(("/sql", "/search", "/query")):
         return Scope.read
     return Scope.write
 

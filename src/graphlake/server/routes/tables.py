@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import APIRouter, Query
 
@@ -13,6 +13,10 @@ from graphlake.server.models import Page, SqlRequest, SqlResult
 from graphlake.server.pages import read_page
 from graphlake.server.routes.common import READ_ERRORS, BranchPath, errors
 from graphlake.server.routing import ThreadedJsonRoute
+
+if TYPE_CHECKING:
+    from graphlake.read.sql import SqlLimits
+    from graphlake.server.config import Limits
 
 router = APIRouter(tags=["reads"], route_class=ThreadedJsonRoute)
 
@@ -56,20 +60,26 @@ def read_table(
 )
 def sql(branch: BranchPath, body: SqlRequest, state: State) -> SqlResult:
     from graphlake.read.snapshot import Snapshot  # see app.py: imported on use
-    from graphlake.read.sql import SqlLimits, run_sql
+    from graphlake.read.sql import run_sql
 
-    limits = state.config.limits
     commit = state.graph.resolve(branch)
-    sql_limits = SqlLimits(
-        max_rows=min(body.max_rows or limits.sql_max_rows, limits.sql_max_rows),
+    with state.reads.hold():
+        result = run_sql(Snapshot(state.graph, commit), body.query,
+                         limits=sql_limits(state.config.limits, body.max_rows))
+    # Bounded by sql_max_result_bytes; the date range was checked by run_sql.
+    columns, rows = columns_and_rows(result)
+    return SqlResult(commit=commit.id, columns=columns, rows=rows)
+
+
+def sql_limits(limits: Limits, max_rows: int | None) -> SqlLimits:
+    """The server's `[limits]` for one SQL or Cypher request; the client may ask fewer rows."""
+    from graphlake.read.sql import SqlLimits
+
+    return SqlLimits(
+        max_rows=min(max_rows or limits.sql_max_rows, limits.sql_max_rows),
         timeout_s=limits.sql_timeout_s,
         max_query_chars=limits.sql_max_query_chars,
         max_result_bytes=limits.sql_max_result_bytes,
         memory_limit_mb=limits.sql_memory_limit_mb,
         threads=limits.sql_threads,
     )
-    with state.reads.hold():
-        result = run_sql(Snapshot(state.graph, commit), body.query, limits=sql_limits)
-    # Bounded by sql_max_result_bytes; the date range was checked by run_sql.
-    columns, rows = columns_and_rows(result)
-    return SqlResult(commit=commit.id, columns=columns, rows=rows)

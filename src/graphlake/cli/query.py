@@ -1,0 +1,59 @@
+"""`graphlake query`: an openCypher read query over one branch or commit."""
+
+from __future__ import annotations
+
+import json as jsonlib
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from graphlake.cli.options import DEFAULT_BRANCH, Branch, Json, Root
+from graphlake.cli.output import (
+    CommandError,
+    arrow_table,
+    console,
+    print_json,
+    rows_phrase,
+    table_rows,
+)
+from graphlake.graph import Graph
+
+
+def query(
+    root: Root,
+    cypher: Annotated[str, typer.Argument(help="One read query, e.g. \"MATCH (p:Person) "
+                                                "RETURN p.name\".")],
+    branch: Branch = DEFAULT_BRANCH,
+    param: Annotated[list[str] | None, typer.Option(
+        "--param", "-p", help="A parameter, name=value; the value is read as JSON when it "
+                              "parses (30, true, [1,2], \"x\"), as text otherwise.")] = None,
+    max_rows: Annotated[int, typer.Option("--max-rows", min=1,
+                                          help="Fail rather than return more rows.")] = 10_000,
+    explain: Annotated[bool, typer.Option(
+        "--explain", help="Show the plan: each step, its rows and its SQL.")] = False,
+    json: Json = False,
+) -> None:
+    """Run an openCypher read query (node labels are node types, relationship types are
+    edge types); see README "Cypher queries" for the supported subset."""
+    params = parse_params(param or [])
+    result = Graph.open(root).query(cypher, params, branch, max_rows=max_rows,
+                                    explain=explain)
+    if json:
+        print_json(table_rows(result))
+        return
+    console.print(arrow_table(result))
+    console.print(f"{rows_phrase(result.num_rows)} @ {escape(branch)}", style="dim")
+
+
+def parse_params(items: list[str]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        if not sep or not name.strip():
+            raise CommandError(f"--param {item!r}: write name=value")
+        try:
+            params[name.strip()] = jsonlib.loads(text)
+        except ValueError:
+            params[name.strip()] = text
+    return params

@@ -1,0 +1,1 @@
+"""openCypher read queries: grammar, parser, checker, planner to DuckDB SQL, executor."""

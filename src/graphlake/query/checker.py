@@ -1,0 +1,175 @@
+"""Names and types of a Cypher query against the schema of the queried commit.
+
+The checker answers the planner's questions ("which node types can `n` be?", "does `r`
+have `since`?", "what type is this expression?") and raises the typed errors, with the
+line and column of the offending token and a "did you mean" when a name is close to one
+the schema knows.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from graphlake.errors import CypherNameError, CypherParameterError, CypherTypeError
+from graphlake.query import ast
+from graphlake.schema.model import FLOAT_KINDS, INTEGER_KINDS, EdgeType, NodeType, Schema
+
+# Value types the checker tracks; None means "not known before running".
+STRING, INT, FLOAT, BOOL, DATE, DATETIME, LIST, MAP = (
+    "string", "integer", "float", "boolean", "date", "datetime", "list", "map")
+NODE, EDGE, PATH, EDGES = "node", "relationship", "path", "relationship list"
+NUMBERS = (INT, FLOAT)
+# Types that can meet in a comparison (numbers compare with numbers, ...).
+_FAMILY = {STRING: "string", INT: "number", FLOAT: "number", BOOL: "boolean", DATE: "date",
+           DATETIME: "datetime", LIST: "list", MAP: "map", NODE: "node", EDGE: "relationship",
+           PATH: "path"}
+
+
+def suggest(name: str, known: Iterable[str]) -> str:
+    known = list(known)
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if not close:
+        low = {k.lower(): k for k in known}
+        close = [low[name.lower()]] if name.lower() in low else []
+    if close:
+        return f"; did you mean {close[0]!r}?"
+    return f" (known: {', '.join(known)})" if known and len(known) <= 12 else ""
+
+
+def kind_type(kind: str) -> str | None:
+    if kind in ("String", "Enum"):
+        return STRING
+    if kind in INTEGER_KINDS:
+        return INT
+    if kind in FLOAT_KINDS:
+        return FLOAT
+    return {"Bool": BOOL, "Date": DATE, "DateTime": DATETIME, "Vector": LIST,
+            "List": LIST}.get(kind)
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What a variable holds: a node or relationship of one of `types`, a path, or a value."""
+
+    kind: str  # NODE, EDGE, PATH, EDGES or a value type (or None: unknown value)
+    types: tuple[str, ...] = ()
+
+    @property
+    def is_entity(self) -> bool:
+        return self.kind in (NODE, EDGE)
+
+
+class Checker:
+    def __init__(self, schema: Schema, params: dict[str, object]):
+        self.schema = schema
+        self.params = params
+
+    # --- labels and types
+    def node_types(self, pat: ast.NodePat) -> tuple[str, ...]:
+        for label in pat.labels:
+            if label not in self.schema.nodes:
+                hint = (f" ({label!r} is a relationship type)" if label in self.schema.edges
+                        else suggest(label, self.schema.nodes))
+                raise CypherNameError(f"unknown node label {label!r}{hint}", *pat.pos)
+        return tuple(pat.labels) if pat.labels else tuple(self.schema.nodes)
+
+    def edge_types(self, pat: ast.RelPat) -> tuple[str, ...]:
+        for t in pat.types:
+            if t not in self.schema.edges:
+                hint = (f" ({t!r} is a node label)" if t in self.schema.nodes
+                        else suggest(t, self.schema.edges))
+                raise CypherNameError(f"unknown relationship type {t!r}{hint}", *pat.pos)
+        return tuple(pat.types) if pat.types else tuple(self.schema.edges)
+
+    def table(self, name: str) -> NodeType | EdgeType:
+        t = self.schema.table(name)
+        assert t is not None
+        return t
+
+    # --- properties
+    def property_type(self, var: str, binding: Binding, prop: str, pos: ast.Pos) -> str | None:
+        """The type of `var.prop`; an error when no type `var` can be has `prop`."""
+        if prop == "id" or (binding.kind == EDGE and prop in ("src", "dst")):
+            return STRING
+        kinds = {p.type.kind for t in binding.types
+                 if (p := self.table(t).property(prop)) is not None}
+        if not kinds:
+            known = sorted({p for t in binding.types for p in self.table(t).property_names})
+            what = "/".join(binding.types)
+            raise CypherNameError(f"{var} ({what}) has no property {prop!r}"
+                                  f"{suggest(prop, known)}", *pos)
+        types = {kind_type(k) for k in kinds}
+        return types.pop() if len(types) == 1 else None
+
+    def has_property(self, type_name: str, prop: str) -> bool:
+        return prop == "id" or self.table(type_name).property(prop) is not None
+
+    # --- parameters
+    def param(self, p: ast.Param) -> object:
+        if p.name not in self.params:
+            given = ", ".join(f"${k}" for k in self.params) or "none"
+            raise CypherParameterError(f"parameter ${p.name} is missing (given: {given})",
+                                       *p.pos)
+        value = self.params[p.name]
+        if not _plain(value):
+            raise CypherParameterError(
+                f"parameter ${p.name} has a {type(value).__name__} value; parameters are "
+                f"strings, numbers, booleans, dates, null, or lists and maps of these", *p.pos)
+        return value
+
+    def param_type(self, p: ast.Param) -> str | None:
+        return value_type(self.param(p))
+
+    # --- type rules
+    def comparable(self, op: str, left: str | None, right: str | None, pos: ast.Pos) -> None:
+        if left is None or right is None:
+            return
+        if _FAMILY.get(left) != _FAMILY.get(right):
+            raise CypherTypeError(f"cannot compare {a(left)} with {a(right)} ({op})", *pos)
+
+    def expect(self, what: str, t: str | None, wanted: tuple[str, ...], pos: ast.Pos) -> None:
+        if t is not None and t not in wanted:
+            raise CypherTypeError(f"{what} needs {' or '.join(map(a, wanted))}, got {a(t)}",
+                                  *pos)
+
+
+def a(noun: str) -> str:
+    """`noun` with its indefinite article: "an integer", "a string"."""
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
+
+
+def value_type(value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return BOOL
+    if isinstance(value, int):
+        return INT
+    if isinstance(value, float):
+        return FLOAT
+    if isinstance(value, str):
+        return STRING
+    if isinstance(value, dt.datetime):
+        return DATETIME
+    if isinstance(value, dt.date):
+        return DATE
+    if isinstance(value, list | tuple):
+        return LIST
+    if isinstance(value, dict):
+        return MAP
+    return None
+
+
+def _plain(value: object, depth: int = 0) -> bool:
+    if depth > 8:
+        return False
+    if value is None or isinstance(value, bool | int | float | str | dt.date):
+        return True
+    if isinstance(value, list | tuple):
+        return all(_plain(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v, depth + 1) for k, v in value.items())
+    return False

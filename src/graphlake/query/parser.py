@@ -1,0 +1,408 @@
+"""Cypher text to `ast.Query`: lark (cypher.lark) checks the syntax, a transformer builds
+the AST. Every failure is a `CypherSyntaxError` (line, column, what was expected) or, for
+a write clause, a `CypherWriteError`; no lark exception escapes."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import re
+from collections.abc import Iterable
+from importlib import resources
+from typing import Any
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import (
+    LarkError,
+    UnexpectedCharacters,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
+
+from graphlake.errors import CypherSyntaxError, CypherWriteError
+from graphlake.query import ast
+from graphlake.schema.parser import _grammar_cache
+
+__all__ = ["parse_query"]
+
+# Clauses that would change the graph, or run arbitrary code, and what to use instead.
+_WRITES = {
+    "CREATE": "Graph.write / `graphlake write`",
+    "MERGE": "Graph.write(upsert=...) / `graphlake write`",
+    "SET": "Graph.write / `graphlake write`",
+    "DELETE": "Graph.write(delete=...) / `graphlake delete`",
+    "DETACH": "Graph.write(delete=..., cascade=True)",
+    "REMOVE": "Graph.write / `graphlake write`",
+    "LOAD": "Graph.load / `graphlake ingest`",
+    "CALL": "g.sql for anything the Cypher subset does not cover",
+    "FOREACH": "Graph.write / `graphlake write`",
+    "DROP": "the schema commands",
+}
+_WRITE_WORD = re.compile(r"(?<![\w`$.])(" + "|".join(_WRITES) + r")(?![\w`])", re.IGNORECASE)
+_STRING_OR_COMMENT = re.compile(r"'(\\.|[^'\\])*'|\"(\\.|[^\"\\])*\"|`[^`]*`|//[^\n]*|/\*.*?\*/",
+                                re.DOTALL)
+
+_TERMINAL_WORDS: dict[str, str] = {
+    "MATCH": "MATCH", "OPTIONAL": "OPTIONAL", "WHERE": "WHERE", "RETURN": "RETURN",
+    "WITH": "WITH", "UNWIND": "UNWIND", "AS": "AS", "ORDER": "ORDER BY", "SKIP": "SKIP",
+    "LIMIT": "LIMIT", "NAME": "a name", "QUOTED_NAME": "a name", "INT": "a number",
+    "STRING": "a string", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
+    "LBRACE": "'{'", "RBRACE": "'}'", "COLON": "':'", "COMMA": "','", "DOLLAR": "'$'",
+    "MINUS": "'-'", "RELDASH": "'-'", "FLOAT": "a number", "LARROW": "'<-'",
+    "RARROW": "'->'", "EQ": "'='", "STAR": "'*'",
+    "$END": "end of input",
+}
+
+
+@functools.cache
+def _lark() -> Lark:
+    # Building the LALR tables takes ~0.5 s: cached on disk like the schema grammar's
+    # (same folder and naming by content hash, published by an atomic rename).
+    grammar = resources.files("graphlake.query").joinpath("cypher.lark").read_text("utf-8")
+    options = {"parser": "lalr", "lexer": "contextual", "propagate_positions": True}
+    cached = _grammar_cache(grammar)
+    if cached is None:
+        return Lark(grammar, **options)
+    if cached.exists():
+        return Lark(grammar, cache=str(cached), **options)
+    staging = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
+    parser = Lark(grammar, cache=str(staging), **options)
+    with contextlib.suppress(OSError):  # e.g. a read-only folder: just no cache
+        os.replace(staging, cached)
+    return parser
+
+
+def parse_query(text: str) -> ast.Query:
+    _refuse_writes(text)
+    try:
+        tree = _lark().parse(text)
+    except UnexpectedInput as exc:
+        raise _syntax_error(exc, text) from None
+    except LarkError as exc:  # anything else lark raises is still a syntax problem
+        raise CypherSyntaxError(str(exc).splitlines()[0]) from None
+    try:
+        return _Build(text).transform(tree)
+    except VisitError as exc:  # a check made while building the AST
+        if isinstance(exc.orig_exc, CypherSyntaxError):
+            raise exc.orig_exc from None
+        raise
+
+
+def _refuse_writes(text: str) -> None:
+    # Blank out strings, quoted names and comments (same length: positions stay right).
+    blanked = _STRING_OR_COMMENT.sub(lambda m: " " * len(m.group(0)), text)
+    m = _WRITE_WORD.search(blanked)
+    if m:
+        word = m.group(1).upper()
+        line = text.count("\n", 0, m.start()) + 1
+        column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+        raise CypherWriteError(f"{word} would change the graph; Cypher queries are "
+                               f"read-only (use {_WRITES[word]})", line, column)
+
+
+def _words(terminals: Iterable[str]) -> str:
+    words = sorted({_TERMINAL_WORDS.get(t, _literal(t)) for t in terminals})
+    if not words:
+        return "nothing more"
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _literal(terminal: str) -> str:
+    try:
+        pattern = _lark().get_terminal(terminal).pattern
+    except KeyError:  # "$END" and other names lark keeps outside the grammar's terminals
+        return "end of input" if terminal == "$END" else terminal.lower()
+    value = getattr(pattern, "value", terminal)
+    return f"'{value}'" if pattern.type == "str" else terminal.lower()
+
+
+def _syntax_error(exc: UnexpectedInput, text: str) -> CypherSyntaxError:
+    if isinstance(exc, UnexpectedToken):
+        tok = exc.token
+        expected = _words(exc.accepts or exc.expected)
+        if tok.type == "$END":
+            lines = text.split("\n")
+            return CypherSyntaxError(f"expected {expected}, found end of input",
+                                     len(lines), len(lines[-1]) + 1)
+        return CypherSyntaxError(f"expected {expected}, found '{tok}'", tok.line, tok.column)
+    if isinstance(exc, UnexpectedCharacters):
+        ch = text[exc.pos_in_stream]
+        what = "an unterminated string" if ch in "'\"" else f"'{ch}'"
+        return CypherSyntaxError(f"unexpected {what}", exc.line, exc.column)
+    lines = text.split("\n")
+    expected = _words(getattr(exc, "expected", ()) or ())
+    return CypherSyntaxError(f"expected {expected}, found end of input",
+                             len(lines), len(lines[-1]) + 1)
+
+
+def _unescape(s: str) -> str:
+    body = s[1:-1]
+    out, i = [], 0
+    escapes = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "b": "\b",
+               "f": "\f"}
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            out.append(escapes.get(body[i + 1], body[i + 1]))
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _pos(meta: Any) -> ast.Pos:
+    return (getattr(meta, "line", 1), getattr(meta, "column", 1))
+
+
+def _tokens(children: list, kind: str | None = None) -> list[Token]:
+    return [c for c in children if isinstance(c, Token) and (kind is None or c.type == kind)]
+
+
+def _exprs(children: list) -> list[ast.Expr]:
+    return [c for c in children if isinstance(c, ast.Expr)]
+
+
+@v_args(meta=True)
+class _Build(Transformer):
+    """Parse tree to AST; the source text gives a projection its default column name."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.text = text
+
+    # --- names and literals
+    def name(self, meta, ch):
+        t = ch[0]
+        return str(t)[1:-1] if t.type == "QUOTED_NAME" else str(t)
+
+    def int_lit(self, meta, ch):
+        return ast.Lit(_pos(meta), int(ch[0]))
+
+    def float_lit(self, meta, ch):
+        return ast.Lit(_pos(meta), float(ch[0]))
+
+    def string_lit(self, meta, ch):
+        return ast.Lit(_pos(meta), _unescape(str(ch[0])))
+
+    def true_lit(self, meta, ch):
+        return ast.Lit(_pos(meta), True)
+
+    def false_lit(self, meta, ch):
+        return ast.Lit(_pos(meta), False)
+
+    def null_lit(self, meta, ch):
+        return ast.Lit(_pos(meta), None)
+
+    def param(self, meta, ch):
+        return ast.Param(_pos(meta), ch[0])
+
+    def var(self, meta, ch):
+        return ast.Var(_pos(meta), ch[0])
+
+    def list_lit(self, meta, ch):
+        return ast.ListLit(_pos(meta), tuple(_exprs(ch)))
+
+    def map_entry(self, meta, ch):
+        return (ch[0], ch[1])
+
+    def map_lit(self, meta, ch):
+        return ast.MapLit(_pos(meta), tuple(ch))
+
+    # --- operators
+    def _binary(self, meta, ch, op):
+        left, right = _exprs(ch)
+        return ast.Binary(_pos(meta), op, left, right)
+
+    def or_(self, meta, ch):
+        return self._binary(meta, ch, "OR")
+
+    def xor_(self, meta, ch):
+        return self._binary(meta, ch, "XOR")
+
+    def and_(self, meta, ch):
+        return self._binary(meta, ch, "AND")
+
+    def not_(self, meta, ch):
+        return ast.Unary(_pos(meta), "NOT", _exprs(ch)[0])
+
+    def cmp_op(self, meta, ch):
+        return str(ch[0])
+
+    def compare(self, meta, ch):
+        return ast.Binary(_pos(meta), ch[1], ch[0], ch[2])
+
+    def in_(self, meta, ch):
+        return self._binary(meta, ch, "IN")
+
+    def starts_with(self, meta, ch):
+        return self._binary(meta, ch, "STARTS")
+
+    def ends_with(self, meta, ch):
+        return self._binary(meta, ch, "ENDS")
+
+    def contains(self, meta, ch):
+        return self._binary(meta, ch, "CONTAINS")
+
+    def regex(self, meta, ch):
+        return self._binary(meta, ch, "=~")
+
+    def is_null(self, meta, ch):
+        return ast.IsNull(_pos(meta), _exprs(ch)[0], False)
+
+    def is_not_null(self, meta, ch):
+        return ast.IsNull(_pos(meta), _exprs(ch)[0], True)
+
+    def arith(self, meta, ch):
+        return ast.Binary(_pos(meta), str(ch[1]), ch[0], ch[2])
+
+    def unary(self, meta, ch):
+        return ast.Unary(_pos(meta), str(ch[0]), ch[1])
+
+    def prop(self, meta, ch):
+        return ast.Prop(_pos(meta), ch[0], ch[1])
+
+    def index(self, meta, ch):
+        return ast.Index(_pos(meta), ch[0], ch[1])
+
+    def count_star(self, meta, ch):
+        return ast.Func(_pos(meta), ch[0].lower(), (), star=True)
+
+    def func_call(self, meta, ch):
+        return ast.Func(_pos(meta), ch[0].lower(), tuple(_exprs(ch)),
+                        distinct=bool(_tokens(ch, "DISTINCT")))
+
+    def when(self, meta, ch):
+        return (ch[1], ch[3])
+
+    def case_expr(self, meta, ch):
+        subject = ch[1] if isinstance(ch[1], ast.Expr) else None
+        whens = tuple(c for c in ch if isinstance(c, tuple))
+        default = ch[-2] if _tokens(ch, "ELSE") else None
+        return ast.Case(_pos(meta), subject, whens, default)
+
+    def pred_var(self, meta, ch):
+        e = ch[0]
+        if not isinstance(e, ast.Var):
+            raise CypherSyntaxError("a pattern must start with a node, like (a) or (:Label)",
+                                    *_pos(meta))
+        return ast.NodePat(_pos(meta), e.name, (), None)
+
+    def pred_node(self, meta, ch):
+        return self.node_pat(meta, ch)
+
+    def pattern_pred(self, meta, ch):
+        return ast.PatternPred(_pos(meta), self.chain(meta, ch))
+
+    def exists_sub(self, meta, ch):
+        patterns = tuple(c for c in ch if isinstance(c, ast.Pattern))
+        patterns += tuple(ast.Pattern(_pos(meta), None, c) for c in ch  # EXISTS ( chain )
+                          if isinstance(c, ast.Chain))
+        where = next((c[1] for c in ch if isinstance(c, tuple) and c[0] == "where"), None)
+        return ast.Exists(_pos(meta), patterns, where)
+
+    # --- patterns
+    def labels(self, meta, ch):
+        return tuple(c for c in ch if isinstance(c, str) and not isinstance(c, Token))
+
+    def node_pat(self, meta, ch):
+        var = next((c for c in ch if type(c) is str), None)
+        labels = next((c for c in ch if isinstance(c, tuple)), ())
+        props = next((c for c in ch if isinstance(c, ast.MapLit)), None)
+        return ast.NodePat(_pos(meta), var, labels, props)
+
+    def hops(self, meta, ch):
+        ints = [int(t) for t in ch if isinstance(t, Token) and t.type == "INT"]
+        ranged = bool(_tokens(ch, "RANGE"))
+        if not ranged:
+            return (ints[0], ints[0]) if ints else (1, None)
+        parts = [t.type for t in ch]
+        low = ints[0] if parts[1] == "INT" else 1
+        high = int(ch[-1]) if parts[-1] == "INT" else None
+        return (low, high)
+
+    def rel_detail(self, meta, ch):
+        var = next((c for c in ch if type(c) is str), None)
+        labels = next((c for c in ch if isinstance(c, tuple) and isinstance(c[0], str)), ())
+        hops = next((c for c in ch if isinstance(c, tuple) and isinstance(c[0], int)), None)
+        props = next((c for c in ch if isinstance(c, ast.MapLit)), None)
+        return {"var": var, "types": labels, "hops": hops, "props": props}
+
+    def _rel(self, meta, ch, direction):
+        detail = next((c for c in ch if isinstance(c, dict)), {})
+        return ast.RelPat(_pos(meta), detail.get("var"), detail.get("types", ()), direction,
+                          detail.get("hops"), detail.get("props"))
+
+    def rel_left(self, meta, ch):
+        return self._rel(meta, ch, "in")
+
+    def rel_right(self, meta, ch):
+        return self._rel(meta, ch, "out")
+
+    def rel_both(self, meta, ch):
+        return self._rel(meta, ch, "both")
+
+    def chain(self, meta, ch):
+        nodes = tuple(c for c in ch if isinstance(c, ast.NodePat))
+        rels = tuple(c for c in ch if isinstance(c, ast.RelPat))
+        return ast.Chain(nodes, rels)
+
+    def pattern(self, meta, ch):
+        path_var = ch[0] if type(ch[0]) is str else None
+        chain = next(c for c in ch if isinstance(c, ast.Chain))
+        return ast.Pattern(_pos(meta), path_var, chain, bool(_tokens(ch, "SHORTESTPATH")))
+
+    # --- clauses
+    def where_clause(self, meta, ch):
+        return ("where", ch[1])
+
+    def match_clause(self, meta, ch):
+        patterns = tuple(c for c in ch if isinstance(c, ast.Pattern))
+        where = next((c[1] for c in ch if isinstance(c, tuple) and c[0] == "where"), None)
+        return ast.Match(_pos(meta), bool(_tokens(ch, "OPTIONAL")), patterns, where)
+
+    def unwind_clause(self, meta, ch):
+        return ast.Unwind(_pos(meta), ch[1], ch[3])
+
+    def proj_item(self, meta, ch):
+        if len(ch) == 3:
+            return ast.Item(ch[0], ch[2], True)
+        text = self.text[meta.start_pos:meta.end_pos]
+        return ast.Item(ch[0], text, False)
+
+    def proj_items(self, meta, ch):
+        return ("items", bool(_tokens(ch, "STAR")), tuple(c for c in ch
+                                                           if isinstance(c, ast.Item)))
+
+    def sort_item(self, meta, ch):
+        desc = any(isinstance(t, Token) and t.type in ("DESC", "DESCENDING") for t in ch)
+        return (ch[0], desc)
+
+    def order_by(self, meta, ch):
+        return ("order", tuple(c for c in ch if isinstance(c, tuple)))
+
+    def skip(self, meta, ch):
+        return ("skip", ch[1])
+
+    def limit(self, meta, ch):
+        return ("limit", ch[1])
+
+    def _projection(self, meta, ch, is_return):
+        parts = {c[0]: c[1:] for c in ch if isinstance(c, tuple)}
+        _, star, items = ("items", *parts["items"])
+        return ast.Projection(
+            _pos(meta), is_return, bool(_tokens(ch, "DISTINCT")), star, items,
+            parts.get("order", ((),))[0], parts.get("skip", (None,))[0],
+            parts.get("limit", (None,))[0], parts.get("where", (None,))[0],
+        )
+
+    def with_clause(self, meta, ch):
+        return self._projection(meta, ch, False)
+
+    def return_clause(self, meta, ch):
+        return self._projection(meta, ch, True)
+
+    def start(self, meta, ch):
+        return ast.Query(tuple(ch))

@@ -1,0 +1,639 @@
+"""Graph patterns to SQL FROM items and join conditions.
+
+A node variable becomes a FROM alias over its node table(s) (several labels: a
+`UNION ALL BY NAME`, tagged with `_label`), a relationship one over its edge table(s),
+oriented so that `_a` is the endpoint on the pattern's left and `_b` the one on its
+right (an undirected relationship reads both orientations, a self-loop once). Variables
+already bound by an earlier clause are referenced by name and add no FROM item.
+
+A variable-length relationship is a recursive CTE, a *walk*: it starts from the anchor
+node's rows (a bound node, or the node whose inline properties and WHERE conditions
+select it), expands one hop per step along the `src`/`dst` columns, and never reuses an
+edge on a path (openCypher's relationship uniqueness); its depth is capped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from graphlake.errors import CypherError
+from graphlake.query import ast
+from graphlake.query.checker import EDGE, EDGES, NODE, PATH, Binding, Checker
+from graphlake.query.expr import ExprCompiler, ident, literal
+from graphlake.query.usage import props_of
+
+MAX_HOPS = 10  # the depth of an unbounded `*`, and the largest upper bound allowed
+
+
+@dataclass
+class Walk:
+    cte: str  # the recursive CTE's name
+    alias: str  # its alias in the FROM list
+    types: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Seed:
+    """A small query whose `node` column starts a frontier (an anchored chain's first
+    node: selected by constants, so its rows are known before the main statement)."""
+
+    frontier: str
+    sql: str
+    tables: frozenset[str]
+    # When the node is selected by constant properties only: (table, ((column, value),
+    # ...)), answered by a Lance scan without starting DuckDB.
+    lookup: tuple[str, tuple[tuple[str, object], ...]] | None = None
+
+
+@dataclass(frozen=True)
+class Prefetch:
+    """Rows of `table` whose `key` is in `frontier`, read through Lance (its index on
+    `id`, `src`, `dst`) before the main statement runs and registered as `name`; the
+    statement reads `name` in place of `table`. Its `next_key` values are the next
+    frontier. Exact, not approximate: every matching row of the pattern passes through
+    these rows. A frontier larger than the executor's cap registers the whole table."""
+
+    name: str
+    table: str
+    key: str
+    frontier: str
+    columns: tuple[str, ...]
+    next_key: str | None = None
+    next_frontier: str | None = None
+
+
+@dataclass(frozen=True)
+class PathSearch:
+    """shortestPath between seeded nodes over one edge type: the executor may answer the
+    walk CTE `cte` by a breadth-first search through Lance's `src`/`dst` indexes (frontier
+    by frontier) and register its rows, with the same columns, in its place."""
+
+    cte: str
+    starts: str  # frontier names of the two seeds
+    targets: str
+    table: str
+    direction: str  # "out", "in" or "both"
+    labels: tuple[str, str]  # the edge type's source and destination node types
+    max_depth: int
+
+
+@dataclass
+class Compiled:
+    """FROM items and conditions of one MATCH (or one pattern predicate)."""
+
+    items: list[str] = field(default_factory=list)
+    conditions: list[str] = field(default_factory=list)
+    new: dict[str, Binding] = field(default_factory=dict)  # variables this match binds
+    outputs: dict[str, str] = field(default_factory=dict)  # variable -> SQL of its value
+    ctes: list[tuple[str, str, str]] = field(default_factory=list)  # (name, sql, what)
+    seeds: list[Seed] = field(default_factory=list)
+    prefetch: list[Prefetch] = field(default_factory=list)
+    searches: list[PathSearch] = field(default_factory=list)
+    tables: dict[int, str] = field(default_factory=dict)  # id(pattern element) -> source
+
+
+@dataclass
+class _Rel:
+    alias: str
+    types: tuple[str, ...]
+    walk: Walk | None
+
+
+class PatternCompiler:
+    def __init__(self, checker: Checker, usage: dict, names: _Names, tables: set[str]):
+        self.checker = checker
+        self.usage = usage
+        self.names = names
+        self.tables = tables
+
+    def compile(
+        self,
+        patterns: tuple[ast.Pattern, ...],
+        scope: dict[str, Binding],
+        where: ast.Expr | None,
+        source: str | None,
+        subquery,
+    ) -> Compiled:
+        """`source`: the CTE holding the earlier clauses' rows (walk anchors start there);
+        None inside a pattern predicate."""
+        out = Compiled()
+        node_types = self._infer(patterns, scope)
+        anchors = _anchor_conditions(where)
+        rels: list[_Rel] = []
+        for pattern in patterns:
+            if pattern.shortest:
+                path = self._shortest(pattern, node_types, scope, out, anchors, source,
+                                      subquery)
+                if pattern.path_var is not None:
+                    self._bind(pattern.path_var, Binding(PATH), scope, out, pattern.pos)
+                    out.outputs[pattern.path_var] = path
+                continue
+            chain = pattern.chain
+            if source is not None:
+                self._frontiers(chain, node_types, scope, anchors, out)
+            aliases = [self._node(n, node_types, scope, out) for n in chain.nodes]
+            lengths, node_lists, rel_lists = [], [f"[{ident(aliases[0])}.id]"], []
+            for i, rel in enumerate(chain.rels):
+                left, right = chain.nodes[i], chain.nodes[i + 1]
+                lt, rt = node_types[id(left)], node_types[id(right)]
+                if rel.hops is None:
+                    r = self._fixed(rel, aliases[i], aliases[i + 1], lt, rt, scope, out)
+                    lengths.append("1")
+                    rel_lists.append(f"[{ident(r.alias)}._key]")
+                    node_lists.append(f"[{ident(aliases[i + 1])}.id]")
+                else:
+                    if source is None:
+                        raise CypherError("variable-length relationships are not supported "
+                                          "inside a pattern predicate", *rel.pos)
+                    r, parts = self._variable(rel, (left, right), aliases[i:i + 2], (lt, rt),
+                                              scope, out, anchors, source, subquery)
+                    lengths.append(parts[0])
+                    rel_lists.append(parts[1])
+                    node_lists.append(parts[2])
+                rels.append(r)
+            if pattern.path_var is not None:
+                self._bind(pattern.path_var, Binding(PATH), scope, out, pattern.pos)
+                out.outputs[pattern.path_var] = (
+                    f"struct_pack(length := {' + '.join(lengths) or '0'}, "
+                    f"nodes := {_concat(node_lists)}, rels := {_concat(rel_lists) or '[]'})")
+        out.conditions += _uniqueness(rels)
+        return out
+
+    # --- type inference: which node types each node pattern can be
+    def _infer(self, patterns: tuple[ast.Pattern, ...], scope: dict[str, Binding]) -> dict:
+        types: dict[int, tuple[str, ...]] = {}
+        by_var: dict[str, tuple[str, ...]] = {}
+        for p in patterns:
+            for n in p.chain.nodes:
+                t = self.checker.node_types(n)
+                if n.var in scope and scope[n.var].kind == NODE:
+                    t = tuple(x for x in t if x in scope[n.var].types)
+                if n.var is not None:
+                    t = tuple(x for x in t if x in by_var.get(n.var, t))
+                    by_var[n.var] = t
+                types[id(n)] = t
+        for _ in range(3):  # narrow by the relationships' endpoint types until stable
+            for p in patterns:
+                chain = p.chain
+                for i, rel in enumerate(chain.rels):
+                    left, right = chain.nodes[i], chain.nodes[i + 1]
+                    edges = [self.checker.table(e) for e in self.checker.edge_types(rel)]
+                    lt, rt = types[id(left)], types[id(right)]
+                    fits = [o for e in edges for o in _orientations(e, rel)
+                            if rel.hops is not None or (o[0] in lt and o[1] in rt)]
+                    # A walk may also end where it starts (zero hops).
+                    stay = rel.hops is not None and rel.hops[0] == 0
+                    types[id(left)] = tuple(t for t in lt if any(o[0] == t for o in fits)
+                                            or (stay and t in rt))
+                    types[id(right)] = tuple(t for t in rt if any(o[1] == t for o in fits)
+                                             or (stay and t in lt))
+            for p in patterns:  # one variable, one set of types
+                for n in p.chain.nodes:
+                    if n.var is not None:
+                        by_var[n.var] = tuple(t for t in by_var[n.var] if t in types[id(n)])
+            for p in patterns:
+                for n in p.chain.nodes:
+                    if n.var is not None:
+                        types[id(n)] = by_var[n.var]
+        return types
+
+    # --- nodes
+    def _node(self, n: ast.NodePat, node_types: dict, scope: dict[str, Binding],
+              out: Compiled) -> str:
+        types = node_types[id(n)]
+        if n.var is not None and (n.var in scope or n.var in out.new):
+            b = scope.get(n.var) or out.new[n.var]
+            if b.kind != NODE:
+                raise CypherError(f"{n.var} is a {b.kind}, not a node", *n.pos)
+            if set(types) != set(b.types):
+                out.conditions.append(_label_in(n.var, types))
+        else:
+            alias = n.var or self.names.fresh("n")
+            if n.var is not None:
+                self._bind(n.var, Binding(NODE, types), scope, out, n.pos)
+                out.outputs[n.var] = ident(n.var)
+            props = _with_inline(self.usage, n.var, n.props)
+            out.items.append(f"{self.node_source(types, props, out.tables.get(id(n)))} "
+                             f"AS {ident(alias)}")
+            if not types:
+                out.conditions.append("FALSE")
+        alias = n.var or alias
+        out.conditions += self._inline(alias, n.props, Binding(NODE, types), scope, out)
+        return alias
+
+    def node_source(self, types: tuple[str, ...], props: set[str] | None,
+                    prefetched: str | None = None) -> str:
+        """The rows of a node variable; `prefetched` names a frontier's rows of its one
+        type, read in place of the whole table."""
+        if not types:
+            return "(SELECT NULL::VARCHAR AS id, NULL::VARCHAR AS _label)"
+        parts = []
+        for t in types:
+            if prefetched is None:
+                self.tables.add(t)
+            cols = ["id", f"{literal(t)} AS _label"]
+            cols += [ident(p) for p in self.checker.table(t).property_names
+                     if props is None or p in props]
+            parts.append(f"SELECT {', '.join(cols)} FROM {ident(prefetched or t)}")
+        return "(" + " UNION ALL BY NAME ".join(parts) + ")"
+
+    def _inline(self, alias: str, props: ast.MapLit | None, binding: Binding,
+                scope: dict[str, Binding], out: Compiled) -> list[str]:
+        if props is None:
+            return []
+        ec = ExprCompiler(self.checker, {**scope, **out.new, alias: binding})
+        conds = []
+        for key, value in props.entries:
+            t = self.checker.property_type(alias, binding, key, value.pos)
+            s, vt = ec.typed(value)
+            self.checker.comparable("=", t, vt, value.pos)
+            conds.append(f"({ident(alias)}.{ident(key)} = {s})")
+            if self._is_text_key(binding, key) and vt == "string":
+                # The same condition on `id` (the key's text) reaches Lance's index on id.
+                conds.append(f"({ident(alias)}.id = {s})")
+        return conds
+
+    def _is_text_key(self, binding: Binding, prop: str) -> bool:
+        if binding.kind != NODE or len(binding.types) != 1:
+            return False
+        t = self.checker.table(binding.types[0])
+        p = t.property(prop)
+        return getattr(t, "key", None) == prop and p is not None and p.type.kind == "String"
+
+    def _bind(self, name: str, b: Binding, scope: dict, out: Compiled, pos: ast.Pos) -> None:
+        if name in scope or name in out.new:
+            raise CypherError(f"variable {name!r} is already defined", *pos)
+        out.new[name] = b
+
+    # --- relationships
+    def edge_source(self, types: tuple[str, ...], rel: ast.RelPat, lt: tuple[str, ...],
+                    rt: tuple[str, ...], props: set[str] | None,
+                    prefetched: str | None = None) -> str:
+        parts = []
+        for t in types:
+            e = self.checker.table(t)
+            for a_type, b_type, forward in _orientations(e, rel):
+                if a_type not in lt or b_type not in rt:
+                    continue
+                if prefetched is None:
+                    self.tables.add(t)
+                a, b = ("src", "dst") if forward else ("dst", "src")
+                cols = ["id", "src", "dst", f"{literal(t)} AS _type",
+                        f"{literal(t + ':')} || id AS _key", f"{a} AS _a", f"{b} AS _b",
+                        f"{literal(a_type)} AS _al", f"{literal(b_type)} AS _bl"]
+                cols += [ident(p) for p in e.property_names if props is None or p in props]
+                # An undirected pattern reads each edge both ways, a self-loop only once.
+                loop = " WHERE src <> dst" if rel.direction == "both" and not forward else ""
+                parts.append(f"SELECT {', '.join(cols)} FROM {ident(prefetched or t)}{loop}")
+        if not parts:
+            return ("(SELECT NULL::VARCHAR AS id, NULL::VARCHAR AS src, NULL::VARCHAR AS dst, "
+                    "NULL::VARCHAR AS _type, NULL::VARCHAR AS _key, NULL::VARCHAR AS _a, "
+                    "NULL::VARCHAR AS _b, NULL::VARCHAR AS _al, NULL::VARCHAR AS _bl "
+                    "WHERE FALSE)")
+        return "(" + " UNION ALL BY NAME ".join(parts) + ")"
+
+    def _fixed(self, rel: ast.RelPat, left: str, right: str, lt: tuple[str, ...],
+               rt: tuple[str, ...], scope: dict[str, Binding], out: Compiled) -> _Rel:
+        types = self.checker.edge_types(rel)
+        alias = rel.var or self.names.fresh("r")
+        if rel.var is not None:
+            if rel.var in scope or rel.var in out.new:
+                raise CypherError(f"relationship variable {rel.var!r} is already bound; "
+                                  f"a relationship can be matched only once", *rel.pos)
+            self._bind(rel.var, Binding(EDGE, types), scope, out, rel.pos)
+            out.outputs[rel.var] = f"{ident(rel.var)}"
+        src = self.edge_source(types, rel, lt, rt, _with_inline(self.usage, rel.var, rel.props),
+                               out.tables.get(id(rel)))
+        out.items.append(f"{src} AS {ident(alias)}")
+        r, a, b = ident(alias), ident(left), ident(right)
+        out.conditions += [f"{r}._a = {a}.id", f"{r}._b = {b}.id"]
+        if len(lt) > 1:
+            out.conditions.append(f"{r}._al = {a}._label")
+        if len(rt) > 1:
+            out.conditions.append(f"{r}._bl = {b}._label")
+        out.conditions += self._inline(alias, rel.props, Binding(EDGE, types), scope, out)
+        return _Rel(alias, types, None)
+
+    def _variable(self, rel, ends, aliases, end_types, scope, out, anchors, source, subquery):
+        low, high = rel.hops
+        if high is not None and high > MAX_HOPS:
+            raise CypherError(f"a variable-length relationship may span at most {MAX_HOPS} "
+                              f"hops (got *{low}..{high})", *rel.pos)
+        if high is not None and low > high:
+            raise CypherError(f"*{low}..{high}: the lower bound is above the upper one",
+                              *rel.pos)
+        if rel.props is not None:
+            raise CypherError("property maps on variable-length relationships are not "
+                              "supported; filter with WHERE", *rel.pos)
+        high = MAX_HOPS if high is None else high
+        types = self.checker.edge_types(rel)
+        flip = self._start_at_right(ends, scope, out, anchors)
+        if flip:
+            ends, aliases, end_types = ends[::-1], aliases[::-1], end_types[::-1]
+            rel = ast.RelPat(rel.pos, rel.var, rel.types,
+                             {"out": "in", "in": "out"}.get(rel.direction, "both"),
+                             rel.hops, None)
+        walk = self._walk(rel, types, ends[0], aliases[0], scope, out, anchors, source,
+                          (low, high), subquery)
+        w, a, b = ident(walk.alias), ident(aliases[0]), ident(aliases[1])
+        out.items.append(f"(SELECT * FROM {walk.cte} WHERE depth >= {low}) AS {w}")
+        out.conditions += [f"{w}.start = {a}.id", f"{w}.node = {b}.id"]
+        if len(end_types[1]) > 1:
+            out.conditions.append(f"{w}.label = {b}._label")
+        edges = f"{w}.edges"
+        nodes = f"list_slice({w}.nodes, 2, -1)"
+        if flip:  # the walk ran right to left: the path's lists run the other way
+            edges = f"list_reverse({w}.edges)"
+            nodes = f"list_slice(list_reverse({w}.nodes), 2, -1)"
+        if rel.var is not None:
+            self._bind(rel.var, Binding(EDGES, types), scope, out, rel.pos)
+            out.outputs[rel.var] = edges
+        return _Rel(walk.alias, types, walk), (f"{w}.depth", edges, nodes)
+
+    def _start_at_right(self, ends, scope, out, anchors) -> bool:
+        """Expand from the right end when only it is bound or selected."""
+        return self._anchored(ends[1], scope, anchors) > self._anchored(ends[0], scope, anchors)
+
+    @staticmethod
+    def _anchored(n: ast.NodePat, scope, anchors) -> int:
+        """2: bound by an earlier clause; 1: selected by properties or WHERE; 0: neither."""
+        if n.var is not None and n.var in scope:
+            return 2
+        selected = _constant_map(n.props) is not None or (n.var is not None and n.var in anchors)
+        return 1 if selected else 0
+
+    def _frontiers(self, chain: ast.Chain, node_types: dict, scope, anchors,
+                   out: Compiled) -> None:
+        """Anchored traversal: when a chain starts at a node selected by constants, read
+        each fixed hop's edges (and the next node's rows) through Lance by the frontier
+        of node ids so far, instead of joining whole tables."""
+        first = chain.nodes[0]
+        types = node_types[id(first)]
+        if first.var in scope or first.var in out.new or len(types) != 1 or \
+                self._anchored(first, scope, anchors) != 1:
+            return
+        frontier = self.names.fresh("f")
+        sql = self._seed(first, first.var or "__seed", scope, out, anchors, None, None,
+                         types=types)
+        out.seeds.append(Seed(frontier, sql, frozenset(types),
+                              self._lookup(first, types[0], anchors)))
+        for i, rel in enumerate(chain.rels):
+            edges = [e for e in self.checker.edge_types(rel)
+                     if any(o[0] in node_types[id(chain.nodes[i])]
+                            and o[1] in node_types[id(chain.nodes[i + 1])]
+                            for o in _orientations(self.checker.table(e), rel))]
+            if rel.hops is not None or rel.direction == "both" or len(edges) != 1 or \
+                    id(rel) in out.tables:
+                return
+            e = self.checker.table(edges[0])
+            key, other = ("src", "dst") if rel.direction == "out" else ("dst", "src")
+            props = _with_inline(self.usage, rel.var, rel.props)
+            hop, nxt = self.names.fresh("hop"), self.names.fresh("f")
+            out.prefetch.append(Prefetch(hop, e.name, key, frontier,
+                                         _columns(e, ("id", "src", "dst"), props), other, nxt))
+            out.tables[id(rel)] = hop
+            node = chain.nodes[i + 1]
+            ntypes = node_types[id(node)]
+            if node.var in scope or node.var in out.new or len(ntypes) != 1:
+                return
+            rows = self.names.fresh("rows")
+            props = _with_inline(self.usage, node.var, node.props)
+            out.prefetch.append(Prefetch(rows, ntypes[0], "id", nxt,
+                                         _columns(self.checker.table(ntypes[0]), ("id",),
+                                                  props)))
+            out.tables[id(node)] = rows
+            frontier = nxt
+
+    def _lookup(self, node: ast.NodePat, table: str, anchors) -> tuple | None:
+        """(table, column = value pairs) for a node selected by literal or parameter
+        properties only (its SQL seed was checked already: the values have the right
+        types); None otherwise."""
+        if node.var in anchors or node.props is None:
+            return None
+        pairs = []
+        for key, value in node.props.entries:
+            if isinstance(value, ast.Lit):
+                v = value.value
+            elif isinstance(value, ast.Param):
+                v = self.checker.param(value)
+            else:
+                return None
+            if v is None or isinstance(v, list | tuple | dict):
+                return None  # `= null` matches nothing in SQL; leave those to the SQL seed
+            column = "id" if self._is_text_key(Binding(NODE, (table,)), key) else key
+            pairs.append((column, v))
+        return table, tuple(pairs)
+
+    def _seed(self, node: ast.NodePat, alias: str, scope, out, anchors, source,
+              subquery, types: tuple[str, ...] | None = None) -> str:
+        """The rows a walk starts from (or, for shortestPath, the nodes it must reach): a
+        bound node's distinct ids, or the node table filtered by the pattern's inline
+        properties and the WHERE conditions on that node alone."""
+        if node.var is not None and node.var in scope:
+            v = ident(node.var)
+            return f"SELECT DISTINCT {v}.id AS node, {v}._label AS label FROM {source}"
+        if types is None:
+            types = (out.new[node.var].types if node.var in out.new
+                     else self.checker.node_types(node))
+        a = ident(alias)
+        # Only constant properties select seed rows (a seed runs before other variables
+        # exist); the rest are checked where the pattern is joined.
+        conds = self._inline(alias, _constant_map(node.props), Binding(NODE, types), scope,
+                             Compiled())
+        if node.var is not None:
+            ec = ExprCompiler(self.checker, {node.var: Binding(NODE, types)},
+                              subquery=subquery)
+            conds += [ec.condition(c) for c in anchors.get(node.var, [])]
+        where = f" WHERE {' AND '.join(conds)}" if conds else ""
+        return (f"SELECT {a}.id AS node, {a}._label AS label FROM "
+                f"{self.node_source(types, self._seed_props(node))} AS {a}{where}")
+
+    def _walk(self, rel, types, start, start_alias, scope, out, anchors, source, hops,
+              subquery, targets: str | None = None) -> Walk:
+        """A recursive CTE of paths from the seed rows. With `targets` (shortestPath) a
+        breadth-first search instead: each (start, node) pair is kept once, at its first
+        (shortest) depth, and the search stops once every start reached every target."""
+        cte = self.names.fresh("walk")
+        seed = self._seed(start, start_alias, scope, out, anchors, source, subquery)
+        all_nodes = tuple(self.checker.schema.nodes)
+        edges = self.edge_source(types, rel, all_nodes, all_nodes, set())
+        if targets is None:
+            keyed, union = "", "UNION ALL"
+            unique = "NOT list_contains(w.edges, e._key)"
+        else:
+            keyed, union = " USING KEY (start, node)", "UNION"
+            unique = (
+                f"NOT EXISTS (SELECT 1 FROM recurring.{cte} AS r WHERE r.start = w.start "
+                f"AND r.node = e._b) AND (SELECT count(*) FROM recurring.{cte} AS r WHERE "
+                f"r.node IN (SELECT node FROM ({targets}))) < (SELECT count(*) FROM ({seed})) "
+                f"* (SELECT count(*) FROM ({targets}))")
+        sql = (
+            f"SELECT node AS start, node, label, []::VARCHAR[] AS edges, [node] AS nodes, "
+            f"0 AS depth FROM ({seed}) "
+            f"{union} "
+            f"SELECT w.start, e._b, e._bl, list_append(w.edges, e._key), "
+            f"list_append(w.nodes, e._b), w.depth + 1 FROM {cte} AS w JOIN {edges} AS e "
+            f"ON e._a = w.node AND e._al = w.label "
+            f"WHERE w.depth < {hops[1]} AND {unique}"
+        )
+        columns = "start, node, label, edges, nodes, depth"
+        kind = "walk" if targets is None else "shortest paths"
+        out.ctes.append((f"{cte}({columns}){keyed}", sql, f"{kind} {'|'.join(types)} "
+                         f"*{hops[0]}..{hops[1]} from {start.var or 'an anonymous node'}"))
+        return Walk(cte, self.names.fresh("w"), types)
+
+    def _shortest(self, pattern: ast.Pattern, node_types, scope, out, anchors, source,
+                  subquery) -> str:
+        """shortestPath((a)-[:T*..n]->(b)) between bound or selected nodes: the SQL of
+        its path struct."""
+        chain = pattern.chain
+        if len(chain.rels) != 1 or source is None:
+            raise CypherError("shortestPath takes one relationship between two nodes, "
+                              "outside pattern predicates", *pattern.pos)
+        rel = chain.rels[0]
+        low, high = rel.hops or (1, 1)
+        if low > 1 or (high is not None and high > MAX_HOPS):
+            raise CypherError(f"shortestPath spans 0 or 1 to at most {MAX_HOPS} hops",
+                              *rel.pos)
+        if rel.props is not None:
+            raise CypherError("property maps in shortestPath are not supported; filter with "
+                              "WHERE", *rel.pos)
+        ends = chain.nodes
+        if not all(self._anchored(n, scope, anchors) for n in ends):
+            raise CypherError("shortestPath needs both end nodes bound: by an earlier MATCH, "
+                              "inline properties, or a WHERE condition on each", *pattern.pos)
+        aliases = [self._node(n, node_types, scope, out) for n in ends]
+        types = self.checker.edge_types(rel)
+        targets = self._seed(ends[1], aliases[1], scope, out, anchors, source, subquery)
+        walk = self._walk(rel, types, ends[0], aliases[0], scope, out, anchors, source,
+                          (low, high or MAX_HOPS), subquery, targets=targets)
+        if len(types) == 1 and not any(n.var in scope for n in ends):
+            e = self.checker.table(types[0])
+            seeds = [Seed(self.names.fresh("f"),
+                          self._seed(n, alias, scope, out, anchors, source, subquery),
+                          frozenset(out.new[n.var].types if n.var in out.new
+                                    else node_types[id(n)]))
+                     for n, alias in zip(ends, aliases, strict=True)]
+            out.seeds += seeds
+            out.searches.append(PathSearch(walk.cte, seeds[0].frontier, seeds[1].frontier,
+                                           e.name, rel.direction, (e.src, e.dst),
+                                           high or MAX_HOPS))
+        w, a, b = ident(walk.alias), ident(aliases[0]), ident(aliases[1])
+        out.items.append(f"(SELECT * FROM {walk.cte} WHERE depth >= {low}) AS {w}")
+        out.conditions += [f"{w}.start = {a}.id", f"{w}.node = {b}.id"]
+        if rel.var is not None:
+            self._bind(rel.var, Binding(EDGES, types), scope, out, rel.pos)
+            out.outputs[rel.var] = f"{w}.edges"
+        return f"struct_pack(length := {w}.depth, nodes := {w}.nodes, rels := {w}.edges)"
+
+    def _seed_props(self, n: ast.NodePat) -> set[str] | None:
+        return _with_inline(self.usage, n.var, n.props)
+
+
+class _Names:
+    def __init__(self) -> None:
+        self.n = 0
+
+    def fresh(self, stem: str) -> str:
+        self.n += 1
+        return f"__{stem}{self.n}"
+
+
+def _with_inline(usage: dict, var: str | None, props: ast.MapLit | None) -> set[str] | None:
+    """The properties a pattern element reads: those the query uses and its inline map's."""
+    used = props_of(usage, var)
+    inline = {k for k, _ in props.entries} if props is not None else set()
+    return None if used is None else used | inline
+
+
+def _constant_map(props: ast.MapLit | None) -> ast.MapLit | None:
+    """The entries of an inline property map whose values use no variable (None if none)."""
+    if props is None:
+        return None
+    entries = tuple((k, v) for k, v in props.entries if not _free_vars(v) and
+                    not _has_subquery(v))
+    return ast.MapLit(props.pos, entries) if entries else None
+
+
+def _columns(t, fixed: tuple[str, ...], props: set[str] | None) -> tuple[str, ...]:
+    return fixed + tuple(p for p in t.property_names if props is None or p in props)
+
+
+def _orientations(e, rel: ast.RelPat) -> list[tuple[str, str, bool]]:
+    """(left type, right type, forward) for each way `rel` can read edge type `e`."""
+    if rel.direction == "out":
+        return [(e.src, e.dst, True)]
+    if rel.direction == "in":
+        return [(e.dst, e.src, False)]
+    return [(e.src, e.dst, True), (e.dst, e.src, False)]
+
+
+def _label_in(var: str, types: tuple[str, ...]) -> str:
+    if not types:
+        return "FALSE"
+    return f"{ident(var)}._label IN ({', '.join(literal(t) for t in types)})"
+
+
+def _concat(parts: list[str]) -> str:
+    if not parts:
+        return ""
+    return parts[0] if len(parts) == 1 else f"list_concat({', '.join(parts)})"
+
+
+def _uniqueness(rels: list[_Rel]) -> list[str]:
+    """No relationship twice in one MATCH (openCypher's relationship isomorphism)."""
+    conds = []
+    for i, r1 in enumerate(rels):
+        for r2 in rels[i + 1:]:
+            if not set(r1.types) & set(r2.types):
+                continue
+            a, b = ident(r1.alias), ident(r2.alias)
+            if r1.walk and r2.walk:
+                conds.append(f"NOT list_has_any({a}.edges, {b}.edges)")
+            elif r1.walk or r2.walk:
+                w, r = (a, b) if r1.walk else (b, a)
+                conds.append(f"NOT list_contains({w}.edges, {r}._key)")
+            else:
+                conds.append(f"{a}._key <> {b}._key")
+    return conds
+
+
+def _anchor_conditions(where: ast.Expr | None) -> dict[str, list[ast.Expr]]:
+    """WHERE conjuncts that mention one variable only, by variable: a walk starting at
+    that variable applies them to its seed rows."""
+    out: dict[str, list[ast.Expr]] = {}
+    for c in _conjuncts(where):
+        names = _free_vars(c)
+        if len(names) == 1 and not _has_subquery(c):
+            out.setdefault(names.pop(), []).append(c)
+    return out
+
+
+def _conjuncts(e: ast.Expr | None) -> list[ast.Expr]:
+    if e is None:
+        return []
+    if isinstance(e, ast.Binary) and e.op == "AND":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
+def _free_vars(e: object) -> set[str]:
+    if isinstance(e, ast.Var):
+        return {e.name}
+    if isinstance(e, tuple):
+        return set().union(*(_free_vars(x) for x in e)) if e else set()
+    if hasattr(e, "__dataclass_fields__"):
+        return set().union(*(_free_vars(getattr(e, f)) for f in e.__dataclass_fields__))
+    return set()
+
+
+def _has_subquery(e: object) -> bool:
+    if isinstance(e, ast.PatternPred | ast.Exists):
+        return True
+    if isinstance(e, tuple):
+        return any(_has_subquery(x) for x in e)
+    if hasattr(e, "__dataclass_fields__") and isinstance(e, ast.Expr):
+        return any(_has_subquery(getattr(e, f)) for f in e.__dataclass_fields__)
+    return False
+
+

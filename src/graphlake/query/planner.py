@@ -1,0 +1,296 @@
+"""A checked Cypher query to one DuckDB statement: a chain of CTEs, one per clause.
+
+Each step's rows are the bindings so far: one column per variable (a node or relationship
+is a struct of its id, label or type and the properties the query reads). MATCH joins
+the pattern's tables to the previous step; OPTIONAL MATCH does the same over numbered
+rows and left-joins the result back; WITH and RETURN project (grouping by the
+non-aggregate items, as openCypher does); UNWIND unnests. The last step is the RETURN,
+so its ORDER BY is the statement's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from dataclasses import dataclass
+
+from graphlake.errors import CypherError, CypherParameterError
+from graphlake.query import ast
+from graphlake.query.checker import Binding, Checker, value_type
+from graphlake.query.expr import ExprCompiler, contains_aggregate, ident
+from graphlake.query.patterns import PathSearch, PatternCompiler, Prefetch, Seed, _Names
+from graphlake.query.usage import property_usage
+from graphlake.schema.model import Schema
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str  # the CTE ("s1", ...; the last step is the RETURN itself)
+    what: str  # one line for explain
+    sql: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    steps: tuple[Step, ...]
+    tables: frozenset[str]  # the only tables the statement reads
+    columns: tuple[str, ...]
+    seeds: tuple[Seed, ...] = ()  # anchored traversals: run first, then the prefetches
+    prefetch: tuple[Prefetch, ...] = ()
+    searches: tuple[PathSearch, ...] = ()
+
+    def with_step_sql(self, cte: str, sql: str) -> Plan:
+        """The plan with the CTE `cte` (a walk) computed by `sql`, not recursively."""
+        steps = tuple(Step(cte, s.what, sql) if s.name.split("(")[0] == cte else s
+                      for s in self.steps)
+        return dataclasses.replace(self, steps=steps)
+
+    @property
+    def sql(self) -> str:
+        return self.sql_until(len(self.steps) - 1, final=True)
+
+    def sql_until(self, index: int, final: bool = False) -> str:
+        """The statement up to step `index`: its rows (`final`) or how many rows it has."""
+        ctes = [f"{s.name} AS ({s.sql})" for s in self.steps[:index]]
+        last = self.steps[index]
+        if final:
+            body = last.sql
+        elif "(" in last.name:  # a walk (a recursive CTE): count the paths it found
+            ctes.append(f"{last.name} AS ({last.sql})")
+            body = f"SELECT count(*) AS n FROM {last.name.split('(')[0]}"
+        else:
+            body = f"SELECT count(*) AS n FROM ({last.sql}) AS __c"
+        return ("WITH RECURSIVE " + ", ".join(ctes) + " " if ctes else "") + body
+
+
+def plan_query(query: ast.Query, schema: Schema, params: dict[str, object]) -> Plan:
+    return _Planner(schema, params, query).plan()
+
+
+class _Planner:
+    def __init__(self, schema: Schema, params: dict[str, object], query: ast.Query):
+        self.checker = Checker(schema, params)
+        self.query = query
+        self.names = _Names()
+        self.tables: set[str] = set()
+        self.patterns = PatternCompiler(self.checker, property_usage(query), self.names,
+                                        self.tables)
+        self.steps: list[Step] = [Step("s0", "start: one empty row", "SELECT 1 AS __unit")]
+        self.scope: dict[str, Binding] = {}
+        self.seeds: list[Seed] = []
+        self.prefetch: list[Prefetch] = []
+        self.searches: list[PathSearch] = []
+
+    @property
+    def prev(self) -> str:
+        return next(s.name for s in reversed(self.steps) if "(" not in s.name)
+
+    def plan(self) -> Plan:
+        clauses = self.query.clauses
+        last = clauses[-1]
+        if not (isinstance(last, ast.Projection) and last.is_return):
+            pos = getattr(last, "pos", (None, None))
+            raise CypherError("a query must end with RETURN", *pos)
+        columns: tuple[str, ...] = ()
+        for clause in clauses:
+            if isinstance(clause, ast.Projection) and clause.is_return and clause is not last:
+                raise CypherError("RETURN must be the last clause (use WITH to go on)",
+                                  *clause.pos)
+            if isinstance(clause, ast.Match):
+                self._match(clause)
+            elif isinstance(clause, ast.Unwind):
+                self._unwind(clause)
+            else:
+                columns = self._projection(clause)
+        return Plan(tuple(self.steps), frozenset(self.tables), columns, tuple(self.seeds),
+                    tuple(self.prefetch), tuple(self.searches))
+
+    def _add(self, what: str, sql: str) -> None:
+        self.steps.append(Step(f"s{len(self.steps)}", what, sql))
+
+    def _carried(self) -> list[str]:
+        return ["1 AS __unit"] + [ident(v) for v in self.scope]
+
+    # --- MATCH
+    def _match(self, m: ast.Match) -> None:
+        source = self.prev
+        if m.optional:
+            # Number the incoming rows, match over them, and left-join back: a row with no
+            # match stays, its new variables null.
+            self._add("number rows for OPTIONAL MATCH",
+                      f"SELECT row_number() OVER () AS __row, * FROM {source}")
+            source = self.prev
+        compiled = self.patterns.compile(m.patterns, self.scope, m.where, source,
+                                         self._subquery)
+        for name, sql, what in compiled.ctes:
+            self.steps.append(Step(name, what, sql))
+        self.seeds += compiled.seeds
+        self.prefetch += compiled.prefetch
+        self.searches += compiled.searches
+        scope = {**self.scope, **compiled.new}
+        conditions = list(compiled.conditions)
+        if m.where is not None:
+            ec = ExprCompiler(self.checker, scope, self._subquery)
+            conditions.append(ec.condition(m.where))
+        new_cols = [f"{sql} AS {ident(v)}" for v, sql in compiled.outputs.items()]
+        where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
+        items = ", ".join([f"{source} AS __p", *compiled.items])
+        what = ("OPTIONAL MATCH " if m.optional else "MATCH ") + ", ".join(
+            _pattern_text(p) for p in m.patterns)
+        if not m.optional:
+            cols = self._carried() + new_cols
+            self._add(what, f"SELECT {', '.join(cols)} FROM {items}{where}")
+        else:
+            inner = f"SELECT __p.__row, {', '.join(['1 AS __unit', *new_cols])} " \
+                    f"FROM {items}{where}"
+            outer = [f"__o.{ident(v)}" for v in self.scope] + [
+                f"__m.{ident(v)}" for v in compiled.outputs]
+            self._add(what, f"SELECT {', '.join(['1 AS __unit', *outer])} FROM {source} AS __o "
+                            f"LEFT JOIN ({inner}) AS __m ON __m.__row = __o.__row")
+        self.scope = scope
+
+    def _subquery(self, e: ast.Expr, ec: ExprCompiler) -> str:
+        """A pattern predicate or EXISTS { } as a correlated EXISTS subquery."""
+        if isinstance(e, ast.PatternPred):
+            patterns, where = (ast.Pattern(e.pos, None, e.chain),), None
+        else:
+            assert isinstance(e, ast.Exists)
+            patterns, where = e.patterns, e.where
+        compiled = self.patterns.compile(patterns, ec.scope, where, None, self._subquery)
+        conditions = list(compiled.conditions)
+        if where is not None:
+            inner = ExprCompiler(self.checker, {**ec.scope, **compiled.new}, self._subquery)
+            conditions.append(inner.condition(where))
+        items = ", ".join(compiled.items) or "(SELECT 1) AS __one"
+        cond = f" WHERE {' AND '.join(conditions)}" if conditions else ""
+        return f"EXISTS (SELECT 1 FROM {items}{cond})"
+
+    # --- UNWIND
+    def _unwind(self, u: ast.Unwind) -> None:
+        ec = ExprCompiler(self.checker, self.scope, self._subquery)
+        s, t = ec.typed(u.expr)
+        if u.name in self.scope:
+            raise CypherError(f"variable {u.name!r} is already defined", *u.pos)
+        self.checker.expect("UNWIND", t, ("list",), u.expr.pos)
+        self._add(f"UNWIND AS {u.name}",
+                  f"SELECT {', '.join(self._carried())}, unnest({s}) AS {ident(u.name)} "
+                  f"FROM {self.prev} AS __p")
+        self.scope = {**self.scope, u.name: Binding(_item_type(u.expr, self.checker))}
+
+    # --- WITH / RETURN
+    def _projection(self, p: ast.Projection) -> tuple[str, ...]:
+        items = list(p.items)
+        if p.star:
+            visible = sorted(v for v in self.scope if not v.startswith("__"))
+            if not visible:
+                raise CypherError("RETURN * / WITH * with no variables in scope", *p.pos)
+            items = [ast.Item(ast.Var(p.pos, v), v, True) for v in visible] + items
+        ec = ExprCompiler(self.checker, self.scope, self._subquery, allow_aggregates=True)
+        select, scope, seen = [], {}, set()
+        for item in items:
+            s, t = ec.typed(item.expr)
+            if item.alias in seen:
+                raise CypherError(f"column name {item.alias!r} is used twice; add AS",
+                                  *item.expr.pos)
+            if not p.is_return and not item.explicit and not isinstance(item.expr, ast.Var):
+                raise CypherError("an expression in WITH needs a name: add AS", *item.expr.pos)
+            seen.add(item.alias)
+            select.append(f"{s} AS {ident(item.alias)}")
+            scope[item.alias] = (self.scope[item.expr.name]
+                                 if isinstance(item.expr, ast.Var) else Binding(t))
+        grouped = any(contains_aggregate(i.expr) for i in items)
+        sql = (f"SELECT {'DISTINCT ' if p.distinct else ''}{', '.join(select)} "
+               f"FROM {self.prev} AS __p")
+        if grouped:
+            sql += " GROUP BY ALL"
+        sql += self._order(p, scope, grouped)
+        sql += self._page(p)
+        if p.where is not None:
+            cond = ExprCompiler(self.checker, scope, self._subquery).condition(p.where)
+            sql = f"SELECT * FROM ({sql}) AS __q WHERE {cond}"
+        self._add(("RETURN " if p.is_return else "WITH ") +
+                  ", ".join(i.alias for i in items), sql)
+        self.scope = scope
+        return tuple(i.alias for i in items)
+
+    def _order(self, p: ast.Projection, scope: dict[str, Binding], grouped: bool) -> str:
+        if not p.order:
+            return ""
+        # ORDER BY sees the projected names and, unless the projection aggregates or is
+        # DISTINCT, the variables before it too.
+        visible = scope if grouped or p.distinct else {**self.scope, **scope}
+        ec = ExprCompiler(self.checker, visible, self._subquery, allow_aggregates=grouped)
+        # An ORDER BY expression that repeats a projected one sorts by that column.
+        projected = {}
+        for item in p.items:
+            with contextlib.suppress(CypherError):
+                projected[self._before(item.expr)] = ident(item.alias)
+        keys = []
+        for e, desc in p.order:
+            if not isinstance(e, ast.Var) or e.name not in scope:
+                with contextlib.suppress(CypherError):
+                    key = projected.get(self._before(e))
+                    if key is not None:
+                        keys.append(f"{key} {'DESC NULLS FIRST' if desc else 'ASC NULLS LAST'}")
+                        continue
+            # openCypher sorts null after every value: last going up, first going down.
+            keys.append(f"{ec.sql(e)} {'DESC NULLS FIRST' if desc else 'ASC NULLS LAST'}")
+        return " ORDER BY " + ", ".join(keys)
+
+    def _before(self, e: ast.Expr) -> str:
+        """`e` compiled against the variables before the projection."""
+        return ExprCompiler(self.checker, self.scope, self._subquery,
+                            allow_aggregates=True).sql(e)
+
+    def _page(self, p: ast.Projection) -> str:
+        out = ""
+        if p.limit is not None:
+            out += f" LIMIT {self._count(p.limit, 'LIMIT')}"
+        if p.skip is not None:
+            out += f" OFFSET {self._count(p.skip, 'SKIP')}"
+        return out
+
+    def _count(self, e: ast.Expr, what: str) -> int:
+        value = self.checker.param(e) if isinstance(e, ast.Param) else getattr(e, "value", e)
+        if isinstance(e, ast.Param | ast.Lit) and not isinstance(value, bool) \
+                and isinstance(value, int) and value >= 0:
+            return value
+        error = CypherParameterError if isinstance(e, ast.Param) else CypherError
+        got = repr(value) if isinstance(e, ast.Param | ast.Lit) else "an expression"
+        raise error(f"{what} needs a non-negative integer (a literal or a parameter), "
+                    f"got {got}", *e.pos)
+
+
+def _item_type(e: ast.Expr, checker: Checker) -> str | None:
+    """The type of a list's items when they all have one (a literal or parameter list)."""
+    if isinstance(e, ast.ListLit):
+        values = [i.value for i in e.items if isinstance(i, ast.Lit)]
+        if len(values) != len(e.items):
+            return None
+    elif isinstance(e, ast.Param) and isinstance(checker.param(e), list | tuple):
+        values = list(checker.param(e))  # type: ignore[arg-type]
+    else:
+        return None
+    types = {value_type(v) for v in values} - {None}
+    return types.pop() if len(types) == 1 else None
+
+
+def _pattern_text(p: ast.Pattern) -> str:
+    parts = [_node_text(p.chain.nodes[0])]
+    for rel, node in zip(p.chain.rels, p.chain.nodes[1:], strict=True):
+        inner = (rel.var or "") + (":" + "|".join(rel.types) if rel.types else "")
+        if rel.hops is not None:
+            low, high = rel.hops
+            inner += f"*{low}..{'' if high is None else high}"
+        body = f"[{inner}]" if inner else ""
+        left, right = {"out": ("-", "->"), "in": ("<-", "-"), "both": ("-", "-")}[rel.direction]
+        parts.append(f"{left}{body}{right}{_node_text(node)}")
+    text = "".join(parts)
+    return f"{p.path_var} = {text}" if p.path_var else text
+
+
+def _node_text(n: ast.NodePat) -> str:
+    labels = ":" + "|".join(n.labels) if n.labels else ""
+    return f"({n.var or ''}{labels}{' {...}' if n.props else ''})"
+
+

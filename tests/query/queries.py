@@ -1,0 +1,210 @@
+"""Queries compared with LadybugDB: a hand-written set covering every supported construct,
+and a small generator of random ones. Each entry is (graphlake text, Ladybug text); the
+texts differ only where Ladybug spells a construct differently (`* TRAIL a..b` is its
+relationship-unique variable-length form)."""
+
+from __future__ import annotations
+
+import random
+
+Q = tuple[str, str]
+
+
+def same(text: str) -> Q:
+    return text, text
+
+
+def trail(text: str) -> Q:
+    """A variable-length query; Ladybug needs TRAIL for relationship uniqueness."""
+    import re
+
+    return text, re.sub(r"\*(\d*\.\.\d+|\d+)", lambda m: f"* TRAIL {_range(m.group(1))}", text)
+
+
+def _range(r: str) -> str:
+    return r if ".." in r and not r.startswith("..") else (f"1{r}" if r.startswith("..")
+                                                           else f"{r}..{r}")
+
+
+HAND: list[Q] = [
+    # MATCH, labels, property maps, directions
+    same("MATCH (n:Person) RETURN n.name, n.age, n.city, n.score"),
+    same("MATCH (n:Company) RETURN n.name, n.founded"),
+    same("MATCH (n:Person {city: 'Oslo'}) RETURN n.name"),
+    same("MATCH (n:Person {city: 'Oslo', age: 30}) RETURN n.name"),
+    same("MATCH (a:Person)-[:Knows]->(b:Person) RETURN a.name, b.name"),
+    same("MATCH (a:Person)<-[:Knows]-(b:Person) RETURN a.name, b.name"),
+    same("MATCH (a:Person)-[:Follows]-(b:Person) RETURN a.name, b.name"),
+    same("MATCH (a)-[:WorksAt]->(c) RETURN a.name, c.name"),
+    same("MATCH (c:Company)<-[:WorksAt]-(a) RETURN c.name, count(a)"),
+    same("MATCH (a:Person)-[r:Knows]->(b) RETURN r.id, r.since, r.weight"),
+    same("MATCH (a:Person)-[r:Knows {since: 2001}]->(b) RETURN a.name, b.name, r.id"),
+    same("MATCH (a:Person)-[r:Knows|Follows]->(b:Person) RETURN a.name, b.name, r.id"),
+    same("MATCH (a:Person)-[r]->(b:Company) RETURN a.name, r.role, b.name"),
+    same("MATCH (a)-[:Knows]->(a) RETURN a.name"),
+    same("MATCH (a:Person)-[:Knows]->(b)-[:WorksAt]->(c) RETURN a.name, b.name, c.name"),
+    same("MATCH (a:Person)-[:Follows]->(b)-[:Follows]->(c) RETURN a.name, b.name, c.name"),
+    same("MATCH (a:Person)-[:Follows]->(b), (b)-[:WorksAt]->(c) RETURN a.name, c.name"),
+    same("MATCH (a:Person {name: 'p02'}), (b:Person {name: 'p03'}) RETURN a.name, b.name"),
+    same("MATCH (a:Person {name: 'p02'})-[r:Knows]->(b) RETURN r.id, b.name"),
+    # WHERE operators
+    same("MATCH (n:Person) WHERE n.age > 40 RETURN n.name"),
+    same("MATCH (n:Person) WHERE n.age >= 40 AND n.city = 'Rome' RETURN n.name"),
+    same("MATCH (n:Person) WHERE n.age < 25 OR n.city = 'Lima' RETURN n.name"),
+    same("MATCH (n:Person) WHERE NOT n.city = 'Oslo' RETURN n.name"),
+    same("MATCH (n:Person) WHERE n.age <> 30 RETURN n.name"),
+    same("MATCH (n:Person) WHERE n.age <= 30 XOR n.city = 'Kyiv' RETURN n.name"),
+    same("MATCH (n:Person) WHERE n.city IN ['Oslo', 'Rome'] RETURN n.name"),
+    same("MATCH (n:Person) WHERE n.name STARTS WITH 'p1' RETURN n.name"),
+    same("MATCH (n:Person) WHERE n.name ENDS WITH '5' RETURN n.name"),
+    same("MATCH (n:Person) WHERE n.city CONTAINS 'i' RETURN n.name"),
+    same("MATCH (n:Person) WHERE n.name =~ 'p0[0-4]' RETURN n.name"),
+    same("MATCH (n:Person) WHERE n.age IS NULL RETURN n.name"),
+    same("MATCH (n:Person) WHERE n.score IS NOT NULL RETURN n.name, n.score"),
+    same("MATCH (n:Person) WHERE n.score > 5.5 RETURN n.name"),
+    same("MATCH (n:Person) WHERE n.age + 10 > 60 RETURN n.name, n.age * 2, n.age - 1"),
+    same("MATCH (n:Person) WHERE n.born > date('1990-01-01') RETURN n.name"),
+    same("MATCH (a:Person)-[:Knows]->(b) WHERE a.age > b.age RETURN a.name, b.name"),
+    same("MATCH (a:Person)-[r:Knows]->(b) WHERE r.weight > 0.5 AND r.since < 2010 "
+         "RETURN r.id"),
+    # pattern predicates and exists
+    same("MATCH (a:Person) WHERE (a)-[:WorksAt]->(:Company) RETURN a.name"),
+    same("MATCH (a:Person) WHERE NOT (a)-[:Follows]->() RETURN a.name"),
+    same("MATCH (a:Person), (b:Person) WHERE (a)-[:Follows]->(b) AND a.city = 'Oslo' "
+         "RETURN a.name, b.name"),
+    same("MATCH (a:Person) WHERE EXISTS { MATCH (a)-[:WorksAt]->(c:Company) "
+         "WHERE c.city = 'Rome' } RETURN a.name"),
+    same("MATCH (a:Person) WHERE NOT EXISTS { MATCH (a)<-[:Knows]-() } RETURN a.name"),
+    # RETURN forms
+    same("MATCH (n:Person) RETURN n.name AS who, n.age AS years"),
+    same("MATCH (n:Person) RETURN DISTINCT n.city"),
+    same("MATCH (n:Person)-[:Knows]->(m) RETURN DISTINCT n.name, m.city"),
+    same("MATCH (n:Person) RETURN n.name ORDER BY n.name LIMIT 5"),
+    same("MATCH (n:Person) RETURN n.name ORDER BY n.name DESC SKIP 3 LIMIT 4"),
+    same("MATCH (n:Person) RETURN n.name, n.age ORDER BY n.age DESC, n.name LIMIT 7"),
+    same("MATCH (n:Person) RETURN n.name SKIP 25"),
+    # aggregates
+    same("MATCH (n:Person) RETURN count(*)"),
+    same("MATCH (n:Person) RETURN count(n.age), count(DISTINCT n.city)"),
+    same("MATCH (n:Person) RETURN n.city, count(*) AS c"),
+    same("MATCH (n:Person) RETURN n.city, min(n.age), max(n.age), sum(n.age)"),
+    same("MATCH (n:Person) RETURN avg(n.score), min(n.name), max(n.born)"),
+    same("MATCH (n:Person) WHERE n.city = 'Oslo' RETURN n.city, collect(n.name)"),
+    same("MATCH (a:Person)-[:Knows]->(b) RETURN a.name, count(b) AS c, count(DISTINCT b) AS d"),
+    same("MATCH (a:Person)-[:WorksAt]->(c) RETURN c.name, count(*) ORDER BY c.name"),
+    same("MATCH (n:Person) RETURN count(DISTINCT n.age) AS ages, sum(n.score) > 0 AS pos"),
+    # WITH chaining
+    same("MATCH (n:Person) WITH n.city AS city, count(*) AS c WHERE c > 5 RETURN city, c"),
+    same("MATCH (a:Person)-[:Knows]->(b) WITH a, count(b) AS out WHERE out >= 4 "
+         "RETURN a.name, out"),
+    same("MATCH (a:Person) WITH a WHERE a.age > 50 MATCH (a)-[:Knows]->(b) "
+         "RETURN a.name, b.name"),
+    same("MATCH (a:Person) WITH a ORDER BY a.name LIMIT 3 RETURN a.name"),
+    same("MATCH (a:Person) WITH DISTINCT a.city AS c RETURN c"),
+    same("MATCH (a:Person)-[:Knows]->(b) WITH b, count(*) AS k WITH max(k) AS m RETURN m"),
+    same("MATCH (a:Person)-[:WorksAt]->(c) WITH c, collect(a.name) AS staff "
+         "RETURN c.name, size(staff)"),
+    # UNWIND
+    same("UNWIND [1, 2, 3] AS x RETURN x, x * 10"),
+    same("UNWIND ['Oslo', 'Rome'] AS c MATCH (n:Person {city: c}) RETURN c, count(n)"),
+    same("MATCH (n:Person) WHERE n.city = 'Lima' WITH collect(n.name) AS ns UNWIND ns AS x "
+         "RETURN x"),
+    # OPTIONAL MATCH
+    same("MATCH (a:Person) OPTIONAL MATCH (a)-[:WorksAt]->(c) RETURN a.name, c.name"),
+    same("MATCH (a:Person) OPTIONAL MATCH (a)-[:Follows]->(b) WHERE b.age > 40 "
+         "RETURN a.name, b.name"),
+    same("MATCH (a:Person) OPTIONAL MATCH (a)-[:Follows]->(b) RETURN a.name, count(b)"),
+    same("OPTIONAL MATCH (n:Person {name: 'nobody'}) RETURN n.name"),
+    # CASE
+    same("MATCH (n:Person) RETURN n.name, CASE WHEN n.age > 50 THEN 'old' WHEN n.age > 30 "
+         "THEN 'mid' ELSE 'young' END"),
+    same("MATCH (n:Person) RETURN n.name, CASE n.city WHEN 'Oslo' THEN 1 WHEN 'Rome' THEN 2 "
+         "ELSE 0 END"),
+    # functions
+    same("MATCH (n:Person) RETURN n.name, upper(n.city), lower(n.name), size(n.name)"),
+    same("MATCH (n:Person) RETURN n.name, coalesce(n.age, -1), abs(n.age - 50)"),
+    same("MATCH (n:Person) WHERE n.city IS NOT NULL RETURN trim(' ' + n.city + ' '), "
+         "replace(n.city, 'o', '0')"),
+    same("RETURN 7 / 2, 7 % 3, 2 ^ 3, -7 / 2, 7.0 / 2"),
+    same("RETURN left('hello', 2), right('hello', 3), reverse('abc'), sqrt(16.0)"),
+    same("MATCH (a:Person)-[r:Knows]->(b) WHERE a.name = 'p02' RETURN label(b), r.id"),
+    # parameters
+    same("MATCH (n:Person) WHERE n.age > $age RETURN n.name"),
+    same("MATCH (n:Person {city: $city}) RETURN n.name"),
+    same("MATCH (n:Person) WHERE n.name IN $names RETURN n.name"),
+    # variable length (trail semantics on both sides)
+    trail("MATCH (a:Person {name: 'p00'})-[:Follows*1..2]->(b) RETURN b.name"),
+    trail("MATCH (a:Person {name: 'p04'})-[:Knows*1..3]->(b) RETURN b.name"),
+    trail("MATCH (a:Person {name: 'p02'})-[:Knows*2]->(b) RETURN b.name"),
+    trail("MATCH (a:Person {name: 'p05'})<-[:Knows*1..2]-(b) RETURN b.name"),
+    trail("MATCH (a:Person {name: 'p00'})-[:Knows*1..2]->(b) RETURN count(*)"),
+    trail("MATCH (a:Person)-[:Follows*1..2]->(b:Person {name: 'p07'}) RETURN a.name"),
+    trail("MATCH (a:Person)-[:Knows*1..2]->(b) WHERE a.name = 'p06' RETURN b.name, count(*)"),
+    trail("MATCH p = (a:Person {name: 'p04'})-[:Knows*1..3]->(b) RETURN b.name, length(p)"),
+    trail("MATCH (a:Person {name: 'p01'})-[:Follows*1..3]-(b) RETURN count(DISTINCT b)"),
+    trail("MATCH (a:Person {name: 'p03'})-[:Knows|Follows*1..2]->(b) RETURN b.name"),
+]
+
+# Ladybug spells labels() as label(); the entry above uses its spelling on both sides.
+HAND = [(g.replace("label(b)", "labels(b)[0]"), lb) for g, lb in HAND]
+
+PARAMS = {"age": 45, "city": "Rome", "names": ["p01", "p02", "nobody"]}
+
+_PROPS = {"Person": [("age", "int"), ("city", "str"), ("score", "float"), ("name", "str")],
+          "Company": [("founded", "int"), ("city", "str"), ("name", "str")]}
+_VALUES = {"int": ["18", "30", "45", "60", "2000"], "float": ["2.5", "5.0", "7.25"],
+           "str": ["'Oslo'", "'Rome'", "'p10'", "'c1'", "'Lima'"]}
+_EDGES = [("Knows", "Person", "Person"), ("Follows", "Person", "Person"),
+          ("WorksAt", "Person", "Company")]
+
+
+def generated(n: int, seed: int = 16) -> list[Q]:
+    """Random queries from a small grammar: one or two directed hops (distinct edge types
+    or Follows, so walk and trail semantics agree), a WHERE of one to three comparisons,
+    and a projection of properties, or counts grouped by one."""
+    rng = random.Random(seed)
+    out: list[Q] = []
+    while len(out) < n:
+        out.append(same(_one(rng)))
+    return out
+
+
+def _one(rng: random.Random) -> str:
+    hops = rng.choice([0, 1, 1, 2])
+    e1 = rng.choice(_EDGES)
+    chain = [("a", e1[1])]
+    pattern = f"(a:{e1[1]})"
+    if hops >= 1:
+        arrow = rng.choice(["->", "<-"]) if e1[0] == "Follows" else "->"
+        left, right = ("-", "->") if arrow == "->" else ("<-", "-")
+        end = e1[2] if arrow == "->" else e1[1]
+        pattern += f"{left}[r:{e1[0]}]{right}(b)"
+        chain.append(("b", end))
+        if hops == 2 and end == "Person":
+            e2 = rng.choice([e for e in _EDGES if e[0] != "Knows"])
+            pattern += f"-[:{e2[0]}]->(c)"
+            chain.append(("c", e2[2]))
+    conds = []
+    for _ in range(rng.randint(0, 3)):
+        var, label = rng.choice(chain)
+        prop, kind = rng.choice(_PROPS[label])
+        op = rng.choice(["=", "<>", "<", ">", "<=", ">="] if kind != "str" else
+                        ["=", "<>", "STARTS WITH", "<", "IS NULL", "IS NOT NULL"])
+        if op in ("IS NULL", "IS NOT NULL"):
+            conds.append(f"{var}.{prop} {op}")
+        else:
+            conds.append(f"{var}.{prop} {op} {rng.choice(_VALUES[kind])}")
+    where = (" WHERE " + rng.choice([" AND ", " OR "]).join(conds)) if conds else ""
+    var, label = rng.choice(chain)
+    prop, _ = rng.choice(_PROPS[label])
+    shape = rng.randint(0, 3)
+    if shape == 0:
+        ret = f"{var}.{prop}" + "".join(f", {v}.name" for v, _ in chain if v != var)
+    elif shape == 1:
+        ret = f"{var}.{prop}, count(*)"
+    elif shape == 2:
+        ret = f"DISTINCT {var}.{prop}"
+    else:
+        other = rng.choice(chain)[0]
+        ret = f"count(*), count(DISTINCT {other}.name), min({var}.{prop})"
+    return f"MATCH {pattern}{where} RETURN {ret}"
