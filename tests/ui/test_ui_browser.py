@@ -3,7 +3,7 @@
 One server and one browser for the module. The walk: log in, branches, history, diff and
 merge preview of a graph with a conflict, merge through the UI, the merge in history.
 Also: a read session cannot merge, a forged form is refused, no page leaks a token, and
-the pages read (and search) without JavaScript.
+the pages read (search, query) without JavaScript.
 """
 
 from __future__ import annotations
@@ -175,4 +175,10 @@ def test_pages_read_without_javascript(browser: Any, server: Server) -> None:
     page.click("#search-form button")
     assert page.locator("#results th").all_inner_texts()[-1] == "_score"
     assert page.locator("#results tbody tr").all_inner_texts()[0].startswith("Bob")
+    # ... and runs a Cypher query (a plain form post).
+    page.click("nav >> text=Query")
+    page.fill("#query-form textarea[name=q]",
+              "MATCH (p:Person) WHERE p.age >= 30 RETURN p.name AS name ORDER BY name")
+    page.click("#run-query")
+    assert page.locator("#result tbody tr").all_inner_texts() == ["Alice", "Bob"]
     context.close()

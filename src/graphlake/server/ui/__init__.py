@@ -2,8 +2,8 @@
 
 `mount(app)` adds the page routers, the static assets and the body gate for form posts
 (see gate.py); `create_app` calls it. Pages read through the functions the API routes
-use (`read_page`, `run_diff`, `run_merge`, `g.search`, the ingest status records), and every list is
-paged, so no page reads a whole table.
+use (`read_page`, `run_diff`, `run_merge`, `g.search`, `run_query`, the ingest status
+records), and every list is paged, so no page reads a whole table.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from graphlake.server.ui import (
     pages_history,
     pages_ingest,
     pages_merge,
+    pages_query,
     pages_schema,
     pages_search,
 )
@@ -33,7 +34,7 @@ def mount(app: FastAPI, config: ServerConfig) -> None:
     sessions = SessionStore()
     app.state.graphlake_ui_sessions = sessions
     for module in (pages_auth, pages_history, pages_merge, pages_browse, pages_search,
-                   pages_schema, pages_ingest):
+                   pages_schema, pages_query, pages_ingest):
         app.include_router(module.router)
     app.mount("/ui/static", StaticFiles(directory=STATIC), name="ui-static")
 
