@@ -32,6 +32,7 @@ from graphlake.query.checker import (
     suggest,
     value_type,
 )
+from graphlake.schema.model import VECTOR_METRICS
 
 AGGREGATES = ("count", "sum", "avg", "min", "max", "collect")
 _TEMPORAL_FIELDS = ("year", "month", "day", "hour", "minute", "second")
@@ -104,8 +105,15 @@ _SCALARS: dict[str, tuple[str, str | None, tuple[int, ...]]] = {
     "datetime": ("CAST({0} AS TIMESTAMPTZ)", DATETIME, (0, 1)),
     "timestamp": ("(epoch_ms(now()))::BIGINT", INT, (0,)),
 }
-_OTHER_FUNCTIONS = ("id", "labels", "type", "length", "size", "nodes", "relationships",
-                    "coalesce", "substring", "range", "startnode", "endnode", "exists")
+# Vector distances over DOUBLE lists, as `graphlake.search.distance` defines them.
+_DISTANCES = {
+    "cosine": "list_cosine_distance({0}, {1})",
+    "l2": "list_distance({0}, {1}) ** 2",
+    "dot": "1 - list_inner_product({0}, {1})",
+}
+_OTHER_FUNCTIONS = ("vector_distance", "id", "labels", "type", "length", "size", "nodes",
+                    "relationships", "coalesce", "substring", "range", "startnode",
+                    "endnode", "exists")
 
 
 class ExprCompiler:
@@ -294,6 +302,26 @@ class ExprCompiler:
         if e.name in ("date", "datetime") and not e.args:
             return ("current_date" if e.name == "date" else "now()"), t
         return template.format(*(self.sql(a) for a in e.args)), t
+
+    def _fn_vector_distance(self, e: ast.Func) -> Typed:
+        """`vector_distance(a, b [, "cosine" | "l2" | "dot"])`: the distance `g.search`
+        ranks by (`graphlake.search.distance`): 1 - cos, squared Euclidean, 1 - a . b."""
+        self._arity(e, (2, 3))
+        metric = "cosine"
+        if len(e.args) == 3:
+            arg = e.args[2]
+            if not isinstance(arg, ast.Lit) or arg.value not in VECTOR_METRICS:
+                raise CypherError("vector_distance()'s third argument is a metric: "
+                                  f"{', '.join(map(repr, VECTOR_METRICS))}", *e.pos)
+            metric = arg.value
+        a, b = (f"CAST({self.sql(x)} AS DOUBLE[])" for x in e.args[:2])
+        # DuckDB's list distances raise on NULL elements anywhere in the child vector they
+        # are given (also under a NULL row, whatever a CASE guard selects): hand them
+        # fresh lists without NULLs, and null the result of a missing vector instead.
+        safe = _DISTANCES[metric].format(*(
+            f"list_transform(coalesce({x}, {y}), lambda z: coalesce(z, 0.0))"
+            for x, y in ((a, b), (b, a))))
+        return f"CASE WHEN {a} IS NULL OR {b} IS NULL THEN NULL ELSE {safe} END", FLOAT
 
     def _arity(self, e: ast.Func, arity: tuple[int, ...]) -> None:
         if len(e.args) not in arity:
