@@ -379,3 +379,14 @@ class CommitStore:
         keys = self._store.list(f"{_COMMITS_DIR}/{prefix[:2]}")
         names = [k.rsplit("/", 1)[-1].removesuffix(".json") for k in keys]
         return sorted(n for n in names if n.startswith(prefix) and is_commit_id(n))
+
+
+def changes_schema(commits: CommitStore, commit: Commit) -> bool:
+    """Whether `commit` changed the schema (what `graphlake log` marks `[schema]` and the
+    web UI tags): an `apply_schema` commit says so in its meta; a merge, which may bring a
+    schema change, is compared with its first parent."""
+    if "schema_change" in commit.meta:
+        return True
+    if len(commit.parents) < 2:
+        return False
+    return commits.get(commit.parents[0]).schema_id != commit.schema_id

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.text import Text
 
-from graphlake.catalog.commits import Commit
+from graphlake.catalog.commits import Commit, changes_schema
 from graphlake.cli.options import DEFAULT_BRANCH, Branch, Json, Root
 from graphlake.cli.output import (
     arrow_table,
@@ -58,25 +58,16 @@ def log(
 
 def _commit_dict(g: Graph, c: Commit, stat: bool) -> dict[str, Any]:
     out: dict[str, Any] = {"id": c.id, "time": c.time, "message": c.message,
-                           "parents": list(c.parents), "schema_change": is_schema_commit(g, c)}
+                           "parents": list(c.parents),
+                           "schema_change": changes_schema(g.commits, c)}
     if stat:
         out["stat"] = commit_stat(g, c)
     return out
 
 
-def is_schema_commit(g: Graph, c: Commit) -> bool:
-    """Whether `c` changed the schema: an `apply_schema` commit says so in its meta; for
-    a merge (which may bring a schema change) the first parent's schema is compared."""
-    if "schema_change" in c.meta:
-        return True
-    if len(c.parents) < 2:
-        return False
-    return g.commits.get(c.parents[0]).schema_id != c.schema_id
-
-
 def _marked(g: Graph, c: Commit) -> str:
     message = printable(c.message)
-    return f"[schema] {message}" if is_schema_commit(g, c) else message
+    return f"[schema] {message}" if changes_schema(g.commits, c) else message
 
 
 def print_log_lines(g: Graph, commits: Iterable[Commit], graph: bool, stat: bool) -> None:

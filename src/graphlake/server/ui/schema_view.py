@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from graphlake.catalog.commits import Commit
+from graphlake.catalog.commits import Commit, changes_schema
 from graphlake.graph import Graph
 
 # Keys of a definition that say nothing when empty (a property with no unique or index).
@@ -14,14 +14,8 @@ _QUIET = ("unique", "index")
 
 
 def is_schema_commit(graph: Graph, commit: Commit) -> bool:
-    """Whether `commit` changed the schema, by the rule `graphlake log` marks with
-    `[schema]`: an `apply_schema` commit says so in its meta; a merge (which may bring a
-    schema change) is compared with its first parent."""
-    if "schema_change" in commit.meta:
-        return True
-    if len(commit.parents) < 2:
-        return False
-    return graph.commits.get(commit.parents[0]).schema_id != commit.schema_id
+    """Whether `commit` changed the schema, by the rule `graphlake log` marks `[schema]`."""
+    return changes_schema(graph.commits, commit)
 
 
 def commit_steps(graph: Graph, commit: Commit) -> list[tuple[str, str]]:
