@@ -77,6 +77,7 @@ def test_review_and_merge_a_branch_with_a_conflict(browser: Any, server: Server)
 
     page.click("tr[data-branch=feature] >> text=feature")  # its history
     page.wait_for_url("**/ui/history?ref=feature")
+    page.wait_for_selector("#history li.row >> nth=2")  # drawn (slow on a loaded machine)
     assert page.locator("#history li.row").count() == 3
     assert page.locator("#history svg circle").count() == 3
     visits.record(page)
