@@ -1,6 +1,7 @@
 """Run a Cypher query on one pinned snapshot: parse, check and plan it, then execute the
-plan with `read.sql.run_sql` (the same sandbox, row and byte caps and timeout as `g.sql`).
-Only the tables the plan reads are registered."""
+plan with `read.sql.run_sql` (the same sandbox, row and byte caps and timeout as `g.sql`)
+on a pooled locked-down connection (the SQL is ours: read.sql_pool). Only the tables the
+plan reads are registered."""
 
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ def run_query(
     if explain:
         return _explain(snapshot, plan, timeout_s, sql_limits, extra)
     table = run_sql(snapshot, plan.sql, max_rows=max_rows, timeout_s=timeout_s,
-                    limits=sql_limits, tables=plan.tables, extra=extra)
+                    limits=sql_limits, tables=plan.tables, extra=extra, pooled=True)
     return _integers(table.rename_columns(list(plan.columns)))
 
 
@@ -94,7 +95,7 @@ def _prefetched(snapshot: Snapshot, plan: Plan, timeout_s: float | None,
             ids = snapshot.dataset(table).to_table(columns=["id"], filter=where).column("id")
         else:
             ids = run_sql(snapshot, seed.sql, timeout_s=timeout_s, limits=limits,
-                          tables=seed.tables).column("node")
+                          tables=seed.tables, pooled=True).column("node")
         frontiers[seed.frontier] = pc.unique(ids.combine_chunks())
     extra: dict[str, object] = {}
     for p in plan.prefetch:
@@ -146,7 +147,7 @@ def _explain(snapshot: Snapshot, plan: Plan, timeout_s: float | None,
     for i, step in enumerate(plan.steps):
         started = time.perf_counter()
         counted = run_sql(snapshot, plan.sql_until(i), timeout_s=timeout_s, limits=limits,
-                          tables=plan.tables, extra=extra)
+                          tables=plan.tables, extra=extra, pooled=True)
         rows["step"].append(step.name.split("(")[0])
         rows["operation"].append(step.what)
         rows["rows"].append(counted.column(0)[0].as_py())
