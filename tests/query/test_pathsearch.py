@@ -76,3 +76,16 @@ def test_pairs_match_the_cte_and_are_paths(social, monkeypatch, shape):
                 ok = {"->": [(x, y)], "<-": [(y, x)], "-": [(x, y), (y, x)]}
                 way = "<-" if shape.startswith("<") else "->" if shape.endswith(">") else "-"
                 assert ends in ok[way]
+
+
+def test_ends_selected_by_constants_need_no_duckdb_statement_before_the_search(
+        fan, monkeypatch):
+    """Both ends are read by Lance lookups: one DuckDB statement in all (the query)."""
+    statements = []
+    run_sql = executor.run_sql
+    monkeypatch.setattr(executor, "run_sql",
+                        lambda *a, **k: statements.append(a[1]) or run_sql(*a, **k))
+    q = ("MATCH p = shortestPath((a:P {name: 's'})-[:K*..6]->(b:P {name: $t})) "
+         "RETURN length(p)")
+    assert fan.query(q, {"t": "t"}).to_pylist() == [{"length(p)": 3}]
+    assert len(statements) == 1
