@@ -77,3 +77,16 @@ def test_lent_once_bounded_and_closed_after_an_error(social, pool):
         social.query("MATCH (a:Person)-[:Knows*1..4]-(b:Person)-[:Knows*1..4]-"
                      "(c:Person)-[:Knows*1..4]-(d:Person) RETURN count(*)", timeout_s=0.2)
     assert pool.idle((None, None)) == 1  # it took one; timed out, that one was closed
+
+
+def test_concurrent_queries_get_their_own_connections(social, pool):
+    from concurrent.futures import ThreadPoolExecutor
+
+    queries = [f"MATCH (a:Person {{name: 'p{i:02d}'}})-[:Knows]->(b) RETURN b.name"
+               for i in range(6)]
+    serial = [sorted(map(str, social.query(q).to_pylist())) for q in queries]
+    with ThreadPoolExecutor(3) as workers:
+        parallel = list(workers.map(lambda q: sorted(map(str, social.query(q).to_pylist())),
+                                    queries * 2))
+    assert parallel == serial * 2
+    assert 1 <= pool.idle((None, None)) <= 2
