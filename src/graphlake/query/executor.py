@@ -1,6 +1,7 @@
 """Run a Cypher query on one pinned snapshot: parse, check and plan it, then execute the
-plan with `read.sql.run_sql` (the same sandbox, row and byte caps and timeout as `g.sql`).
-Only the tables the plan reads are registered."""
+plan with `read.sql.run_sql` (the same sandbox, row and byte caps and timeout as `g.sql`)
+on a pooled locked-down connection (the SQL is ours: read.sql_pool). Only the tables the
+plan reads are registered."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pyarrow as pa
 
 from graphlake.errors import CypherParameterError, CypherSyntaxError, QueryError
 from graphlake.query.parser import parse_query
+from graphlake.query.pathsearch import PathSearcher
 from graphlake.query.planner import Plan, plan_query
 from graphlake.read.sql import SqlLimits, run_sql
 
@@ -64,7 +66,7 @@ def run_query(
     if explain:
         return _explain(snapshot, plan, timeout_s, sql_limits, extra)
     table = run_sql(snapshot, plan.sql, max_rows=max_rows, timeout_s=timeout_s,
-                    limits=sql_limits, tables=plan.tables, extra=extra)
+                    limits=sql_limits, tables=plan.tables, extra=extra, pooled=True)
     return _integers(table.rename_columns(list(plan.columns)))
 
 
@@ -92,7 +94,7 @@ def _prefetched(snapshot: Snapshot, plan: Plan, timeout_s: float | None,
             ids = snapshot.dataset(table).to_table(columns=["id"], filter=where).column("id")
         else:
             ids = run_sql(snapshot, seed.sql, timeout_s=timeout_s, limits=limits,
-                          tables=seed.tables).column("node")
+                          tables=seed.tables, pooled=True).column("node")
         frontiers[seed.frontier] = pc.unique(ids.combine_chunks())
     extra: dict[str, object] = {}
     for p in plan.prefetch:
@@ -110,24 +112,25 @@ def _prefetched(snapshot: Snapshot, plan: Plan, timeout_s: float | None,
     return extra, frontiers
 
 
-_WALK_SCHEMA = pa.schema([("start", pa.string()), ("node", pa.string()), ("label", pa.string()),
-                          ("edges", pa.list_(pa.string())), ("nodes", pa.list_(pa.string())),
-                          ("depth", pa.int32())])
 SEARCH_MAX_STARTS = 100  # more start nodes: DuckDB's breadth-first CTE instead
+SEARCH_MAX_PAIRS = 100  # up to this many (start, target) pairs: a search from both ends
 
 
 def _searched(snapshot: Snapshot, plan: Plan, frontiers: dict, extra: dict[str, object],
               started: float, timeout_s: float | None) -> Plan:
     """shortestPath searches answered frontier by frontier through Lance's indexes (see
-    patterns.PathSearch); a search that outgrows the caps is left to the SQL CTE."""
+    patterns.PathSearch and query.pathsearch); a search that outgrows the caps is left to
+    the SQL CTE."""
     deadline = None if timeout_s is None else started + timeout_s
     for search in plan.searches:
         starts, targets = frontiers.get(search.starts), frontiers.get(search.targets)
         if starts is None or targets is None or len(starts) > SEARCH_MAX_STARTS or \
                 search.labels[0] != search.labels[1]:  # one node type: ids cannot mix
             continue
-        rows = _breadth_first(snapshot.dataset(search.table), search, starts.to_pylist(),
-                              set(targets.to_pylist()), deadline, timeout_s)
+        searcher = PathSearcher(snapshot.dataset(search.table), search.table,
+                                search.labels[0], search.direction, search.max_depth,
+                                PREFETCH_MAX_IDS, deadline, timeout_s)
+        rows = searcher.rows(starts.to_pylist(), targets.to_pylist(), SEARCH_MAX_PAIRS)
         if rows is None:
             continue
         name = f"{search.cte}_found"
@@ -137,61 +140,13 @@ def _searched(snapshot: Snapshot, plan: Plan, frontiers: dict, extra: dict[str, 
     return plan
 
 
-def _breadth_first(ds, search, starts: list[str], targets: set[str],
-                   deadline: float | None, search_timeout: float | None) -> pa.Table | None:
-    """One shortest path from each start to each target it reaches: (start, node, label,
-    edges, nodes, depth) rows like the walk CTE's. None when a frontier outgrows
-    PREFETCH_MAX_IDS."""
-    import pyarrow.compute as pc
-
-    ways = {"out": [("src", "dst")], "in": [("dst", "src")],
-            "both": [("src", "dst"), ("dst", "src")]}[search.direction]
-    label = search.labels[0]
-    out: dict[str, list] = {f.name: [] for f in _WALK_SCHEMA}
-
-    def emit(start: str, node: str, parent: dict, depth: int) -> None:
-        nodes, edges, at = [node], [], node
-        while parent[at] is not None:
-            at, edge = parent[at]
-            nodes.append(at)
-            edges.append(edge)
-        for column, value in zip(out, (start, node, label, edges[::-1], nodes[::-1], depth),
-                                 strict=True):
-            out[column].append(value)
-
-    for start in starts:
-        parent: dict[str, tuple[str, str] | None] = {start: None}
-        if start in targets:
-            emit(start, start, parent, 0)
-        remaining, frontier, depth = targets - {start}, [start], 0
-        while frontier and remaining and depth < search.max_depth:
-            if len(frontier) > PREFETCH_MAX_IDS:
-                return None
-            if deadline is not None and time.monotonic() > deadline:
-                raise QueryError(f"query timed out after {search_timeout} s")
-            depth += 1
-            reached = []
-            for a, b in ways:
-                hop = ds.to_table(columns=["id", a, b], filter=pc.field(a).isin(frontier))
-                for eid, x, y in zip(*(hop.column(c).to_pylist() for c in ("id", a, b)),
-                                     strict=True):
-                    if y not in parent:
-                        parent[y] = (x, f"{search.table}:{eid}")
-                        reached.append(y)
-                        if y in remaining:
-                            remaining.discard(y)
-                            emit(start, y, parent, depth)
-            frontier = reached
-    return pa.Table.from_pydict(out, schema=_WALK_SCHEMA)
-
-
 def _explain(snapshot: Snapshot, plan: Plan, timeout_s: float | None,
              limits: SqlLimits, extra: dict[str, object]) -> pa.Table:
     rows: dict[str, list] = {"step": [], "operation": [], "rows": [], "seconds": [], "sql": []}
     for i, step in enumerate(plan.steps):
         started = time.perf_counter()
         counted = run_sql(snapshot, plan.sql_until(i), timeout_s=timeout_s, limits=limits,
-                          tables=plan.tables, extra=extra)
+                          tables=plan.tables, extra=extra, pooled=True)
         rows["step"].append(step.name.split("(")[0])
         rows["operation"].append(step.what)
         rows["rows"].append(counted.column(0)[0].as_py())

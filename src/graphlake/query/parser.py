@@ -4,12 +4,8 @@ a write clause, a `CypherWriteError`; no lark exception escapes."""
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import os
 import re
 from collections.abc import Iterable
-from importlib import resources
 from typing import Any
 
 from lark import Lark, Token, Transformer, v_args
@@ -22,8 +18,8 @@ from lark.exceptions import (
 )
 
 from graphlake.errors import CypherSyntaxError, CypherWriteError
+from graphlake.grammar import lark_parser
 from graphlake.query import ast
-from graphlake.schema.parser import _grammar_cache
 
 __all__ = ["parse_query"]
 
@@ -56,22 +52,9 @@ _TERMINAL_WORDS: dict[str, str] = {
 }
 
 
-@functools.cache
 def _lark() -> Lark:
-    # Building the LALR tables takes ~0.5 s: cached on disk like the schema grammar's
-    # (same folder and naming by content hash, published by an atomic rename).
-    grammar = resources.files("graphlake.query").joinpath("cypher.lark").read_text("utf-8")
-    options = {"parser": "lalr", "lexer": "contextual", "propagate_positions": True}
-    cached = _grammar_cache(grammar)
-    if cached is None:
-        return Lark(grammar, **options)
-    if cached.exists():
-        return Lark(grammar, cache=str(cached), **options)
-    staging = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
-    parser = Lark(grammar, cache=str(staging), **options)
-    with contextlib.suppress(OSError):  # e.g. a read-only folder: just no cache
-        os.replace(staging, cached)
-    return parser
+    return lark_parser("graphlake.query", "cypher.lark", "cypher", parser="lalr",
+                       lexer="contextual", propagate_positions=True)
 
 
 def parse_query(text: str) -> ast.Query:

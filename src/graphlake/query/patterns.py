@@ -509,11 +509,8 @@ class PatternCompiler:
                           (low, high or MAX_HOPS), subquery, targets=targets)
         if len(types) == 1 and not any(n.var in scope for n in ends):
             e = self.checker.table(types[0])
-            seeds = [Seed(self.names.fresh("f"),
-                          self._seed(n, alias, scope, out, anchors, source, subquery),
-                          frozenset(out.new[n.var].types if n.var in out.new
-                                    else node_types[id(n)]))
-                     for n, alias in zip(ends, aliases, strict=True)]
+            seeds = [self._end_seed(n, alias, node_types, scope, out, anchors, source,
+                                    subquery) for n, alias in zip(ends, aliases, strict=True)]
             out.seeds += seeds
             out.searches.append(PathSearch(walk.cte, seeds[0].frontier, seeds[1].frontier,
                                            e.name, rel.direction, (e.src, e.dst),
@@ -525,6 +522,16 @@ class PatternCompiler:
             self._bind(rel.var, Binding(EDGES, types), scope, out, rel.pos)
             out.outputs[rel.var] = f"{w}.edges"
         return f"struct_pack(length := {w}.depth, nodes := {w}.nodes, rels := {w}.edges)"
+
+    def _end_seed(self, n: ast.NodePat, alias: str, node_types, scope, out, anchors, source,
+                  subquery) -> Seed:
+        """A shortestPath end's seed; one selected by constants is read by a Lance lookup
+        (no DuckDB statement before the search)."""
+        types = out.new[n.var].types if n.var in out.new else node_types[id(n)]
+        lookup = self._lookup(n, types[0], anchors) if len(types) == 1 else None
+        return Seed(self.names.fresh("f"),
+                    self._seed(n, alias, scope, out, anchors, source, subquery),
+                    frozenset(types), lookup)
 
     def _seed_props(self, n: ast.NodePat) -> set[str] | None:
         return _with_inline(self.usage, n.var, n.props)

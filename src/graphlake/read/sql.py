@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 
 from graphlake.errors import QueryError
 from graphlake.read.snapshot import Snapshot
+from graphlake.read.sql_pool import ConnectionPool
 
 _BATCH_ROWS = 4096  # result rows fetched at a time: the row and byte limits act per batch
 _INTERRUPT_EVERY_S = 0.05
@@ -52,35 +53,47 @@ def run_sql(
     limits: SqlLimits | None = None,
     tables: Collection[str] | None = None,
     extra: Mapping[str, object] | None = None,
+    pooled: bool = False,
 ) -> pa.Table:
     """The result of one read-only query; `max_rows` / `timeout_s` override `limits`.
     `tables`: register only these (a generated query names the tables it reads);
-    `extra`: more relations (Arrow tables, datasets) to register under their names."""
+    `extra`: more relations (Arrow tables, datasets) to register under their names.
+    `pooled`: run on a reused locked-down connection (see read.sql_pool), only for SQL
+    graphlake generated itself; user SQL always gets a fresh connection."""
     limits = limits or SqlLimits()
     max_rows = max_rows if max_rows is not None else limits.max_rows
     timeout_s = timeout_s if timeout_s is not None else limits.timeout_s
     if limits.max_query_chars is not None and len(query) > limits.max_query_chars:
         raise QueryError(f"the query is longer than {limits.max_query_chars} characters "
                          f"(the limit sql_max_query_chars)")
-    con = duckdb.connect(":memory:")
+    key = (limits.memory_limit_mb, limits.threads)
+    con = _POOL.take(key) if pooled else duckdb.connect(":memory:")
     watchdog = _Watchdog(con, timeout_s)
+    registered: list[str] = []
+    done = False
     try:
         statement = _parse(con, query)
         datasets = (snapshot.datasets() if tables is None
                     else {name: snapshot.dataset(name) for name in tables})
         for name, ds in {**datasets, **(extra or {})}.items():
             con.register(name, ds)
-        _lock_down(con, limits)
+            registered.append(name)
+        if not pooled:  # a pooled connection was locked down when it was made
+            _lock_down(con, limits)
         watchdog.check()  # an interrupt while nothing executed is dropped by DuckDB
         table = _fetch(con.sql(statement), max_rows, limits.max_result_bytes, watchdog)
         _check_python_range(table)
+        done = True
         return table
     except (duckdb.Error, pa.ArrowException, OSError) as exc:
         # Errors met while streaming the result arrive through Arrow as OSError.
         raise _query_error(exc, watchdog, limits) from None
     finally:
         watchdog.stop()
-        con.close()
+        if pooled and done and not watchdog.fired:
+            _POOL.give(key, con, registered)
+        else:
+            con.close()
 
 
 @contextmanager
@@ -134,6 +147,15 @@ def _lock_down(con: duckdb.DuckDBPyConnection, limits: SqlLimits) -> None:
     con.execute("SET autoinstall_known_extensions = false")
     con.execute("SET autoload_known_extensions = false")
     con.execute("SET lock_configuration = true")
+
+
+def _locked_connection(key: tuple[int | None, int | None]) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect(":memory:")
+    _lock_down(con, SqlLimits(memory_limit_mb=key[0], threads=key[1]))
+    return con
+
+
+_POOL = ConnectionPool(_locked_connection)
 
 
 def _parse(con: duckdb.DuckDBPyConnection, query: str) -> str:

@@ -10,22 +10,20 @@ with a 1-based line and column; no lark exception escapes.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import difflib
-import functools
 import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from importlib import resources
 from pathlib import Path
 
 from lark import Lark, Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from graphlake.errors import SchemaError
+from graphlake.grammar import lark_parser
 from graphlake.schema.model import (
     FLOAT_KINDS,
     KEY_KINDS,
@@ -49,42 +47,9 @@ __all__ = ["load_schema", "parse_schema"]
 # --- lark ------------------------------------------------------------------------------
 
 
-@functools.cache
 def _lark() -> Lark:
-    # Built once per process: constructing the LALR tables is the slow part (~0.25 s,
-    # paid by every CLI run and worker process), so the built parser is also cached on
-    # disk, in the user's own cache folder (lark's default is a shared temp folder,
-    # and the cache is a pickle), and published by an atomic rename.
-    grammar = resources.files("graphlake.schema").joinpath("grammar.lark").read_text("utf-8")
-    options = {"parser": "lalr", "lexer": "contextual", "maybe_placeholders": False}
-    cached = _grammar_cache(grammar)
-    if cached is None:
-        return Lark(grammar, **options)
-    if cached.exists():
-        return Lark(grammar, cache=str(cached), **options)
-    staging = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
-    parser = Lark(grammar, cache=str(staging), **options)
-    with contextlib.suppress(OSError):  # e.g. a read-only folder: just no cache
-        os.replace(staging, cached)
-    return parser
-
-
-def _grammar_cache(grammar: str) -> Path | None:
-    """Where the built parser is cached (None: caching disabled or impossible)."""
-    if os.environ.get("GRAPHLAKE_NO_GRAMMAR_CACHE"):
-        return None
-    import hashlib
-
-    import lark
-
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
-    folder = Path(base) / "graphlake"
-    try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    except OSError:
-        return None
-    digest = hashlib.sha256(f"{grammar}\0{lark.__version__}".encode()).hexdigest()[:24]
-    return folder / f"schema-grammar-{digest}.lark"
+    return lark_parser("graphlake.schema", "grammar.lark", "schema", parser="lalr",
+                       lexer="contextual", maybe_placeholders=False)
 
 
 # How each terminal reads in "expected ..." messages, in the order they are listed.
