@@ -6,7 +6,6 @@ step publishes nothing."""
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import shutil
 import subprocess
@@ -107,6 +106,19 @@ def test_rows_of_shards_without_the_new_property_get_its_default(g: gl.Graph) ->
     people = _rows(g, t, "Person")
     assert {k: (p["age"], p["score"]) for k, p in people.items()} == {
         "Ann": (31, 7), "Bob": (40, 7), "Dee": (None, 1), "P0": (None, 7), "P1": (None, 7)}
+
+
+def test_a_rename_folded_first_keeps_later_sources_updates(g: gl.Graph) -> None:
+    t, (s0, s1) = _branches(g, 2)
+    g.apply_schema(BASE.replace(PERSON, "years: I32? @renamed_from(age)"), s0)
+    g.apply_schema(BASE.replace(COMPANY, "node Company { name: String @key  url: String? }"),
+                   s1)
+    with g.write(s1) as w:
+        w.update("Person", [{"name": "Ann", "age": 31}])
+    r = g.merge_many([s0, s1], into=t)
+    assert r.outcome == R.MERGED and not r.stats["Person"].dropped_values
+    assert {k: p["years"] for k, p in _rows(g, t, "Person").items()} == {"Ann": 31, "Bob": 40}
+    assert "url" in g.schema_text(t)
 
 
 def test_conflicting_schema_changes_publish_nothing(g: gl.Graph) -> None:

@@ -206,3 +206,20 @@ def test_schema_merge_with_a_backfill_on_each_backend(graph: gl.Graph) -> None:
     assert (people["Alice"]["nick"], people["Bob"]["age"], people["Bob"]["nick"]) == (
         "al", 41, None)
     assert g.schema_at("main").nodes["Company"].property("url") is not None
+
+
+def test_a_rename_merged_into_the_target_keeps_a_later_sources_updates(g: gl.Graph) -> None:
+    """The target merged a rename (not a fast-forward); a source that updated the old
+    property merges into the renamed one (renames are followed through every parent)."""
+    s, t = _fork(g)
+    renamer = f"{s}-rename"
+    g.create_branch(renamer, "main")
+    g.apply_schema(BASE.replace("age: I32?", "years: I32? @renamed_from(age)"), renamer)
+    with g.write(t) as w:
+        w.insert("Company", [{"name": "Initech"}])
+    g.merge(renamer, into=t)
+    with g.write(s) as w:
+        w.update("Person", [{"name": "Ann", "age": 31}])
+    r = g.merge(s, into=t)
+    assert r.outcome == R.MERGED and not r.stats["Person"].dropped_values
+    assert {k: p["years"] for k, p in _people(g, t).items()}["Ann"] == 31

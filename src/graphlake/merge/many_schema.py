@@ -11,6 +11,9 @@ run: scratch branches). Only the last step's state is published, as one commit w
 target and every source as parents, in one publication (one recovery record, the
 `merge_many.*` fault points, one ref CAS): a conflict in any step publishes nothing.
 
+A property an earlier step renamed keeps its identity in later steps: the schema merge
+follows renames through every parent of the history (`schema_merge._side`).
+
 Refused (`MergeError`): `strict_disjoint` (it proves disjointness within one N-way step;
 across steps an overlap would merge three-way instead of being refused).
 """
@@ -149,6 +152,11 @@ def _keep_earlier(earlier: R.MergeResult, result: R.MergeResult) -> None:
     """A table an earlier step changed keeps that step's route and stats unless this
     step changed it too."""
     for name, stats in earlier.stats.items():
-        if name not in result.stats or result.stats[name].route == R.NO_CHANGE:
+        now = result.stats.get(name)
+        if now is None or now.route == R.NO_CHANGE:
             result.stats[name] = stats
             result.routes[name] = earlier.routes.get(name, stats.route)
+            if now is not None:  # values dropped in this step stay listed
+                stats.dropped_values.update(now.dropped_values)
+        else:
+            now.dropped_values = {**stats.dropped_values, **now.dropped_values}

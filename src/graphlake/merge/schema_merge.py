@@ -198,20 +198,14 @@ def _state_of(commit: Commit, table_id: str) -> TableState | None:
 
 def _side(graph: Graph, base: Commit, head: Commit) -> SchemaSide:
     """The side's schema with its renames since `base`: types by table id, properties
-    by the `RenameProperty` steps of its schema commits (first-parent chain, in order)."""
+    by the `RenameProperty` steps of the schema commits in its history since the base
+    (every parent, not only the first: a rename can arrive through a merge, or through
+    an earlier step of a `merge_many` fold), parents before children."""
     b_names = {st.table_id: n for n, st in base.tables.items()}
     type_renames = {n: b_names[st.table_id] for n, st in head.tables.items()
                     if st.table_id in b_names and b_names[st.table_id] != n}
-    chain: list[Commit] = []
-    c = head
-    while c.id != base.id and c.parents:
-        chain.append(c)
-        if graph.history.is_ancestor(base.id, c.parents[0]) or c.parents[0] == base.id:
-            c = graph.commits.get(c.parents[0])
-        else:
-            break
     current: dict[tuple[str, str], str] = {}  # (table id, current name) -> base name
-    for c in reversed(chain):
+    for c in _since(graph, base, head):
         if SCHEMA_CHANGE_META not in c.meta or "rename_property" not in c.meta.get(
                 SCHEMA_CHANGE_META, []):
             continue
@@ -227,6 +221,26 @@ def _side(graph: Graph, base: Commit, head: Commit) -> SchemaSide:
             if tid == st.table_id and new != old:
                 prop_renames[(n, new)] = old
     return SchemaSide(graph.schemas.of(head), type_renames, prop_renames)
+
+
+def _since(graph: Graph, base: Commit, head: Commit) -> list[Commit]:
+    """The commits in `head`'s history since `base` (head included), parents first."""
+    ids = (graph.history.ancestors_since(head.id, {base.id}) | {head.id}) - {base.id}
+    out: list[Commit] = []
+    done: set[str] = set()
+    todo: list[tuple[str, bool]] = [(head.id, False)]
+    while todo:  # depth-first post-order without recursion (histories can be long)
+        cid, expanded = todo.pop()
+        if cid in done:
+            continue
+        commit = graph.commits.get(cid)
+        if expanded:
+            done.add(cid)
+            out.append(commit)
+            continue
+        todo.append((cid, True))
+        todo += [(p, False) for p in commit.parents if p in ids and p not in done]
+    return out
 
 
 # --- layouts ----------------------------------------------------------------------------
