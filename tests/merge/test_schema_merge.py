@@ -223,3 +223,22 @@ def test_a_rename_merged_into_the_target_keeps_a_later_sources_updates(g: gl.Gra
     r = g.merge(s, into=t)
     assert r.outcome == R.MERGED and not r.stats["Person"].dropped_values
     assert {k: p["years"] for k, p in _people(g, t).items()}["Ann"] == 31
+
+
+def test_edges_merged_by_rows_are_checked_against_a_node_table_the_schema_merge_decided(
+        g: gl.Graph) -> None:
+    """Person is decided by the schema merge (only the source changed its schema), while
+    both sides add WorksAt edges: their endpoints are checked against the merged Person
+    (found by the oracle: the check looked Person up among the row-merged tables only)."""
+    s, t = _fork(g)
+    g.apply_schema(BASE.replace("age: I32?", "age: I32?  nick: String?"), s)
+    with g.write(s) as w:
+        w.insert("WorksAt", [{"id": f"{s}-w", "src": "Bob", "dst": "Acme"}])
+    with g.write(t) as w:
+        w.insert("WorksAt", [{"id": f"{t}-w", "src": "Cy", "dst": "Acme"}])
+        w.update("Person", [{"name": "Ann", "age": 31}])
+    r = g.merge(s, into=t)
+    assert r.outcome == R.MERGED
+    works = {e["id"] for e in g.snapshot(t).read("WorksAt").to_pylist()}
+    assert {f"{s}-w", f"{t}-w"} <= works
+    assert _people(g, t)["Ann"]["age"] == 31 and _people(g, t)["Ann"]["nick"] is None

@@ -202,7 +202,8 @@ def classify_step(
     inputs = MergeInputs(base, tuple(h for _, h in pending), target, strategy, strict_disjoint,
                          source_bases, tuple(n for n, _ in pending), into,
                          discover_target=prep.discover_target if prep else {},
-                         walk=frozenset(prep.walk) if prep else frozenset())
+                         walk=frozenset(prep.walk) if prep else frozenset(),
+                         fixed=prep.fixed if prep else {})
     cls = classify(graph, inputs, timer, settings)
     if prep is not None:
         cls.conflicts = prep.conflicts + cls.conflicts
