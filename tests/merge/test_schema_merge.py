@@ -242,3 +242,22 @@ def test_edges_merged_by_rows_are_checked_against_a_node_table_the_schema_merge_
     works = {e["id"] for e in g.snapshot(t).read("WorksAt").to_pylist()}
     assert {f"{s}-w", f"{t}-w"} <= works
     assert _people(g, t)["Ann"]["age"] == 31 and _people(g, t)["Ann"]["nick"] is None
+
+
+@pytest.mark.parametrize("lineage", ["on", "off"])
+def test_the_same_schema_change_on_both_sides_with_rows_on_both(g: gl.Graph,
+                                                                  lineage: str) -> None:
+    """Both sides made the same schema change (one schema id), then changed rows: the
+    base's rows are in the old layout, so the schemas merge first (found by the oracle:
+    the row routes compared the old layout's base with the new layout's sides)."""
+    s, t = _fork(g)
+    new = BASE.replace("age: I32?", "age: I32?  nick: String?")
+    for side, person in ((s, "Ann"), (t, "Bob")):
+        g.apply_schema(new, side)
+        with g.write(side) as w:
+            w.update("Person", [{"name": person, "nick": person.lower()}])
+    assert g.head(s).schema_id == g.head(t).schema_id
+    r = g.merge(s, into=t, lineage=lineage)
+    assert r.outcome == R.MERGED
+    assert {k: p["nick"] for k, p in _people(g, t).items()} == {
+        "Ann": "ann", "Bob": "bob", "Cy": None}

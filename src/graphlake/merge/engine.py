@@ -135,7 +135,7 @@ def _merge_once(
             with timer.phase("publish"):
                 graph.refs.cas(into, t_ref, head.id)
         return _finish(result, timer)
-    if len(pending) > 1 and any(h.schema_id != target.schema_id for _, h in pending):
+    if len(pending) > 1 and schemas_differ(base, target, pending):
         from graphlake.merge.many_schema import fold
 
         return _finish(fold(graph, into, t_ref, target, pending, base, strategy, dry_run,
@@ -191,7 +191,7 @@ def classify_step(
 ) -> Step:
     """Merge the schemas if they differ (one source at most), then classify the rows."""
     prep = None
-    if any(h.schema_id != target.schema_id for _, h in pending):
+    if schemas_differ(base, target, pending):
         assert len(pending) == 1, "merge_many folds sources of another schema one by one"
         with timer.phase("schema"):
             prep = _merge_schemas(graph, base, target, pending, strategy, dry_run, owner)
@@ -210,6 +210,14 @@ def classify_step(
         cls.resolved = prep.resolved + cls.resolved
         cls.fixed, cls.stats = prep.fixed, prep.stats
     return Step(cls, inputs, target, pending, prep)
+
+
+def schemas_differ(base: MergeBase, target: Commit, pending: list[tuple[str, Commit]]) -> bool:
+    """Whether the schemas must merge first: a source's schema is not the target's, or
+    the base's is not (both sides made the same schema change: the rows at the base
+    are still in the old layout, which the row routes cannot compare)."""
+    return base.commit.schema_id != target.schema_id or any(
+        h.schema_id != target.schema_id for _, h in pending)
 
 
 def record_step(result: R.MergeResult, cls: Classification, prep: Prepared | None) -> None:

@@ -50,13 +50,13 @@ def fold(
 ) -> R.MergeResult:
     if strict_disjoint:
         differ = ", ".join(repr(n) for n, h in pending if h.schema_id != target.schema_id)
+        what = f"the schema of {differ} differs" if differ else "the base's schema differs"
         raise MergeError(f"merge_many: strict_disjoint needs every source on the target's "
-                         f"schema; the schema of {differ} differs (merge without "
-                         f"strict_disjoint, or merge {differ} first)")
+                         f"schema and the base's; {what} (merge without strict_disjoint)")
     owner = f"dry-run-{ULID()}" if dry_run else t_ref.incarnation
     with _publication(graph, into, t_ref, dry_run) as pub, probes.collect() as counts:
         acc: Commit | None = target
-        for group in steps(target, pending):
+        for group in steps(base, target, pending):
             assert acc is not None
             acc = _step(graph, into, t_ref, acc, group, strategy, dry_run, owner, settings,
                         timer, result, pub)
@@ -82,8 +82,11 @@ def fold(
     return result
 
 
-def steps(target: Commit, pending: Pending) -> list[Pending]:
-    """The sources on the target's schema together first, then the others one by one."""
+def steps(base: MergeBase, target: Commit, pending: Pending) -> list[Pending]:
+    """The sources on the target's schema together first, then the others one by one
+    (all one by one when the base's schema is not the target's either)."""
+    if base.commit.schema_id != target.schema_id:
+        return [[p] for p in pending]
     same = [(n, h) for n, h in pending if h.schema_id == target.schema_id]
     return ([same] if same else []) + [[(n, h)] for n, h in pending
                                        if h.schema_id != target.schema_id]
