@@ -9,7 +9,11 @@ as an unreferenced commit (like a virtual merge base) so the next step finds its
 base and its history; its table effects land on Lance branches the target owns (a dry
 run: scratch branches). Only the last step's state is published, as one commit with the
 target and every source as parents, in one publication (one recovery record, the
-`merge_many.*` fault points, one ref CAS): a conflict in any step publishes nothing.
+`merge_many.*` fault points, one ref CAS): a conflict in any step publishes nothing, and
+the conflicts reported are that step's (later steps are not tried). A strategy resolves
+each step's conflicts against the result so far ("ours": the target with the sources
+folded before), so two sources that disagree in different steps are resolved by it,
+where one N-way step would report them as a conflict between sources.
 
 A property an earlier step renamed keeps its identity in later steps: the schema merge
 follows renames through every parent of the history (`schema_merge._side`).
