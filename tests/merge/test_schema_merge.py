@@ -10,6 +10,7 @@ import pytest
 import graphlake as gl
 from graphlake.errors import MergeConflictError
 from graphlake.merge import result as R
+from tests.conftest import state
 
 BASE = """
 node Person { name: String @key  age: I32? }
@@ -261,3 +262,28 @@ def test_the_same_schema_change_on_both_sides_with_rows_on_both(g: gl.Graph,
     assert r.outcome == R.MERGED
     assert {k: p["nick"] for k, p in _people(g, t).items()} == {
         "Ann": "ann", "Bob": "bob", "Cy": None}
+
+
+def test_a_node_the_source_deleted_while_the_target_kept_its_edge_is_an_orphan(
+        tmp_path) -> None:
+    """Person is decided by the schema merge (the source's rows: only it changed them);
+    the source deleted Ann and her edge, the target updated that edge, and "ours" keeps
+    it: the edge would point at a deleted node (found by the oracle)."""
+    g = gl.Graph.init(str(tmp_path / "g"), BASE.replace(
+        "edge WorksAt: Person -> Company", "edge WorksAt: Person -> Company { since: I32? }"))
+    with g.write() as w:
+        w.insert("Person", [{"name": "Ann"}, {"name": "Bob"}])
+        w.insert("Company", [{"name": "Acme"}])
+        w.insert("WorksAt", [{"id": "w1", "src": "Ann", "dst": "Acme"}])
+    g.create_branch("s")
+    g.create_branch("t")
+    g.apply_schema(g.schema_text("s").replace("age: I32?", "age: I32?  nick: String?"), "s")
+    with g.write("s") as w:
+        w.delete("Person", ["Ann"], cascade=True)  # also removes w1
+    with g.write("t") as w:
+        w.update("WorksAt", [{"id": "w1", "since": 2020}])
+    before = state(g, "t")
+    with pytest.raises(MergeConflictError) as err:
+        g.merge("s", into="t", strategy="ours")
+    assert {(c.kind, c.entity_id) for c in err.value.conflicts} == {("orphan_edge", "w1")}
+    assert state(g, "t") == before

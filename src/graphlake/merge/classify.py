@@ -93,6 +93,7 @@ class MergeInputs:
     # Tables the schema merge decided (their final states): not classified, but the
     # merged result's constraint checks read them (an edge's endpoints, say).
     fixed: dict[str, TableState] = field(default_factory=dict)
+    fixed_plans: dict[str, TablePlan] = field(default_factory=dict)  # their deletions
 
     def source_name(self, i: int) -> str:
         return self.source_names[i] if i < len(self.source_names) else f"source {i + 1}"
@@ -126,6 +127,7 @@ def classify(
     resolved = [c for o in tables.values() for c in o.resolved]
     with timer.phase("validate"):
         plans = {n: o.plan for n, o in tables.items() if o.plan is not None}
+        plans.update({n: p for n, p in inputs.fixed_plans.items() if n not in plans})
         merged = replace(inputs.target, tables={**inputs.fixed, **inputs.target.tables})
         conflicts += merge_violations(graph, merged, plans)
     return Classification(tables, conflicts, resolved)

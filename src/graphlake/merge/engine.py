@@ -203,7 +203,8 @@ def classify_step(
                          source_bases, tuple(n for n, _ in pending), into,
                          discover_target=prep.discover_target if prep else {},
                          walk=frozenset(prep.walk) if prep else frozenset(),
-                         fixed=prep.fixed if prep else {})
+                         fixed=prep.fixed if prep else {},
+                         fixed_plans=prep.deletions if prep else {})
     cls = classify(graph, inputs, timer, settings)
     if prep is not None:
         cls.conflicts = prep.conflicts + cls.conflicts

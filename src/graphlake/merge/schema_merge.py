@@ -49,6 +49,7 @@ from graphlake.schema.model import EdgeType, NodeType
 from graphlake.schema.text import schema_text
 from graphlake.storage.evolve import ColumnFill, LayoutChange, evolve
 from graphlake.storage.tables import LanceCasError
+from graphlake.write.plan import TablePlan
 
 if TYPE_CHECKING:
     from graphlake.graph import Graph
@@ -83,6 +84,9 @@ class Prepared:
     # routes on evolved states, discovered by the walk; their dropped values.
     walk: set[str] = field(default_factory=set)
     dropped: dict[str, dict[str, dict]] = field(default_factory=dict)
+    # Node keys a decided table no longer has that the target's had (the source deleted
+    # them): deletion-only plans, so the merge's checks find edges left pointing at them.
+    deletions: dict[str, TablePlan] = field(default_factory=dict)
 
 
 def prepare(graph: Graph, base: MergeBase, target: Commit, source: Commit,
@@ -141,6 +145,9 @@ def prepare(graph: Graph, base: MergeBase, target: Commit, source: Commit,
         elif not t_data:
             out.fixed[name] = _evolved(graph, merged, THEIRS, s_side, t_type, owner)
             out.stats[name].route = R.POINTER_ADOPTION
+            gone = _deletions(graph, t_type, target_state, out.fixed[name])
+            if gone is not None:
+                out.deletions[name] = gone
         elif history[THEIRS].other.isdisjoint({tid}) and _only_source_added(
                 graph, merged, name, b_schema.table(b_side[0]), sides):
             t_tables[name] = _evolved(graph, merged, OURS, t_side, t_type, owner)
@@ -386,6 +393,26 @@ def _widens(old: pa.DataType, new: pa.DataType) -> bool:
         if kind(old) and kind(new):
             return new.bit_width >= old.bit_width
     return False
+
+
+def _deletions(graph: Graph, t_type: NodeType | EdgeType, before: TableState,
+               after: TableState) -> TablePlan | None:
+    """The node keys of `before` that `after` lacks, as a plan that only deletes them
+    (the checks read only their ids); None for edge types or when none is gone."""
+    if not isinstance(t_type, NodeType):
+        return None
+    old = graph.tables.open(before).to_table(columns=["id"]).column("id")
+    new = graph.tables.open(after).to_table(columns=["id"]).column("id")
+    gone = pc.filter(old, pc.invert(pc.is_in(old, value_set=new)))
+    if not len(gone):
+        return None
+    schema = arrow_schema(t_type)
+    deleted = pa.Table.from_arrays(
+        [gone if f.name == "id" else pa.nulls(len(gone), f.type) for f in schema],
+        schema=schema)
+    empty = schema.empty_table()
+    return TablePlan(t_type, schema, inserted=empty, updated_old=empty, updated_new=empty,
+                     deleted_old=deleted)
 
 
 # --- data checks ------------------------------------------------------------------------
