@@ -13,7 +13,8 @@ also means they cannot conflict). A second test does the same for merge_many of 
 sources (each with its own schema steps, folded: `merge/many_schema.py`), without a
 strategy. Fewer examples than the data-only oracle (10 and 4): each schema commit and
 schema merge evolves Lance tables. GRAPHLAKE_ORACLE_SCHEMA_EXAMPLES sets the first (the
-second runs 2/5 of it); 100 + 80 (two seeds) and 20 ran clean when this was written.
+second runs 2/5 of it); 100 + 80 and 20 + 40 examples (two seeds each) ran clean when
+this was written.
 """
 
 from __future__ import annotations
