@@ -10,6 +10,7 @@ import pytest
 import graphlake as gl
 from graphlake.errors import MergeConflictError
 from graphlake.merge import result as R
+from tests.conftest import state
 
 BASE = """
 node Person { name: String @key  age: I32? }
@@ -206,3 +207,83 @@ def test_schema_merge_with_a_backfill_on_each_backend(graph: gl.Graph) -> None:
     assert (people["Alice"]["nick"], people["Bob"]["age"], people["Bob"]["nick"]) == (
         "al", 41, None)
     assert g.schema_at("main").nodes["Company"].property("url") is not None
+
+
+def test_a_rename_merged_into_the_target_keeps_a_later_sources_updates(g: gl.Graph) -> None:
+    """The target merged a rename (not a fast-forward); a source that updated the old
+    property merges into the renamed one (renames are followed through every parent)."""
+    s, t = _fork(g)
+    renamer = f"{s}-rename"
+    g.create_branch(renamer, "main")
+    g.apply_schema(BASE.replace("age: I32?", "years: I32? @renamed_from(age)"), renamer)
+    with g.write(t) as w:
+        w.insert("Company", [{"name": "Initech"}])
+    g.merge(renamer, into=t)
+    with g.write(s) as w:
+        w.update("Person", [{"name": "Ann", "age": 31}])
+    r = g.merge(s, into=t)
+    assert r.outcome == R.MERGED and not r.stats["Person"].dropped_values
+    assert {k: p["years"] for k, p in _people(g, t).items()}["Ann"] == 31
+
+
+def test_edges_merged_by_rows_are_checked_against_a_node_table_the_schema_merge_decided(
+        g: gl.Graph) -> None:
+    """Person is decided by the schema merge (only the source changed its schema), while
+    both sides add WorksAt edges: their endpoints are checked against the merged Person
+    (found by the oracle: the check looked Person up among the row-merged tables only)."""
+    s, t = _fork(g)
+    g.apply_schema(BASE.replace("age: I32?", "age: I32?  nick: String?"), s)
+    with g.write(s) as w:
+        w.insert("WorksAt", [{"id": f"{s}-w", "src": "Bob", "dst": "Acme"}])
+    with g.write(t) as w:
+        w.insert("WorksAt", [{"id": f"{t}-w", "src": "Cy", "dst": "Acme"}])
+        w.update("Person", [{"name": "Ann", "age": 31}])
+    r = g.merge(s, into=t)
+    assert r.outcome == R.MERGED
+    works = {e["id"] for e in g.snapshot(t).read("WorksAt").to_pylist()}
+    assert {f"{s}-w", f"{t}-w"} <= works
+    assert _people(g, t)["Ann"]["age"] == 31 and _people(g, t)["Ann"]["nick"] is None
+
+
+@pytest.mark.parametrize("lineage", ["on", "off"])
+def test_the_same_schema_change_on_both_sides_with_rows_on_both(g: gl.Graph,
+                                                                  lineage: str) -> None:
+    """Both sides made the same schema change (one schema id), then changed rows: the
+    base's rows are in the old layout, so the schemas merge first (found by the oracle:
+    the row routes compared the old layout's base with the new layout's sides)."""
+    s, t = _fork(g)
+    new = BASE.replace("age: I32?", "age: I32?  nick: String?")
+    for side, person in ((s, "Ann"), (t, "Bob")):
+        g.apply_schema(new, side)
+        with g.write(side) as w:
+            w.update("Person", [{"name": person, "nick": person.lower()}])
+    assert g.head(s).schema_id == g.head(t).schema_id
+    r = g.merge(s, into=t, lineage=lineage)
+    assert r.outcome == R.MERGED
+    assert {k: p["nick"] for k, p in _people(g, t).items()} == {
+        "Ann": "ann", "Bob": "bob", "Cy": None}
+
+
+def test_a_node_the_source_deleted_while_the_target_kept_its_edge_is_an_orphan(
+        tmp_path) -> None:
+    """Person is decided by the schema merge (the source's rows: only it changed them);
+    the source deleted Ann and her edge, the target updated that edge, and "ours" keeps
+    it: the edge would point at a deleted node (found by the oracle)."""
+    g = gl.Graph.init(str(tmp_path / "g"), BASE.replace(
+        "edge WorksAt: Person -> Company", "edge WorksAt: Person -> Company { since: I32? }"))
+    with g.write() as w:
+        w.insert("Person", [{"name": "Ann"}, {"name": "Bob"}])
+        w.insert("Company", [{"name": "Acme"}])
+        w.insert("WorksAt", [{"id": "w1", "src": "Ann", "dst": "Acme"}])
+    g.create_branch("s")
+    g.create_branch("t")
+    g.apply_schema(g.schema_text("s").replace("age: I32?", "age: I32?  nick: String?"), "s")
+    with g.write("s") as w:
+        w.delete("Person", ["Ann"], cascade=True)  # also removes w1
+    with g.write("t") as w:
+        w.update("WorksAt", [{"id": "w1", "since": 2020}])
+    before = state(g, "t")
+    with pytest.raises(MergeConflictError) as err:
+        g.merge("s", into="t", strategy="ours")
+    assert {(c.kind, c.entity_id) for c in err.value.conflicts} == {("orphan_edge", "w1")}
+    assert state(g, "t") == before

@@ -7,20 +7,16 @@ from __future__ import annotations
 
 import copy
 import itertools
-import shutil
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
 import graphlake as gl
 from tests.conftest import state
+from tests.merge.conftest import SCHEMA_BASE_PG, Rows, person_rows, schema_graph
 
-BASE_PG = """
-node Person { name: String @key  age: I32?  email: String? }
-"""
+BASE_PG = SCHEMA_BASE_PG
 AGE = {"source": 11, "target": 22}
-Rows = dict[str, dict[str, Any]]
 BASE: Rows = {n: {"id": n, "name": n, "age": None, "email": None} for n in "ABC"}
 
 # Schema operations: (the .pg text, the change to model rows).
@@ -65,33 +61,11 @@ PAIRS: dict[tuple[str, str], set[str]] = {
 }
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory) -> str:
-    root = tmp_path_factory.mktemp("stt") / "base"
-    g = gl.Graph.init(root, BASE_PG)
-    with g.write(message="base") as w:
-        w.insert("Person", [{"name": n} for n in "ABC"])
-    return str(root)
-
-
-def _graph(template: str, tmp_path) -> gl.Graph:
-    root = tmp_path / "g"
-    shutil.copytree(template, root)
-    g = gl.Graph.open(root)
-    g.create_branch("source")
-    g.create_branch("target")
-    return g
-
-
-def _rows(g: gl.Graph, branch: str) -> Rows:
-    return {r["id"]: r for r in g.snapshot(branch).read("Person").to_pylist()}
-
-
 @pytest.mark.parametrize(("schema_op", "data_op", "schema_side"), CASES,
                          ids=[f"{s}-{d}-on-{side}" for s, d, side in CASES])
-def test_schema_against_data(template: str, tmp_path, schema_op: str, data_op: str,
+def test_schema_against_data(schema_template: str, tmp_path, schema_op: str, data_op: str,
                              schema_side: str) -> None:
-    g = _graph(template, tmp_path)
+    g = schema_graph(schema_template, tmp_path)
     data_side = "target" if schema_side == "source" else "source"
     g.apply_schema(SCHEMA[schema_op][0], schema_side)
     DATA[data_op][0](g, data_side, data_side)
@@ -99,14 +73,14 @@ def test_schema_against_data(template: str, tmp_path, schema_op: str, data_op: s
     DATA[data_op][1](model, data_side)
     SCHEMA[schema_op][1](model)
     r = g.merge("source", into="target")
-    assert _rows(g, "target") == model
+    assert person_rows(g, "target") == model
     if schema_op == "dropProp" and data_op == "setProperty":
         assert r.stats["Person"].dropped_values["age"]["values"] == {"C": AGE[data_side]}
 
 
 @pytest.mark.parametrize(("s_op", "t_op"), list(PAIRS), ids=[f"{s}-{t}" for s, t in PAIRS])
-def test_schema_pairs(template: str, tmp_path, s_op: str, t_op: str) -> None:
-    g = _graph(template, tmp_path)
+def test_schema_pairs(schema_template: str, tmp_path, s_op: str, t_op: str) -> None:
+    g = schema_graph(schema_template, tmp_path)
     g.apply_schema(SCHEMA[s_op][0], "source")
     g.apply_schema(SCHEMA[t_op][0], "target")
     expected = PAIRS[(s_op, t_op)]
@@ -122,4 +96,4 @@ def test_schema_pairs(template: str, tmp_path, s_op: str, t_op: str) -> None:
     if s_op != t_op:
         SCHEMA[s_op][1](model)
     g.merge("source", into="target")
-    assert _rows(g, "target") == model
+    assert person_rows(g, "target") == model

@@ -90,6 +90,10 @@ class MergeInputs:
     # Tables whose states were evolved to the merged layout on unrelated forks: their
     # changes are found by the walk (lineage cannot relate the forks).
     walk: frozenset[str] = frozenset()
+    # Tables the schema merge decided (their final states): not classified, but the
+    # merged result's constraint checks read them (an edge's endpoints, say).
+    fixed: dict[str, TableState] = field(default_factory=dict)
+    fixed_plans: dict[str, TablePlan] = field(default_factory=dict)  # their deletions
 
     def source_name(self, i: int) -> str:
         return self.source_names[i] if i < len(self.source_names) else f"source {i + 1}"
@@ -123,7 +127,9 @@ def classify(
     resolved = [c for o in tables.values() for c in o.resolved]
     with timer.phase("validate"):
         plans = {n: o.plan for n, o in tables.items() if o.plan is not None}
-        conflicts += merge_violations(repo, inputs.target, plans)
+        plans.update({n: p for n, p in inputs.fixed_plans.items() if n not in plans})
+        merged = replace(inputs.target, tables={**inputs.fixed, **inputs.target.tables})
+        conflicts += merge_violations(repo, merged, plans)
     return Classification(tables, conflicts, resolved)
 
 

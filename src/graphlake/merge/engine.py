@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ulid import ULID
@@ -122,7 +123,7 @@ def _merge_once(
         )
         if pending and not fast_forward:
             base = merge_base_of(repo, [target, *(h for _, h in pending)])
-            source_bases = _source_bases(repo, target, pending)
+            source_bases = own_bases(repo, target, pending)
             result.base = base.commit.id
     if not pending:
         result.base = target.id
@@ -134,35 +135,23 @@ def _merge_once(
             with timer.phase("publish"):
                 repo.refs.cas(into, t_ref, head.id)
         return _finish(result, timer)
-    prep = None
-    if any(h.schema_id != target.schema_id for _, h in pending):
-        with timer.phase("schema"):
-            prep = _merge_schemas(repo, base, target, pending, strategy, dry_run,
-                                  t_ref.incarnation)
-        result.resolved = list(prep.resolved)
-        if prep.schema_id is None:  # schema conflicts: the rows cannot be merged yet
-            if dry_run:
-                result.outcome, result.conflicts = R.CONFLICT, prep.conflicts
-                return _finish(result, timer)
-            raise MergeConflictError(prep.conflicts)
-        base, target = prep.base, prep.target
-        pending = [(pending[0][0], prep.source)]
-    inputs = MergeInputs(base, tuple(h for _, h in pending), target, strategy, strict_disjoint,
-                         source_bases, tuple(n for n, _ in pending), into,
-                         discover_target=prep.discover_target if prep else {},
-                         walk=frozenset(prep.walk) if prep else frozenset())
-    cls = classify(repo, inputs, timer, settings)
-    if prep is not None:
-        cls.conflicts = prep.conflicts + cls.conflicts
-        cls.resolved = prep.resolved + cls.resolved
-        cls.fixed, cls.stats = prep.fixed, prep.stats
-    result.routes = {n: o.stats.route for n, o in cls.tables.items()}
-    result.stats = {n: o.stats for n, o in cls.tables.items()}
-    result.routes.update({n: st.route for n, st in cls.stats.items()})
-    result.stats.update(cls.stats)
-    for name, dropped in (prep.dropped if prep else {}).items():
-        result.stats[name].dropped_values.update(dropped)
-    result.resolved = cls.resolved
+    if len(pending) > 1 and schemas_differ(base, target, pending):
+        from graphlake.merge.many_schema import fold
+
+        return _finish(fold(repo, into, t_ref, target, pending, base, strategy, dry_run,
+                            message, settings, strict_disjoint, timer, result), timer)
+    step = classify_step(repo, base, target, pending, source_bases, into, strategy,
+                         dry_run, t_ref.incarnation, strict_disjoint, settings, timer)
+    if step.prep is not None:
+        result.resolved = list(step.prep.resolved)
+    if step.cls is None:  # schema conflicts: the rows cannot be merged yet
+        assert step.prep is not None
+        if dry_run:
+            result.outcome, result.conflicts = R.CONFLICT, step.prep.conflicts
+            return _finish(result, timer)
+        raise MergeConflictError(step.prep.conflicts)
+    cls, inputs, target, pending = step.cls, step.inputs, step.target, step.pending
+    record_step(result, cls, step.prep)
     if cls.conflicts:
         if dry_run:
             result.outcome, result.conflicts = R.CONFLICT, cls.conflicts
@@ -183,30 +172,78 @@ def _merge_once(
     return _finish(result, timer)
 
 
+@dataclass
+class Step:
+    """One classification: of the target and `pending` (after a schema merge, the views
+    in the merged layout); `cls` is None while schema conflicts remain (`prep` has them)."""
+
+    cls: Classification | None
+    inputs: MergeInputs | None
+    target: Commit
+    pending: list[tuple[str, Commit]]
+    prep: Prepared | None
+
+
+def classify_step(
+    repo: Repo, base: MergeBase, target: Commit, pending: list[tuple[str, Commit]],
+    source_bases: tuple[MergeBase, ...], into: str, strategy: str | None, dry_run: bool,
+    owner: str, strict_disjoint: bool, settings: DiscoverySettings, timer: PhaseTimer,
+) -> Step:
+    """Merge the schemas if they differ (one source at most), then classify the rows."""
+    prep = None
+    if schemas_differ(base, target, pending):
+        assert len(pending) == 1, "merge_many folds sources of another schema one by one"
+        with timer.phase("schema"):
+            prep = _merge_schemas(repo, base, target, pending, strategy, dry_run, owner)
+        if prep.schema_id is None:
+            return Step(None, None, target, pending, prep)
+        base, target = prep.base, prep.target
+        pending = [(pending[0][0], prep.source)]
+    inputs = MergeInputs(base, tuple(h for _, h in pending), target, strategy, strict_disjoint,
+                         source_bases, tuple(n for n, _ in pending), into,
+                         discover_target=prep.discover_target if prep else {},
+                         walk=frozenset(prep.walk) if prep else frozenset(),
+                         fixed=prep.fixed if prep else {},
+                         fixed_plans=prep.deletions if prep else {})
+    cls = classify(repo, inputs, timer, settings)
+    if prep is not None:
+        cls.conflicts = prep.conflicts + cls.conflicts
+        cls.resolved = prep.resolved + cls.resolved
+        cls.fixed, cls.stats = prep.fixed, prep.stats
+    return Step(cls, inputs, target, pending, prep)
+
+
+def schemas_differ(base: MergeBase, target: Commit, pending: list[tuple[str, Commit]]) -> bool:
+    """Whether the schemas must merge first: a source's schema is not the target's, or
+    the base's is not (both sides made the same schema change: the rows at the base
+    are still in the old layout, which the row routes cannot compare)."""
+    return base.commit.schema_id != target.schema_id or any(
+        h.schema_id != target.schema_id for _, h in pending)
+
+
+def record_step(result: R.MergeResult, cls: Classification, prep: Prepared | None) -> None:
+    """Copy one classification's routes, stats and resolved conflicts into `result`."""
+    result.routes = {n: o.stats.route for n, o in cls.tables.items()}
+    result.stats = {n: o.stats for n, o in cls.tables.items()}
+    result.routes.update({n: st.route for n, st in cls.stats.items()})
+    result.stats.update(cls.stats)
+    for name, dropped in (prep.dropped if prep else {}).items():
+        result.stats[name].dropped_values.update(dropped)
+    result.resolved = cls.resolved
+
+
 def _merge_schemas(
     repo: Repo, base: MergeBase, target: Commit, pending: list[tuple[str, Commit]],
     strategy: str | None, dry_run: bool, owner: str,
 ) -> Prepared:
     """Merge the schemas first (merge.schema_merge); a dry run evolves tables only on
     scratch Lance branches no branch owns."""
-    if len(pending) > 1:
-        raise MergeError(_schemas_differ(repo, target, pending))
     if dry_run:
         owner = f"dry-run-{ULID()}"
     return prepare(repo, base, target, pending[0][1], strategy, owner)
 
 
-def _schemas_differ(repo: Repo, target: Commit, pending: list[tuple[str, Commit]]) -> str:
-    """Why merge_many refuses: which sources' schemas differ from the target's."""
-    differ = [n for n, h in pending if h.schema_id != target.schema_id]
-    same = [n for n, h in pending if h.schema_id == target.schema_id]
-    names = ", ".join(map(repr, differ))
-    tail = f" (the others, {', '.join(map(repr, same))}, may go together)" if same else ""
-    return (f"merge_many: the schema of {names} differs from the target's; merge_many folds "
-            f"only sources on the target's schema: merge {names} one at a time{tail}")
-
-
-def _source_bases(
+def own_bases(
     repo: Repo, target: Commit, pending: list[tuple[str, Commit]]
 ) -> tuple[MergeBase, ...]:
     """Each source's own merge base, when one common base cannot serve them all; else ().
@@ -265,7 +302,7 @@ def _publish(
 
     op = "merge" if len(pending) == 1 else "merge_many"
     with Publication(repo, op, into, t_ref) as pub:
-        states = _apply(repo, target, cls, t_ref.incarnation, still_current, pub.effect)
+        states = apply_tables(repo, target, cls, t_ref.incarnation, still_current, pub.effect)
         names = [n for n, _ in pending]
         commit = Commit.create(
             parents=(target.id, *(h.id for _, h in pending)),
@@ -301,7 +338,7 @@ def _finish(result: R.MergeResult, timer: PhaseTimer) -> R.MergeResult:
     return result
 
 
-def _apply(
+def apply_tables(
     repo: Repo, target: Commit, cls: Classification, owner: str,
     still_current: Callable[[], bool], on_effect: Callable[[], None] = lambda: None,
 ) -> dict[str, TableState]:
@@ -370,7 +407,8 @@ def virtual_merge(
     uncertain: dict[str, set[str]] = {}
     for c in (*cls.resolved, *cls.conflicts):
         uncertain.setdefault(c.table, set()).add(c.entity_id)
-    states = _apply(repo, target, cls, owner=f"virtual-{ULID()}", still_current=lambda: True)
+    states = apply_tables(repo, target, cls, owner=f"virtual-{ULID()}",
+                          still_current=lambda: True)
     commit = Commit.create(
         parents=(target.id, source.id),
         message="virtual merge base",

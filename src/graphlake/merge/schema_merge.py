@@ -49,6 +49,7 @@ from graphlake.schema.model import EdgeType, NodeType
 from graphlake.schema.text import schema_text
 from graphlake.storage.evolve import ColumnFill, LayoutChange, evolve
 from graphlake.storage.tables import LanceCasError
+from graphlake.write.plan import TablePlan
 
 if TYPE_CHECKING:
     from graphlake.repo import Repo
@@ -83,6 +84,9 @@ class Prepared:
     # routes on evolved states, discovered by the walk; their dropped values.
     walk: set[str] = field(default_factory=set)
     dropped: dict[str, dict[str, dict]] = field(default_factory=dict)
+    # Node keys a decided table no longer has that the target's had (the source deleted
+    # them): deletion-only plans, so the merge's checks find edges left pointing at them.
+    deletions: dict[str, TablePlan] = field(default_factory=dict)
 
 
 def prepare(repo: Repo, base: MergeBase, target: Commit, source: Commit,
@@ -141,6 +145,9 @@ def prepare(repo: Repo, base: MergeBase, target: Commit, source: Commit,
         elif not t_data:
             out.fixed[name] = _evolved(repo, merged, THEIRS, s_side, t_type, owner)
             out.stats[name].route = R.POINTER_ADOPTION
+            gone = _deletions(repo, t_type, target_state, out.fixed[name])
+            if gone is not None:
+                out.deletions[name] = gone
         elif history[THEIRS].other.isdisjoint({tid}) and _only_source_added(
                 repo, merged, name, b_schema.table(b_side[0]), sides):
             t_tables[name] = _evolved(repo, merged, OURS, t_side, t_type, owner)
@@ -198,20 +205,14 @@ def _state_of(commit: Commit, table_id: str) -> TableState | None:
 
 def _side(repo: Repo, base: Commit, head: Commit) -> SchemaSide:
     """The side's schema with its renames since `base`: types by table id, properties
-    by the `RenameProperty` steps of its schema commits (first-parent chain, in order)."""
+    by the `RenameProperty` steps of the schema commits in its history since the base
+    (every parent, not only the first: a rename can arrive through a merge, or through
+    an earlier step of a `merge_many` fold), parents before children."""
     b_names = {st.table_id: n for n, st in base.tables.items()}
     type_renames = {n: b_names[st.table_id] for n, st in head.tables.items()
                     if st.table_id in b_names and b_names[st.table_id] != n}
-    chain: list[Commit] = []
-    c = head
-    while c.id != base.id and c.parents:
-        chain.append(c)
-        if repo.history.is_ancestor(base.id, c.parents[0]) or c.parents[0] == base.id:
-            c = repo.commits.get(c.parents[0])
-        else:
-            break
     current: dict[tuple[str, str], str] = {}  # (table id, current name) -> base name
-    for c in reversed(chain):
+    for c in _since(repo, base, head):
         if SCHEMA_CHANGE_META not in c.meta or "rename_property" not in c.meta.get(
                 SCHEMA_CHANGE_META, []):
             continue
@@ -227,6 +228,26 @@ def _side(repo: Repo, base: Commit, head: Commit) -> SchemaSide:
             if tid == st.table_id and new != old:
                 prop_renames[(n, new)] = old
     return SchemaSide(repo.schemas.of(head), type_renames, prop_renames)
+
+
+def _since(repo: Repo, base: Commit, head: Commit) -> list[Commit]:
+    """The commits in `head`'s history since `base` (head included), parents first."""
+    ids = (repo.history.ancestors_since(head.id, {base.id}) | {head.id}) - {base.id}
+    out: list[Commit] = []
+    done: set[str] = set()
+    todo: list[tuple[str, bool]] = [(head.id, False)]
+    while todo:  # depth-first post-order without recursion (histories can be long)
+        cid, expanded = todo.pop()
+        if cid in done:
+            continue
+        commit = repo.commits.get(cid)
+        if expanded:
+            done.add(cid)
+            out.append(commit)
+            continue
+        todo.append((cid, True))
+        todo += [(p, False) for p in commit.parents if p in ids and p not in done]
+    return out
 
 
 # --- layouts ----------------------------------------------------------------------------
@@ -372,6 +393,26 @@ def _widens(old: pa.DataType, new: pa.DataType) -> bool:
         if kind(old) and kind(new):
             return new.bit_width >= old.bit_width
     return False
+
+
+def _deletions(repo: Repo, t_type: NodeType | EdgeType, before: TableState,
+               after: TableState) -> TablePlan | None:
+    """The node keys of `before` that `after` lacks, as a plan that only deletes them
+    (the checks read only their ids); None for edge types or when none is gone."""
+    if not isinstance(t_type, NodeType):
+        return None
+    old = repo.tables.open(before).to_table(columns=["id"]).column("id")
+    new = repo.tables.open(after).to_table(columns=["id"]).column("id")
+    gone = pc.filter(old, pc.invert(pc.is_in(old, value_set=new)))
+    if not len(gone):
+        return None
+    schema = arrow_schema(t_type)
+    deleted = pa.Table.from_arrays(
+        [gone if f.name == "id" else pa.nulls(len(gone), f.type) for f in schema],
+        schema=schema)
+    empty = schema.empty_table()
+    return TablePlan(t_type, schema, inserted=empty, updated_old=empty, updated_new=empty,
+                     deleted_old=deleted)
 
 
 # --- data checks ------------------------------------------------------------------------

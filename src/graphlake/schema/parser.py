@@ -441,14 +441,20 @@ def _bound(tok: Token, prop: Property) -> int | float | date | datetime:
         return _date_bound(tok, kind)
     if tok.type != "NUMBER":
         raise _error(f"a range on {kind} property '{prop.name}' takes number bounds", tok)
+    return _numeric_value(tok, prop, "bound")
+
+
+def _numeric_value(tok: Token, prop: Property, what: str) -> int | float:
+    """A NUMBER token as a value of the numeric property's type. Integer kinds take only
+    integers within the type's limits: a value outside them could be neither stored nor
+    compared with the column's values without a lossy cast."""
     value = _number(tok)
+    kind = prop.type.kind
     if kind in FLOAT_KINDS:
         return float(value)
-    # Integer kinds: the bound must be a value of the column's type, or comparing a column
-    # value against it would need a lossy cast.
     low, high = _INT_LIMITS[kind]
     if not isinstance(value, int) or not low <= value <= high:
-        raise _error(f"bound '{tok}' is not a {kind} value for property '{prop.name}'", tok)
+        raise _error(f"{what} '{tok}' is not a {kind} value for property '{prop.name}'", tok)
     return value
 
 
@@ -654,13 +660,7 @@ def _default_value(arg: _Arg, prop: Property, ann: _RawAnnotation) -> DefaultVal
     if kind in NUMERIC_KINDS:
         if arg.type != "NUMBER":
             raise _error(f"a default for {kind} property '{prop.name}' is a number", tok)
-        value = _number(arg)
-        if kind in FLOAT_KINDS:
-            return float(value)
-        low, high = _INT_LIMITS[kind]
-        if not isinstance(value, int) or not low <= value <= high:
-            raise _error(f"default '{arg}' is not a {kind} value for '{prop.name}'", tok)
-        return value
+        return _numeric_value(arg, prop, "default")
     if kind == "Bool":
         if not (arg.type == "NAME" and str(arg) in ("true", "false")):
             raise _error(f"a default for Bool property '{prop.name}' is true or false", tok)

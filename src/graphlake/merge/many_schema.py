@@ -1,0 +1,169 @@
+"""`merge_many` of sources whose schemas differ: fold them into the target one by one.
+
+The N-way classification (`merge.classify`) works on one schema. When some sources
+changed the schema, the merge folds: first every source still on the target's schema,
+together (the usual N-way step, zero-copy adoption included), then each other source on
+its own, exactly as a two-way merge would (schema merge three-way, tables evolved, rows
+merged on the merged layout; `merge.schema_merge`). Each step's result is materialised
+as an unreferenced commit (like a virtual merge base) so the next step finds its merge
+base and its history; its table effects land on Lance branches the target owns (a dry
+run: scratch branches). Only the last step's state is published, as one commit with the
+target and every source as parents, in one publication (one recovery record, the
+`merge_many.*` fault points, one ref CAS): a conflict in any step publishes nothing, and
+the conflicts reported are that step's (later steps are not tried). A strategy resolves
+each step's conflicts against the result so far ("ours": the target with the sources
+folded before), so two sources that disagree in different steps are resolved by it,
+where one N-way step would report them as a conflict between sources.
+
+A property an earlier step renamed keeps its identity in later steps: the schema merge
+follows renames through every parent of the history (`schema_merge._side`).
+
+Refused (`MergeError`): `strict_disjoint` (it proves disjointness within one N-way step;
+across steps an overlap would merge three-way instead of being refused).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from ulid import ULID
+
+from graphlake import probes
+from graphlake.catalog.commits import Commit
+from graphlake.errors import MergeConflictError, MergeError
+from graphlake.merge import result as R
+from graphlake.merge.base import MergeBase, merge_base_of
+from graphlake.merge.delta import DiscoverySettings
+from graphlake.merge.timing import PhaseTimer
+from graphlake.recovery.publication import Publication
+
+if TYPE_CHECKING:
+    from graphlake.catalog.refs import RefEntry
+    from graphlake.repo import Repo
+
+Pending = list[tuple[str, Commit]]
+
+
+def fold(
+    repo: Repo, into: str, t_ref: RefEntry, target: Commit, pending: Pending,
+    base: MergeBase, strategy: str | None, dry_run: bool, message: str | None,
+    settings: DiscoverySettings, strict_disjoint: bool, timer: PhaseTimer,
+    result: R.MergeResult,
+) -> R.MergeResult:
+    if strict_disjoint:
+        differ = ", ".join(repr(n) for n, h in pending if h.schema_id != target.schema_id)
+        what = f"the schema of {differ} differs" if differ else "the base's schema differs"
+        raise MergeError(f"merge_many: strict_disjoint needs every source on the target's "
+                         f"schema and the base's; {what} (merge without strict_disjoint)")
+    owner = f"dry-run-{ULID()}" if dry_run else t_ref.incarnation
+    with _publication(repo, into, t_ref, dry_run) as pub, probes.collect() as counts:
+        acc: Commit | None = target
+        for group in steps(base, target, pending):
+            assert acc is not None
+            acc = _step(repo, into, t_ref, acc, group, strategy, dry_run, owner, settings,
+                        timer, result, pub)
+            if acc is None:
+                return result  # a dry run's conflicts, reported in `result`
+        assert acc is not None
+        result.outcome = R.MERGED
+        if pub is None:
+            return result
+        with timer.phase("publish"):
+            names = [n for n, _ in pending]
+            commit = Commit.create(
+                parents=(target.id, *(h.id for _, h in pending)),
+                message=message or f"merge {', '.join(names)} into {into}",
+                schema_id=acc.schema_id, tables=dict(acc.tables),
+                meta={"merge_base": base.commit.id, "sources": names},
+            )
+            pub.publish(commit)
+    result.commit = commit.id
+    from graphlake.merge.engine import _record_index_work
+
+    _record_index_work(result, commit, counts)
+    return result
+
+
+def steps(base: MergeBase, target: Commit, pending: Pending) -> list[Pending]:
+    """The sources on the target's schema together first, then the others one by one
+    (all one by one when the base's schema is not the target's either)."""
+    if base.commit.schema_id != target.schema_id:
+        return [[p] for p in pending]
+    same = [(n, h) for n, h in pending if h.schema_id == target.schema_id]
+    return ([same] if same else []) + [[(n, h)] for n, h in pending
+                                       if h.schema_id != target.schema_id]
+
+
+@contextlib.contextmanager
+def _publication(repo: Repo, into: str, t_ref: RefEntry,
+                 dry_run: bool) -> Iterator[Publication | None]:
+    if dry_run:
+        yield None
+        return
+    with Publication(repo, "merge_many", into, t_ref) as pub:
+        yield pub
+
+
+def _step(
+    repo: Repo, into: str, t_ref: RefEntry, acc: Commit, group: Pending,
+    strategy: str | None, dry_run: bool, owner: str, settings: DiscoverySettings,
+    timer: PhaseTimer, result: R.MergeResult, pub: Publication | None,
+) -> Commit | None:
+    """Merge `group` into `acc`; the merged state as an unreferenced commit (None: a dry
+    run's conflicts, now in `result`; a real merge raises them)."""
+    from graphlake.merge.engine import apply_tables, classify_step, own_bases, record_step
+
+    with timer.phase("resolve_base"):
+        base = merge_base_of(repo, [acc, *(h for _, h in group)])
+        bases = own_bases(repo, acc, group)
+    step = classify_step(repo, base, acc, group, bases, into, strategy, dry_run, owner,
+                         False, settings, timer)
+    earlier = R.MergeResult(result.outcome, result.source, into, stats=result.stats,
+                            routes=result.routes, resolved=result.resolved)
+    if step.cls is None:
+        assert step.prep is not None
+        conflicts = step.prep.conflicts
+        result.resolved = [*earlier.resolved, *step.prep.resolved]
+    else:
+        record_step(result, step.cls, step.prep)
+        conflicts = step.cls.conflicts
+        result.resolved = [*earlier.resolved, *result.resolved]
+        _keep_earlier(earlier, result)
+    if conflicts:
+        if dry_run:
+            result.outcome, result.conflicts = R.CONFLICT, conflicts
+            return None
+        raise MergeConflictError(conflicts)
+    assert step.cls is not None
+    view = step.target
+
+    def still_current() -> bool:
+        return repo.refs.head(into) == t_ref
+
+    effect = pub.effect if pub is not None else (lambda: None)
+    states = apply_tables(repo, view, step.cls, owner, still_current, effect)
+    commit = Commit.create(
+        parents=(acc.id, *(h.id for _, h in group)),
+        message="merge_many step (unreferenced)",
+        schema_id=view.schema_id,
+        tables={**view.tables, **step.cls.fixed, **states},
+        meta={"virtual": True},
+    )
+    repo.commits.put(commit)
+    return commit
+
+
+def _keep_earlier(earlier: R.MergeResult, result: R.MergeResult) -> None:
+    """A table an earlier step changed keeps that step's route and stats unless this
+    step changed it too."""
+    for name, stats in earlier.stats.items():
+        now = result.stats.get(name)
+        if now is None or now.route == R.NO_CHANGE:
+            result.stats[name] = stats
+            result.routes[name] = earlier.routes.get(name, stats.route)
+            if now is not None:  # values dropped in this step stay listed
+                stats.dropped_values.update(now.dropped_values)
+        else:
+            now.dropped_values = {**stats.dropped_values, **now.dropped_values}
