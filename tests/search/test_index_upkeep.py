@@ -189,7 +189,7 @@ def test_auto_optimizer_optimizes_due_branches_only(g):
     assert auto.run_once() == []
 
 
-def test_auto_optimizer_logs_errors_and_goes_on(g, monkeypatch, caplog):
+def test_auto_optimizer_logs_errors_and_goes_on(g, caplog):
     g.create_branch("auto-err")
     insert(g, 7000, 7100, "auto-err")
     auto = AutoOptimizer(g, AutoOptimize(True, 60.0, ("no-such-branch", "auto-err"), 0.25))
