@@ -225,3 +225,20 @@ def test_explain_after_write_merge_many_and_optimize(g):
     assert coverage(g, "ex", text="t3") == {"tag": (300, 19)}
     g.optimize("ex")
     assert coverage(g, "ex", **q) == {"v": (319, 0), "tag": (319, 0)}
+
+
+def test_deletes_alone_retrain_a_one_fragment_table(g):
+    # Regression: optimize skipped a table of one fully indexed fragment, so a drift from
+    # deletes alone was reported due but never retrained (and the background optimizer
+    # would have run a no-op optimize every round).
+    g.create_branch("del")
+    insert(g, 10_000, 10_300, "del")
+    g.optimize("del")  # compacts to one fragment; 600 rows ask for 2 partitions
+    assert ann(g, "del") == (2, 600, 0)
+    assert len(g.snapshot("del").dataset("Item").get_fragments()) == 1
+    with g.write("del") as w:
+        w.delete("Item", [f"i{i}" for i in range(200)])
+    assert reasons(g, "del") == {"v_ann": "retrain"}
+    head = g.head("del").id
+    assert g.optimize("del", if_needed=True, threshold=LOW).id != head
+    assert ann(g, "del") == (1, 400, 0) and reasons(g, "del") == {}

@@ -169,14 +169,21 @@ def count_fold(ds: lance.LanceDataset, label: str, names: Sequence[str] | None =
 
 
 def needs_work(ds: lance.LanceDataset, vectors: Mapping[str, str], texts: Sequence[str]) -> bool:
-    """Whether `maintain` would build or drop an index (manifest data only)."""
+    """Whether `maintain` would build, retrain or drop an index (manifest data only)."""
     existing = by_name(ds)
     wanted = {ann_name(p) for p in vectors} | {fts_name(p) for p in texts}
     if any(kind_of(i) in ("vector", "fts") and n not in wanted for n, i in existing.items()):
         return True
     if any(fts_name(p) not in existing for p in texts):
         return True
-    return any(ann_name(p) not in existing for p in vectors) and ds.count_rows() >= MIN_ANN_ROWS
+    if not vectors:
+        return False
+    rows = ds.count_rows()
+    if rows < MIN_ANN_ROWS:
+        return False
+    # A drift by deletes alone leaves every fragment indexed: it must still count.
+    return any(ann_name(p) not in existing or drifted(ds, p, metric, rows)
+               for p, metric in vectors.items())
 
 
 @dataclass(frozen=True)
