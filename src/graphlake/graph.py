@@ -1,30 +1,25 @@
-"""`Graph`: the public entry point. Wires the catalog, the Lance tables and the schema."""
+"""`Graph`: the public facade. It opens a `Repo` (the storage context of one root) and
+calls down into the layers: `write/`, `merge/`, `read/`, `search/`, `query/`,
+`recovery/`, `maintenance/`. Those take the `Repo` (or a snapshot of one commit), never
+the `Graph`: nothing below this module imports it."""
 
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from graphlake.catalog.commits import Commit, CommitStore
-from graphlake.catalog.history import History
 from graphlake.catalog.names import validate_branch_name
 from graphlake.catalog.refs import RefEntry, RefStore
-from graphlake.catalog.revisions import Resolver
 from graphlake.catalog.store import ObjectStore
-from graphlake.errors import (
-    GraphLakeError,
-    InvalidNameError,
-    RevisionSyntaxError,
-    StaleReadError,
-)
+from graphlake.errors import GraphLakeError, RevisionSyntaxError, StaleReadError
 from graphlake.merge.result import MergeResult
+from graphlake.repo import Repo
 from graphlake.retry import Backoff
 from graphlake.storage import layout
-from graphlake.storage.schemas import SchemaStore
 
 # Lance, pyarrow, DuckDB and the schema parser are imported where a method needs them,
 # not here: `graphlake log`, `branch list` and `--help` read only the catalog (see
@@ -37,7 +32,7 @@ if TYPE_CHECKING:
     from graphlake.read.snapshot import Snapshot
     from graphlake.recovery.fsck import FsckReport
     from graphlake.recovery.recover import RecoveryReport
-    from graphlake.schema.model import EdgeType, NodeType, Schema
+    from graphlake.schema.model import Schema
     from graphlake.search.query import SearchPlan
     from graphlake.search.upkeep import Threshold
     from graphlake.storage.tables import TableStore
@@ -58,23 +53,22 @@ class Graph:
         *,
         _info: layout.GraphInfo | None = None,
     ):
-        self.uri = str(uri)
+        self.repo = Repo(uri, storage_options, info=_info)
+        # The repo's parts, for callers of the public API (CLI, server, tests).
+        self.uri = self.repo.uri
         self.storage_options = storage_options
-        self.store = ObjectStore(self.uri, storage_options)
-        self.commits = CommitStore(self.store)
-        self.refs = RefStore(self.store)
-        self.history = History(self.commits)
-        self.revisions = Resolver(self.refs, self.commits, self.history)
-        self.info = _info or layout.read_info(self.store)
-        self.schemas = SchemaStore(self.store)
+        self.store = self.repo.store
+        self.commits = self.repo.commits
+        self.refs = self.repo.refs
+        self.history = self.repo.history
+        self.revisions = self.repo.revisions
+        self.info = self.repo.info
+        self.schemas = self.repo.schemas
 
-    # Built on first use, so commands that read only the catalog (log, branch list)
-    # never import Lance, pyarrow or the schema parser.
-    @functools.cached_property
+    # Lance loads on first use (`Repo.tables`): `log` and `branch list` never import it.
+    @property
     def tables(self) -> TableStore:
-        from graphlake.storage.tables import TableStore
-
-        return TableStore(self.store.uri_for(""), self.store, self.storage_options)
+        return self.repo.tables
 
     @property
     def schema(self) -> Schema:
@@ -83,7 +77,7 @@ class Graph:
 
     def schema_at(self, revision: str = DEFAULT_BRANCH) -> Schema:
         """The schema in force at a revision (a branch, commit id, `main~2`...)."""
-        return self.schemas.of(self.resolve(revision))
+        return self.repo.schema_at(revision)
 
     def schema_text(self, revision: str = DEFAULT_BRANCH) -> str:
         """The `.pg` text of the schema in force at a revision, as it was applied."""
@@ -102,7 +96,7 @@ class Graph:
         """
         from graphlake.write.schema_apply import apply_schema
 
-        return apply_schema(self, pg_text, branch, message=message, dry_run=dry_run)
+        return apply_schema(self.repo, pg_text, branch, message=message, dry_run=dry_run)
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -118,7 +112,7 @@ class Graph:
 
         from graphlake.schema.arrow import arrow_schema
         from graphlake.schema.parser import load_schema
-        from graphlake.storage.tables import TableStore
+        from graphlake.storage.tables import TableStore, index_columns
 
         parsed = load_schema(schema)
         store = ObjectStore(str(uri), storage_options)
@@ -130,7 +124,7 @@ class Graph:
         for name in parsed.table_names:
             t = parsed.table(name)
             states[name] = tables.create(
-                f"{name}-{ULID()}".lower(), arrow_schema(t), _index_columns(t), incarnation,
+                f"{name}-{ULID()}".lower(), arrow_schema(t), index_columns(t), incarnation,
                 text_columns=t.search,
             )
         commit = Commit.create(
@@ -193,13 +187,13 @@ class Graph:
         self.refs.delete(name, ref)
 
     def head(self, branch: str = DEFAULT_BRANCH) -> Commit:
-        return self._head(branch)[1]
+        return self.repo.head(branch)
 
     def resolve(self, revision: str) -> Commit:
         """The commit a revision names: a branch's head, a commit id (or unique prefix of
         at least 7 hex characters), either followed by `~N` / `^N` steps (see README
         "Revisions"). A branch name wins over a commit id prefix."""
-        return self.revisions.commit(revision)
+        return self.repo.resolve(revision)
 
     def log(self, branch: str = DEFAULT_BRANCH, limit: int | None = None) -> list[Commit]:
         """Commits reachable from revision `branch`, newest first; for a range `A...B`,
@@ -212,18 +206,7 @@ class Graph:
 
     def _ref(self, branch: str) -> RefEntry:
         """The ref of a branch that writing needs (a commit revision is refused)."""
-        try:
-            ref = self.refs.head(validate_branch_name(branch))
-        except InvalidNameError:
-            ref = None  # `branch_error` tells a commit revision from a malformed name
-        if ref is None or ref.commit is None:
-            raise self.revisions.branch_error(branch)
-        return ref
-
-    def _head(self, branch: str) -> tuple[RefEntry, Commit]:
-        ref = self._ref(branch)
-        assert ref.commit is not None
-        return ref, self.commits.get(ref.commit)
+        return self.repo.branch_ref(branch)
 
     # --- writing ----------------------------------------------------------------------
 
@@ -245,7 +228,7 @@ class Graph:
         from graphlake.write.transaction import Transaction
 
         self._ref(branch)
-        return Transaction(self, branch, message, meta, expect_head=expect_head)
+        return Transaction(self.repo, branch, message, meta, expect_head=expect_head)
 
     def transact(
         self,
@@ -296,7 +279,7 @@ class Graph:
         (Arrow's safe casts, e.g. "3.5" -> 3.5), as on `w.insert`/`upsert`/`update`."""
         from graphlake.write.load import load
 
-        return load(self, source, branch=branch, mode=mode, table=table, message=message,
+        return load(self.repo, source, branch=branch, mode=mode, table=table, message=message,
                     progress=progress, coerce=coerce)
 
     def optimize(
@@ -315,10 +298,7 @@ class Graph:
 
             if not due(self.snapshot(branch), threshold):
                 return self.head(branch)
-        return optimize(self, branch)
-
-    def index_columns(self, t: NodeType | EdgeType) -> list[str]:
-        return _index_columns(t)
+        return optimize(self.repo, branch)
 
     # --- maintenance ------------------------------------------------------------------
 
@@ -330,13 +310,13 @@ class Graph:
         """
         from graphlake.recovery.recover import recover
 
-        return recover(self, force=force)
+        return recover(self.repo, force=force)
 
     def fsck(self) -> FsckReport:
         """Check the graph's invariants; reports problems, changes nothing."""
         from graphlake.recovery.fsck import fsck
 
-        return fsck(self)
+        return fsck(self.repo)
 
     def gc(
         self, *, grace: dt.timedelta = dt.timedelta(hours=1), dry_run: bool = False,
@@ -347,7 +327,7 @@ class Graph:
         older than `grace` is removed (a concurrent writer's fresh work is safe)."""
         from graphlake.maintenance.gc import gc
 
-        return gc(self, grace=grace, dry_run=dry_run, progress=progress)
+        return gc(self.repo, grace=grace, dry_run=dry_run, progress=progress)
 
     # --- merging ----------------------------------------------------------------------
 
@@ -374,7 +354,7 @@ class Graph:
         """
         from graphlake.merge import engine as merge_engine
 
-        return merge_engine.merge(self, source, into, strategy=strategy, dry_run=dry_run,
+        return merge_engine.merge(self.repo, source, into, strategy=strategy, dry_run=dry_run,
                                   message=message, lineage=lineage,
                                   memory_budget=memory_budget)
 
@@ -400,7 +380,7 @@ class Graph:
         from graphlake.merge import engine as merge_engine
 
         return merge_engine.merge_many(
-            self, sources, into, strict_disjoint=strict_disjoint, strategy=strategy,
+            self.repo, sources, into, strict_disjoint=strict_disjoint, strategy=strategy,
             dry_run=dry_run, message=message, lineage=lineage, memory_budget=memory_budget,
         )
 
@@ -415,7 +395,7 @@ class Graph:
 
         if b is None:
             a, b = self.diff_range(a)
-        return merge_diff.diff(self, a, b, limit)
+        return merge_diff.diff(self.repo, a, b, limit)
 
     def diff_range(self, text: str) -> tuple[str, str]:
         """The (merge base id, end id) that range `A...B` compares."""
@@ -431,7 +411,7 @@ class Graph:
     def snapshot(self, branch: str = DEFAULT_BRANCH) -> Snapshot:
         from graphlake.read.snapshot import Snapshot
 
-        return Snapshot(self, self.resolve(branch))
+        return Snapshot(self.repo, self.resolve(branch))
 
     def nodes(
         self,
@@ -511,16 +491,6 @@ class Graph:
 
         return run_query(self.snapshot(branch), cypher, params, max_rows=max_rows,
                          timeout_s=timeout_s, explain=explain)
-
-
-def _index_columns(t: NodeType | EdgeType) -> list[str]:
-    cols = ["id", "src", "dst"] if t.is_edge else ["id"]
-    for group in (*t.uniques, *t.indexes):
-        for c in group:
-            p = t.property(c)
-            if c not in cols and p is not None and p.type.kind not in ("Vector", "Blob", "List"):
-                cols.append(c)
-    return cols
 
 
 def _is_local(uri: str) -> bool:

@@ -13,6 +13,7 @@ import graphlake as gl
 from graphlake.catalog.commits import TableState
 from graphlake.maintenance.lance_gc import TableSweep
 from graphlake.recovery.records import RecordStore
+from graphlake.storage.tables import index_columns
 from tests.conftest import reopen
 
 ZERO = dt.timedelta(0)
@@ -126,7 +127,7 @@ def build_history(g: gl.Graph) -> dict[str, Any]:
     row = {f.name: None for f in schema}
     row.update({"id": "Ghost", "name": "Ghost"})
     crashed = g.tables.apply(head, ["Alice"], False, pa.Table.from_pylist([row], schema),
-                             g.index_columns(g.schema.table("Person")))
+                             index_columns(g.schema.table("Person")))
     assert crashed.version > head.version
     info["crashed"] = crashed
 
@@ -264,12 +265,12 @@ def test_files_another_branch_adopted_are_never_removed(people: gl.Graph) -> Non
 
     from graphlake.maintenance.roots import find_roots
 
-    roots = find_roots(g)
+    roots = find_roots(g.repo)
     pinned = {b: set(v) for b, v in roots.pinned[dev_state.table_id].items()}
     pinned.pop(dev_state.lance_branch)  # pretend no commit pins dev's versions
     warnings: list[str] = []
     now = dt.datetime.now(dt.UTC)
-    sweep = TableSweep(g, dev_state.table_id, "Person", pinned, now, warnings)
+    sweep = TableSweep(g.repo, dev_state.table_id, "Person", pinned, now, warnings)
     table = sweep.run(dry_run=False)
     assert table.versions > 0  # something of dev was removed, just not those files
     assert dev_state.lance_branch not in table.lance_branches

@@ -243,7 +243,7 @@ def test_a_source_naming_an_unknown_schema_is_a_typed_error(people: gl.Graph) ->
     # the graph does not hold cannot, and the merge changes nothing.
     g = people
     g.create_branch("other")
-    ref, head = g._head("other")
+    ref, head = g.repo.branch_head("other")
     odd = Commit.create(parents=(head.id,), message="odd", schema_id="f" * 40,
                         tables=dict(head.tables))
     g.commits.put(odd)

@@ -37,7 +37,7 @@ def _orphan_record(g: gl.Graph, **changes):
 
 def _publish_unchecked(g: gl.Graph, table: str, rows: list[dict]) -> None:
     """Append rows without any validation (what a bug or a foreign tool could do)."""
-    ref, head = g._head("main")
+    ref, head = g.repo.branch_head("main")
     st = head.tables[table]
     if st.owner != ref.incarnation:
         st = g.tables.fork(st, owner=ref.incarnation)

@@ -61,7 +61,7 @@ def _commit_dict(g: Graph, c: Commit, stat: bool) -> dict[str, Any]:
                            "parents": list(c.parents),
                            "schema_change": changes_schema(g.commits, c)}
     if stat:
-        out["stat"] = commit_stat(g, c)
+        out["stat"] = commit_stat(g.repo, c)
     return out
 
 
@@ -80,7 +80,7 @@ def print_log_lines(g: Graph, commits: Iterable[Commit], graph: bool, stat: bool
             console.print(Text(line))
         console.print(Text.assemble(drawn.prefix, (short(c.id), "yellow"),
                                     f" {short_time(c.time)} ", _marked(g, c)), soft_wrap=True)
-        for table, n in (commit_stat(g, c) if stat else {}).items():
+        for table, n in (commit_stat(g.repo, c) if stat else {}).items():
             console.print(Text(f"{drawn.under}    {table} +{n['inserted']} ~{n['updated']} "
                                f"-{n['deleted']}"))
         for line in drawn.after:

@@ -127,11 +127,11 @@ def _commit(graph: Graph, task: WorkerTask, data: Mapping[str, Any], offset: int
             rows: int) -> str:
     """One shard commit of `data` with its progress marker; checks that need the other
     shards (an edge's endpoints, a node's edges under `@card`) are left to the merge."""
-    txn = Transaction(graph, task.branch, _message(task, offset), meta=task.meta(offset, rows))
+    txn = Transaction(graph.repo, task.branch, _message(task, offset), meta=task.meta(offset, rows))
     stage = txn.upsert if task.mode == "merge" else txn.insert
     for name, part in data.items():
         stage(name, part)
-    return publish(graph, task.branch, txn.message, txn.ops, txn.meta,
+    return publish(graph.repo, task.branch, txn.message, txn.ops, txn.meta,
                    deferred=CROSS_SHARD_CHECKS).id
 
 

@@ -31,9 +31,10 @@ from graphlake.maintenance.lance_gc import TableSweep
 from graphlake.maintenance.report import GcReport, TableGc
 from graphlake.maintenance.roots import find_roots
 from graphlake.recovery.records import RecordStore
+from graphlake.recovery.recover import recover
 
 if TYPE_CHECKING:
-    from graphlake.graph import Graph
+    from graphlake.repo import Repo
 
 __all__ = ["GcReport", "Progress", "TableGc", "gc"]
 
@@ -46,19 +47,19 @@ Progress = Callable[[int, int, str], None]
 
 
 def gc(
-    graph: Graph, *, grace: dt.timedelta, dry_run: bool, progress: Progress | None = None
+    repo: Repo, *, grace: dt.timedelta, dry_run: bool, progress: Progress | None = None
 ) -> GcReport:
     if grace < dt.timedelta(0):
         raise ValueError(f"grace must not be negative: {grace}")
     if not dry_run:
         # Settle crashed publications first, so what they left is plainly unreferenced.
         # (A dry run changes nothing: their records then just bound the cutoff.)
-        graph.recover()
+        recover(repo)
 
     now = dt.datetime.now(dt.UTC)
-    records = RecordStore(graph.store).list()
+    records = RecordStore(repo.store).list()
     cutoff = min([now - grace, *(r.started_at for r in records)])
-    roots = find_roots(graph, extra=[r.expected_commit for r in records])
+    roots = find_roots(repo, extra=[r.expected_commit for r in records])
     report = GcReport(dry_run=dry_run, cutoff=cutoff)
 
     table_ids = sorted(roots.pinned, key=lambda t: (roots.names.get(t, t), t))
@@ -66,16 +67,16 @@ def gc(
         progress(0, len(table_ids), "")
     for done, table_id in enumerate(table_ids, 1):
         name = roots.names.get(table_id, table_id)
-        sweep = TableSweep(graph, table_id, name, roots.pinned[table_id], cutoff,
+        sweep = TableSweep(repo, table_id, name, roots.pinned[table_id], cutoff,
                            report.warnings)
         table = sweep.run(dry_run)
         report.tables.append(table)
         for lance_branch in table.lance_branches:
-            report.claims += _drop_claims(graph, table_id, lance_branch, dry_run)
+            report.claims += _drop_claims(repo, table_id, lance_branch, dry_run)
         if progress is not None:
             progress(done, len(table_ids), name)
 
-    for info in graph.store.list_info(COMMITS_DIR):
+    for info in repo.store.list_info(COMMITS_DIR):
         commit_id = info.key.rsplit("/", 1)[-1].removesuffix(".json")
         if not is_commit_id(commit_id) or commit_id in roots.commits:
             continue
@@ -84,17 +85,17 @@ def gc(
         report.commit_objects += 1
         report.commit_bytes += info.size
         if not dry_run:
-            graph.store.delete(info.key)
+            repo.store.delete(info.key)
     if not dry_run:
-        MergeIntents(graph.store).sweep()
+        MergeIntents(repo.store).sweep()
     return report
 
 
-def _drop_claims(graph: Graph, table_id: str, lance_branch: str, dry_run: bool) -> int:
+def _drop_claims(repo: Repo, table_id: str, lance_branch: str, dry_run: bool) -> int:
     """Version claims of a Lance branch removed entirely (its name is never reused).
     A live branch's claims are what stop two writers committing the same version."""
-    keys = graph.store.list(f"{CLAIMS_DIR}/{table_id}/{lance_branch}")
+    keys = repo.store.list(f"{CLAIMS_DIR}/{table_id}/{lance_branch}")
     if not dry_run:
         for key in keys:
-            graph.store.delete(key)
+            repo.store.delete(key)
     return len(keys)

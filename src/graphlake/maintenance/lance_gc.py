@@ -33,7 +33,7 @@ from graphlake.maintenance.report import TableGc
 from graphlake.storage.tables import MAIN
 
 if TYPE_CHECKING:
-    from graphlake.graph import Graph
+    from graphlake.repo import Repo
 
 _MAX_EXPLAINED_FILES = 10**9
 _NARROWING_ROUNDS = 3
@@ -73,10 +73,10 @@ class TableUnsafe(Exception):
 
 class TableSweep:
     def __init__(
-        self, graph: Graph, table_id: str, name: str, pinned: dict[str, set[int]],
+        self, repo: Repo, table_id: str, name: str, pinned: dict[str, set[int]],
         cutoff: dt.datetime, warnings: list[str],
     ) -> None:
-        self.graph = graph
+        self.repo = repo
         self.table_id = table_id
         self.pinned = pinned
         self.cutoff = cutoff
@@ -95,15 +95,15 @@ class TableSweep:
         return self.report
 
     def _run(self, dry_run: bool) -> None:
-        uri = self.graph.tables.uri(self.table_id)
+        uri = self.repo.tables.uri(self.table_id)
         try:
-            root = lance.dataset(uri, storage_options=self.graph.tables.storage_options)
+            root = lance.dataset(uri, storage_options=self.repo.tables.storage_options)
         except (OSError, ValueError, RuntimeError) as exc:
             raise TableUnsafe(f"cannot open it: {exc}") from None
         branches = self._branches(root)
         listing = {
             self._rel(info.key): info
-            for info in self.graph.store.list_info(self._prefix)
+            for info in self.repo.store.list_info(self._prefix)
         }
         kept_refs = self._pinned_refs(branches)
         doomed = self._doomed(branches, kept_refs, listing)
@@ -142,7 +142,7 @@ class TableSweep:
             for version in versions:
                 state = TableState(self.table_id, lance_branch, version, "gc")
                 try:
-                    ds = self.graph.tables.open(state)
+                    ds = self.repo.tables.open(state)
                 except (OSError, ValueError, RuntimeError) as exc:
                     raise TableUnsafe(
                         f"pinned version {version} of Lance branch {lance_branch} cannot be "
@@ -309,7 +309,7 @@ class TableSweep:
                     f"table {self.report.table}: Lance branch {b.name}: "
                     f"{done.failed_deletes} files could not be deleted")
         for rel, _ in orphans:
-            self.graph.store.delete(f"{self._prefix}/{rel}")
+            self.repo.store.delete(f"{self._prefix}/{rel}")
 
     def _explain(self, b: _Branch, versions: list[int], *, delete_unverified: bool) -> Any:
         return b.head.explain_cleanup_old_versions(

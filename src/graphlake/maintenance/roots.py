@@ -11,7 +11,7 @@ from graphlake.catalog.commits import Commit, TableState
 from graphlake.errors import CommitNotFoundError
 
 if TYPE_CHECKING:
-    from graphlake.graph import Graph
+    from graphlake.repo import Repo
 
 
 @dataclass
@@ -36,18 +36,18 @@ class Roots:
             self.names.setdefault(state.table_id, name)
 
 
-def find_roots(graph: Graph, extra: Iterable[str] = ()) -> Roots:
+def find_roots(repo: Repo, extra: Iterable[str] = ()) -> Roots:
     """Walk the commit DAG from every live branch head (and `extra` commit ids)."""
     roots = Roots()
-    frontier = [ref.commit for ref in graph.refs.list().values() if ref.commit]
+    frontier = [ref.commit for ref in repo.refs.list().values() if ref.commit]
     for commit_id in extra:
-        if graph.commits.exists(commit_id):
+        if repo.commits.exists(commit_id):
             frontier.append(commit_id)
     while frontier:
         todo = [c for c in dict.fromkeys(frontier) if c not in roots.commits]
         frontier = []
         try:
-            commits = graph.commits.get_many(todo)
+            commits = repo.commits.get_many(todo)
         except CommitNotFoundError as exc:
             # A reachable commit is missing: the graph is damaged, and what it pinned is
             # unknown. Removing anything now could destroy what is left.

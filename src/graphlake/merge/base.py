@@ -15,7 +15,7 @@ from graphlake.catalog.commits import Commit
 from graphlake.errors import MergeError
 
 if TYPE_CHECKING:
-    from graphlake.graph import Graph
+    from graphlake.repo import Repo
 
 MAX_DEPTH = 8
 
@@ -27,30 +27,30 @@ class MergeBase:
     uncertain: dict[str, set[str]] = field(default_factory=dict)  # table -> keys
 
 
-def merge_base_of(graph: Graph, heads: list[Commit]) -> MergeBase:
+def merge_base_of(repo: Repo, heads: list[Commit]) -> MergeBase:
     """The merge base of two or more heads (one base common to all of them)."""
     if len(heads) == 2:
-        return merge_base(graph, heads[0], heads[1])
-    bases = graph.history.merge_bases_many([h.id for h in heads])
+        return merge_base(repo, heads[0], heads[1])
+    bases = repo.history.merge_bases_many([h.id for h in heads])
     if not bases:
         raise MergeError("the branches have no common ancestor")
-    return _fold(graph, bases, depth=0)
+    return _fold(repo, bases, depth=0)
 
 
-def bases_per_source(graph: Graph, target: Commit, heads: list[Commit]) -> list[MergeBase]:
+def bases_per_source(repo: Repo, target: Commit, heads: list[Commit]) -> list[MergeBase]:
     """Each head's own merge base with `target`. Heads with the same best common
     ancestors share one MergeBase object (one virtual merge for a criss-cross), so
     callers can group sources by base."""
     memo: dict[tuple[str, ...], MergeBase] = {}
     out: list[MergeBase] = []
     for head in heads:
-        ids = tuple(graph.history.merge_bases(target.id, head.id))
+        ids = tuple(repo.history.merge_bases(target.id, head.id))
         if not ids:
             raise MergeError(
                 f"commits {target.id[:12]} and {head.id[:12]} have no common ancestor"
             )
         if ids not in memo:
-            memo[ids] = _fold(graph, list(ids), depth=0)
+            memo[ids] = _fold(repo, list(ids), depth=0)
         out.append(memo[ids])
     return out
 
@@ -63,8 +63,8 @@ class BaseOrder:
     that merging the sources one by one arrives at.
     """
 
-    def __init__(self, graph: Graph) -> None:
-        self._graph = graph
+    def __init__(self, repo: Repo) -> None:
+        self._repo = repo
         self._memo: dict[tuple[str, ...], str | None] = {}
 
     def newest(self, bases: list[MergeBase]) -> int | None:
@@ -73,7 +73,7 @@ class BaseOrder:
         if ids not in self._memo:
             self._memo[ids] = next(
                 (c for c in ids
-                 if all(o == c or self._graph.history.is_ancestor(o, c) for o in ids)),
+                 if all(o == c or self._repo.history.is_ancestor(o, c) for o in ids)),
                 None,
             )
         found = self._memo[ids]
@@ -82,25 +82,25 @@ class BaseOrder:
         )
 
 
-def merge_base(graph: Graph, a: Commit, b: Commit, depth: int = 0) -> MergeBase:
-    bases = graph.history.merge_bases(a.id, b.id)
+def merge_base(repo: Repo, a: Commit, b: Commit, depth: int = 0) -> MergeBase:
+    bases = repo.history.merge_bases(a.id, b.id)
     if not bases:
         raise MergeError(f"commits {a.id[:12]} and {b.id[:12]} have no common ancestor")
-    return _fold(graph, bases, depth)
+    return _fold(repo, bases, depth)
 
 
-def _fold(graph: Graph, bases: list[str], depth: int) -> MergeBase:
+def _fold(repo: Repo, bases: list[str], depth: int) -> MergeBase:
     if len(bases) == 1:
-        return MergeBase(graph.commits.get(bases[0]))
+        return MergeBase(repo.commits.get(bases[0]))
     if depth >= MAX_DEPTH:
         raise MergeError("merge history is too deeply criss-crossed to find a base")
     from graphlake.merge.engine import virtual_merge
 
-    commits = [graph.commits.get(c) for c in sorted(bases)]
+    commits = [repo.commits.get(c) for c in sorted(bases)]
     current = MergeBase(commits[0], virtual=True)
     for other in commits[1:]:
-        nested = merge_base(graph, current.commit, other, depth + 1)
-        commit, uncertain = virtual_merge(graph, nested, other, current.commit)
+        nested = merge_base(repo, current.commit, other, depth + 1)
+        commit, uncertain = virtual_merge(repo, nested, other, current.commit)
         for table, keys in (*current.uncertain.items(), *nested.uncertain.items()):
             uncertain.setdefault(table, set()).update(keys)
         current = MergeBase(commit, virtual=True, uncertain=uncertain)

@@ -43,7 +43,7 @@ from graphlake.write.backfill import ColumnWrite
 from graphlake.write.plan import TablePlan
 
 if TYPE_CHECKING:
-    from graphlake.graph import Graph
+    from graphlake.repo import Repo
 
 
 @dataclass
@@ -110,20 +110,20 @@ class MergeInputs:
 
 
 def classify(
-    graph: Graph, inputs: MergeInputs, timer: PhaseTimer, settings: DiscoverySettings
+    repo: Repo, inputs: MergeInputs, timer: PhaseTimer, settings: DiscoverySettings
 ) -> Classification:
     tables: dict[str, TableOutcome] = {}
-    order = BaseOrder(graph)
+    order = BaseOrder(repo)
     # Merges run only between commits of one schema (engine.py), the target's.
-    for name in graph.schemas.of(inputs.target).table_names:
+    for name in repo.schemas.of(inputs.target).table_names:
         if name not in inputs.target.tables:
             continue  # decided by the schema merge (merge.schema_merge)
-        tables[name] = _classify_table(graph, name, inputs, timer, settings, order)
+        tables[name] = _classify_table(repo, name, inputs, timer, settings, order)
     conflicts = [c for o in tables.values() for c in o.conflicts]
     resolved = [c for o in tables.values() for c in o.resolved]
     with timer.phase("validate"):
         plans = {n: o.plan for n, o in tables.items() if o.plan is not None}
-        conflicts += merge_violations(graph, inputs.target, plans)
+        conflicts += merge_violations(repo, inputs.target, plans)
     return Classification(tables, conflicts, resolved)
 
 
@@ -140,7 +140,7 @@ class _Group:
 
 
 def _classify_table(
-    graph: Graph, name: str, inputs: MergeInputs, timer: PhaseTimer,
+    repo: Repo, name: str, inputs: MergeInputs, timer: PhaseTimer,
     settings: DiscoverySettings, order: BaseOrder,
 ) -> TableOutcome:
     t = inputs.target.tables[name]
@@ -160,15 +160,15 @@ def _classify_table(
         settings = replace(settings, lineage="off")
     if len(groups) == 1 and len(groups[0].changed) == 1 and not groups[0].uncertain:
         g, i = groups[0], groups[0].changed[0]
-        columns = backfilled_columns(graph, g.base.commit, inputs.sources[i], name)
+        columns = backfilled_columns(repo, g.base.commit, inputs.sources[i], name)
         if columns:
-            return _column_route(graph, name, inputs, g.b, s_states[i], t, columns, timer,
+            return _column_route(repo, name, inputs, g.b, s_states[i], t, columns, timer,
                                  settings)
     with timer.phase("discover"):
         for g in groups:
-            g.deltas = {i: discover(graph.tables, g.b, s_states[i], settings, "source")
+            g.deltas = {i: discover(repo.tables, g.b, s_states[i], settings, "source")
                         for i in g.changed}
-            g.dt = discover(graph.tables, g.b, t, settings, "target")
+            g.dt = discover(repo.tables, g.b, t, settings, "target")
         for i, d in g.deltas.items():
             d.label = inputs.source_name(i)
     stats = _stats([d for g in groups for d in g.deltas.values()], [g.dt for g in groups])
@@ -177,15 +177,15 @@ def _classify_table(
     groups = [g for g in groups if g.deltas or g.uncertain]
     if not groups:
         return TableOutcome(stats)
-    t_type = graph.schemas.of(inputs.target).table(name)
+    t_type = repo.schemas.of(inputs.target).table(name)
     with timer.phase("classify"):
         if len(groups) == 1:
-            return _one_base(graph, t_type, inputs, groups[0], s_states, stats)
-        return _across_bases(graph, t_type, inputs, groups, s_states, stats, order)
+            return _one_base(repo, t_type, inputs, groups[0], s_states, stats)
+        return _across_bases(repo, t_type, inputs, groups, s_states, stats, order)
 
 
 def _column_route(
-    graph: Graph, name: str, inputs: MergeInputs, b: TableState, s: TableState,
+    repo: Repo, name: str, inputs: MergeInputs, b: TableState, s: TableState,
     t: TableState, columns: tuple[str, ...], timer: PhaseTimer, settings: DiscoverySettings,
 ) -> TableOutcome:
     """The source only backfilled `columns` of the table since the base: adopt its state
@@ -194,12 +194,12 @@ def _column_route(
     if _same(t, b):
         return TableOutcome(stats, adopt=s)
     with timer.phase("discover"):
-        dt = discover(graph.tables, b, inputs.discover_target.get(name, t), settings,
+        dt = discover(repo.tables, b, inputs.discover_target.get(name, t), settings,
                       "target")
-    t_type = graph.schemas.of(inputs.target).table(name)
+    t_type = repo.schemas.of(inputs.target).table(name)
     assert t_type is not None
     with timer.phase("classify"):
-        cp = plan_columns(graph, t_type, columns, s, t, set(dt.keys), dt.base, dt.side,
+        cp = plan_columns(repo, t_type, columns, s, t, set(dt.keys), dt.base, dt.side,
                           inputs.strategy)
     stats.route, stats.target_changes = R.COLUMN_WRITE, dt.size
     stats.effects = len(cp.changes)
@@ -208,7 +208,7 @@ def _column_route(
 
 
 def _one_base(
-    graph: Graph, t_type: NodeType | EdgeType, inputs: MergeInputs, g: _Group,
+    repo: Repo, t_type: NodeType | EdgeType, inputs: MergeInputs, g: _Group,
     s_states: list[TableState], stats: R.TableStats,
 ) -> TableOutcome:
     """Every source that changed the table was merged against one base (the usual case)."""
@@ -221,7 +221,7 @@ def _one_base(
         # A virtual base that conflicted on these keys cannot arbitrate them: compare
         # the sides' rows for them whatever the deltas say.
         stats.route = R.THREE_WAY
-        base_rows = _rows(graph, b, uncertain)
+        base_rows = _rows(repo, b, uncertain)
         return _three_way(t_type, list(deltas.values()), dt, inputs, uncertain, stats,
                           base_rows)
     if not dt and len(deltas) == 1:
@@ -234,14 +234,14 @@ def _one_base(
             plan = _plan(t_type, [(k, d.base.get(k), d.side.get(k)) for k in sorted(d.keys)])
         return TableOutcome(stats, plan=plan, adopt=s_states[i])
     if all(d.only_inserts for d in deltas.values()) and not overlap:
-        return _insertion_replay(graph, t_type, dict.fromkeys(deltas, b), s_states, deltas,
+        return _insertion_replay(repo, t_type, dict.fromkeys(deltas, b), s_states, deltas,
                                  stats)
     stats.route = R.THREE_WAY
     return _three_way(t_type, list(deltas.values()), dt, inputs, uncertain, stats)
 
 
 def _across_bases(
-    graph: Graph, t_type: NodeType | EdgeType, inputs: MergeInputs, groups: list[_Group],
+    repo: Repo, t_type: NodeType | EdgeType, inputs: MergeInputs, groups: list[_Group],
     s_states: list[TableState], stats: R.TableStats, order: BaseOrder,
 ) -> TableOutcome:
     """Sources merged against different bases changed the table. Each source's changes
@@ -256,9 +256,9 @@ def _across_bases(
     if (not uncertain and not between and not with_target
             and all(d.only_inserts for d in deltas.values())):
         bases = {i: g.b for g in groups for i in g.deltas}
-        return _insertion_replay(graph, t_type, bases, s_states, deltas, stats)
+        return _insertion_replay(repo, t_type, bases, s_states, deltas, stats)
     stats.route = R.THREE_WAY
-    base_rows = [_rows(graph, g.b, g.uncertain) if g.uncertain else {} for g in groups]
+    base_rows = [_rows(repo, g.b, g.uncertain) if g.uncertain else {} for g in groups]
     outcome = TableOutcome(stats)
     changes: list[tuple[str, Row | None, Row | None]] = []
     keys = set().union(*(d.keys for d in deltas.values()), *(g.uncertain for g in groups))
@@ -311,7 +311,7 @@ def _images(
 
 
 def _insertion_replay(
-    graph: Graph, t_type: NodeType | EdgeType, bases: dict[int, TableState],
+    repo: Repo, t_type: NodeType | EdgeType, bases: dict[int, TableState],
     s_states: list[TableState], deltas: dict[int, TableDelta], stats: R.TableStats,
 ) -> TableOutcome:
     """Append the sources' new rows: by reference where provable, else copied. Columnar
@@ -325,7 +325,7 @@ def _insertion_replay(
     every: list[pa.Table] = []
     for i, d in deltas.items():
         every.append(d.side_table(checked))
-        adoption = plan_adoption(graph.tables, bases[i], s_states[i])
+        adoption = plan_adoption(repo.tables, bases[i], s_states[i])
         if adoption is not None and adoption.rows == d.size:
             adoptions.append(adoption)
         else:
@@ -464,8 +464,8 @@ def _base_row(
     return base_rows.get(key)
 
 
-def _rows(graph: Graph, state: TableState, keys: set[str]) -> dict[str, Row]:
-    table = rows_where_in(graph.tables.open(state), "id", sorted(keys))
+def _rows(repo: Repo, state: TableState, keys: set[str]) -> dict[str, Row]:
+    table = rows_where_in(repo.tables.open(state), "id", sorted(keys))
     return {r["id"]: r for r in table.to_pylist()}
 
 

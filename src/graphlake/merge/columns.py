@@ -31,23 +31,23 @@ from graphlake.write.backfill import BACKFILL_META, ColumnWrite, check_unique
 SCHEMA_CHANGE_META = "schema_change"  # commit meta of `apply_schema` commits
 
 if TYPE_CHECKING:
-    from graphlake.graph import Graph
+    from graphlake.repo import Repo
 
-def backfilled_columns(graph: Graph, base: Commit, head: Commit,
+def backfilled_columns(repo: Repo, base: Commit, head: Commit,
                        table: str) -> tuple[str, ...] | None:
     """The columns of `table` the commits from `base` to `head` changed, if every commit
     that changed the table's state was a single-parent backfill; else None."""
     columns: list[str] = []
-    ids = graph.history.ancestors_since(head.id, {base.id}) | {head.id}
+    ids = repo.history.ancestors_since(head.id, {base.id}) | {head.id}
     ids.discard(base.id)
     for cid in ids:
-        commit = graph.commits.get(cid)
+        commit = repo.commits.get(cid)
         if commit.tables.get(table) == base.tables.get(table):
             continue
         if SCHEMA_CHANGE_META in commit.meta:
             continue  # a schema commit: the merge evolves the layout itself
         changed = [p for p in commit.parents
-                   if graph.commits.get(p).tables.get(table) != commit.tables.get(table)]
+                   if repo.commits.get(p).tables.get(table) != commit.tables.get(table)]
         if not changed:
             continue  # a merge that took one parent's state of the table unchanged
         props = (commit.meta.get(BACKFILL_META) or {}).get(table)
@@ -69,11 +69,11 @@ class ColumnPlan:
 
 
 def plan_columns(
-    graph: Graph, t_type: NodeType | EdgeType, columns: tuple[str, ...],
+    repo: Repo, t_type: NodeType | EdgeType, columns: tuple[str, ...],
     source: TableState, target: TableState, dt_keys: set[str], dt_base: dict[str, Row],
     dt_side: dict[str, Row], strategy: str | None,
 ) -> ColumnPlan:
-    s_ds = graph.tables.open(source)
+    s_ds = repo.tables.open(source)
     plan = ColumnPlan([], [], [], [])
     s_rows = {r["id"]: r for r in rows_where_in(
         s_ds, "id", sorted(dt_keys), ["id", *columns]).to_pylist()}
@@ -100,7 +100,7 @@ def plan_columns(
     for c in columns:
         write = ColumnWrite(t_type, c, ids, values.column(c).combine_chunks())
         plan.writes.append(write)
-        plan.conflicts += _unique_conflicts(graph, target, write)
+        plan.conflicts += _unique_conflicts(repo, target, write)
     return plan
 
 
@@ -110,12 +110,12 @@ def _with(row: Row | None, defaults: dict[str, Any]) -> Row | None:
     return {**{c: v for c, v in defaults.items() if c not in row}, **row}
 
 
-def _unique_conflicts(graph: Graph, target: TableState, write: ColumnWrite) -> list[Conflict]:
+def _unique_conflicts(repo: Repo, target: TableState, write: ColumnWrite) -> list[Conflict]:
     """`@unique` over the merged column (the target's rows, with the written values)."""
     if not any(write.prop in cols for cols in write.type.uniques):
         return []
     try:
-        check_unique(graph.tables.open(target), write)
+        check_unique(repo.tables.open(target), write)
     except UniqueViolationError as exc:
         return [Conflict(UNIQUE_VIOLATION, write.table, "", str(exc), (write.prop,))]
     return []

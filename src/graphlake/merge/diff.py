@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from graphlake.catalog.commits import Commit, TableState
-    from graphlake.graph import Graph
     from graphlake.merge.delta import TableDelta
+    from graphlake.repo import Repo
     from graphlake.schema.changes import Step
     from graphlake.schema.model import TableType
 
@@ -78,15 +78,15 @@ class GraphDiff(dict[str, TableDiff]):
         self.schema_changes: list[Step] = list(schema_changes or [])
 
 
-def diff(graph: Graph, a: str, b: str, limit: int | None = None) -> GraphDiff:
+def diff(repo: Repo, a: str, b: str, limit: int | None = None) -> GraphDiff:
     """Changes from `a` to `b` (any revision `Graph.resolve` takes): schema steps first,
     then per table its row changes, in b's layout (a renamed or added property is no
     row change); tables without change omitted, and so are types only one side has
     (their schema step says so). `limit`: rows kept per kind of change and table."""
     if limit is not None and limit < 0:
         raise MergeError(f"limit must be 0 or more, not {limit}")
-    ca, cb = graph.resolve(a), graph.resolve(b)
-    sa, sb = graph.schemas.of(ca), graph.schemas.of(cb)
+    ca, cb = repo.resolve(a), repo.resolve(b)
+    sa, sb = repo.schemas.of(ca), repo.schemas.of(cb)
     steps: list[Step] = []
     if ca.schema_id != cb.schema_id:
         from graphlake.schema.changes import describe_changes
@@ -101,7 +101,7 @@ def diff(graph: Graph, a: str, b: str, limit: int | None = None) -> GraphDiff:
             continue  # a type b added (or dropped and re-created)
         project = None if before.properties == after.properties else \
             _projection(before, after, name, steps)
-        changes = table_diff(graph, ca.tables[source], cb.tables[name], limit,
+        changes = table_diff(repo, ca.tables[source], cb.tables[name], limit,
                              after.is_edge, project)
         if changes:
             out[name] = changes
@@ -136,18 +136,18 @@ def _projection(before: TableType, after: TableType, table: str,
 
 
 def table_diff(
-    graph: Graph, a: TableState, b: TableState, limit: int | None, edge: bool,
+    repo: Repo, a: TableState, b: TableState, limit: int | None, edge: bool,
     project: Callable[[Row], Row] | None = None,
 ) -> TableDiff:
     """One table's changes from state `a` to state `b`; `project` maps a's rows into
     b's layout when a schema change lies between them."""
     from graphlake.merge.delta import discover  # lance and duckdb: only when diffing
 
-    delta = discover(graph.tables, a, b)
+    delta = discover(repo.tables, a, b)
     if not delta:
         return TableDiff()
     if delta.inserts is not None:  # insert-only via lineage: keys stay columnar
-        return _inserts_only(graph, b, delta, limit, edge)
+        return _inserts_only(repo, b, delta, limit, edge)
     inserted, deleted, updated = delta.inserted(), delta.deleted(), delta.updated()
     base = delta.base
     if project is not None:
@@ -173,7 +173,7 @@ def table_diff(
 
 
 def _inserts_only(
-    graph: Graph, b: TableState, delta: TableDelta, limit: int | None, edge: bool
+    repo: Repo, b: TableState, delta: TableDelta, limit: int | None, edge: bool
 ) -> TableDiff:
     """Counts from the columnar keys; only the listed rows are read, by key."""
     import pyarrow.compute as pc
@@ -185,7 +185,7 @@ def _inserts_only(
     if limit is not None:
         first = first[:limit]
     shown = keys.take(first).to_pylist()
-    rows = rows_where_in(graph.tables.open(b), "id", shown, distinct=True).to_pylist()
+    rows = rows_where_in(repo.tables.open(b), "id", shown, distinct=True).to_pylist()
     by_id = {row["id"]: row for row in rows}
     out = TableDiff(inserted=shown, counts={"inserted": delta.size, "updated": 0, "deleted": 0})
     out.inserted_rows = {key: by_id[key] for key in shown}
@@ -204,11 +204,11 @@ def _changed(old: Row, new: Row) -> dict[str, tuple[Any, Any]]:
     return {n: (old.get(n), new.get(n)) for n in names if old.get(n) != new.get(n)}
 
 
-def commit_stat(graph: Graph, commit: Commit) -> dict[str, dict[str, int]]:
+def commit_stat(repo: Repo, commit: Commit) -> dict[str, dict[str, int]]:
     """Per table, how many rows `commit` inserted, updated and deleted against its first
     parent (a root commit: against nothing, so {}). Costs one delta discovery per table
     whose state the commit changed (lineage: O(changed rows)); no rows are kept."""
     if not commit.parents:
         return {}
-    changes = diff(graph, commit.parents[0], commit.id, limit=0)
+    changes = diff(repo, commit.parents[0], commit.id, limit=0)
     return {name: dict(d.counts) for name, d in changes.items()}

@@ -30,14 +30,14 @@ from graphlake.merge.timing import PhaseTimer
 from graphlake.recovery.publication import Publication
 from graphlake.retry import HeadMoved, retry_while_head_moves
 from graphlake.storage.adopt import Adoption, adopt
-from graphlake.storage.tables import LanceCasError
+from graphlake.storage.tables import LanceCasError, index_columns
 from graphlake.write import backfill
 from graphlake.write.backfill import ColumnWrite
 from graphlake.write.publish import apply_plan
 
 if TYPE_CHECKING:
     from graphlake.catalog.refs import RefEntry
-    from graphlake.graph import Graph
+    from graphlake.repo import Repo
 
 # A merge attempt takes longer than a typical write, so against a branch that keeps
 # moving it loses most races: it retries more often than writes do, and waits only
@@ -47,7 +47,7 @@ MAX_WAIT_S = 0.25
 
 
 def merge(
-    graph: Graph,
+    repo: Repo,
     source: str,
     into: str,
     *,
@@ -57,12 +57,12 @@ def merge(
     lineage: str | None = None,
     memory_budget: int | None = None,
 ) -> R.MergeResult:
-    return _run(graph, [source], into, strategy=strategy, dry_run=dry_run, message=message,
+    return _run(repo, [source], into, strategy=strategy, dry_run=dry_run, message=message,
                 lineage=lineage, memory_budget=memory_budget, strict_disjoint=False)
 
 
 def merge_many(
-    graph: Graph,
+    repo: Repo,
     sources: Sequence[str],
     into: str,
     *,
@@ -77,25 +77,25 @@ def merge_many(
         raise MergeError("merge_many takes a non-empty list of source branches")
     if len(set(sources)) != len(sources):
         raise MergeError("merge_many: a source branch is listed twice")
-    return _run(graph, list(sources), into, strategy=strategy, dry_run=dry_run,
+    return _run(repo, list(sources), into, strategy=strategy, dry_run=dry_run,
                 message=message, lineage=lineage, memory_budget=memory_budget,
                 strict_disjoint=strict_disjoint)
 
 
 def _run(
-    graph: Graph, sources: list[str], into: str, *, strategy: str | None, dry_run: bool,
+    repo: Repo, sources: list[str], into: str, *, strategy: str | None, dry_run: bool,
     message: str | None, lineage: str | None, memory_budget: int | None,
     strict_disjoint: bool,
 ) -> R.MergeResult:
     settings = DiscoverySettings.resolve(lineage, memory_budget)
-    graph._ref(into)  # the target must be a branch; sources may be any revision
+    repo.branch_ref(into)  # the target must be a branch; sources may be any revision
     if into in sources:
         raise MergeError(f"cannot merge branch {into!r} into itself")
     if strategy is not None and strategy not in STRATEGIES:
         raise MergeError(f"unknown strategy {strategy!r} (use one of: {', '.join(STRATEGIES)})")
-    with MergeIntent(MergeIntents(graph.store), into) as intent:
+    with MergeIntent(MergeIntents(repo.store), into) as intent:
         return retry_while_head_moves(
-            lambda: _merge_once(graph, sources, into, strategy, dry_run, message, settings,
+            lambda: _merge_once(repo, sources, into, strategy, dry_run, message, settings,
                                 strict_disjoint),
             branch=into, what="merge", attempts=MAX_ATTEMPTS, max_wait_s=MAX_WAIT_S,
             on_lost=intent.claim,
@@ -103,26 +103,26 @@ def _run(
 
 
 def _merge_once(
-    graph: Graph, sources: list[str], into: str, strategy: str | None, dry_run: bool,
+    repo: Repo, sources: list[str], into: str, strategy: str | None, dry_run: bool,
     message: str | None, settings: DiscoverySettings, strict_disjoint: bool,
 ) -> R.MergeResult:
     timer = PhaseTimer()
     label = sources[0] if len(sources) == 1 else ",".join(sources)
     with timer.phase("resolve_base"):
-        t_ref, target = graph._head(into)
-        heads = [graph.resolve(s) for s in sources]
+        t_ref, target = repo.branch_head(into)
+        heads = [repo.resolve(s) for s in sources]
         result = R.MergeResult(R.ALREADY_UP_TO_DATE, label, into, commit=target.id,
                                dry_run=dry_run)
         # Sources the target already contains add nothing.
         pending = [(n, h) for n, h in zip(sources, heads, strict=True)
-                   if not graph.history.is_ancestor(h.id, target.id)]
-        pending = _drop_contained(graph, target, pending)
-        fast_forward = len(pending) == 1 and graph.history.is_ancestor(
+                   if not repo.history.is_ancestor(h.id, target.id)]
+        pending = _drop_contained(repo, target, pending)
+        fast_forward = len(pending) == 1 and repo.history.is_ancestor(
             target.id, pending[0][1].id
         )
         if pending and not fast_forward:
-            base = merge_base_of(graph, [target, *(h for _, h in pending)])
-            source_bases = _source_bases(graph, target, pending)
+            base = merge_base_of(repo, [target, *(h for _, h in pending)])
+            source_bases = _source_bases(repo, target, pending)
             result.base = base.commit.id
     if not pending:
         result.base = target.id
@@ -132,12 +132,12 @@ def _merge_once(
         result.outcome, result.base, result.commit = R.FAST_FORWARD, target.id, head.id
         if not dry_run:
             with timer.phase("publish"):
-                graph.refs.cas(into, t_ref, head.id)
+                repo.refs.cas(into, t_ref, head.id)
         return _finish(result, timer)
     prep = None
     if any(h.schema_id != target.schema_id for _, h in pending):
         with timer.phase("schema"):
-            prep = _merge_schemas(graph, base, target, pending, strategy, dry_run,
+            prep = _merge_schemas(repo, base, target, pending, strategy, dry_run,
                                   t_ref.incarnation)
         result.resolved = list(prep.resolved)
         if prep.schema_id is None:  # schema conflicts: the rows cannot be merged yet
@@ -151,7 +151,7 @@ def _merge_once(
                          source_bases, tuple(n for n, _ in pending), into,
                          discover_target=prep.discover_target if prep else {},
                          walk=frozenset(prep.walk) if prep else frozenset())
-    cls = classify(graph, inputs, timer, settings)
+    cls = classify(repo, inputs, timer, settings)
     if prep is not None:
         cls.conflicts = prep.conflicts + cls.conflicts
         cls.resolved = prep.resolved + cls.resolved
@@ -177,26 +177,26 @@ def _merge_once(
         result.commit = None
         return _finish(result, timer)
     with timer.phase("publish"), probes.collect() as counts:
-        commit = _publish(graph, into, t_ref, target, cls, pending, inputs, message)
+        commit = _publish(repo, into, t_ref, target, cls, pending, inputs, message)
     result.commit = commit.id
     _record_index_work(result, commit, counts)
     return _finish(result, timer)
 
 
 def _merge_schemas(
-    graph: Graph, base: MergeBase, target: Commit, pending: list[tuple[str, Commit]],
+    repo: Repo, base: MergeBase, target: Commit, pending: list[tuple[str, Commit]],
     strategy: str | None, dry_run: bool, owner: str,
 ) -> Prepared:
     """Merge the schemas first (merge.schema_merge); a dry run evolves tables only on
     scratch Lance branches no branch owns."""
     if len(pending) > 1:
-        raise MergeError(_schemas_differ(graph, target, pending))
+        raise MergeError(_schemas_differ(repo, target, pending))
     if dry_run:
         owner = f"dry-run-{ULID()}"
-    return prepare(graph, base, target, pending[0][1], strategy, owner)
+    return prepare(repo, base, target, pending[0][1], strategy, owner)
 
 
-def _schemas_differ(graph: Graph, target: Commit, pending: list[tuple[str, Commit]]) -> str:
+def _schemas_differ(repo: Repo, target: Commit, pending: list[tuple[str, Commit]]) -> str:
     """Why merge_many refuses: which sources' schemas differ from the target's."""
     differ = [n for n, h in pending if h.schema_id != target.schema_id]
     same = [n for n, h in pending if h.schema_id == target.schema_id]
@@ -207,7 +207,7 @@ def _schemas_differ(graph: Graph, target: Commit, pending: list[tuple[str, Commi
 
 
 def _source_bases(
-    graph: Graph, target: Commit, pending: list[tuple[str, Commit]]
+    repo: Repo, target: Commit, pending: list[tuple[str, Commit]]
 ) -> tuple[MergeBase, ...]:
     """Each source's own merge base, when one common base cannot serve them all; else ().
 
@@ -222,18 +222,18 @@ def _source_bases(
     """
     if len(pending) <= 1:
         return ()
-    stop = set(graph.history.merge_bases_many([target.id, *(h.id for _, h in pending)]))
-    trunk = (graph.history.ancestors_since(target.id, stop) | {target.id}) - stop
+    stop = set(repo.history.merge_bases_many([target.id, *(h.id for _, h in pending)]))
+    trunk = (repo.history.ancestors_since(target.id, stop) | {target.id}) - stop
     if not trunk:
         return ()  # the target has not moved since the common base
     for _, head in pending:
-        if (graph.history.ancestors_since(head.id, stop) | {head.id}) & trunk:
-            return tuple(bases_per_source(graph, target, [h for _, h in pending]))
+        if (repo.history.ancestors_since(head.id, stop) | {head.id}) & trunk:
+            return tuple(bases_per_source(repo, target, [h for _, h in pending]))
     return ()
 
 
 def _drop_contained(
-    graph: Graph, target: Commit, pending: list[tuple[str, Commit]]
+    repo: Repo, target: Commit, pending: list[tuple[str, Commit]]
 ) -> list[tuple[str, Commit]]:
     """Drop sources that another pending source already contains (same or ancestor).
 
@@ -243,10 +243,10 @@ def _drop_contained(
     if len(pending) <= 1:
         return pending
     heads = [h.id for _, h in pending]
-    stop = set(graph.history.merge_bases_many([target.id, *heads]))
+    stop = set(repo.history.merge_bases_many([target.id, *heads]))
     reached: set[str] = set()
     for head in dict.fromkeys(heads):
-        reached |= graph.history.ancestors_since(head, stop)
+        reached |= repo.history.ancestors_since(head, stop)
     kept: list[tuple[str, Commit]] = []
     seen: set[str] = set()
     for name, head in pending:
@@ -257,15 +257,15 @@ def _drop_contained(
 
 
 def _publish(
-    graph: Graph, into: str, t_ref: RefEntry, target: Commit, cls: Classification,
+    repo: Repo, into: str, t_ref: RefEntry, target: Commit, cls: Classification,
     pending: list[tuple[str, Commit]], inputs: MergeInputs, message: str | None,
 ) -> Commit:
     def still_current() -> bool:
-        return graph.refs.head(into) == t_ref
+        return repo.refs.head(into) == t_ref
 
     op = "merge" if len(pending) == 1 else "merge_many"
-    with Publication(graph, op, into, t_ref) as pub:
-        states = _apply(graph, target, cls, t_ref.incarnation, still_current, pub.effect)
+    with Publication(repo, op, into, t_ref) as pub:
+        states = _apply(repo, target, cls, t_ref.incarnation, still_current, pub.effect)
         names = [n for n, _ in pending]
         commit = Commit.create(
             parents=(target.id, *(h.id for _, h in pending)),
@@ -302,7 +302,7 @@ def _finish(result: R.MergeResult, timer: PhaseTimer) -> R.MergeResult:
 
 
 def _apply(
-    graph: Graph, target: Commit, cls: Classification, owner: str,
+    repo: Repo, target: Commit, cls: Classification, owner: str,
     still_current: Callable[[], bool], on_effect: Callable[[], None] = lambda: None,
 ) -> dict[str, TableState]:
     states: dict[str, TableState] = {}
@@ -316,61 +316,61 @@ def _apply(
         state = target.tables[name]
         copy = outcome.copy_plan if outcome.copy_plan is not None else outcome.plan
         if copy is not None and not copy.is_empty:
-            state = apply_plan(graph, state, copy, owner, still_current)
+            state = apply_plan(repo, state, copy, owner, still_current)
         if outcome.adoptions:
-            state = _adopt(graph, state, outcome.adoptions, owner, still_current)
+            state = _adopt(repo, state, outcome.adoptions, owner, still_current)
         for write in outcome.columns:
-            state = _write_column(graph, state, write, owner, still_current)
+            state = _write_column(repo, state, write, owner, still_current)
         states[name] = state
         on_effect()
     return states
 
 
 def _adopt(
-    graph: Graph, state: TableState, adoptions: list[Adoption], owner: str,
+    repo: Repo, state: TableState, adoptions: list[Adoption], owner: str,
     still_current: Callable[[], bool],
 ) -> TableState:
     """Zero-copy: append the sources' fragments by reference on a branch `owner` owns."""
     if state.owner != owner:
-        state = graph.tables.fork(state, owner=owner)
+        state = repo.tables.fork(state, owner=owner)
     try:
-        return adopt(graph.tables, state, adoptions)
+        return adopt(repo.tables, state, adoptions)
     except LanceCasError:
         if not still_current():
             raise HeadMoved() from None
-        return adopt(graph.tables, graph.tables.fork(state, owner=owner), adoptions)
+        return adopt(repo.tables, repo.tables.fork(state, owner=owner), adoptions)
 
 
 def _write_column(
-    graph: Graph, state: TableState, write: ColumnWrite, owner: str,
+    repo: Repo, state: TableState, write: ColumnWrite, owner: str,
     still_current: Callable[[], bool],
 ) -> TableState:
     """The column route: one column's values, written column-wise on `owner`'s branch."""
-    index_columns = graph.index_columns(write.type)
+    indexed = index_columns(write.type)
     if state.owner != owner:
-        state = graph.tables.fork(state, owner=owner)
+        state = repo.tables.fork(state, owner=owner)
     try:
-        return backfill.apply(graph.tables, state, write, index_columns)
+        return backfill.apply(repo.tables, state, write, indexed)
     except LanceCasError:
         if not still_current():
             raise HeadMoved() from None
-        state = graph.tables.fork(state, owner=owner)
-        return backfill.apply(graph.tables, state, write, index_columns)
+        state = repo.tables.fork(state, owner=owner)
+        return backfill.apply(repo.tables, state, write, indexed)
 
 
 def virtual_merge(
-    graph: Graph, base: MergeBase, source: Commit, target: Commit
+    repo: Repo, base: MergeBase, source: Commit, target: Commit
 ) -> tuple[Commit, dict[str, set[str]]]:
     """Materialise the merge of two commits as an unreferenced commit (a virtual base).
 
     Data conflicts resolve to the target's side and are returned as uncertain keys.
     """
     inputs = MergeInputs(base, (source,), target, strategy="ours")
-    cls = classify(graph, inputs, PhaseTimer(), DiscoverySettings())
+    cls = classify(repo, inputs, PhaseTimer(), DiscoverySettings())
     uncertain: dict[str, set[str]] = {}
     for c in (*cls.resolved, *cls.conflicts):
         uncertain.setdefault(c.table, set()).add(c.entity_id)
-    states = _apply(graph, target, cls, owner=f"virtual-{ULID()}", still_current=lambda: True)
+    states = _apply(repo, target, cls, owner=f"virtual-{ULID()}", still_current=lambda: True)
     commit = Commit.create(
         parents=(target.id, source.id),
         message="virtual merge base",
@@ -378,5 +378,5 @@ def virtual_merge(
         tables={**target.tables, **states},
         meta={"virtual": True},
     )
-    graph.commits.put(commit)
+    repo.commits.put(commit)
     return commit, uncertain

@@ -51,7 +51,7 @@ from graphlake.storage.evolve import ColumnFill, LayoutChange, evolve
 from graphlake.storage.tables import LanceCasError
 
 if TYPE_CHECKING:
-    from graphlake.graph import Graph
+    from graphlake.repo import Repo
 
 SCHEMA_CHANGE_META = "schema_change"  # commit meta of `apply_schema` commits
 SHOWN = 20  # dropped values listed per property
@@ -85,12 +85,12 @@ class Prepared:
     dropped: dict[str, dict[str, dict]] = field(default_factory=dict)
 
 
-def prepare(graph: Graph, base: MergeBase, target: Commit, source: Commit,
+def prepare(repo: Repo, base: MergeBase, target: Commit, source: Commit,
             strategy: str | None, owner: str) -> Prepared:
-    b_schema = graph.schemas.of(base.commit)
+    b_schema = repo.schemas.of(base.commit)
     sides = {OURS: target, THEIRS: source}
-    history = {label: _history(graph, base.commit, head) for label, head in sides.items()}
-    schemas = {label: _side(graph, base.commit, head) for label, head in sides.items()}
+    history = {label: _history(repo, base.commit, head) for label, head in sides.items()}
+    schemas = {label: _side(repo, base.commit, head) for label, head in sides.items()}
     merged = merge_schemas(b_schema, schemas[OURS], schemas[THEIRS], strategy)
     for check in list(merged.dropped_type_checks):
         keeper = sides[THEIRS if check.dropped_by == OURS else OURS]
@@ -102,7 +102,7 @@ def prepare(graph: Graph, base: MergeBase, target: Commit, source: Commit,
     if out.conflicts:
         return out
     schema = merged.schema
-    out.schema_id = graph.schemas.put(schema_text(schema))
+    out.schema_id = repo.schemas.put(schema_text(schema))
     by_id = {label: {st.table_id: (n, st) for n, st in head.tables.items()}
              for label, head in sides.items()}
     b_by_id = {st.table_id: (n, st) for n, st in base.commit.tables.items()}
@@ -114,13 +114,13 @@ def prepare(graph: Graph, base: MergeBase, target: Commit, source: Commit,
         assert t_type is not None
         tid = _table_id(name, merged, sides)
         t_side, s_side, b_side = by_id[OURS].get(tid), by_id[THEIRS].get(tid), b_by_id.get(tid)
-        layouts = {label: _layout(graph, label, merged, sides[label], side_entry)
+        layouts = {label: _layout(repo, label, merged, sides[label], side_entry)
                    for label, side_entry in ((OURS, t_side), (THEIRS, s_side))}
         if b_side is None or t_side is None or s_side is None:
             # New on one side (or restored): that side's table, evolved if it must be.
             label, entry = (OURS, t_side) if t_side is not None else (THEIRS, s_side)
             assert entry is not None
-            out.fixed[name] = _evolved(graph, merged, label, entry, t_type, owner)
+            out.fixed[name] = _evolved(repo, merged, label, entry, t_type, owner)
             out.stats[name] = R.TableStats(R.NO_CHANGE if label == OURS
                                            else R.POINTER_ADOPTION, discovery="schema")
             continue
@@ -129,21 +129,21 @@ def prepare(graph: Graph, base: MergeBase, target: Commit, source: Commit,
             layouts.values())
         t_data, s_data = tid in history[OURS].data, tid in history[THEIRS].data
         out.stats[name] = R.TableStats(R.NO_CHANGE, discovery="schema")
-        _list_dropped(graph, merged, name, base, sides, history, tid, out)
-        _check_added(graph, merged, name, t_type, target_state, source_state, out)
+        _list_dropped(repo, merged, name, base, sides, history, tid, out)
+        _check_added(repo, merged, name, t_type, target_state, source_state, out)
         if same_layout:
             t_tables[name], s_tables[name], b_tables[name] = (target_state, source_state,
                                                               b_side[1])
             del out.stats[name]
             continue
         if not s_data:
-            out.fixed[name] = _evolved(graph, merged, OURS, t_side, t_type, owner)
+            out.fixed[name] = _evolved(repo, merged, OURS, t_side, t_type, owner)
         elif not t_data:
-            out.fixed[name] = _evolved(graph, merged, THEIRS, s_side, t_type, owner)
+            out.fixed[name] = _evolved(repo, merged, THEIRS, s_side, t_type, owner)
             out.stats[name].route = R.POINTER_ADOPTION
         elif history[THEIRS].other.isdisjoint({tid}) and _only_source_added(
-                graph, merged, name, b_schema.table(b_side[0]), sides):
-            t_tables[name] = _evolved(graph, merged, OURS, t_side, t_type, owner)
+                repo, merged, name, b_schema.table(b_side[0]), sides):
+            t_tables[name] = _evolved(repo, merged, OURS, t_side, t_type, owner)
             out.discover_target[name] = target_state
             s_tables[name], b_tables[name] = source_state, b_side[1]
             del out.stats[name]
@@ -152,10 +152,10 @@ def prepare(graph: Graph, base: MergeBase, target: Commit, source: Commit,
             # states, each evolved to the merged layout on scratch forks, then the
             # ordinary three-way row merge. The forks share no Lance history that proves
             # their differences, so discovery walks (compares every row).
-            t_tables[name] = _evolved(graph, merged, OURS, t_side, t_type, owner)
-            s_tables[name] = _evolved(graph, merged, THEIRS, s_side, t_type, owner)
+            t_tables[name] = _evolved(repo, merged, OURS, t_side, t_type, owner)
+            s_tables[name] = _evolved(repo, merged, THEIRS, s_side, t_type, owner)
             b_map = _base_mapping(b_schema.table(b_side[0]), tid, merged, schemas, by_id)
-            b_tables[name] = _evolve_state(graph, b_side[1], b_map, t_type, owner)
+            b_tables[name] = _evolve_state(repo, b_side[1], b_map, t_type, owner)
             out.walk.add(name)
             out.dropped[name] = out.stats.pop(name).dropped_values
     out.target = replace(target, tables=t_tables, schema_id=out.schema_id)
@@ -168,12 +168,12 @@ def prepare(graph: Graph, base: MergeBase, target: Commit, source: Commit,
 # --- history ----------------------------------------------------------------------------
 
 
-def _history(graph: Graph, base: Commit, head: Commit) -> _History:
+def _history(repo: Repo, base: Commit, head: Commit) -> _History:
     h = _History()
-    ids = (graph.history.ancestors_since(head.id, {base.id}) | {head.id}) - {base.id}
+    ids = (repo.history.ancestors_since(head.id, {base.id}) | {head.id}) - {base.id}
     for cid in ids:
-        commit = graph.commits.get(cid)
-        parents = [graph.commits.get(p) for p in commit.parents]
+        commit = repo.commits.get(cid)
+        parents = [repo.commits.get(p) for p in commit.parents]
         for name, state in commit.tables.items():
             if any(_state_of(p, state.table_id) == state for p in parents):
                 continue
@@ -196,7 +196,7 @@ def _state_of(commit: Commit, table_id: str) -> TableState | None:
     return None
 
 
-def _side(graph: Graph, base: Commit, head: Commit) -> SchemaSide:
+def _side(repo: Repo, base: Commit, head: Commit) -> SchemaSide:
     """The side's schema with its renames since `base`: types by table id, properties
     by the `RenameProperty` steps of its schema commits (first-parent chain, in order)."""
     b_names = {st.table_id: n for n, st in base.tables.items()}
@@ -206,8 +206,8 @@ def _side(graph: Graph, base: Commit, head: Commit) -> SchemaSide:
     c = head
     while c.id != base.id and c.parents:
         chain.append(c)
-        if graph.history.is_ancestor(base.id, c.parents[0]) or c.parents[0] == base.id:
-            c = graph.commits.get(c.parents[0])
+        if repo.history.is_ancestor(base.id, c.parents[0]) or c.parents[0] == base.id:
+            c = repo.commits.get(c.parents[0])
         else:
             break
     current: dict[tuple[str, str], str] = {}  # (table id, current name) -> base name
@@ -215,8 +215,8 @@ def _side(graph: Graph, base: Commit, head: Commit) -> SchemaSide:
         if SCHEMA_CHANGE_META not in c.meta or "rename_property" not in c.meta.get(
                 SCHEMA_CHANGE_META, []):
             continue
-        parent = graph.commits.get(c.parents[0])
-        for step in schema_changes(graph.schemas.of(parent), graph.schemas.of(c)):
+        parent = repo.commits.get(c.parents[0])
+        for step in schema_changes(repo.schemas.of(parent), repo.schemas.of(c)):
             if isinstance(step, RenameProperty):
                 tid = c.tables[step.table].table_id
                 old = current.pop((tid, step.old.name), step.old.name)
@@ -226,7 +226,7 @@ def _side(graph: Graph, base: Commit, head: Commit) -> SchemaSide:
         for (tid, new), old in current.items():
             if tid == st.table_id and new != old:
                 prop_renames[(n, new)] = old
-    return SchemaSide(graph.schemas.of(head), type_renames, prop_renames)
+    return SchemaSide(repo.schemas.of(head), type_renames, prop_renames)
 
 
 # --- layouts ----------------------------------------------------------------------------
@@ -243,12 +243,12 @@ def _table_id(name: str, merged: SchemaMerge, sides: dict[str, Commit]) -> str:
     raise MergeError(f"{name}: no side has this table")
 
 
-def _layout(graph: Graph, label: str, merged: SchemaMerge, head: Commit,
+def _layout(repo: Repo, label: str, merged: SchemaMerge, head: Commit,
             entry: tuple[str, TableState] | None) -> bool:
     """Whether the side's table already has the merged layout (same columns)."""
     if entry is None:
         return False
-    side_type = graph.schemas.of(head).table(entry[0])
+    side_type = repo.schemas.of(head).table(entry[0])
     mapped = merged.columns.get(label, {}).get(entry[0])
     if side_type is None or mapped is None:
         return False
@@ -265,14 +265,14 @@ def _same_layout(a: NodeType | EdgeType | None, b: NodeType | EdgeType | None) -
                                                                                strict=True))
 
 
-def _only_source_added(graph: Graph, merged: SchemaMerge, name: str,
+def _only_source_added(repo: Repo, merged: SchemaMerge, name: str,
                        base_type: NodeType | EdgeType | None, sides: dict[str, Commit]) -> bool:
     """The table's layout differs only by columns the source added (no rename, drop or
     type change anywhere), and the target's layout is the base's."""
     t_type = merged.schema.table(name)
     if base_type is None or t_type is None:
         return False
-    target_type = graph.schemas.of(sides[OURS]).table(name)
+    target_type = repo.schemas.of(sides[OURS]).table(name)
     if target_type is None or not _same_layout(base_type, target_type):
         return False
     merged_fields = {f.name: f for f in arrow_schema(t_type)}
@@ -283,30 +283,30 @@ def _only_source_added(graph: Graph, merged: SchemaMerge, name: str,
                for f in arrow_schema(base_type))
 
 
-def _evolved(graph: Graph, merged: SchemaMerge, label: str, entry: tuple[str, TableState],
+def _evolved(repo: Repo, merged: SchemaMerge, label: str, entry: tuple[str, TableState],
              t_type: NodeType | EdgeType, owner: str) -> TableState:
     """The side's table state in the merged layout, on a Lance branch `owner` owns."""
     side_name, state = entry
     mapping = merged.columns.get(label, {}).get(side_name, (t_type.name, {}))[1]
-    return _evolve_state(graph, state, mapping, t_type, owner)
+    return _evolve_state(repo, state, mapping, t_type, owner)
 
 
-def _evolve_state(graph: Graph, state: TableState, mapping: dict[str, str],
+def _evolve_state(repo: Repo, state: TableState, mapping: dict[str, str],
                   t_type: NodeType | EdgeType, owner: str) -> TableState:
     """`state` in `t_type`'s layout (its properties renamed by `mapping`), forked to
     `owner` unless nothing changes."""
-    current = graph.tables.open(state).schema
+    current = repo.tables.open(state).schema
     change = _change(current, mapping, t_type)
     if change.is_empty:
         return state
     if state.owner != owner:
-        state = graph.tables.fork(state, owner=owner)
+        state = repo.tables.fork(state, owner=owner)
     try:
-        return evolve(graph.tables, state, change)
+        return evolve(repo.tables, state, change)
     except LanceCasError:
         # Versions an earlier attempt of this merge (or a lost writer) left on our
         # Lance branch: evolve a fresh fork of the exact state instead.
-        return evolve(graph.tables, graph.tables.fork(state, owner=owner), change)
+        return evolve(repo.tables, repo.tables.fork(state, owner=owner), change)
 
 
 def _base_mapping(base_type: NodeType | EdgeType | None, tid: str, merged: SchemaMerge,
@@ -329,7 +329,7 @@ def _base_mapping(base_type: NodeType | EdgeType | None, tid: str, merged: Schem
 def _change(current: pa.Schema, mapping: dict[str, str],
             t_type: NodeType | EdgeType) -> LayoutChange:
     """From the side's physical layout to the merged type's (properties by `mapping`)."""
-    from graphlake.graph import _index_columns  # one rule for init, apply and merge
+    from graphlake.storage.tables import index_columns  # one rule for init, apply, merge
 
     fixed = {"id", "src", "dst"}
     renames = {old: new for old, new in mapping.items() if old != new}
@@ -357,7 +357,7 @@ def _change(current: pa.Schema, mapping: dict[str, str],
             change.retype[p.name] = arrow_type(p.type)
         if before.nullable != p.nullable:
             change.nullable[p.name] = p.nullable
-    change.index = [c for c in _index_columns(t_type)
+    change.index = [c for c in index_columns(t_type)
                     if c not in fixed and c not in have]
     target = arrow_schema(t_type)
     if (current.metadata or {}) != (target.metadata or {}):
@@ -377,7 +377,7 @@ def _widens(old: pa.DataType, new: pa.DataType) -> bool:
 # --- data checks ------------------------------------------------------------------------
 
 
-def _list_dropped(graph: Graph, merged: SchemaMerge, name: str, base: MergeBase,
+def _list_dropped(repo: Repo, merged: SchemaMerge, name: str, base: MergeBase,
                   sides: dict[str, Commit], history: dict[str, _History], tid: str,
                   out: Prepared) -> None:
     """Values the keeping side changed in a property the other side dropped."""
@@ -392,8 +392,8 @@ def _list_dropped(graph: Graph, merged: SchemaMerge, name: str, base: MergeBase,
         if k_state is None or b_state is None:
             continue
         # Dropped against unchanged: the keeper's name is the base's.
-        now = graph.tables.open(k_state).to_table(columns=["id", d.prop])
-        then = graph.tables.open(b_state).to_table(columns=["id", d.prop])
+        now = repo.tables.open(k_state).to_table(columns=["id", d.prop])
+        then = repo.tables.open(b_state).to_table(columns=["id", d.prop])
         joined = now.join(then.rename_columns(["id", "__base"]), "id", join_type="left outer")
         changed = joined.filter(pc.invert(pc.fill_null(
             pc.equal(joined.column(d.prop), joined.column("__base")), False)))
@@ -406,7 +406,7 @@ def _list_dropped(graph: Graph, merged: SchemaMerge, name: str, base: MergeBase,
                                                       "values": shown}
 
 
-def _check_added(graph: Graph, merged: SchemaMerge, name: str, t_type: NodeType | EdgeType,
+def _check_added(repo: Repo, merged: SchemaMerge, name: str, t_type: NodeType | EdgeType,
                  target: TableState, source: TableState, out: Prepared) -> None:
     """A constraint one side added holds for the other side's rows too."""
     for added in merged.added_constraints:
@@ -419,7 +419,7 @@ def _check_added(graph: Graph, merged: SchemaMerge, name: str, t_type: NodeType 
         mapping = merged.columns.get(label, {}).get(side_name, (name, {}))[1]
         back = {m: s for s, m in mapping.items()}
         cols = list(added.properties)
-        ds = graph.tables.open(other)
+        ds = repo.tables.open(other)
         physical = [back.get(c, c) for c in cols if back.get(c, c) in ds.schema.names]
         if len(physical) != len(cols):
             continue  # the other side lacks the column: it gets null or the default

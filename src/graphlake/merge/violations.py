@@ -18,7 +18,7 @@ from graphlake.merge.conflicts import (
 from graphlake.write.plan import TablePlan
 
 if TYPE_CHECKING:
-    from graphlake.graph import Graph
+    from graphlake.repo import Repo
 
 _KIND = {
     "unique": UNIQUE_VIOLATION,
@@ -29,17 +29,17 @@ _KIND = {
 }
 
 
-def merge_violations(graph: Graph, target: Commit, plans: dict[str, TablePlan]) -> list[Conflict]:
+def merge_violations(repo: Repo, target: Commit, plans: dict[str, TablePlan]) -> list[Conflict]:
     """Violations the merge's effects (`plans`, against the target) would cause."""
     if not plans:
         return []
 
     def dataset(name: str) -> lance.LanceDataset:
-        return graph.tables.open(target.tables[name])
+        return repo.tables.open(target.tables[name])
 
     out: list[Conflict] = []
     seen: set[tuple[str, str, str, str]] = set()
-    for v in all_violations(graph.schemas.of(target), plans, dataset):
+    for v in all_violations(repo.schemas.of(target), plans, dataset):
         kind = _KIND[v.kind]
         if (kind, v.table, v.entity_id, v.message) not in seen:
             seen.add((kind, v.table, v.entity_id, v.message))

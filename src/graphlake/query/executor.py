@@ -23,7 +23,6 @@ PREFETCH_MAX_IDS = 50_000  # a larger frontier reads the whole table (a hash joi
 
 if TYPE_CHECKING:
     from graphlake.read.snapshot import Snapshot
-    from graphlake.schema.model import Schema
 
 
 def compile_query(snapshot: Snapshot, text: str, params: Mapping[str, object] | None,
@@ -35,7 +34,7 @@ def compile_query(snapshot: Snapshot, text: str, params: Mapping[str, object] | 
         raise CypherParameterError(f"params must be a mapping of names to values, got a "
                                    f"{type(params).__name__}")
     try:
-        return plan_query(parse_query(text), _schema_of(snapshot), dict(params or {}))
+        return plan_query(parse_query(text), snapshot.schema, dict(params or {}))
     except RecursionError:  # the parse tree and the planner recurse on nesting
         raise CypherSyntaxError("the query is nested too deeply") from None
 
@@ -200,9 +199,3 @@ def _explain(snapshot: Snapshot, plan: Plan, timeout_s: float | None,
         rows["sql"].append(step.sql)
     return pa.table(rows)
 
-
-def _schema_of(snapshot: Snapshot) -> Schema:
-    # A snapshot that knows its commit's own schema (per-commit schemas) wins over the
-    # graph's current one.
-    schema = getattr(snapshot, "schema", None)
-    return schema if schema is not None and not callable(schema) else snapshot.graph.schema

@@ -20,18 +20,18 @@ from graphlake.schema.model import EdgeType, NodeType, Schema
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
-    from graphlake.graph import Graph
+    from graphlake.repo import Repo
 
 
 class Snapshot:
-    def __init__(self, graph: Graph, commit: Commit):
-        self.graph = graph
+    def __init__(self, repo: Repo, commit: Commit):
+        self.repo = repo
         self.commit = commit
 
     @property
     def schema(self) -> Schema:
         """The schema in force at this commit (not the branch's current one)."""
-        return self.graph.schemas.of(self.commit)
+        return self.repo.schemas.of(self.commit)
 
     def type(self, name: str, kind: str | None = None) -> NodeType | EdgeType:
         schema = self.schema
@@ -47,7 +47,7 @@ class Snapshot:
         return t
 
     def dataset(self, name: str) -> lance.LanceDataset:
-        return self.graph.tables.open(self.commit.tables[name])
+        return self.repo.tables.open(self.commit.tables[name])
 
     def datasets(self) -> dict[str, lance.LanceDataset]:
         return {name: self.dataset(name) for name in self.schema.table_names}

@@ -40,7 +40,7 @@ from graphlake.storage import layout
 from graphlake.write.plan import TablePlan
 
 if TYPE_CHECKING:
-    from graphlake.graph import Graph
+    from graphlake.repo import Repo
     from graphlake.schema.model import Schema
 
 # Reporting every violation of a badly broken table helps nobody; this many per check.
@@ -75,28 +75,28 @@ class FsckReport:
         }
 
 
-def fsck(graph: Graph) -> FsckReport:
+def fsck(repo: Repo) -> FsckReport:
     report = FsckReport()
-    heads = _check_refs(graph, report)
-    _check_history(graph, heads, report)
+    heads = _check_refs(repo, report)
+    _check_history(repo, heads, report)
     with tempfile.TemporaryDirectory(prefix="graphlake-fsck-") as scratch:
         empty = _EmptyTables(scratch)
         for branch, (incarnation, head) in heads.items():
-            _check_head(graph, branch, head, empty, report)
-            _check_ownership(graph, branch, incarnation, head, report)
-    _check_records(graph, report)
+            _check_head(repo, branch, head, empty, report)
+            _check_ownership(repo, branch, incarnation, head, report)
+    _check_records(repo, report)
     return report
 
 
 # --- refs and history ----------------------------------------------------------------
 
 
-def _check_refs(graph: Graph, report: FsckReport) -> dict[str, tuple[str, Commit]]:
+def _check_refs(repo: Repo, report: FsckReport) -> dict[str, tuple[str, Commit]]:
     heads: dict[str, tuple[str, Commit]] = {}
-    for key in graph.store.list_dirs(REFS_DIR):
+    for key in repo.store.list_dirs(REFS_DIR):
         try:
             branch = decode_name(key.rsplit("/", 1)[-1])
-            entry = graph.refs.head(branch)
+            entry = repo.refs.head(branch)
         except GraphLakeError as exc:
             report.problems.append(Problem("refs", key, str(exc)))
             continue
@@ -104,7 +104,7 @@ def _check_refs(graph: Graph, report: FsckReport) -> dict[str, tuple[str, Commit
             continue
         report.branches += 1
         try:
-            heads[branch] = (entry.incarnation, graph.commits.get(entry.commit))
+            heads[branch] = (entry.incarnation, repo.commits.get(entry.commit))
         except GraphLakeError as exc:
             report.problems.append(
                 Problem("refs", branch, f"head commit {entry.commit} unreadable: {exc}")
@@ -113,7 +113,7 @@ def _check_refs(graph: Graph, report: FsckReport) -> dict[str, tuple[str, Commit
 
 
 def _check_history(
-    graph: Graph, heads: dict[str, tuple[str, Commit]], report: FsckReport
+    repo: Repo, heads: dict[str, tuple[str, Commit]], report: FsckReport
 ) -> None:
     seen: set[str] = set()
     states: set[TableState] = set()
@@ -126,7 +126,7 @@ def _check_history(
                 continue
             seen.add(cid)
             try:
-                commit = graph.commits.get(cid)
+                commit = repo.commits.get(cid)
             except GraphLakeError as exc:
                 report.problems.append(Problem("history", cid, f"commit unreadable: {exc}"))
                 continue
@@ -137,13 +137,13 @@ def _check_history(
     report.commits = len(seen)
     for sid in sorted(schemas):
         try:
-            parse_schema(layout.get_schema(graph.store, sid))
+            parse_schema(layout.get_schema(repo.store, sid))
         except GraphLakeError as exc:
             report.problems.append(Problem("history", f"schema {sid}", str(exc)))
     for state in sorted(states, key=lambda s: (s.table_id, s.lance_branch, s.version)):
         report.table_states += 1
         try:
-            graph.tables.open(state)
+            repo.tables.open(state)
         except (OSError, ValueError, GraphLakeError) as exc:
             where = f"{state.table_id}@{state.lance_branch}:{state.version}"
             report.problems.append(Problem("table", where, f"table state unreadable: {exc}"))
@@ -174,16 +174,16 @@ class _EmptyTables:
 
 
 def _check_head(
-    graph: Graph, branch: str, head: Commit, empty: _EmptyTables, report: FsckReport
+    repo: Repo, branch: str, head: Commit, empty: _EmptyTables, report: FsckReport
 ) -> None:
-    schema: Schema = graph.schemas.of(head)
+    schema: Schema = repo.schemas.of(head)
     plans: dict[str, TablePlan] = {}
     for name in schema.table_names:
         if name not in head.tables:
             report.problems.append(Problem("data", f"{branch}:{name}", "table missing"))
             continue
         try:
-            rows = graph.tables.open(head.tables[name]).to_table()
+            rows = repo.tables.open(head.tables[name]).to_table()
         except (OSError, ValueError) as exc:
             report.problems.append(Problem("data", f"{branch}:{name}", f"unreadable: {exc}"))
             continue
@@ -216,19 +216,19 @@ def _row_problems(name: str, rows: pa.Table) -> list[str]:
 
 
 def _check_ownership(
-    graph: Graph, branch: str, incarnation: str, head: Commit, report: FsckReport
+    repo: Repo, branch: str, incarnation: str, head: Commit, report: FsckReport
 ) -> None:
     for name, state in head.tables.items():
         if state.owner != incarnation:
             continue  # the branch forks before its first write there
         try:
-            newest = graph.tables.branch_head_version(state)
+            newest = repo.tables.branch_head_version(state)
         except (OSError, ValueError) as exc:
             report.problems.append(Problem("ownership", f"{branch}:{name}", str(exc)))
             continue
         claim = (f"_graphlake/claims/{state.table_id}/{state.lance_branch}/"
                  f"{state.version + 1:020d}")
-        if newest > state.version and not graph.store.exists(claim):
+        if newest > state.version and not repo.store.exists(claim):
             report.problems.append(Problem(
                 "ownership", f"{branch}:{name}",
                 f"Lance branch {state.lance_branch} is at version {newest}, past the "
@@ -237,8 +237,8 @@ def _check_ownership(
             ))
 
 
-def _check_records(graph: Graph, report: FsckReport) -> None:
-    records, corrupt = RecordStore(graph.store).scan()
+def _check_records(repo: Repo, report: FsckReport) -> None:
+    records, corrupt = RecordStore(repo.store).scan()
     for key in corrupt:
         report.problems.append(Problem("recovery", key, "recovery record unreadable"))
     for record in records:

@@ -23,17 +23,17 @@ from graphlake.catalog.refs import RefEntry
 from graphlake.recovery.records import Record, RecordStore
 
 if TYPE_CHECKING:
-    from graphlake.graph import Graph
+    from graphlake.repo import Repo
 
 _log = logging.getLogger(__name__)
 
 
 class Publication:
-    def __init__(self, graph: Graph, op: str, branch: str, ref: RefEntry) -> None:
+    def __init__(self, repo: Repo, op: str, branch: str, ref: RefEntry) -> None:
         assert op in faults.OPERATIONS, op
         assert ref.commit is not None
-        self.graph, self.op, self.branch, self.ref = graph, op, branch, ref
-        self._records = RecordStore(graph.store)
+        self.repo, self.op, self.branch, self.ref = repo, op, branch, ref
+        self._records = RecordStore(repo.store)
         self.record: Record | None = None
 
     def __enter__(self) -> Publication:
@@ -50,9 +50,9 @@ class Publication:
         """Store the commit object and move the ref to it (ConcurrentWriteError if the
         branch moved since `ref`)."""
         assert self.record is not None
-        self.graph.commits.put(commit)
+        self.repo.commits.put(commit)
         faults.hit(f"{self.op}.before_ref_cas")
-        entry = self.graph.refs.cas(self.branch, self.ref, commit.id, op=self.record.id)
+        entry = self.repo.refs.cas(self.branch, self.ref, commit.id, op=self.record.id)
         faults.hit(f"{self.op}.after_ref_cas")
         return entry
 

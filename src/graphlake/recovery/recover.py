@@ -22,7 +22,7 @@ from graphlake.errors import GraphLakeError
 from graphlake.recovery.records import Record, RecordStore
 
 if TYPE_CHECKING:
-    from graphlake.graph import Graph
+    from graphlake.repo import Repo
 
 _log = logging.getLogger(__name__)
 
@@ -53,28 +53,28 @@ class RecoveryReport:
         }
 
 
-def settle(graph: Graph, record: Record) -> Recovered:
+def settle(repo: Repo, record: Record) -> Recovered:
     """Decide whether `record`'s publication landed (it cannot any more: its owner is
     gone), and remove the record."""
-    entry = graph.refs.entry(record.branch, record.expected_seq + 1)
+    entry = repo.refs.entry(record.branch, record.expected_seq + 1)
     if entry is not None and entry.op == record.id:
         outcome, commit = COMPLETED, entry.commit
     else:
         outcome, commit = ROLLED_BACK, None
-    RecordStore(graph.store).finish(record)
+    RecordStore(repo.store).finish(record)
     return Recovered(record.id, record.op, record.branch, outcome, commit)
 
 
-def recover(graph: Graph, *, force: bool = False) -> RecoveryReport:
+def recover(repo: Repo, *, force: bool = False) -> RecoveryReport:
     """Settle every record whose owner is gone (all of them with `force`)."""
-    records, corrupt = RecordStore(graph.store).scan()
+    records, corrupt = RecordStore(repo.store).scan()
     report = RecoveryReport(corrupt=corrupt)
     for record in records:
         if not force and record.owner_alive():
             report.in_flight.append(record.id)
             continue
         try:
-            report.recovered.append(settle(graph, record))
+            report.recovered.append(settle(repo, record))
         except GraphLakeError as exc:  # e.g. a record naming an invalid branch
             _log.warning("cannot recover %s: %s", record.id, exc)
             report.corrupt.append(record.key)

@@ -95,7 +95,7 @@ def read_page(
 
     from graphlake.read.snapshot import Snapshot
 
-    snapshot = Snapshot(graph, commit)
+    snapshot = Snapshot(graph.repo, commit)
     # Validates the table and the filter; reads the id column (and what the filter needs).
     ids = snapshot.read(table, None, where, ["id"]).column("id")
     ds = snapshot.dataset(snapshot.type(table).name)

@@ -13,7 +13,7 @@ import contextlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import lance
 import pyarrow as pa
@@ -23,6 +23,9 @@ from graphlake import faults
 from graphlake.catalog.commits import TableState
 from graphlake.catalog.store import ObjectStore
 from graphlake.errors import GraphLakeError
+
+if TYPE_CHECKING:
+    from graphlake.schema.model import EdgeType, NodeType
 
 # Fragments of this size keep a one-row delete or update cheap at millions of rows
 # (a delete rewrites one fragment's deletion file; measured ~10 ms at 1M rows).
@@ -84,6 +87,18 @@ class _CasLock:
         if self.expected is not None:
             self.expected = version + 1
         yield
+
+def index_columns(t: NodeType | EdgeType) -> list[str]:
+    """The columns a table keeps Lance scalar indexes on: `id` (and `src`/`dst` of an
+    edge), then the properties of `@unique` and `@index` groups that a BTree can index
+    (not vectors, blobs or lists). One rule for `init`, schema changes and publishing."""
+    cols = ["id", "src", "dst"] if t.is_edge else ["id"]
+    for group in (*t.uniques, *t.indexes):
+        for c in group:
+            p = t.property(c)
+            if c not in cols and p is not None and p.type.kind not in ("Vector", "Blob", "List"):
+                cols.append(c)
+    return cols
 
 
 class TableStore:

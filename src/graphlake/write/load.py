@@ -20,10 +20,11 @@ import pyarrow.parquet as pq
 from graphlake.errors import DataError, LoadFormatError, UnknownTableError
 from graphlake.write.coerce import coerce
 from graphlake.write.jsonl import parse_json_line
+from graphlake.write.transaction import Transaction
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
-    from graphlake.graph import Graph
+    from graphlake.repo import Repo
     from graphlake.schema.model import EdgeType, NodeType, Schema
 
 MODES = {"append": "insert", "merge": "upsert", "overwrite": "overwrite"}
@@ -32,7 +33,7 @@ CHUNK_ROWS = 8192  # JSONL rows of one group turned into Arrow at a time
 
 
 def load(
-    graph: Graph,
+    repo: Repo,
     source: Any,
     *,
     branch: str,
@@ -44,20 +45,20 @@ def load(
 ) -> Commit:
     if mode not in MODES:
         raise DataError(f"unknown load mode {mode!r} (use one of: {', '.join(MODES)})")
-    graph._ref(branch)  # an unknown branch fails before any parsing
-    tables = _read_source(graph, source, table, progress)
+    repo.branch_ref(branch)  # an unknown branch fails before any parsing
+    tables = _read_source(repo, source, table, progress)
     if isinstance(tables, _Records):
         # Records are checked against the schema in force on the branch being loaded.
-        staged = _coerced_chunks(graph.schema_at(branch), tables, mode, progress, coerce)
+        staged = _coerced_chunks(repo.schema_at(branch), tables, mode, progress, coerce)
     else:
-        staged = _staged(graph, tables, mode)
-    txn = graph.write(branch, message or f"load ({mode})")
+        staged = _staged(repo, tables, mode)
+    txn = Transaction(repo, branch, message or f"load ({mode})")
     for name, kind, rows in staged:
         getattr(txn, kind)(name, rows, coerce=coerce)
     return txn.commit_now()
 
 
-def _staged(graph: Graph, tables: dict[str, Any], mode: str) -> list[tuple[str, str, Any]]:
+def _staged(repo: Repo, tables: dict[str, Any], mode: str) -> list[tuple[str, str, Any]]:
     """(table, transaction method, rows) for Arrow, pandas or Parquet input."""
     return [(name, MODES[mode], rows) for name, rows in tables.items()]
 
@@ -71,7 +72,7 @@ class _Records:
 
 
 def _read_source(
-    graph: Graph, source: Any, table: str | None, progress: Progress | None
+    repo: Repo, source: Any, table: str | None, progress: Progress | None
 ) -> dict[str, Any] | _Records:
     if isinstance(source, pa.Table | pa.RecordBatch) or _is_frame(source):
         if table is None:

@@ -19,34 +19,34 @@ from graphlake.retry import retry_while_head_moves
 from graphlake.storage.tables import LanceCasError
 
 if TYPE_CHECKING:
-    from graphlake.graph import Graph
+    from graphlake.repo import Repo
     from graphlake.schema.model import Schema
 
 MAX_ATTEMPTS = 6
 
 
-def optimize(graph: Graph, branch: str) -> Commit:
+def optimize(repo: Repo, branch: str) -> Commit:
     """Optimize every table of `branch`; returns the new head (or the old one if nothing
     needed doing)."""
     # Unlike a write, optimize starts over on any LanceCasError, also one on the fork it
     # just made while the ref stayed put: redoing it is harmless (content is unchanged).
     return retry_while_head_moves(
-        lambda: _optimize_once(graph, branch),
+        lambda: _optimize_once(repo, branch),
         branch=branch, what="optimize", attempts=MAX_ATTEMPTS, also_retry=(LanceCasError,),
-        before_attempt=MergeIntents(graph.store).writer_gate(branch),  # merges go first
+        before_attempt=MergeIntents(repo.store).writer_gate(branch),  # merges go first
     )
 
 
-def _optimize_once(graph: Graph, branch: str) -> Commit:
+def _optimize_once(repo: Repo, branch: str) -> Commit:
     """One attempt on the current head (LanceCasError or ConcurrentWriteError if it moved)."""
-    ref, head = graph._head(branch)
-    schema = graph.schemas.get(head.schema_id)  # the indexes the head's schema declares
-    if all(_needs_nothing(graph, schema, n, st) for n, st in head.tables.items()):
+    ref, head = repo.branch_head(branch)
+    schema = repo.schemas.get(head.schema_id)  # the indexes the head's schema declares
+    if all(_needs_nothing(repo, schema, n, st) for n, st in head.tables.items()):
         return head
-    with Publication(graph, "optimize", branch, ref) as pub:
+    with Publication(repo, "optimize", branch, ref) as pub:
         states = {}
         for name, st in head.tables.items():
-            states[name] = _optimize_table(graph, schema, branch, ref, name, st)
+            states[name] = _optimize_table(repo, schema, branch, ref, name, st)
             if states[name] != st:
                 pub.effect()
         changed = {n: st for n, st in states.items() if st != head.tables[n]}
@@ -61,22 +61,22 @@ def _optimize_once(graph: Graph, branch: str) -> Commit:
 
 
 def _optimize_table(
-    graph: Graph, schema: Schema, branch: str, ref: RefEntry, name: str, state: TableState
+    repo: Repo, schema: Schema, branch: str, ref: RefEntry, name: str, state: TableState
 ) -> TableState:
-    if _needs_nothing(graph, schema, name, state):
+    if _needs_nothing(repo, schema, name, state):
         return state
     owner = ref.incarnation
     if state.owner != owner:
-        state = graph.tables.fork(state, owner=owner)
+        state = repo.tables.fork(state, owner=owner)
     vectors, texts = _search_specs(schema, name)
     try:
-        return graph.tables.optimize(state, vectors, texts)
+        return repo.tables.optimize(state, vectors, texts)
     except LanceCasError:
         # The ref moved (start over), or a lost or crashed writer left versions no
         # commit references on our Lance branch: optimize a fork of the exact state.
-        if graph.refs.head(branch) != ref:
+        if repo.refs.head(branch) != ref:
             raise
-        return graph.tables.optimize(graph.tables.fork(state, owner=owner), vectors, texts)
+        return repo.tables.optimize(repo.tables.fork(state, owner=owner), vectors, texts)
 
 
 def _search_specs(schema: Schema, name: str) -> tuple[dict[str, str], tuple[str, ...]]:
@@ -85,10 +85,10 @@ def _search_specs(schema: Schema, name: str) -> tuple[dict[str, str], tuple[str,
     return (dict(t.vector_indexes), t.search) if t is not None else ({}, ())
 
 
-def _needs_nothing(graph: Graph, schema: Schema, name: str, state: TableState) -> bool:
+def _needs_nothing(repo: Repo, schema: Schema, name: str, state: TableState) -> bool:
     from graphlake.search.indexes import needs_work
     from graphlake.storage.tables import _unindexed_fragments
 
-    ds = graph.tables.open(state)
+    ds = repo.tables.open(state)
     return (len(ds.get_fragments()) <= 1 and not _unindexed_fragments(ds)
             and not needs_work(ds, *_search_specs(schema, name)))

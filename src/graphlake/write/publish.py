@@ -21,7 +21,7 @@ from graphlake.errors import DataError, NullValueError, StaleReadError
 from graphlake.recovery.publication import Publication
 from graphlake.retry import HeadMoved, retry_while_head_moves
 from graphlake.storage.lookup import rows_where_in
-from graphlake.storage.tables import LanceCasError
+from graphlake.storage.tables import LanceCasError, index_columns
 from graphlake.write import backfill
 from graphlake.write.cascade import expand_cascades
 from graphlake.write.plan import Op, ReadSet, TablePlan
@@ -29,13 +29,13 @@ from graphlake.write.resolve import resolve_table
 from graphlake.write.validate import validate
 
 if TYPE_CHECKING:
-    from graphlake.graph import Graph
+    from graphlake.repo import Repo
 
 MAX_ATTEMPTS = 10
 
 
 def publish(
-    graph: Graph, branch: str, message: str, ops: list[Op], meta: dict | None = None,
+    repo: Repo, branch: str, message: str, ops: list[Op], meta: dict | None = None,
     *, reads: ReadSet | None = None, expect_head: str | None = None,
     deferred: frozenset[str] = frozenset(), schema_id: str | None = None,
     columns: Sequence[backfill.ColumnWrite] = (),
@@ -58,35 +58,35 @@ def publish(
     schema is another one by now, raises `StaleReadError` (stage them again).
     """
     return retry_while_head_moves(
-        lambda: _publish_once(graph, branch, message, ops, meta, reads, expect_head,
+        lambda: _publish_once(repo, branch, message, ops, meta, reads, expect_head,
                               deferred, schema_id, columns),
         branch=branch, what="write", attempts=MAX_ATTEMPTS,
-        before_attempt=MergeIntents(graph.store).writer_gate(branch),
+        before_attempt=MergeIntents(repo.store).writer_gate(branch),
     )
 
 
 def _publish_once(
-    graph: Graph, branch: str, message: str, ops: list[Op], meta: dict | None,
+    repo: Repo, branch: str, message: str, ops: list[Op], meta: dict | None,
     reads: ReadSet | None, expect_head: str | None, deferred: frozenset[str],
     schema_id: str | None, columns: Sequence[backfill.ColumnWrite] = (),
 ) -> Commit:
     """One attempt on the current head (HeadMoved or ConcurrentWriteError if it moved)."""
-    ref, head = graph._head(branch)
-    _check_preconditions(graph, branch, head, reads, expect_head)
+    ref, head = repo.branch_head(branch)
+    _check_preconditions(repo, branch, head, reads, expect_head)
     if schema_id is not None and (ops or columns) and head.schema_id != schema_id:
         raise StaleReadError(
             f"the schema of branch {branch!r} changed after the transaction staged its rows; "
             f"nothing was written (stage them again on the new schema)"
         )
-    plans = plan_ops(graph, head, ops, deferred)
-    _check_columns(graph, head, plans, columns)
+    plans = plan_ops(repo, head, ops, deferred)
+    _check_columns(repo, head, plans, columns)
     if all(p.is_empty for p in plans.values()) and not meta and not columns:
         return head
     if columns:
         meta = {**(meta or {}), backfill.BACKFILL_META: backfill.backfill_meta(list(columns))}
-    with Publication(graph, "write", branch, ref) as pub:
-        states = apply_plans(graph, branch, ref, head, plans, pub)
-        states.update(_apply_columns(graph, branch, ref, head, columns, pub))
+    with Publication(repo, "write", branch, ref) as pub:
+        states = apply_plans(repo, branch, ref, head, plans, pub)
+        states.update(_apply_columns(repo, branch, ref, head, columns, pub))
         commit = Commit.create(
             parents=(head.id,),
             message=message,
@@ -99,7 +99,7 @@ def _publish_once(
 
 
 def _check_preconditions(
-    graph: Graph, branch: str, head: Commit, reads: ReadSet | None, expect_head: str | None
+    repo: Repo, branch: str, head: Commit, reads: ReadSet | None, expect_head: str | None
 ) -> None:
     if expect_head is not None and head.id != expect_head:
         raise StaleReadError(
@@ -108,14 +108,14 @@ def _check_preconditions(
         )
     if reads is None or reads.base is None or reads.base == head.id:
         return
-    base = graph.commits.get(reads.base)
+    base = repo.commits.get(reads.base)
     for table, keys in sorted(reads.keys.items()):
         then, now = base.tables[table], head.tables[table]
         if then == now:
             continue
         wanted = sorted(keys)
-        before = _rows_by_key(graph.tables.open(then), wanted)
-        after = _rows_by_key(graph.tables.open(now), wanted)
+        before = _rows_by_key(repo.tables.open(then), wanted)
+        after = _rows_by_key(repo.tables.open(now), wanted)
         changed = [k for k in wanted if before.get(k) != after.get(k)]
         if changed:
             shown = ", ".join(map(repr, changed[:5])) + (" ..." if len(changed) > 5 else "")
@@ -129,13 +129,13 @@ def _rows_by_key(ds: lance.LanceDataset, keys: list[str]) -> dict[str, dict]:
     return {r["id"]: r for r in rows_where_in(ds, "id", keys).to_pylist()}
 
 
-def plan_ops(graph: Graph, head: Commit, ops: list[Op],
+def plan_ops(repo: Repo, head: Commit, ops: list[Op],
              deferred: frozenset[str] = frozenset()) -> dict[str, TablePlan]:
     """Resolve and validate every table's operations against `head` and its schema."""
-    schema = graph.schemas.of(head)
+    schema = repo.schemas.of(head)
 
     def dataset(name: str) -> lance.LanceDataset:
-        return graph.tables.open(head.tables[name])
+        return repo.tables.open(head.tables[name])
 
     by_table: dict[str, list[Op]] = {}
     for op in expand_cascades(schema, ops, dataset):
@@ -162,18 +162,18 @@ def _check_complete_rows(plan: TablePlan) -> None:
             )
 
 
-def _check_columns(graph: Graph, head: Commit, plans: dict[str, TablePlan],
+def _check_columns(repo: Repo, head: Commit, plans: dict[str, TablePlan],
                    columns: Sequence[backfill.ColumnWrite]) -> None:
     for write in columns:
         plan = plans.get(write.table)
         if plan is not None and not plan.is_empty:
             raise DataError(f"{write.table}: a transaction that backfills a property "
                             f"changes no rows of that type (commit the rows first)")
-        backfill.check_against(graph.tables.open(head.tables[write.table]), write)
+        backfill.check_against(repo.tables.open(head.tables[write.table]), write)
 
 
 def _apply_columns(
-    graph: Graph, branch: str, ref: RefEntry, head: Commit,
+    repo: Repo, branch: str, ref: RefEntry, head: Commit,
     columns: Sequence[backfill.ColumnWrite], pub: Publication,
 ) -> dict[str, TableState]:
     """Write each backfilled column on a Lance branch `ref`'s incarnation owns."""
@@ -181,40 +181,39 @@ def _apply_columns(
     for write in columns:
         state = states.get(write.table, head.tables[write.table])
         if state.owner != ref.incarnation:
-            state = graph.tables.fork(state, owner=ref.incarnation)
-        index_columns = graph.index_columns(write.type)
+            state = repo.tables.fork(state, owner=ref.incarnation)
         try:
-            state = backfill.apply(graph.tables, state, write, index_columns)
+            state = backfill.apply(repo.tables, state, write, index_columns(write.type))
         except LanceCasError:
-            if graph.refs.head(branch) != ref:
+            if repo.refs.head(branch) != ref:
                 raise HeadMoved() from None
-            state = graph.tables.fork(state, owner=ref.incarnation)
-            state = backfill.apply(graph.tables, state, write, index_columns)
+            state = repo.tables.fork(state, owner=ref.incarnation)
+            state = backfill.apply(repo.tables, state, write, index_columns(write.type))
         states[write.table] = state
         pub.effect()
     return states
 
 
 def apply_plans(
-    graph: Graph, branch: str, ref: RefEntry, head: Commit, plans: dict[str, TablePlan],
+    repo: Repo, branch: str, ref: RefEntry, head: Commit, plans: dict[str, TablePlan],
     pub: Publication,
 ) -> dict[str, TableState]:
     """Write every non-empty plan on a Lance branch owned by `ref`'s incarnation."""
 
     def still_current() -> bool:
-        return graph.refs.head(branch) == ref
+        return repo.refs.head(branch) == ref
 
     states = {}
     for name, plan in plans.items():
         if not plan.is_empty:
-            states[name] = apply_plan(graph, head.tables[name], plan, ref.incarnation,
+            states[name] = apply_plan(repo, head.tables[name], plan, ref.incarnation,
                                       still_current)
             pub.effect()
     return states
 
 
 def apply_plan(
-    graph: Graph,
+    repo: Repo,
     state: TableState,
     plan: TablePlan,
     owner: str,
@@ -224,17 +223,17 @@ def apply_plan(
 
     Forks first unless `owner` owns the state's Lance branch (lazy first touch).
     """
-    index_columns = graph.index_columns(plan.type)
+    indexed = index_columns(plan.type)
     if state.owner != owner:
-        state = graph.tables.fork(state, owner=owner)
-    args = (plan.removed_ids, plan.delete_all, plan.written, index_columns)
+        state = repo.tables.fork(state, owner=owner)
+    args = (plan.removed_ids, plan.delete_all, plan.written, indexed)
     try:
-        return graph.tables.apply(state, *args)
+        return repo.tables.apply(state, *args)
     except LanceCasError:
         # Our Lance branch moved: either another writer of this graph branch got there
         # first (the ref moved too: start over) or a lost writer left versions no commit
         # references (fork from the exact state and write there instead).
         if not still_current():
             raise HeadMoved() from None
-        state = graph.tables.fork(state, owner=owner)
-        return graph.tables.apply(state, *args)
+        state = repo.tables.fork(state, owner=owner)
+        return repo.tables.apply(state, *args)

@@ -46,12 +46,12 @@ from graphlake.schema.changes import (
 from graphlake.schema.model import MAX_SCHEMA_BYTES, EdgeType, NodeType, Schema
 from graphlake.schema.parser import parse_schema
 from graphlake.storage.evolve import ColumnFill, LayoutChange, evolve
-from graphlake.storage.tables import LanceCasError
+from graphlake.storage.tables import LanceCasError, index_columns
 from graphlake.write.plan import TablePlan
 
 if TYPE_CHECKING:
     from graphlake.catalog.refs import RefEntry
-    from graphlake.graph import Graph
+    from graphlake.repo import Repo
 
 MAX_ATTEMPTS = 10
 MAX_KEYS_SHOWN = 20
@@ -90,45 +90,45 @@ class SchemaPlan:
 
 
 def apply_schema(
-    graph: Graph, pg_text: str, branch: str, *, message: str | None = None,
+    repo: Repo, pg_text: str, branch: str, *, message: str | None = None,
     dry_run: bool = False,
 ) -> SchemaPlan:
     if not isinstance(pg_text, str):
         raise SchemaError("the schema must be .pg text")
     if len(pg_text.encode()) > MAX_SCHEMA_BYTES:
         raise SchemaError(f"schema text is larger than {MAX_SCHEMA_BYTES} bytes")
-    graph._ref(branch)  # an unknown branch or a commit revision fails before parsing
+    repo.branch_ref(branch)  # an unknown branch or a commit revision fails before parsing
     new = parse_schema(pg_text)
     if dry_run:
-        _, head = graph._head(branch)
-        steps = _checked_steps(graph, head, new)
+        _, head = repo.branch_head(branch)
+        steps = _checked_steps(repo, head, new)
         return SchemaPlan(branch, head.id, steps, dry_run=True)
     return retry_while_head_moves(
-        lambda: _apply_once(graph, branch, new, message),
+        lambda: _apply_once(repo, branch, new, message),
         branch=branch, what="schema change", attempts=MAX_ATTEMPTS,
         also_retry=(HeadMoved,),
-        before_attempt=MergeIntents(graph.store).writer_gate(branch),
+        before_attempt=MergeIntents(repo.store).writer_gate(branch),
     )
 
 
-def _checked_steps(graph: Graph, head: Commit, new: Schema) -> list[Step]:
-    old = graph.schemas.of(head)
+def _checked_steps(repo: Repo, head: Commit, new: Schema) -> list[Step]:
+    old = repo.schemas.of(head)
     steps = schema_changes(old, new)
-    _check_data(graph, head, old, new, steps)
+    _check_data(repo, head, old, new, steps)
     return steps
 
 
-def _apply_once(graph: Graph, branch: str, new: Schema, message: str | None) -> SchemaPlan:
-    ref, head = graph._head(branch)
-    steps = _checked_steps(graph, head, new)
+def _apply_once(repo: Repo, branch: str, new: Schema, message: str | None) -> SchemaPlan:
+    ref, head = repo.branch_head(branch)
+    steps = _checked_steps(repo, head, new)
     if not steps:
         raise SchemaUnchangedError(
             f"the schema equals the one on {branch!r} (head {head.id[:12]}); nothing was "
             f"published")
-    old = graph.schemas.of(head)
-    with Publication(graph, "schema", branch, ref) as pub:
-        tables = _apply_tables(graph, branch, ref, head, old, new, steps, pub)
-        sid = graph.schemas.put(new.text)
+    old = repo.schemas.of(head)
+    with Publication(repo, "schema", branch, ref) as pub:
+        tables = _apply_tables(repo, branch, ref, head, old, new, steps, pub)
+        sid = repo.schemas.put(new.text)
         commit = Commit.create(
             parents=(head.id,),
             message=message or _default_message(steps),
@@ -150,13 +150,13 @@ def _default_message(steps: list[Step]) -> str:
 
 
 def _apply_tables(
-    graph: Graph, branch: str, ref: RefEntry, head: Commit, old: Schema, new: Schema,
+    repo: Repo, branch: str, ref: RefEntry, head: Commit, old: Schema, new: Schema,
     steps: list[Step], pub: Publication,
 ) -> dict[str, TableState]:
     type_renames = {s.table: s.old for s in steps if isinstance(s, RenameType)}
 
     def still_current() -> bool:
-        return graph.refs.head(branch) == ref
+        return repo.refs.head(branch) == ref
 
     out: dict[str, TableState] = {}
     for name in new.table_names:
@@ -164,32 +164,32 @@ def _apply_tables(
         source = type_renames.get(name, name)
         before = old.table(source)
         if before is None:  # a new type: a new, empty table
-            out[name] = graph.tables.create(
-                f"{name}-{ULID()}".lower(), arrow_schema(t), graph.index_columns(t),
+            out[name] = repo.tables.create(
+                f"{name}-{ULID()}".lower(), arrow_schema(t), index_columns(t),
                 ref.incarnation)
             pub.effect()
             continue
         change = _layout_change(before, t, steps)
         state = head.tables[source]
         if not change.is_empty:
-            state = _evolve(graph, state, change, ref.incarnation, still_current)
+            state = _evolve(repo, state, change, ref.incarnation, still_current)
             pub.effect()
         out[name] = state
     return out
 
 
-def _evolve(graph: Graph, state: TableState, change: LayoutChange, owner: str,
+def _evolve(repo: Repo, state: TableState, change: LayoutChange, owner: str,
             still_current: Any) -> TableState:
     """Like `publish.apply_plan`: fork on first touch; a moved Lance branch means either
     the ref moved (start over) or a lost writer's versions (fork and redo)."""
     if state.owner != owner:
-        state = graph.tables.fork(state, owner=owner)
+        state = repo.tables.fork(state, owner=owner)
     try:
-        return evolve(graph.tables, state, change)
+        return evolve(repo.tables, state, change)
     except LanceCasError:
         if not still_current():
             raise HeadMoved() from None
-        return evolve(graph.tables, graph.tables.fork(state, owner=owner), change)
+        return evolve(repo.tables, repo.tables.fork(state, owner=owner), change)
 
 
 def _layout_change(
@@ -213,24 +213,18 @@ def _layout_change(
             change.retype[p.name] = arrow_type(p.type)
         if before.nullable != p.nullable:
             change.nullable[p.name] = p.nullable
-    had = {renames.get(c, c) for c in _index_columns(old)}
-    change.index = [c for c in _index_columns(new) if c not in had]
+    had = {renames.get(c, c) for c in index_columns(old)}
+    change.index = [c for c in index_columns(new) if c not in had]
     if old.name != new.name:
         change.metadata = {k.decode(): v.decode()
                            for k, v in (arrow_schema(new).metadata or {}).items()}
     return change
 
 
-def _index_columns(t: NodeType | EdgeType) -> list[str]:
-    from graphlake.graph import _index_columns as columns  # one rule for init and apply
-
-    return columns(t)
-
-
 # --- checking the data ------------------------------------------------------------------
 
 
-def _check_data(graph: Graph, head: Commit, old: Schema, new: Schema,
+def _check_data(repo: Repo, head: Commit, old: Schema, new: Schema,
                 steps: list[Step]) -> None:
     """Raise `SchemaDataError` naming up to 20 rows if the head's data breaks a narrowing
     or a new constraint. Only tables with such steps are read."""
@@ -238,14 +232,14 @@ def _check_data(graph: Graph, head: Commit, old: Schema, new: Schema,
     if not checked:
         return
     type_renames = {s.table: s.old for s in steps if isinstance(s, RenameType)}
-    rows = {name: _rows_in_new_layout(graph, head, old, new, name, type_renames, steps)
+    rows = {name: _rows_in_new_layout(repo, head, old, new, name, type_renames, steps)
             for name in checked}
     plans = {name: _as_inserted(new.table(name), r) for name, r in rows.items()}
     for name in list(checked):
         t = new.table(name)
         if isinstance(t, EdgeType) and t.card is not None and t.card.min > 0 \
                 and t.src not in plans:
-            src = _rows_in_new_layout(graph, head, old, new, t.src, type_renames, steps,
+            src = _rows_in_new_layout(repo, head, old, new, t.src, type_renames, steps,
                                       columns=["id"])
             plans[t.src] = _as_inserted(new.table(t.src), src)
     with tempfile.TemporaryDirectory(prefix="graphlake-schema-") as scratch:
@@ -288,7 +282,7 @@ def _raise_violations(table: str, found: list[tuple[str, str]]) -> None:
 
 
 def _rows_in_new_layout(
-    graph: Graph, head: Commit, old: Schema, new: Schema, name: str,
+    repo: Repo, head: Commit, old: Schema, new: Schema, name: str,
     type_renames: dict[str, str], steps: list[Step], columns: list[str] | None = None,
 ) -> pa.Table:
     """The head's rows of table `name` (new name) as the new schema lays them out:
@@ -302,7 +296,7 @@ def _rows_in_new_layout(
         return target.empty_table()
     renames = {s.new.name: s.old.name for s in steps
                if isinstance(s, RenameProperty) and s.table == name}
-    ds = graph.tables.open(head.tables[source])
+    ds = repo.tables.open(head.tables[source])
     data = ds.to_table()
     arrays: list[pa.Array | pa.ChunkedArray] = []
     fields: list[pa.Field] = []

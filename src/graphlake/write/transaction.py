@@ -26,7 +26,7 @@ from graphlake.write.plan import Op, OpKind, ReadSet
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
-    from graphlake.graph import Graph
+    from graphlake.repo import Repo
     from graphlake.write.backfill import ColumnWrite
 
 
@@ -35,13 +35,13 @@ class Transaction:
 
     def __init__(
         self,
-        graph: Graph,
+        repo: Repo,
         branch: str,
         message: str,
         meta: dict[str, Any] | None = None,
         expect_head: str | None = None,
     ):
-        self._graph = graph
+        self._repo = repo
         self.branch = branch
         self.message = message
         self.meta = dict(meta or {})
@@ -49,7 +49,7 @@ class Transaction:
         self._columns: list[ColumnWrite] = []
         self._done = False
         self.commit: Commit | None = None
-        self._expect_head = graph.commits.get(expect_head).id if expect_head else None
+        self._expect_head = repo.commits.get(expect_head).id if expect_head else None
         self._reads = ReadSet(None, {})
         self._schema_id: str | None = None  # the schema rows are staged against
 
@@ -65,7 +65,7 @@ class Transaction:
         t = self._type(table)
         self._check_open()
         if self._reads.base is None:
-            base = self._expect_head or self._graph.head(self.branch).id
+            base = self._expect_head or self._repo.head(self.branch).id
             self._reads = ReadSet(base, {})
         assert self._reads.base is not None
         try:
@@ -73,7 +73,7 @@ class Transaction:
         except TypeError as exc:
             raise DataError(f"{t.name}: a key is a string or an integer: {exc}") from None
         self._reads.keys.setdefault(t.name, set()).add(key_string)
-        return Snapshot(self._graph, self._graph.commits.get(self._reads.base)).get(
+        return Snapshot(self._repo, self._repo.commits.get(self._reads.base)).get(
             t.name, key_string
         )
 
@@ -138,10 +138,10 @@ class Transaction:
         refuses (StaleReadError) if the branch's schema changed since."""
         if self._schema_id is None:
             head = self._expect_head or self._reads.base
-            commit = (self._graph.commits.get(head) if head
-                      else self._graph.head(self.branch))
+            commit = (self._repo.commits.get(head) if head
+                      else self._repo.head(self.branch))
             self._schema_id = commit.schema_id
-        return self._graph.schemas.get(self._schema_id)
+        return self._repo.schemas.get(self._schema_id)
 
     def _type(self, table: str) -> NodeType | EdgeType:
         schema = self._schema()
@@ -167,7 +167,7 @@ class Transaction:
 
         self._check_open()
         self._done = True
-        self.commit = publish(self._graph, self.branch, self.message, self._ops, self.meta,
+        self.commit = publish(self._repo, self.branch, self.message, self._ops, self.meta,
                               reads=self._reads if self._reads.base else None,
                               expect_head=self._expect_head, schema_id=self._schema_id,
                               columns=self._columns)

@@ -41,7 +41,7 @@ def query(branch: BranchPath, body: QueryRequest, state: State) -> SqlResult:
 
     commit = state.graph.resolve(branch)
     with state.reads.hold():
-        result = run_query(Snapshot(state.graph, commit), body.query, body.params,
+        result = run_query(Snapshot(state.graph.repo, commit), body.query, body.params,
                            limits=sql_limits(state.config.limits, body.max_rows))
     columns, rows = columns_and_rows(result)
     return SqlResult(commit=commit.id, columns=columns, rows=rows)

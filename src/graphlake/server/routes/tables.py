@@ -64,7 +64,7 @@ def sql(branch: BranchPath, body: SqlRequest, state: State) -> SqlResult:
 
     commit = state.graph.resolve(branch)
     with state.reads.hold():
-        result = run_sql(Snapshot(state.graph, commit), body.query,
+        result = run_sql(Snapshot(state.graph.repo, commit), body.query,
                          limits=sql_limits(state.config.limits, body.max_rows))
     # Bounded by sql_max_result_bytes; the date range was checked by run_sql.
     columns, rows = columns_and_rows(result)

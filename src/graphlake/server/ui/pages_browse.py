@@ -74,7 +74,7 @@ def node(request: Request, table: Ref, id: Annotated[str, Query(max_length=4096)
     ref = ref or graph.info.default_branch
     from graphlake.read.snapshot import Snapshot  # the data stack loads on use
 
-    snapshot = Snapshot(graph, graph.resolve(ref))
+    snapshot = Snapshot(graph.repo, graph.resolve(ref))
     t = snapshot.type(table, "node")
     with state.reads.hold():
         row = snapshot.get(t.name, id)

@@ -88,7 +88,7 @@ def _stat_of(graph: Graph, commit_id: str) -> dict[str, dict[str, int]] | None:
     from graphlake.merge.diff import commit_stat  # the data stack loads on use
 
     try:
-        return commit_stat(graph, graph.commits.get(commit_id))
+        return commit_stat(graph.repo, graph.commits.get(commit_id))
     except GraphLakeError:
         return None
 

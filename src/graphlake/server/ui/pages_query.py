@@ -59,7 +59,7 @@ def _run(state: AppState, ref: str, text: str) -> tuple[Any, Any]:
 
     commit = state.graph.resolve(ref)  # one pinned commit for the query
     with state.reads.hold():  # the read slots of the JSON API's queries
-        table = run_query(Snapshot(state.graph, commit), text,
+        table = run_query(Snapshot(state.graph.repo, commit), text,
                           limits=sql_limits(state.config.limits, None))
     return commit, table
 
