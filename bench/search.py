@@ -164,6 +164,8 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=1000)
     ap.add_argument("--shards", type=int, default=8)
     ap.add_argument("--quick", action="store_true", help="20k rows, 100 queries")
+    ap.add_argument("--no-merge", action="store_true",
+                    help="phase 1 only (the optimized index): a 1M run that fits an hour")
     args = ap.parse_args()
     if args.quick:
         args.rows, args.queries = 20_000, 100
@@ -180,12 +182,16 @@ def main() -> None:
         g = gl.Graph.init(tmp / "g", schema(args.dim, True))
         g.load(arrow(vectors), table="V")
         build_gl = timed(lambda: g.optimize())
+        rows += progress([["index build, graphlake optimize (s)", f"{build_gl:.1f}", "", ""]])
         tbl, build_ldb = lancedb_table(tmp / "ldb", vectors)
-        rows += [["index build, graphlake optimize (s)", f"{build_gl:.1f}", "", ""],
-                 ["index build, LanceDB create_index (s)", f"{build_ldb:.1f}", "", ""]]
+        rows += progress([["index build, LanceDB create_index (s)", f"{build_ldb:.1f}", "",
+                           ""]])
         ldb = lancedb_query(tbl)
         res = measure({"graphlake": graphlake_query(g), "lancedb": ldb}, queries, truth)
-        rows += report("optimized", res)
+        rows += progress(report("optimized", res))
+        if args.no_merge:
+            print(render_table(("figure", "value", "target", "verdict"), rows))
+            return
 
         # A warm-up merge first pays the one-time costs (imports, caches) for neither side.
         sharded(tmp / "warm", vectors[:1000], 2, indexed=False)
@@ -193,7 +199,8 @@ def main() -> None:
         merged, merge_idx, calls = sharded(tmp / "m1", vectors, args.shards, indexed=True)
         (cov,) = merged.search("V", vector=queries[0], explain=True).coverage
         res = measure({"graphlake": graphlake_query(merged), "lancedb": ldb}, queries, truth)
-        rows += report(f"after merge_many, {cov.exact_rows} rows exact", res, target=False)
+        rows += progress(report(f"after merge_many, {cov.exact_rows} rows exact", res,
+                                target=False))
         build_merged = timed(lambda: merged.optimize())
         res = measure({"graphlake": graphlake_query(merged), "lancedb": ldb}, queries, truth)
         rows += report("after merge_many + optimize", res)
@@ -206,6 +213,13 @@ def main() -> None:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(render_table(("figure", "value", "target", "verdict"), rows))
+
+
+def progress(rows: list[list[str]]) -> list[list[str]]:
+    """Print figures as they come (a long run stopped early still reports them)."""
+    for row in rows:
+        print("# " + " | ".join(c for c in row if c), flush=True)
+    return rows
 
 
 def verdict(ok: bool) -> str:

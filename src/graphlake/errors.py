@@ -203,7 +203,8 @@ class QueryError(GraphLakeError):
 
 
 class SearchError(QueryError):
-    """A search request is malformed: bad vector, k, text or property (see README "Search")."""
+    """A search request (bad vector, k, text or property) or an upkeep threshold is malformed
+    (see README "Search")."""
 
 
 class CypherError(QueryError):

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from graphlake.recovery.recover import RecoveryReport
     from graphlake.schema.model import Schema
     from graphlake.search.query import SearchPlan
+    from graphlake.search.upkeep import Threshold
     from graphlake.storage.tables import TableStore
     from graphlake.write.schema_apply import SchemaPlan
     from graphlake.write.transaction import Transaction
@@ -281,13 +282,22 @@ class Graph:
         return load(self.repo, source, branch=branch, mode=mode, table=table, message=message,
                     progress=progress, coerce=coerce)
 
-    def optimize(self, branch: str = DEFAULT_BRANCH) -> Commit:
+    def optimize(
+        self, branch: str = DEFAULT_BRANCH, *, if_needed: bool = False,
+        threshold: Threshold | None = None,
+    ) -> Commit:
         """Compact fragments and refresh indexes of every table on `branch` (building or
         retraining the declared ANN and full-text indexes: README "Search"), as one
-        commit that changes no content (or none, if there is nothing to do)."""
+        commit that changes no content (or none, if there is nothing to do). With
+        `if_needed`, only when a search index has passed `threshold` (`search.upkeep`)."""
         from graphlake.write.optimize import optimize
 
         self._ref(branch)  # a commit revision or unknown branch fails before any waiting
+        if if_needed:
+            from graphlake.search.upkeep import due
+
+            if not due(self.snapshot(branch), threshold):
+                return self.head(branch)
         return optimize(self.repo, branch)
 
     # --- maintenance ------------------------------------------------------------------

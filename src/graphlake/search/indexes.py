@@ -8,10 +8,14 @@ only), and the rows they leave outside an index are searched exactly by Lance.
 Rules (README "Search"):
 - an ANN index is built once a table holds `MIN_ANN_ROWS` rows (below that an exact
   scan is as fast and exact); IVF_HNSW_SQ below `PQ_MIN_ROWS` rows, IVF_PQ from there;
-- it is retrained when it has drifted: the partition count the table's size asks for is
-  at least twice, or at most half, the index's own (the table grew or shrank ~4x since
-  training), or the kind chosen by size or the declared metric changed;
-- otherwise optimize folds uncovered rows into it incrementally (`optimize_indices`);
+- it is retrained when it has drifted: the partition count the table's live rows ask for
+  is at least `RETRAIN_RATIO` times, or at most 1/`RETRAIN_RATIO` of, the index's own
+  (IVF_HNSW_SQ: the table grew to twice, or deletes shrank it to half, the rows the index
+  was trained on; IVF_PQ, whose partitions grow with the square root: 4x), or the kind
+  chosen by size or the declared metric changed;
+- otherwise optimize folds uncovered rows into it incrementally (`optimize_indices`),
+  keeping its partitions (the centroids stay those of the training rows);
+- when to optimize at all, without a writer paying for it, is `upkeep`'s threshold;
 - full-text indexes exist from the table's creation (Lance searches text only on a
   column with an INVERTED index) and are folded the same way.
 """
@@ -33,6 +37,8 @@ MIN_ANN_ROWS = 4096
 # reached recall@10 0.998 where IVF_PQ (316 partitions, 16 sub-vectors) stayed at 0.68.
 PQ_MIN_ROWS = 5_000_000
 HNSW_ROWS_PER_PARTITION = 4096  # measured: recall@10 0.96 at 10k x 128 (25 partitions)
+# Drift: retrain once the partition count the table asks for is this factor off the index's.
+RETRAIN_RATIO = 2
 VECTOR_PROBE = "stage_vector_index_calls"
 FTS_PROBE = "stage_fts_index_calls"
 
@@ -129,13 +135,23 @@ def maintain(
     return built
 
 
+def drifted(ds: lance.LanceDataset, prop: str, metric: str, rows: int | None = None) -> bool:
+    """Whether `prop`'s existing ANN index would be retrained (manifest data only)."""
+    rows = ds.count_rows() if rows is None else rows
+    if rows < MIN_ANN_ROWS:
+        return False  # optimize keeps an index it would not build today
+    plan = ann_plan(rows, ds.schema.field(prop).type.list_size)
+    return _drifted(ds, ann_name(prop), plan, metric)
+
+
 def _drifted(ds: lance.LanceDataset, name: str, plan: AnnPlan, metric: str) -> bool:
     stats = ds.stats.index_stats(name)
     info = stats["indices"][0] if stats.get("indices") else {}
     partitions = int(info.get("num_partitions") or 1)
     if stats.get("index_type") != plan.index_type or info.get("metric_type") != metric:
         return True
-    return plan.num_partitions >= 2 * partitions or 2 * plan.num_partitions <= partitions
+    wanted = plan.num_partitions
+    return wanted >= RETRAIN_RATIO * partitions or RETRAIN_RATIO * wanted <= partitions
 
 
 def count_fold(ds: lance.LanceDataset, label: str, names: Sequence[str] | None = None) -> None:
@@ -153,14 +169,21 @@ def count_fold(ds: lance.LanceDataset, label: str, names: Sequence[str] | None =
 
 
 def needs_work(ds: lance.LanceDataset, vectors: Mapping[str, str], texts: Sequence[str]) -> bool:
-    """Whether `maintain` would build or drop an index (manifest data only)."""
+    """Whether `maintain` would build, retrain or drop an index (manifest data only)."""
     existing = by_name(ds)
     wanted = {ann_name(p) for p in vectors} | {fts_name(p) for p in texts}
     if any(kind_of(i) in ("vector", "fts") and n not in wanted for n, i in existing.items()):
         return True
     if any(fts_name(p) not in existing for p in texts):
         return True
-    return any(ann_name(p) not in existing for p in vectors) and ds.count_rows() >= MIN_ANN_ROWS
+    if not vectors:
+        return False
+    rows = ds.count_rows()
+    if rows < MIN_ANN_ROWS:
+        return False
+    # A drift by deletes alone leaves every fragment indexed: it must still count.
+    return any(ann_name(p) not in existing or drifted(ds, p, metric, rows)
+               for p, metric in vectors.items())
 
 
 @dataclass(frozen=True)

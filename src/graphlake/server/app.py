@@ -122,7 +122,16 @@ _DATA_MODULES = ("graphlake.read.snapshot", "graphlake.read.sql", "graphlake.ing
 @contextlib.asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     _warm_up()
+    state: AppState = app.state.graphlake
+    auto = None
+    if state.config.auto_optimize.enabled:  # README "Search": the automatic threshold
+        from graphlake.server.auto_optimize import AutoOptimizer
+
+        auto = AutoOptimizer(state.graph, state.config.auto_optimize)
+        auto.start()
     yield
+    if auto is not None:
+        auto.stop()
 
 
 def _warm_up() -> None:

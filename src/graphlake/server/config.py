@@ -23,6 +23,13 @@ A config file is TOML (`.toml`) or JSON (any other suffix):
     page_max_rows = 10000         # largest `limit` of a table read
     log_max_commits = 10000       # largest `limit` of a log
 
+    [auto_optimize]               # background optimizer of search indexes (server/auto_optimize.py)
+    enabled = false               # off unless asked for
+    interval_s = 60.0             # pause between two checks of the branches
+    branches = []                 # branches to keep optimized; empty: every branch
+    uncovered_fraction = 0.1      # optimize a branch once an index's uncovered rows reach
+    uncovered_rows = 100000       # this fraction of its indexed rows, or this many rows
+
 Tokens also come from the environment: `GRAPHLAKE_TOKENS="tok1:read,tok2:write,tok3:admin"`
 (added to the file's). A server with no token at all refuses to start unless auth is
 switched off explicitly (`--no-auth`).
@@ -92,12 +99,48 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class AutoOptimize:
+    """The background optimizer's settings; the thresholds are `search.upkeep`'s defaults
+    (repeated here so the config loads without Lance; a test pins them equal)."""
+
+    enabled: bool = False
+    interval_s: float = 60.0
+    branches: tuple[str, ...] = ()
+    uncovered_fraction: float = 0.10
+    uncovered_rows: int = 100_000
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> AutoOptimize:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(f"unknown auto_optimize key(s) {unknown} (known: {sorted(known)})")
+        enabled = data.get("enabled", False)
+        if not isinstance(enabled, bool):
+            raise ConfigError(f"auto_optimize.enabled must be true or false, got {enabled!r}")
+        branches = data.get("branches", [])
+        if not isinstance(branches, list) or not all(isinstance(b, str) for b in branches):
+            raise ConfigError("auto_optimize.branches must be a list of branch names")
+        numbers: dict[str, Any] = {}
+        for name in ("interval_s", "uncovered_fraction", "uncovered_rows"):
+            value = data.get(name, getattr(cls, name))
+            if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+                raise ConfigError(f"auto_optimize.{name} must be a positive number, "
+                                  f"got {value!r}")
+            numbers[name] = int(value) if name == "uncovered_rows" else float(value)
+        if numbers["uncovered_fraction"] > 100:
+            raise ConfigError("auto_optimize.uncovered_fraction must be at most 100")
+        return cls(enabled=enabled, branches=tuple(branches), **numbers)
+
+
+@dataclass(frozen=True)
 class ServerConfig:
     """Everything `create_app` needs besides the graph root."""
 
     tokens: dict[str, Scope] = field(default_factory=dict)
     protected_branches: frozenset[str] = frozenset()
     limits: Limits = field(default_factory=Limits)
+    auto_optimize: AutoOptimize = field(default_factory=AutoOptimize)
     no_auth: bool = False  # every request is allowed; only when asked for explicitly
 
     def __repr__(self) -> str:  # never print the tokens themselves
@@ -124,11 +167,10 @@ def load_config(
 ) -> ServerConfig:
     """The configuration from a file (optional) plus `GRAPHLAKE_TOKENS` from `env`."""
     data: Mapping[str, Any] = _read_file(Path(path)) if path is not None else {}
-    unknown = sorted(set(data) - {"tokens", "protected_branches", "limits"})
+    unknown = sorted(set(data) - {"tokens", "protected_branches", "limits", "auto_optimize"})
     if unknown:
-        raise ConfigError(
-            f"unknown config key(s) {unknown} (known: tokens, protected_branches, limits)"
-        )
+        raise ConfigError(f"unknown config key(s) {unknown} "
+                          f"(known: tokens, protected_branches, limits, auto_optimize)")
     tokens = _file_tokens(data.get("tokens", []))
     environ = os.environ if env is None else env
     tokens.update(parse_token_list(environ.get(TOKENS_ENV, "")))
@@ -138,10 +180,14 @@ def load_config(
     limits = data.get("limits", {})
     if not isinstance(limits, Mapping):
         raise ConfigError("limits must be a table/object")
+    auto = data.get("auto_optimize", {})
+    if not isinstance(auto, Mapping):
+        raise ConfigError("auto_optimize must be a table/object")
     return ServerConfig(
         tokens=tokens,
         protected_branches=frozenset(protected),
         limits=Limits.from_mapping(limits),
+        auto_optimize=AutoOptimize.from_mapping(auto),
         no_auth=no_auth,
     )
 
