@@ -89,14 +89,6 @@ def state(g: gl.Graph, branch: str = "main") -> dict:
     return out
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    # pytest-xdist (3.6+) reorders `--dist loadfile` work by tests per file unless told
-    # not to, which undid the slow-first order below: the slow files, with few tests each,
-    # ran last, one process alone at the end of `make test`.
-    if hasattr(config.option, "loadscopereorder"):
-        config.option.loadscopereorder = False
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Files with `slow` tests first (order kept otherwise): `make test` hands whole files
     to its processes in collection order, so the long ones start at once instead of
