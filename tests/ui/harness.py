@@ -7,7 +7,10 @@ so it merges cleanly. `main` is protected (it changes only by merge).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+import httpx
 
 from tests.server.harness import Server
 
@@ -23,6 +26,26 @@ edge Knows: Person -> Person { since: I32? }
 READ_TOKEN = "ui-read-token-5d1e8a"
 WRITE_TOKEN = "ui-write-token-9c3f2b"
 TOKENS = {"read": READ_TOKEN, "write": WRITE_TOKEN}
+
+
+CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+
+
+def csrf_of(page: httpx.Response) -> str:
+    """The CSRF token of the form on `page`."""
+    found = CSRF.search(page.text)
+    assert found, page.text
+    return found.group(1)
+
+
+def login(server: Server, token: str) -> httpx.Client:
+    """A client logged in to the UI with `token` (a session cookie, not the token)."""
+    client = httpx.Client(base_url=server.url, follow_redirects=True, timeout=60)
+    form = client.get("/ui/login")
+    r = client.post("/ui/login", data={"csrf": csrf_of(form), "token": token,
+                                       "next": "/ui/branches"})
+    assert r.status_code == 200 and r.url.path == "/ui/branches", r.text
+    return client
 
 
 def seed(root: Path) -> None:

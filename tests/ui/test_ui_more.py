@@ -13,7 +13,6 @@ import pytest
 
 from tests.server.harness import Server
 from tests.ui.harness import READ_TOKEN, TOKENS, config_text
-from tests.ui.test_ui_routes import login
 
 SCHEMA = """
 node Doc {
@@ -55,13 +54,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv = Server(tmp / "graph", tmp, ["--config", str(tmp / "server.toml")]).start()
     yield srv
     srv.stop()
-
-
-@pytest.fixture(scope="module")
-def reader(server: Server) -> Iterator[httpx.Client]:
-    client = login(server, READ_TOKEN)
-    yield client
-    client.close()
 
 
 def head(server: Server, branch: str) -> str:

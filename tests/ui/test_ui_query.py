@@ -10,9 +10,8 @@ import httpx
 import pytest
 
 from tests.server.harness import Server
-from tests.ui.harness import READ_TOKEN, TOKENS, config_text
+from tests.ui.harness import TOKENS, config_text, csrf_of
 from tests.ui.test_ui_more import seed
-from tests.ui.test_ui_routes import csrf_of, login
 
 MAX_ROWS = 20  # the server's sql_max_rows here: fewer than the 60 Docs
 
@@ -26,13 +25,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv = Server(tmp / "graph", tmp, ["--config", str(tmp / "server.toml")]).start()
     yield srv
     srv.stop()
-
-
-@pytest.fixture(scope="module")
-def reader(server: Server) -> Iterator[httpx.Client]:
-    client = login(server, READ_TOKEN)
-    yield client
-    client.close()
 
 
 def run(reader: httpx.Client, q: str, ref: str = "main") -> httpx.Response:

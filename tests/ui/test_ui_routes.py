@@ -11,9 +11,7 @@ import httpx
 import pytest
 
 from tests.server.harness import Server
-from tests.ui.harness import READ_TOKEN, TOKENS, WRITE_TOKEN, start_server
-
-CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+from tests.ui.harness import READ_TOKEN, TOKENS, WRITE_TOKEN, csrf_of, login, start_server
 
 
 @pytest.fixture(scope="module")
@@ -21,35 +19,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv = start_server(tmp_path_factory.mktemp("ui-routes"))
     yield srv
     srv.stop()
-
-
-def login(server: Server, token: str) -> httpx.Client:
-    client = httpx.Client(base_url=server.url, follow_redirects=True, timeout=60)
-    form = client.get("/ui/login")
-    r = client.post("/ui/login", data={"csrf": csrf_of(form), "token": token,
-                                       "next": "/ui/branches"})
-    assert r.status_code == 200 and r.url.path == "/ui/branches", r.text
-    return client
-
-
-def csrf_of(page: httpx.Response) -> str:
-    found = CSRF.search(page.text)
-    assert found, page.text
-    return found.group(1)
-
-
-@pytest.fixture(scope="module")
-def reader(server: Server) -> Iterator[httpx.Client]:
-    client = login(server, READ_TOKEN)
-    yield client
-    client.close()
-
-
-@pytest.fixture(scope="module")
-def writer(server: Server) -> Iterator[httpx.Client]:
-    client = login(server, WRITE_TOKEN)
-    yield client
-    client.close()
 
 
 def head(server: Server, branch: str) -> str:
