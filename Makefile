@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 DEMO_DIR ?= demo-graph
-# Test processes (pytest-xdist); whole files go to one process (--dist loadfile).
-TEST_JOBS ?= 2
+# Test processes (pytest-xdist); whole files go to one process (--dist loadfile). Four on
+# two cores, because many tests wait on subprocesses, moto and sleeps (README: the times).
+TEST_JOBS ?= 4
 # What each command installs: the demo needs the core and the server (fastapi, uvicorn),
 # not the test tooling or Ray; the tests need everything.
 DEMO_EXTRAS ?= server

@@ -88,10 +88,3 @@ def state(g: gl.Graph, branch: str = "main") -> dict:
         out[name] = sorted(rows, key=lambda r: r["id"])
     return out
 
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Files with `slow` tests first (order kept otherwise): `make test` hands whole files
-    to its processes in collection order, so the long ones start at once instead of
-    trailing alone at the end."""
-    slow = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow)

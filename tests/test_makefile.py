@@ -62,7 +62,7 @@ def test_demo_installs_core_and_server_only_then_test_adds_the_rest(checkout: Pa
     test = make(checkout, "test")
     assert installs(test) == [".[dev,server,ray]"]
     assert "venv .venv" not in test  # the venv is reused
-    assert test[-2:] == ["ruff check src tests bench", "pytest -q -n 2 --dist loadfile"]
+    assert test[-2:] == ["ruff check src tests bench", "pytest -q -n 4 --dist loadfile"]
     assert installs(make(checkout, "test")) == []
     assert installs(make(checkout, "demo")) == []  # its stamp is still current
 
