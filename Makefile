@@ -31,6 +31,7 @@ demo: $(DEMO_STAMP)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench
+	$(BIN)/lint-imports --no-cache
 
 test: $(TEST_STAMP) lint
 	$(BIN)/pytest -q -n $(TEST_JOBS) --dist loadfile
