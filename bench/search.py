@@ -38,8 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import graphlake as gl
 from _util import load_average, machine, percentile, render_table
-from graphlake.search import indexes
 from graphlake.search.query import REFINE_FACTOR
+from graphlake.storage import search_indexes as indexes
 
 RATIO_TARGET = 1.3
 RECALL_TARGET = 0.95

@@ -10,7 +10,7 @@ import pytest
 
 import graphlake as gl
 from graphlake import probes
-from graphlake.search import indexes
+from graphlake.storage import search_indexes as indexes
 from graphlake.storage.tables import INDEX_REFRESH_FRAGMENTS
 
 SCHEMA = """

@@ -23,10 +23,11 @@ import graphlake as gl
 from graphlake.cli import optimize as cli_optimize
 from graphlake.cli.app import app as cli
 from graphlake.errors import SearchError
-from graphlake.search import indexes, upkeep
+from graphlake.search import upkeep
 from graphlake.server.app import create_app
 from graphlake.server.auto_optimize import AutoOptimizer
 from graphlake.server.config import AutoOptimize, ConfigError, ServerConfig, load_config
+from graphlake.storage import search_indexes as indexes
 
 SCHEMA = "node Item { name: String @key, tag: String @search, v: Vector(8) @index }"
 SMALL = 256  # MIN_ANN_ROWS and HNSW_ROWS_PER_PARTITION in these tests

@@ -324,7 +324,7 @@ def _bases_meta(inputs: MergeInputs) -> dict[str, list[str]]:
 
 def _record_index_work(result: R.MergeResult, commit: Commit, counts: Counter[str]) -> None:
     """Copy the publish's search-index probes (per table id) into each table's stats."""
-    from graphlake.search.indexes import FTS_PROBE, VECTOR_PROBE
+    from graphlake.storage.search_indexes import FTS_PROBE, VECTOR_PROBE
 
     for name, stats in result.stats.items():
         state = commit.tables.get(name)

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from graphlake.errors import KeyNotFoundError, QueryError, SearchError, clean_message
 from graphlake.read.filter import compile_filter
-from graphlake.search import indexes
+from graphlake.storage import search_indexes as indexes
 
 if TYPE_CHECKING:
     import lance

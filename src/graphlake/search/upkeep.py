@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from graphlake.errors import SearchError
-from graphlake.search import indexes
+from graphlake.storage import search_indexes as indexes
 
 if TYPE_CHECKING:
     import lance

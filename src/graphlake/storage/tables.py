@@ -23,6 +23,7 @@ from graphlake import faults
 from graphlake.catalog.commits import TableState
 from graphlake.catalog.store import ObjectStore
 from graphlake.errors import GraphLakeError
+from graphlake.storage import search_indexes
 
 if TYPE_CHECKING:
     from graphlake.schema.model import EdgeType, NodeType
@@ -172,9 +173,7 @@ class TableStore:
         for column in index_columns:
             ds.create_scalar_index(column, "BTREE")
         if text_columns:
-            from graphlake.search.indexes import create_text_indexes
-
-            create_text_indexes(ds, text_columns)
+            search_indexes.create_text_indexes(ds, text_columns)
         return TableState(table_id=table_id, lance_branch=MAIN, version=ds.version, owner=owner)
 
     def open(self, state: TableState) -> lance.LanceDataset:
@@ -235,10 +234,9 @@ class TableStore:
         """Compact small fragments and fold index deltas on the owned Lance branch at
         `state`, without changing content; build or retrain the search indexes declared
         (`vectors`: Vector property -> metric, `texts`: `@search` properties; see
-        `search.indexes`). CAS-checked like every write; raises `LanceCasError` if the
+        `storage.search_indexes`). CAS-checked like every write; raises `LanceCasError` if the
         branch moved. Returns `state` when there is nothing to do.
         """
-        from graphlake.search import indexes as search_indexes
 
         lock = self.cas_lock(state.table_id, state.lance_branch)
         ds = self._checkout(self._open_latest(state.table_id, commit_lock=lock), state)
@@ -394,9 +392,7 @@ def _delete_keys(ds: lance.LanceDataset, keys: list[str], lock: _CasLock) -> lan
 
 def refresh_indexes(ds: lance.LanceDataset, names: list[str], label: str) -> None:
     """Index the fragments indexes `names` do not cover yet, as new delta segments."""
-    from graphlake.search.indexes import count_fold
-
-    count_fold(ds, label, names)
+    search_indexes.count_fold(ds, label, names)
     ds.optimize.optimize_indices(num_indices_to_merge=0, index_names=names)
 
 

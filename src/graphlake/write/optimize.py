@@ -86,7 +86,7 @@ def _search_specs(schema: Schema, name: str) -> tuple[dict[str, str], tuple[str,
 
 
 def _needs_nothing(repo: Repo, schema: Schema, name: str, state: TableState) -> bool:
-    from graphlake.search.indexes import needs_work
+    from graphlake.storage.search_indexes import needs_work
     from graphlake.storage.tables import _unindexed_fragments
 
     ds = repo.tables.open(state)
