@@ -22,9 +22,9 @@ import pyarrow.compute as pc
 
 from graphlake.errors import DuplicateKeyError
 from graphlake.ingestion.sources import Format, open_parquet
+from graphlake.schema.keys import key_string
 from graphlake.schema.model import NodeType, Schema
 from graphlake.storage.lookup import rows_where_in
-from graphlake.write.coerce import _key_string
 from graphlake.write.jsonl import parse_json_line
 from graphlake.write.load import _record
 
@@ -91,7 +91,7 @@ def _jsonl_keys(schema: Schema, paths: Sequence[Path], filled: set[str]
                 key = row.get(t.key if isinstance(t, NodeType) else "id") if t else None
                 if key is not None:
                     try:
-                        batch.setdefault(name, []).append(_key_string(key))
+                        batch.setdefault(name, []).append(key_string(key))
                     except TypeError:
                         continue  # not a key: the worker reports it with its line
         for name, values in batch.items():

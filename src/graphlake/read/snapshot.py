@@ -16,6 +16,7 @@ from graphlake.errors import (
     clean_message,
 )
 from graphlake.read.filter import compile_filter
+from graphlake.schema.keys import key_string
 from graphlake.schema.model import EdgeType, NodeType, Schema
 
 if TYPE_CHECKING:
@@ -82,13 +83,11 @@ class Snapshot:
     def get(self, name: str, key: Any) -> dict[str, Any] | None:
         import pyarrow.compute as pc
 
-        from graphlake.write.coerce import _key_string
-
         self.type(name)
         try:
-            key_string = _key_string(key)
+            key_text = key_string(key)
         except TypeError as exc:
             raise TypeMismatchError(f"{name}: a key is a string or an integer: {exc}") from None
-        table = self.dataset(name).to_table(filter=pc.field("id") == key_string)
+        table = self.dataset(name).to_table(filter=pc.field("id") == key_text)
         rows = table.to_pylist()
         return rows[0] if rows else None

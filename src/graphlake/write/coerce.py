@@ -37,6 +37,7 @@ from graphlake.errors import (
     ValueConstraintError,
 )
 from graphlake.schema.arrow import arrow_schema
+from graphlake.schema.keys import key_string
 from graphlake.schema.model import INTEGER_KINDS, NUMERIC_KINDS, EdgeType, NodeType, TypeRef
 from graphlake.write.validate import value_error
 
@@ -222,7 +223,7 @@ def _prepare(ty: TypeRef | None, values: list[Any]) -> list[Any]:
     """Accept ISO strings for dates and timestamps and base64 text for blobs; refuse bools
     posing as numbers."""
     if ty is None:  # src / dst / id: keys may be given as numbers
-        return [None if v is None else _key_string(v) for v in values]
+        return [None if v is None else key_string(v) for v in values]
     if ty.kind == "Blob":
         return [_blob(v) for v in values]
     if ty.kind == "Date":
@@ -263,16 +264,6 @@ def _blob(v: Any) -> Any:
 def _parse_datetime(v: str) -> dt.datetime:
     d = dt.datetime.fromisoformat(v.replace("Z", "+00:00"))
     return d if d.tzinfo else d.replace(tzinfo=dt.UTC)
-
-
-def _key_string(v: Any) -> str:
-    if isinstance(v, bool):
-        raise TypeError(f"{v!r} is not a key")
-    if isinstance(v, str):
-        return v
-    if isinstance(v, int | dt.date):
-        return v.isoformat() if isinstance(v, dt.date) else str(v)
-    raise TypeError(f"{v!r} is not a key")
 
 
 def _mismatch(

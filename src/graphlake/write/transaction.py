@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from graphlake.errors import DataError, GraphLakeError, UnknownTableError
+from graphlake.schema.keys import key_string
 from graphlake.schema.model import EdgeType, NodeType, Schema
-from graphlake.write.coerce import _key_string, coerce, to_arrow_input
+from graphlake.write.coerce import coerce, to_arrow_input
 from graphlake.write.plan import Op, OpKind, ReadSet
 
 if TYPE_CHECKING:
@@ -69,12 +70,12 @@ class Transaction:
             self._reads = ReadSet(base, {})
         assert self._reads.base is not None
         try:
-            key_string = _key_string(key)
+            key_text = key_string(key)
         except TypeError as exc:
             raise DataError(f"{t.name}: a key is a string or an integer: {exc}") from None
-        self._reads.keys.setdefault(t.name, set()).add(key_string)
+        self._reads.keys.setdefault(t.name, set()).add(key_text)
         return Snapshot(self._repo, self._repo.commits.get(self._reads.base)).get(
-            t.name, key_string
+            t.name, key_text
         )
 
     # --- staging ----------------------------------------------------------------------
@@ -113,7 +114,7 @@ class Transaction:
         if isinstance(keys, str | int) or not isinstance(keys, Iterable):
             keys = [keys]
         try:
-            key_list = tuple(_key_string(k) for k in keys)
+            key_list = tuple(key_string(k) for k in keys)
         except TypeError as exc:
             raise DataError(f"{t.name}: delete takes keys (strings or integers): {exc}") from None
         if cascade and t.is_edge:
