@@ -9,7 +9,7 @@ import pyarrow.compute as pc
 from graphlake.constraints.violation import Violation
 from graphlake.schema.model import EdgeType
 from graphlake.storage.lookup import rows_where_in
-from graphlake.write.plan import TablePlan
+from graphlake.storage.plan import TablePlan
 
 
 def card_violations(

@@ -11,7 +11,7 @@ from graphlake.constraints.values import value_columns, value_violations
 from graphlake.constraints.violation import Violation
 from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.model import EdgeType, NodeType, Schema
-from graphlake.write.plan import TablePlan
+from graphlake.storage.plan import TablePlan
 
 
 def checked_columns(t: NodeType | EdgeType) -> list[str]:

@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 from graphlake.constraints.violation import Violation
 from graphlake.schema.model import EdgeType, Schema
 from graphlake.storage.lookup import rows_where_in
-from graphlake.write.plan import TablePlan
+from graphlake.storage.plan import TablePlan
 
 DatasetFor = Callable[[str], lance.LanceDataset]
 

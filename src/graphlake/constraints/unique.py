@@ -14,7 +14,7 @@ from graphlake.constraints.vectorised import (
 )
 from graphlake.constraints.violation import Violation
 from graphlake.storage.lookup import rows_where_in
-from graphlake.write.plan import TablePlan
+from graphlake.storage.plan import TablePlan
 
 
 def unique_violations(plan: TablePlan, ds: lance.LanceDataset) -> list[Violation]:

@@ -39,8 +39,8 @@ from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.model import EdgeType, NodeType
 from graphlake.storage.adopt import Adoption, plan_adoption
 from graphlake.storage.lookup import rows_where_in
+from graphlake.storage.plan import TablePlan
 from graphlake.write.backfill import ColumnWrite
-from graphlake.write.plan import TablePlan
 
 if TYPE_CHECKING:
     from graphlake.repo import Repo

@@ -48,8 +48,8 @@ from graphlake.schema.merge3 import (
 from graphlake.schema.model import EdgeType, NodeType
 from graphlake.schema.text import schema_text
 from graphlake.storage.evolve import ColumnFill, LayoutChange, evolve
+from graphlake.storage.plan import TablePlan
 from graphlake.storage.tables import LanceCasError
-from graphlake.write.plan import TablePlan
 
 if TYPE_CHECKING:
     from graphlake.repo import Repo

@@ -15,7 +15,7 @@ from graphlake.merge.conflicts import (
     VALUE_CONSTRAINT_VIOLATION,
     Conflict,
 )
-from graphlake.write.plan import TablePlan
+from graphlake.storage.plan import TablePlan
 
 if TYPE_CHECKING:
     from graphlake.repo import Repo

@@ -37,7 +37,7 @@ from graphlake.recovery.records import RecordStore
 from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.parser import parse_schema
 from graphlake.storage import layout
-from graphlake.write.plan import TablePlan
+from graphlake.storage.plan import TablePlan
 
 if TYPE_CHECKING:
     from graphlake.repo import Repo

@@ -18,7 +18,7 @@ import lance
 
 from graphlake.constraints.endpoints import edges_touching
 from graphlake.schema.model import EdgeType, Schema
-from graphlake.write.plan import Op
+from graphlake.storage.plan import Op
 
 Ends = tuple[str | None, str | None]  # (src, dst); None: not known to touch the keys
 

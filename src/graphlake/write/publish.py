@@ -21,10 +21,10 @@ from graphlake.errors import DataError, NullValueError, StaleReadError
 from graphlake.recovery.publication import Publication
 from graphlake.retry import HeadMoved, retry_while_head_moves
 from graphlake.storage.lookup import rows_where_in
+from graphlake.storage.plan import Op, ReadSet, TablePlan
 from graphlake.storage.tables import LanceCasError, index_columns
 from graphlake.write import backfill
 from graphlake.write.cascade import expand_cascades
-from graphlake.write.plan import Op, ReadSet, TablePlan
 from graphlake.write.resolve import resolve_table
 from graphlake.write.validate import validate
 

@@ -18,7 +18,7 @@ from graphlake.errors import DuplicateKeyError, KeyNotFoundError
 from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.model import EdgeType, NodeType
 from graphlake.storage.lookup import present_values, rows_where_in
-from graphlake.write.plan import Op, TablePlan
+from graphlake.storage.plan import Op, TablePlan
 
 
 def resolve_table(t: NodeType | EdgeType, ds: lance.LanceDataset, ops: list[Op]) -> TablePlan:

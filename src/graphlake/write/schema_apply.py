@@ -46,8 +46,8 @@ from graphlake.schema.changes import (
 from graphlake.schema.model import MAX_SCHEMA_BYTES, EdgeType, NodeType, Schema
 from graphlake.schema.parser import parse_schema
 from graphlake.storage.evolve import ColumnFill, LayoutChange, evolve
+from graphlake.storage.plan import TablePlan
 from graphlake.storage.tables import LanceCasError, index_columns
-from graphlake.write.plan import TablePlan
 
 if TYPE_CHECKING:
     from graphlake.catalog.refs import RefEntry

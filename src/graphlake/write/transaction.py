@@ -22,8 +22,8 @@ import pyarrow as pa
 from graphlake.errors import DataError, GraphLakeError, UnknownTableError
 from graphlake.schema.keys import key_string
 from graphlake.schema.model import EdgeType, NodeType, Schema
+from graphlake.storage.plan import Op, OpKind, ReadSet
 from graphlake.write.coerce import coerce, to_arrow_input
-from graphlake.write.plan import Op, OpKind, ReadSet
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit

@@ -21,7 +21,7 @@ from graphlake.errors import (
     ValueConstraintError,
 )
 from graphlake.schema.model import EdgeType, Schema
-from graphlake.write.plan import TablePlan
+from graphlake.storage.plan import TablePlan
 
 __all__ = ["validate", "value_error"]
 

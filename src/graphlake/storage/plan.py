@@ -1,4 +1,5 @@
-"""Staged operations and the per-table net effect they resolve to."""
+"""Staged operations and the per-table net effect they resolve to: the vocabulary that
+writes, merges, constraint checks and fsck share (below all of them)."""
 
 from __future__ import annotations
 
