@@ -227,6 +227,26 @@ def test_temporal_and_entity_functions(social):
                     "date('2020-02-03').month": 2}]
 
 
+def test_a_node_kept_by_an_aggregating_with_keeps_its_properties(social):
+    from tests.query.social import social_rows
+
+    fans: dict[str, set[str]] = {}
+    for k in social_rows()["Knows"]:
+        fans.setdefault(k["dst"], set()).add(k["src"])
+    expected = sorted(((a, len(b)) for a, b in fans.items()), key=lambda r: (-r[1], r[0]))
+    got = social.query("MATCH (a:Person)<-[:Knows]-(b:Person) WITH a, count(DISTINCT b) AS "
+                       "fans ORDER BY fans DESC, a.name LIMIT 10 RETURN a.name, fans")
+    assert [tuple(r.values()) for r in got.to_pylist()] == expected[:10]
+    # The same in RETURN, with the node itself returned; and an unlisted aggregate key.
+    got = social.query("MATCH (a:Person)<-[:Knows]-(b:Person) RETURN a, count(DISTINCT b) "
+                       "AS fans ORDER BY fans DESC, a.name LIMIT 3")
+    assert [(r["a"]["name"], r["fans"]) for r in got.to_pylist()] == expected[:3]
+    got = social.query("MATCH (a:Person)<-[r:Knows]-(b:Person) WITH r, count(*) AS n "
+                       "ORDER BY max(r.id) DESC LIMIT 2 RETURN r.id, n, r.since")
+    assert got.to_pylist() == [{"r.id": "kp2", "n": 1, "r.since": 2002},
+                               {"r.id": "kp1", "n": 1, "r.since": 2001}]
+
+
 def test_intended_differences_from_ladybug(social):
     # openCypher: the sum of no values is 0 (LadybugDB: null).
     assert social.query("MATCH (n:Person {name: 'nobody'}) RETURN sum(n.age)"
