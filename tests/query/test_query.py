@@ -262,6 +262,27 @@ def test_intended_differences_from_ladybug(social):
     assert node["id"] == "c1" and node["_label"] == "Company" and "founded" in node
 
 
+def test_a_returned_relationship_has_only_its_public_fields(social):
+    public = {"id", "src", "dst", "_type", "since", "weight"}
+    one = "MATCH (a:Person {name: 'p02'})-[r:Knows {id: 'kp1'}]->(b) "
+    got = social.query(one + "RETURN r").to_pylist()
+    assert got == [{"r": {"id": "kp1", "src": "p02", "dst": "p03", "_type": "Knows",
+                          "since": 2001, "weight": 0.1}}]
+    # Read backwards, carried by WITH, collected, and unmatched by an OPTIONAL MATCH.
+    back = social.query("MATCH (b:Person {name: 'p03'})<-[r:Knows]-(a) WITH r, a "
+                        "RETURN r, collect(r) AS rs").to_pylist()
+    assert {"kp1", "kp2"} <= {r["r"]["id"] for r in back}
+    assert all(set(r["r"]) == public and {k for x in r["rs"] for k in x} == public
+               for r in back)
+    assert social.query("MATCH (a:Person {name: 'p02'}) OPTIONAL MATCH (a)-[r:WorksAt "
+                        "{role: 'nobody'}]->(c) RETURN r").to_pylist() == [{"r": None}]
+    # Two types: the union of their properties; an undirected pattern, both ways.
+    both = social.query("MATCH (a:Person {name: 'p02'})-[r:Knows|Follows]-(b) RETURN r"
+                        ).column("r").to_pylist()
+    assert both and {k for r in both for k in r} == public | {"level"}
+    assert {r["_type"] for r in both} <= {"Knows", "Follows"}
+
+
 def test_a_query_reads_only_the_tables_it_mentions(social):
     from graphlake.query.executor import compile_query
 
