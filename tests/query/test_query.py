@@ -319,7 +319,15 @@ BAD = [
     ("MATCH (n:Person) DETACH DELETE n", CypherWriteError, "DETACH"),
     ("MATCH (n:Person) REMOVE n.age RETURN n", CypherWriteError, "REMOVE"),
     ("LOAD CSV FROM 'file:///etc/passwd' AS l RETURN l", CypherWriteError, "LOAD"),
-    ("CALL db.labels()", CypherWriteError, "CALL"),
+    ("CALL db.labels()", CypherSyntaxError, "CALL is not supported"),
+    ("MATCH (n:Person) CALL { MATCH (m) RETURN m } RETURN n", CypherSyntaxError,
+     "line 1, column 18: CALL is not supported"),
+    ("MATCH (n:Person) RETURN n UNION MATCH (m) RETURN m", CypherSyntaxError,
+     "line 1, column 27: UNION is not supported"),
+    ("SELECT name FROM Person", CypherSyntaxError, "`graphlake sql`"),
+    ("MATCH (n:Person) RETRUN n.name", CypherSyntaxError, "did you mean RETURN?"),
+    ("MACH (n:Person) RETURN n.name", CypherSyntaxError, "did you mean MATCH?"),
+    ("MATCH (n:Person) WHER n.age > 3 RETURN n", CypherSyntaxError, "did you mean WHERE?"),
     ("MATCH (a:Person)-[:Knows*1..50]->(b) RETURN b", CypherError,
      f"at most {MAX_HOPS} hops"),
     ("MATCH (a:Person)-[:Knows*3..1]->(b) RETURN b", CypherError, "lower bound"),
@@ -344,6 +352,40 @@ def test_bad_queries_raise_typed_errors(social, text, error, words):
     assert words in str(info.value)
     assert isinstance(info.value, QueryError) and isinstance(info.value, GraphLakeError)
     assert social.head().id == head
+
+
+def test_a_misspelt_keyword_names_what_was_found_and_the_likely_words(social):
+    with pytest.raises(CypherSyntaxError) as info:
+        social.query("MATCH (p:Person) RETURN p.name LIMT 3")
+    message = str(info.value)
+    assert "line 1, column 32: found 'LIMT'; did you mean LIMIT?" in message
+    assert "mul_op" not in message and "'<='" not in message  # operators are one item
+    expected = message.split("expected ", 1)[1]
+    assert {"LIMIT", "SKIP", "ORDER BY", "RETURN", "an operator"} <= set(
+        expected.replace(" or ", ", ").rstrip(")").split(", "))
+    assert len(expected.split(", ")) <= 12
+    # A value expected: "an expression", not every token that can start one.
+    with pytest.raises(CypherSyntaxError, match="expected an expression, found end of input"):
+        social.query("MATCH (n:Person) RETURN n.name,")
+    # An unsupported clause's word is still a name where a name fits.
+    assert social.query("MATCH (n:Person {name: 'p01'}) RETURN n.name AS call, 1 AS union"
+                        ).to_pylist() == [{"call": "p01", "union": 1}]
+
+
+def test_write_clauses_name_commands_that_exist(social):
+    import re
+
+    import typer
+
+    from graphlake.cli.app import app
+    from graphlake.query.parser import _WRITES
+
+    commands = set(typer.main.get_command(app).commands)
+    for word in _WRITES:
+        with pytest.raises(CypherWriteError) as info:
+            social.query(f"MATCH (n:Person) {word} n RETURN n")
+        named = re.findall(r"`graphlake ([\w-]+)", str(info.value))
+        assert named and set(named) <= commands, (word, str(info.value))
 
 
 def test_bad_parameters(social):
