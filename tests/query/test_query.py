@@ -327,6 +327,9 @@ BAD = [
     ("SELECT name FROM Person", CypherSyntaxError, "`graphlake sql`"),
     ("MATCH (n:Person) RETRUN n.name", CypherSyntaxError, "did you mean RETURN?"),
     ("MACH (n:Person) RETURN n.name", CypherSyntaxError, "did you mean MATCH?"),
+    # The lexer reads SKIP off the front of SKIPP: the error names the whole word.
+    ("MATCH (n:Person) RETURN n SKIPP 3", CypherSyntaxError,
+     "line 1, column 27: unexpected 'SKIPP'; did you mean SKIP?"),
     ("MATCH (n:Person) WHER n.age > 3 RETURN n", CypherSyntaxError, "did you mean WHERE?"),
     ("MATCH (a:Person)-[:Knows*1..50]->(b) RETURN b", CypherError,
      f"at most {MAX_HOPS} hops"),

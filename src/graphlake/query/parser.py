@@ -165,6 +165,9 @@ def _syntax_error(exc: UnexpectedInput, text: str) -> CypherSyntaxError:
             lines = text.split("\n")
             return CypherSyntaxError(f"expected {expected}, found end of input",
                                      len(lines), len(lines[-1]) + 1)
+        glued = _glued_word(exc, text)
+        if glued is not None:
+            return glued
         word = str(tok).upper()
         if tok.type == "NAME" and word in _UNSUPPORTED and any(
                 k in keywords for k in ("MATCH", "RETURN", "WITH")):  # where a clause fits
@@ -184,6 +187,29 @@ def _syntax_error(exc: UnexpectedInput, text: str) -> CypherSyntaxError:
     expected, _ = _expected(getattr(exc, "expected", ()) or ())
     return CypherSyntaxError(f"expected {expected}, found end of input",
                              len(lines), len(lines[-1]) + 1)
+
+
+def _glued_word(exc: UnexpectedToken, text: str) -> CypherSyntaxError | None:
+    """The lexer reads a keyword off the front of a longer word where only the keyword
+    fits (`SKIPP 3` is SKIP, then a name P): the error then names that word."""
+    tokens = [*(getattr(exc, "token_history", None) or [])[-1:], exc.token]
+    starts = [t.start_pos for t in tokens
+              if t is not None and t.type in ("NAME", "INT") and t.start_pos
+              and _WORD.match(text[t.start_pos - 1])]
+    if not starts:
+        return None
+    m = next(m for m in _WORD_RUN.finditer(text) if m.start() < starts[0] <= m.end())
+    line = text.count("\n", 0, m.start()) + 1
+    column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    keywords = [t.pattern.value.upper() for t in _lark().terminals
+                if t.pattern.type == "str" and str(t.pattern.value).isalpha()]
+    close = closest(m.group(0).upper(), keywords)
+    hint = f"; did you mean {close}?" if close is not None else ""
+    return CypherSyntaxError(f"unexpected '{m.group(0)}'{hint}", line, column)
+
+
+_WORD = re.compile(r"\w")
+_WORD_RUN = re.compile(r"\w+")
 
 
 def _unescape(s: str) -> str:
