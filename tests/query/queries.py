@@ -208,3 +208,52 @@ def _one(rng: random.Random) -> str:
         other = rng.choice(chain)[0]
         ret = f"count(*), count(DISTINCT {other}.name), min({var}.{prop})"
     return f"MATCH {pattern}{where} RETURN {ret}"
+
+
+# Patterns for `grouped`: (text, the variables it binds with their labels, relationship
+# variables with their type).
+_GROUP_PATTERNS = [
+    ("(a:Person)<-[r:Knows]-(b:Person)", {"a": "Person", "b": "Person"}, {"r": "Knows"}),
+    ("(a:Person)-[r:Follows]->(b:Person)", {"a": "Person", "b": "Person"}, {"r": "Follows"}),
+    ("(a:Person)-[r:WorksAt]->(b:Company)", {"a": "Person", "b": "Company"},
+     {"r": "WorksAt"}),
+]
+_REL_PROPS = {"Knows": [("since", "int"), ("weight", "float")],
+              "Follows": [("level", "int")], "WorksAt": [("role", "str")]}
+
+
+def grouped(n: int, seed: int = 23) -> list[Q]:
+    """Random queries that group by a node or relationship variable in a WITH and then
+    use its properties: in the WITH's ORDER BY (with a total order, so LIMIT picks the
+    same rows), its WHERE, the RETURN, or a later (OPTIONAL) MATCH."""
+    rng = random.Random(seed)
+    return [same(_grouped_one(rng)) for _ in range(n)]
+
+
+def _grouped_one(rng: random.Random) -> str:
+    pattern, nodes, rels = rng.choice(_GROUP_PATTERNS)
+    var = rng.choice([*nodes, *rels])
+    other = next(v for v in nodes if v != var) if var in nodes else rng.choice(list(nodes))
+    agg = rng.choice(["count(*)", f"count(DISTINCT {other})", f"count({other}.name)"])
+    if var in nodes:
+        label = nodes[var]
+        props, unique = _PROPS[label], f"{var}.name"
+    else:
+        props, unique = _REL_PROPS[rels[var]], f"{var}.id"
+    text = f"MATCH {pattern} WITH {var}, {agg} AS k"
+    tail = rng.choice(["order", "where", "both", "none"])
+    if tail in ("order", "both"):
+        text += f" ORDER BY k {rng.choice(['DESC', 'ASC'])}, {unique} LIMIT {rng.randint(1, 8)}"
+    if tail in ("where", "both"):
+        prop, kind = rng.choice(props)
+        op = rng.choice(["=", "<>", "<", ">"] if kind != "str" else ["=", "<>", "IS NOT NULL"])
+        cond = f"{var}.{prop} {op}" + ("" if op == "IS NOT NULL" else
+                                       f" {rng.choice(_VALUES[kind])}")
+        text += f" WHERE {cond}" + rng.choice(["", " AND k > 1", " OR k > 2"])
+    prop, _ = rng.choice(props)
+    if var in nodes and nodes[var] == "Person" and rng.random() < 0.4:
+        optional = rng.choice(["", "OPTIONAL "])
+        hop = rng.choice(["-[:WorksAt]->(x:Company)", "-[:Follows]->(x:Person)"])
+        return f"{text} {optional}MATCH ({var}){hop} RETURN {var}.{prop}, x.name, k"
+    shown = unique if f"{var}.{prop}" == unique else f"{unique}, {var}.{prop}"
+    return f"{text} RETURN {shown}, k"

@@ -17,14 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.query.queries import HAND, PARAMS, generated
+from tests.query.queries import HAND, PARAMS, generated, grouped
 from tests.query.social import social_rows
 
 if importlib.util.find_spec("ladybug") is None:  # looked up, never imported: it runs
     pytest.skip("ladybug is not installed", allow_module_level=True)  # in a subprocess
 
 GENERATED = generated(210)
-ALL = HAND + GENERATED
+GROUPED = grouped(60)  # node and relationship variables kept by an aggregating WITH
+ALL = HAND + GENERATED + GROUPED
 
 
 def _iso(value):
@@ -79,16 +80,24 @@ def test_hand_written(social, oracle, index):
     _check(social, oracle, index)
 
 
-def test_generated(social, oracle):
-    """Generated queries in one test (one failure report lists every mismatch)."""
+def _check_all(social, oracle, start: int, stop: int) -> None:
+    """Queries start..stop in one test (one failure report lists every mismatch)."""
     bad = []
-    for i in range(len(HAND), len(ALL)):
+    for i in range(start, stop):
         text = ALL[i][0]
         try:
             _check(social, oracle, i)
         except AssertionError as exc:
             bad.append(f"{text}: {str(exc).splitlines()[0][:300]}")
-    assert not bad, f"{len(bad)} of {len(GENERATED)} differ:\n" + "\n".join(bad[:20])
+    assert not bad, f"{len(bad)} of {stop - start} differ:\n" + "\n".join(bad[:20])
+
+
+def test_generated(social, oracle):
+    _check_all(social, oracle, len(HAND), len(HAND) + len(GENERATED))
+
+
+def test_grouped_by_a_node_or_relationship(social, oracle):
+    _check_all(social, oracle, len(HAND) + len(GENERATED), len(ALL))
 
 
 def test_enough_queries():

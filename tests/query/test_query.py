@@ -227,6 +227,26 @@ def test_temporal_and_entity_functions(social):
                     "date('2020-02-03').month": 2}]
 
 
+def test_a_node_kept_by_an_aggregating_with_keeps_its_properties(social):
+    from tests.query.social import social_rows
+
+    fans: dict[str, set[str]] = {}
+    for k in social_rows()["Knows"]:
+        fans.setdefault(k["dst"], set()).add(k["src"])
+    expected = sorted(((a, len(b)) for a, b in fans.items()), key=lambda r: (-r[1], r[0]))
+    got = social.query("MATCH (a:Person)<-[:Knows]-(b:Person) WITH a, count(DISTINCT b) AS "
+                       "fans ORDER BY fans DESC, a.name LIMIT 10 RETURN a.name, fans")
+    assert [tuple(r.values()) for r in got.to_pylist()] == expected[:10]
+    # The same in RETURN, with the node itself returned; and an unlisted aggregate key.
+    got = social.query("MATCH (a:Person)<-[:Knows]-(b:Person) RETURN a, count(DISTINCT b) "
+                       "AS fans ORDER BY fans DESC, a.name LIMIT 3")
+    assert [(r["a"]["name"], r["fans"]) for r in got.to_pylist()] == expected[:3]
+    got = social.query("MATCH (a:Person)<-[r:Knows]-(b:Person) WITH r, count(*) AS n "
+                       "ORDER BY max(r.id) DESC LIMIT 2 RETURN r.id, n, r.since")
+    assert got.to_pylist() == [{"r.id": "kp2", "n": 1, "r.since": 2002},
+                               {"r.id": "kp1", "n": 1, "r.since": 2001}]
+
+
 def test_intended_differences_from_ladybug(social):
     # openCypher: the sum of no values is 0 (LadybugDB: null).
     assert social.query("MATCH (n:Person {name: 'nobody'}) RETURN sum(n.age)"
@@ -240,6 +260,27 @@ def test_intended_differences_from_ladybug(social):
     # Returning a node gives its properties with `id` and `_label` (a struct).
     node = social.query("MATCH (n:Company {name: 'c1'}) RETURN n").to_pylist()[0]["n"]
     assert node["id"] == "c1" and node["_label"] == "Company" and "founded" in node
+
+
+def test_a_returned_relationship_has_only_its_public_fields(social):
+    public = {"id", "src", "dst", "_type", "since", "weight"}
+    one = "MATCH (a:Person {name: 'p02'})-[r:Knows {id: 'kp1'}]->(b) "
+    got = social.query(one + "RETURN r").to_pylist()
+    assert got == [{"r": {"id": "kp1", "src": "p02", "dst": "p03", "_type": "Knows",
+                          "since": 2001, "weight": 0.1}}]
+    # Read backwards, carried by WITH, collected, and unmatched by an OPTIONAL MATCH.
+    back = social.query("MATCH (b:Person {name: 'p03'})<-[r:Knows]-(a) WITH r, a "
+                        "RETURN r, collect(r) AS rs").to_pylist()
+    assert {"kp1", "kp2"} <= {r["r"]["id"] for r in back}
+    assert all(set(r["r"]) == public and {k for x in r["rs"] for k in x} == public
+               for r in back)
+    assert social.query("MATCH (a:Person {name: 'p02'}) OPTIONAL MATCH (a)-[r:WorksAt "
+                        "{role: 'nobody'}]->(c) RETURN r").to_pylist() == [{"r": None}]
+    # Two types: the union of their properties; an undirected pattern, both ways.
+    both = social.query("MATCH (a:Person {name: 'p02'})-[r:Knows|Follows]-(b) RETURN r"
+                        ).column("r").to_pylist()
+    assert both and {k for r in both for k in r} == public | {"level"}
+    assert {r["_type"] for r in both} <= {"Knows", "Follows"}
 
 
 def test_a_query_reads_only_the_tables_it_mentions(social):
@@ -278,7 +319,18 @@ BAD = [
     ("MATCH (n:Person) DETACH DELETE n", CypherWriteError, "DETACH"),
     ("MATCH (n:Person) REMOVE n.age RETURN n", CypherWriteError, "REMOVE"),
     ("LOAD CSV FROM 'file:///etc/passwd' AS l RETURN l", CypherWriteError, "LOAD"),
-    ("CALL db.labels()", CypherWriteError, "CALL"),
+    ("CALL db.labels()", CypherSyntaxError, "CALL is not supported"),
+    ("MATCH (n:Person) CALL { MATCH (m) RETURN m } RETURN n", CypherSyntaxError,
+     "line 1, column 18: CALL is not supported"),
+    ("MATCH (n:Person) RETURN n UNION MATCH (m) RETURN m", CypherSyntaxError,
+     "line 1, column 27: UNION is not supported"),
+    ("SELECT name FROM Person", CypherSyntaxError, "`graphlake sql`"),
+    ("MATCH (n:Person) RETRUN n.name", CypherSyntaxError, "did you mean RETURN?"),
+    ("MACH (n:Person) RETURN n.name", CypherSyntaxError, "did you mean MATCH?"),
+    # The lexer reads SKIP off the front of SKIPP: the error names the whole word.
+    ("MATCH (n:Person) RETURN n SKIPP 3", CypherSyntaxError,
+     "line 1, column 27: unexpected 'SKIPP'; did you mean SKIP?"),
+    ("MATCH (n:Person) WHER n.age > 3 RETURN n", CypherSyntaxError, "did you mean WHERE?"),
     ("MATCH (a:Person)-[:Knows*1..50]->(b) RETURN b", CypherError,
      f"at most {MAX_HOPS} hops"),
     ("MATCH (a:Person)-[:Knows*3..1]->(b) RETURN b", CypherError, "lower bound"),
@@ -303,6 +355,40 @@ def test_bad_queries_raise_typed_errors(social, text, error, words):
     assert words in str(info.value)
     assert isinstance(info.value, QueryError) and isinstance(info.value, GraphLakeError)
     assert social.head().id == head
+
+
+def test_a_misspelt_keyword_names_what_was_found_and_the_likely_words(social):
+    with pytest.raises(CypherSyntaxError) as info:
+        social.query("MATCH (p:Person) RETURN p.name LIMT 3")
+    message = str(info.value)
+    assert "line 1, column 32: found 'LIMT'; did you mean LIMIT?" in message
+    assert "mul_op" not in message and "'<='" not in message  # operators are one item
+    expected = message.split("expected ", 1)[1]
+    assert {"LIMIT", "SKIP", "ORDER BY", "RETURN", "an operator"} <= set(
+        expected.replace(" or ", ", ").rstrip(")").split(", "))
+    assert len(expected.split(", ")) <= 12
+    # A value expected: "an expression", not every token that can start one.
+    with pytest.raises(CypherSyntaxError, match="expected an expression, found end of input"):
+        social.query("MATCH (n:Person) RETURN n.name,")
+    # An unsupported clause's word is still a name where a name fits.
+    assert social.query("MATCH (n:Person {name: 'p01'}) RETURN n.name AS call, 1 AS union"
+                        ).to_pylist() == [{"call": "p01", "union": 1}]
+
+
+def test_write_clauses_name_commands_that_exist(social):
+    import re
+
+    import typer
+
+    from graphlake.cli.app import app
+    from graphlake.query.parser import _WRITES
+
+    commands = set(typer.main.get_command(app).commands)
+    for word in _WRITES:
+        with pytest.raises(CypherWriteError) as info:
+            social.query(f"MATCH (n:Person) {word} n RETURN n")
+        named = re.findall(r"`graphlake ([\w-]+)", str(info.value))
+        assert named and set(named) <= commands, (word, str(info.value))
 
 
 def test_bad_parameters(social):

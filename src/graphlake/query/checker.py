@@ -28,14 +28,21 @@ _FAMILY = {STRING: "string", INT: "number", FLOAT: "number", BOOL: "boolean", DA
            PATH: "path"}
 
 
-def suggest(name: str, known: Iterable[str]) -> str:
+def closest(name: str, known: Iterable[str]) -> str | None:
+    """The known name `name` is most likely a misspelling of (None: none is close)."""
     known = list(known)
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
     if not close:
         low = {k.lower(): k for k in known}
         close = [low[name.lower()]] if name.lower() in low else []
-    if close:
-        return f"; did you mean {close[0]!r}?"
+    return close[0] if close else None
+
+
+def suggest(name: str, known: Iterable[str]) -> str:
+    known = list(known)
+    close = closest(name, known)
+    if close is not None:
+        return f"; did you mean {close!r}?"
     return f" (known: {', '.join(known)})" if known and len(known) <= 12 else ""
 
 

@@ -1,6 +1,10 @@
 """Cypher text to `ast.Query`: lark (cypher.lark) checks the syntax, a transformer builds
-the AST. Every failure is a `CypherSyntaxError` (line, column, what was expected) or, for
-a write clause, a `CypherWriteError`; no lark exception escapes."""
+the AST. Every failure is a `CypherSyntaxError` or, for a write clause, a
+`CypherWriteError` naming the API and commands that write; no lark exception escapes. A
+syntax error gives the line and column, what was found and what was expected, in words a
+user knows (keywords; "an operator", "an expression"; never a grammar rule's name), a
+"did you mean" for a misspelt keyword, and names an unsupported clause (UNION, CALL) or a
+SQL statement as such."""
 
 from __future__ import annotations
 
@@ -20,34 +24,51 @@ from lark.exceptions import (
 from graphlake.errors import CypherSyntaxError, CypherWriteError
 from graphlake.grammar import lark_parser
 from graphlake.query import ast
+from graphlake.query.checker import closest
 
 __all__ = ["parse_query"]
 
-# Clauses that would change the graph, or run arbitrary code, and what to use instead.
+# Clauses that would change the graph, and the API and commands that do it instead.
 _WRITES = {
-    "CREATE": "Graph.write / `graphlake write`",
-    "MERGE": "Graph.write(upsert=...) / `graphlake write`",
-    "SET": "Graph.write / `graphlake write`",
-    "DELETE": "Graph.write(delete=...) / `graphlake delete`",
-    "DETACH": "Graph.write(delete=..., cascade=True)",
-    "REMOVE": "Graph.write / `graphlake write`",
-    "LOAD": "Graph.load / `graphlake ingest`",
-    "CALL": "g.sql for anything the Cypher subset does not cover",
-    "FOREACH": "Graph.write / `graphlake write`",
-    "DROP": "the schema commands",
+    "CREATE": "w.insert in `with g.write() as w:` / `graphlake insert` or `graphlake load`",
+    "MERGE": "w.upsert / `graphlake upsert`",
+    "SET": "w.update / `graphlake update` (one property of many rows: `graphlake backfill`)",
+    "DELETE": "w.delete / `graphlake delete`",
+    "DETACH": "w.delete(..., cascade=True) / `graphlake delete --cascade`",
+    "REMOVE": "w.update with the property set to null / `graphlake update`",
+    "LOAD": "g.load / `graphlake load` (many files in parallel: `graphlake ingest`)",
+    "FOREACH": "a transaction, `with g.write() as w:` / `graphlake insert`, `graphlake "
+               "upsert`, `graphlake update` or `graphlake delete`",
+    "DROP": "`graphlake schema plan` and `graphlake schema apply`",
+}
+# Clauses of openCypher (or of SQL) the subset does not have, named when the parser
+# meets one where a clause could go (elsewhere the word is an ordinary name).
+_SQL = "`graphlake sql` / g.sql"
+_UNSUPPORTED = {
+    "UNION": f"UNION is not supported: run the queries one by one, or combine them in "
+             f"SQL ({_SQL})",
+    "CALL": f"CALL is not supported (no procedures or subqueries); for what the Cypher "
+            f"subset does not cover, use SQL ({_SQL})",
+    "EXPLAIN": "EXPLAIN is not part of the query text: pass explain=True "
+               "(`graphlake query --explain`)",
+    "PROFILE": "PROFILE is not supported: explain=True (`graphlake query --explain`) "
+               "gives each step's rows and seconds",
+    "SELECT": f"this looks like SQL: run it with {_SQL} (tables are named after their "
+              f"types); a Cypher query starts with MATCH, UNWIND, WITH or RETURN",
 }
 _WRITE_WORD = re.compile(r"(?<![\w`$.])(" + "|".join(_WRITES) + r")(?![\w`])", re.IGNORECASE)
 _STRING_OR_COMMENT = re.compile(r"'(\\.|[^'\\])*'|\"(\\.|[^\"\\])*\"|`[^`]*`|//[^\n]*|/\*.*?\*/",
                                 re.DOTALL)
 
 _TERMINAL_WORDS: dict[str, str] = {
-    "MATCH": "MATCH", "OPTIONAL": "OPTIONAL", "WHERE": "WHERE", "RETURN": "RETURN",
+    "MATCH": "MATCH", "WHERE": "WHERE", "RETURN": "RETURN",
     "WITH": "WITH", "UNWIND": "UNWIND", "AS": "AS", "ORDER": "ORDER BY", "SKIP": "SKIP",
     "LIMIT": "LIMIT", "NAME": "a name", "QUOTED_NAME": "a name", "INT": "a number",
     "STRING": "a string", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
     "LBRACE": "'{'", "RBRACE": "'}'", "COLON": "':'", "COMMA": "','", "DOLLAR": "'$'",
     "MINUS": "'-'", "RELDASH": "'-'", "FLOAT": "a number", "LARROW": "'<-'",
-    "RARROW": "'->'", "EQ": "'='", "STAR": "'*'",
+    "RARROW": "'->'", "EQ": "'='", "STAR": "'*'", "OPTIONAL": "OPTIONAL MATCH",
+    "MUL_OP": "'/' or '%'",
     "$END": "end of input",
 }
 
@@ -85,11 +106,46 @@ def _refuse_writes(text: str) -> None:
                                f"read-only (use {_WRITES[word]})", line, column)
 
 
-def _words(terminals: Iterable[str]) -> str:
-    words = sorted({_TERMINAL_WORDS.get(t, _literal(t)) for t in terminals})
+# Terminals that continue an expression, and those that start one: an error expecting
+# several of them says "an operator" / "an expression" instead of listing each.
+_OPERATORS = {"STAR", "PLUS", "MINUS", "DOT", "LSQB", "EQ", "NE", "LT", "LE", "GT", "GE",
+              "REGEX", "POW", "MUL_OP", "AND", "OR", "XOR", "IN", "IS", "STARTS", "ENDS",
+              "CONTAINS"}
+_STARTS = {"NAME", "QUOTED_NAME", "INT", "FLOAT", "STRING", "DOLLAR", "LPAR", "LSQB",
+           "LBRACE", "PLUS", "MINUS", "NOT", "CASE", "EXISTS", "TRUE", "FALSE", "NULL"}
+# Keywords in the order a query uses them (listed first, in this order).
+_KEYWORD_ORDER = ("WHERE", "AS", "DISTINCT", "ORDER", "SKIP", "LIMIT", "MATCH", "OPTIONAL",
+                  "WITH", "UNWIND", "RETURN")
+
+
+def _expected(terminals: Iterable[str]) -> tuple[str, list[str]]:
+    """What the parser expected, in words, and the keywords among it."""
+    names = set(terminals)
+    groups = []
+    if len(names & _STARTS) >= 5 and {"NAME", "INT", "STRING"} <= names:
+        names -= _STARTS
+        groups.append("an expression")
+    if len(names & _OPERATORS) >= 3:
+        names -= _OPERATORS
+        groups.append("an operator")
+    keywords = [k for k in _KEYWORD_ORDER if k in names]
+    keywords += sorted(t for t in names - set(keywords) if _is_keyword(t))
+    rest = sorted({_TERMINAL_WORDS.get(t, _literal(t)) for t in names - set(keywords)
+                   if t != "$END"})
+    words = [_TERMINAL_WORDS.get(k, k) for k in keywords]
+    words = [*words, *rest, *groups] + (["end of input"] if "$END" in names else [])
     if not words:
-        return "nothing more"
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+        return "nothing more", []
+    text = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+    return text, [_TERMINAL_WORDS.get(k, k) for k in keywords]
+
+
+def _is_keyword(terminal: str) -> bool:
+    try:
+        pattern = _lark().get_terminal(terminal).pattern
+    except KeyError:
+        return False
+    return pattern.type == "str" and str(pattern.value).isalpha()
 
 
 def _literal(terminal: str) -> str:
@@ -104,20 +160,56 @@ def _literal(terminal: str) -> str:
 def _syntax_error(exc: UnexpectedInput, text: str) -> CypherSyntaxError:
     if isinstance(exc, UnexpectedToken):
         tok = exc.token
-        expected = _words(exc.accepts or exc.expected)
+        expected, keywords = _expected(exc.accepts or exc.expected)
         if tok.type == "$END":
             lines = text.split("\n")
             return CypherSyntaxError(f"expected {expected}, found end of input",
                                      len(lines), len(lines[-1]) + 1)
+        glued = _glued_word(exc, text)
+        if glued is not None:
+            return glued
+        word = str(tok).upper()
+        if tok.type == "NAME" and word in _UNSUPPORTED and any(
+                k in keywords for k in ("MATCH", "RETURN", "WITH")):  # where a clause fits
+            return CypherSyntaxError(_UNSUPPORTED[word], tok.line, tok.column)
+        close = closest(word, [k.split()[0] for k in keywords]) if tok.type == "NAME" \
+            else None
+        if close is not None:
+            close = next(k for k in keywords if k.split()[0] == close)
+            return CypherSyntaxError(f"found '{tok}'; did you mean {close}? (expected "
+                                     f"{expected})", tok.line, tok.column)
         return CypherSyntaxError(f"expected {expected}, found '{tok}'", tok.line, tok.column)
     if isinstance(exc, UnexpectedCharacters):
         ch = text[exc.pos_in_stream]
         what = "an unterminated string" if ch in "'\"" else f"'{ch}'"
         return CypherSyntaxError(f"unexpected {what}", exc.line, exc.column)
     lines = text.split("\n")
-    expected = _words(getattr(exc, "expected", ()) or ())
+    expected, _ = _expected(getattr(exc, "expected", ()) or ())
     return CypherSyntaxError(f"expected {expected}, found end of input",
                              len(lines), len(lines[-1]) + 1)
+
+
+def _glued_word(exc: UnexpectedToken, text: str) -> CypherSyntaxError | None:
+    """The lexer reads a keyword off the front of a longer word where only the keyword
+    fits (`SKIPP 3` is SKIP, then a name P): the error then names that word."""
+    tokens = [*(getattr(exc, "token_history", None) or [])[-1:], exc.token]
+    starts = [t.start_pos for t in tokens
+              if t is not None and t.type in ("NAME", "INT") and t.start_pos
+              and _WORD.match(text[t.start_pos - 1])]
+    if not starts:
+        return None
+    m = next(m for m in _WORD_RUN.finditer(text) if m.start() < starts[0] <= m.end())
+    line = text.count("\n", 0, m.start()) + 1
+    column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    keywords = [t.pattern.value.upper() for t in _lark().terminals
+                if t.pattern.type == "str" and str(t.pattern.value).isalpha()]
+    close = closest(m.group(0).upper(), keywords)
+    hint = f"; did you mean {close}?" if close is not None else ""
+    return CypherSyntaxError(f"unexpected '{m.group(0)}'{hint}", line, column)
+
+
+_WORD = re.compile(r"\w")
+_WORD_RUN = re.compile(r"\w+")
 
 
 def _unescape(s: str) -> str:

@@ -3,8 +3,10 @@
 A node variable becomes a FROM alias over its node table(s) (several labels: a
 `UNION ALL BY NAME`, tagged with `_label`), a relationship one over its edge table(s),
 oriented so that `_a` is the endpoint on the pattern's left and `_b` the one on its
-right (an undirected relationship reads both orientations, a self-loop once). Variables
-already bound by an earlier clause are referenced by name and add no FROM item.
+right (an undirected relationship reads both orientations, a self-loop once); those
+orienting columns stay inside the match: a relationship variable's value is a struct of
+`id`, `src`, `dst`, `_type` and properties. Variables already bound by an earlier clause
+are referenced by name and add no FROM item.
 
 A variable-length relationship is a recursive CTE, a *walk*: it starts from the anchor
 node's rows (a bound node, or the node whose inline properties and WHERE conditions
@@ -292,6 +294,21 @@ class PatternCompiler:
                     "WHERE FALSE)")
         return "(" + " UNION ALL BY NAME ".join(parts) + ")"
 
+    def edge_value(self, alias: str, types: tuple[str, ...], rel: ast.RelPat,
+                   lt: tuple[str, ...], rt: tuple[str, ...], props: set[str] | None) -> str:
+        """A relationship variable's value: a struct of `id`, `src`, `dst`, `_type` and
+        the properties read (those of every type the pattern can match), without the
+        columns that orient and key the edge inside the match (`_key`, `_a`, ...)."""
+        names: list[str] = []
+        for t in types:
+            e = self.checker.table(t)
+            if any(a in lt and b in rt for a, b, _ in _orientations(e, rel)):
+                names += [p for p in e.property_names
+                          if (props is None or p in props) and p not in names]
+        fields = ("id", "src", "dst", "_type", *names)
+        return "struct_pack(" + ", ".join(f"{ident(f)} := {ident(alias)}.{ident(f)}"
+                                          for f in fields) + ")"
+
     def _fixed(self, rel: ast.RelPat, left: str, right: str, lt: tuple[str, ...],
                rt: tuple[str, ...], scope: dict[str, Binding], out: Compiled) -> _Rel:
         types = self.checker.edge_types(rel)
@@ -301,9 +318,10 @@ class PatternCompiler:
                 raise CypherError(f"relationship variable {rel.var!r} is already bound; "
                                   f"a relationship can be matched only once", *rel.pos)
             self._bind(rel.var, Binding(EDGE, types), scope, out, rel.pos)
-            out.outputs[rel.var] = f"{ident(rel.var)}"
-        src = self.edge_source(types, rel, lt, rt, _with_inline(self.usage, rel.var, rel.props),
-                               out.tables.get(id(rel)))
+        props = _with_inline(self.usage, rel.var, rel.props)
+        if rel.var is not None:
+            out.outputs[rel.var] = self.edge_value(alias, types, rel, lt, rt, props)
+        src = self.edge_source(types, rel, lt, rt, props, out.tables.get(id(rel)))
         out.items.append(f"{src} AS {ident(alias)}")
         r, a, b = ident(alias), ident(left), ident(right)
         out.conditions += [f"{r}._a = {a}.id", f"{r}._b = {b}.id"]

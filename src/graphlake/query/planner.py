@@ -199,11 +199,19 @@ class _Planner:
             scope[item.alias] = (self.scope[item.expr.name]
                                  if isinstance(item.expr, ast.Var) else Binding(t))
         grouped = any(contains_aggregate(i.expr) for i in items)
-        sql = (f"SELECT {'DISTINCT ' if p.distinct else ''}{', '.join(select)} "
-               f"FROM {self.prev} AS __p")
+        keys, hidden = self._order(p, scope, grouped)
+        distinct = "DISTINCT " if p.distinct else ""
+        sql = f"SELECT {distinct}{', '.join(select + hidden)} FROM {self.prev} AS __p"
         if grouped:
             sql += " GROUP BY ALL"
-        sql += self._order(p, scope, grouped)
+            if keys:
+                # Sort the groups outside the grouping: there a node or relationship kept
+                # by the projection is a column, so `a.name` reads its field (inside,
+                # DuckDB binds `a` to the ungrouped input column).
+                names = ", ".join(ident(i.alias) for i in items)
+                sql = f"SELECT {names} FROM ({sql}) AS __g"
+        if keys:
+            sql += " ORDER BY " + ", ".join(keys)
         sql += self._page(p)
         if p.where is not None:
             cond = ExprCompiler(self.checker, scope, self._subquery).condition(p.where)
@@ -213,9 +221,12 @@ class _Planner:
         self.scope = scope
         return tuple(i.alias for i in items)
 
-    def _order(self, p: ast.Projection, scope: dict[str, Binding], grouped: bool) -> str:
+    def _order(self, p: ast.Projection, scope: dict[str, Binding],
+               grouped: bool) -> tuple[list[str], list[str]]:
+        """The ORDER BY keys, and (when the projection aggregates) the extra columns of
+        the grouping that the keys sort by: aggregates the projection does not list."""
         if not p.order:
-            return ""
+            return [], []
         # ORDER BY sees the projected names and, unless the projection aggregates or is
         # DISTINCT, the variables before it too.
         visible = scope if grouped or p.distinct else {**self.scope, **scope}
@@ -225,17 +236,23 @@ class _Planner:
         for item in p.items:
             with contextlib.suppress(CypherError):
                 projected[self._before(item.expr)] = ident(item.alias)
-        keys = []
+        keys, hidden = [], []
         for e, desc in p.order:
+            # openCypher sorts null after every value: last going up, first going down.
+            direction = "DESC NULLS FIRST" if desc else "ASC NULLS LAST"
             if not isinstance(e, ast.Var) or e.name not in scope:
                 with contextlib.suppress(CypherError):
                     key = projected.get(self._before(e))
                     if key is not None:
-                        keys.append(f"{key} {'DESC NULLS FIRST' if desc else 'ASC NULLS LAST'}")
+                        keys.append(f"{key} {direction}")
                         continue
-            # openCypher sorts null after every value: last going up, first going down.
-            keys.append(f"{ec.sql(e)} {'DESC NULLS FIRST' if desc else 'ASC NULLS LAST'}")
-        return " ORDER BY " + ", ".join(keys)
+            sql = ec.sql(e)
+            if grouped and contains_aggregate(e):
+                name = ident(f"__order{len(hidden) + 1}")
+                hidden.append(f"{sql} AS {name}")
+                sql = name
+            keys.append(f"{sql} {direction}")
+        return keys, hidden
 
     def _before(self, e: ast.Expr) -> str:
         """`e` compiled against the variables before the projection."""
