@@ -11,11 +11,11 @@ Pure ASGI middleware that runs before everything else:
   tokens; put a proxy in front that sets `Host`).
 - **Cross-site requests without auth (`--no-auth`).** A browser sends a cross-site POST
   without asking first (a CORS preflight) only with no `Content-Type` or one of
-  `text/plain`, `multipart/form-data`, `application/x-www-form-urlencoded`. So a
-  state-changing API request (any method but GET/HEAD/OPTIONS, outside `/ui`) must carry
-  another content type (its real one: `application/json`, or `application/x-ndjson` for
-  `/load`): else 415 `UnsupportedMediaType`. A request whose `Origin` names another
-  host than its `Host` gets 403 `CrossOriginRequest`. The server sends no CORS headers,
+  `text/plain`, `multipart/form-data`, `application/x-www-form-urlencoded` (and only
+  with GET, HEAD or POST). So an API POST (outside `/ui`) must carry another content type
+  (its real one: `application/json`, or `application/x-ndjson` for `/load`): else 415
+  `UnsupportedMediaType`. A state-changing request (any method but GET/HEAD/OPTIONS)
+  whose `Origin` names another host than its `Host` gets 403 `CrossOriginRequest`. The server sends no CORS headers,
   so a preflighted cross-site request never gets through. The UI's forms have their own
   CSRF tokens; with auth on, bearer tokens (which browsers never add on their own) are
   the defence.
@@ -71,7 +71,8 @@ class SameOrigin:
             return (403, "CrossOriginRequest",
                     "a request from another site is refused (its Origin is not this server)")
         kind = headers.get("content-type", "").split(";")[0].strip().lower()
-        if not kind or kind in SIMPLE_TYPES or origin == "null":
+        if scope.get("method") == "POST" and (not kind or kind in SIMPLE_TYPES
+                                              or origin == "null"):
             return (415, "UnsupportedMediaType",
                     "without auth, a request that changes the graph must send its real "
                     "Content-Type (application/json; application/x-ndjson for /load)")
