@@ -15,10 +15,10 @@ Pure ASGI middleware that runs before everything else:
   with GET, HEAD or POST). So an API POST (outside `/ui`) must carry another content type
   (its real one: `application/json`, or `application/x-ndjson` for `/load`): else 415
   `UnsupportedMediaType`. A state-changing request (any method but GET/HEAD/OPTIONS)
-  whose `Origin` names another host than its `Host` gets 403 `CrossOriginRequest`. The server sends no CORS headers,
-  so a preflighted cross-site request never gets through. The UI's forms have their own
-  CSRF tokens; with auth on, bearer tokens (which browsers never add on their own) are
-  the defence.
+  whose `Origin` names another host than its `Host` gets 403 `CrossOriginRequest`. The
+  server sends no CORS headers, so a preflighted cross-site request never gets through.
+  The UI's forms have their own CSRF tokens; with auth on, bearer tokens (which browsers
+  never add on their own) are the defence.
 """
 
 from __future__ import annotations
