@@ -158,15 +158,23 @@ def test_merge_previews_write_nothing_under_the_root(open_server: Server) -> Non
 def test_previews_diffs_and_history_count_against_the_read_cap(guarded: Server) -> None:
     pages = login(guarded, READ_TOKEN)
     holder = guarded.client(READ_TOKEN)
-    slow = threading.Thread(target=lambda: holder.post(
-        "/branches/main/sql", json={"query": "SELECT count(*) FROM range(100000000000)"}))
-    slow.start()
+    slow: list[threading.Thread] = []
+
+    def hold_the_read_slot(c: httpx.Client) -> threading.Thread:
+        """A query holding the only read slot (until sql_timeout_s), once it has it."""
+        if slow and slow[-1].is_alive():
+            return slow[-1]
+        slow.append(threading.Thread(target=lambda: holder.post(
+            "/branches/main/sql",
+            json={"query": "SELECT count(*) FROM range(100000000000)"})))
+        slow[-1].start()
+        while c.get("/branches/main/tables/Person").status_code == 200:
+            assert slow[-1].is_alive()
+            time.sleep(0.05)
+        return slow[-1]
+
     try:
         with guarded.client(WRITE_TOKEN) as c:
-            # The slow query holds the only read slot once the server has taken it.
-            while c.get("/branches/main/tables/Person").status_code == 200:
-                assert slow.is_alive()
-                time.sleep(0.05)
             requests = {
                 "diff": lambda: c.get("/diff", params={"a": "main", "b": "dev"}),
                 "dry run": lambda: c.post("/merge", json={"source": "dev", "into": "main",
@@ -177,14 +185,20 @@ def test_previews_diffs_and_history_count_against_the_read_cap(guarded: Server) 
                 "ui history": lambda: pages.get("/ui/history"),
             }
             for what, send in requests.items():
-                started = time.monotonic()
-                r = send()
+                for _ in range(3):  # on a loaded machine the holder may end meanwhile
+                    held = hold_the_read_slot(c)
+                    started = time.monotonic()
+                    r = send()
+                    took = time.monotonic() - started
+                    if held.is_alive():
+                        break
                 assert r.status_code == 503, (what, r.text[:300])
                 assert "max_concurrent_reads" in r.text, what
-                assert time.monotonic() - started < 2.5, what
+                assert took < 2.5, what
                 healthy(guarded)
     finally:
-        slow.join()
+        for t in slow:
+            t.join()
         holder.close()
         pages.close()
 
@@ -213,11 +227,11 @@ def test_failed_authentications_are_answered_late(guarded: Server) -> None:
         for _ in range(3):
             started = time.monotonic()
             assert good.get("/branches").status_code == 200
-            assert time.monotonic() - started < 0.5
+            assert time.monotonic() - started < 1.0  # the failure waits 3 s
     healthy(guarded)
     started = time.monotonic()
     assert httpx.get(f"{guarded.url}/branches").status_code == 401  # missing: no guess
-    assert time.monotonic() - started < 0.5
+    assert time.monotonic() - started < 1.0
     assert waiting.is_alive()  # still held: its delay is seconds by now
     waiting.join()
     # The login form is throttled the same way (same address, so later still).
