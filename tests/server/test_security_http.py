@@ -7,7 +7,7 @@
   short tokens are refused at start; UI sessions are capped per token; table reads and
   search results stop at the result byte cap; `/docs` loads no third-party script.
 
-Every test checks that `/health` still answers. CI budget: about 20 CPU-seconds (two
+Every test checks that `/health` still answers. CI budget: about 30 CPU-seconds (two
 servers; the delays are sleeps).
 """
 
