@@ -157,8 +157,8 @@ def test_merge_many_folds_a_source_whose_schema_differs(schema_template: str, tm
     assert set(person_rows(g, "target")) == {"A", "B", "C", "F", "G"}
 
 
-def test_gc_removes_the_scratch_branches_of_a_dry_run(schema_template: str, tmp_path) -> None:
-    from tests.maintenance.test_gc import ZERO, everything, lance_branches
+def test_a_dry_run_leaves_no_scratch_branches(schema_template: str, tmp_path) -> None:
+    from tests.maintenance.test_gc import ZERO, lance_branches, objects
 
     g = schema_graph(schema_template, tmp_path)
     g.apply_schema(SCHEMA["renameProp"][0], "source")
@@ -166,14 +166,15 @@ def test_gc_removes_the_scratch_branches_of_a_dry_run(schema_template: str, tmp_
     DATA["setProperty"][0](g, "target", "target")
     tid = g.head("target").tables["Person"].table_id
     before = lance_branches(g, tid)
+    files = objects(g)
+    # Base, target and source are evolved on forks while the dry run classifies; the
+    # forks are deleted when it ends (storage/scratch.py), so it leaves nothing behind.
     assert g.merge("source", into="target", dry_run=True).outcome == "merged"
-    scratch = lance_branches(g, tid) - before
-    assert scratch  # base, target and source evolved on forks no commit references
-    kept = everything(g)
+    assert lance_branches(g, tid) == before
+    assert objects(g) == files  # not one file added, changed or removed
     report = g.gc(grace=ZERO)
     assert not report.warnings, report.warnings
-    assert not scratch & lance_branches(g, tid)
-    assert everything(g) == kept
+    assert report.lance_branches == 0
     g.merge("source", into="target")
     assert person_rows(g, "target")["A"]["email"] == "a@x"
 

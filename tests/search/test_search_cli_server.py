@@ -74,11 +74,14 @@ def test_cli_bad_vector_file(g, tmp_path: Path, content):
     assert code == 1 and err.startswith("error: ")
 
 
+SEARCH_TOKEN = "search-read-token-1"  # 16+ characters: shorter ones are refused
+
+
 @pytest.fixture(scope="module")
 def client(g):
-    config = ServerConfig(tokens={"r": Scope.read})
+    config = ServerConfig(tokens={SEARCH_TOKEN: Scope.read})
     with TestClient(create_app(g, config)) as c:
-        c.headers["Authorization"] = "Bearer r"
+        c.headers["Authorization"] = f"Bearer {SEARCH_TOKEN}"
         yield c
 
 
@@ -112,6 +115,6 @@ def test_http_bad_input(client, body, status):
 
 
 def test_http_needs_a_token(g):
-    with TestClient(create_app(g, ServerConfig(tokens={"r": Scope.read}))) as c:
+    with TestClient(create_app(g, ServerConfig(tokens={SEARCH_TOKEN: Scope.read}))) as c:
         r = c.post("/branches/main/search", json={"type": "Doc", "near": "a"})
     assert r.status_code == 401

@@ -112,11 +112,11 @@ def test_merge_into_a_protected_branch_needs_write(server: Server, tmp_path: Pat
         f'{{"token": "{WRITE_TOKEN}", "scope": "write"}}]}}'
     )
     srv = Server(tmp_path / "graph", tmp_path, ["--config", str(config)],
-                 env={"GRAPHLAKE_TOKENS": f"env-admin-token:admin,{WRITE_TOKEN}x:read"})
+                 env={"GRAPHLAKE_TOKENS": f"env-admin-token-0a:admin,{WRITE_TOKEN}x:read"})
     srv.start()
     try:
         with srv.client(WRITE_TOKEN) as w, srv.client(READ_TOKEN) as r, \
-                srv.client("env-admin-token") as a, srv.client(f"{WRITE_TOKEN}x") as r2:
+                srv.client("env-admin-token-0a") as a, srv.client(f"{WRITE_TOKEN}x") as r2:
             assert w.post("/branches", json={"name": "fix"}).status_code == 201
             mutate(w, "fix", {"op": "insert", "table": "Person", "rows": [{"name": "Lee"}]})
             assert r.post("/merge", json={"source": "fix", "into": "main"}).status_code == 403

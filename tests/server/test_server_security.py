@@ -103,7 +103,7 @@ def _raw_request_head(server: Server, path: str, declared: int, token: str | Non
     """Send only the head of a POST declaring `declared` body bytes; the server's reply."""
     host, port = server.url.removeprefix("http://").split(":")
     auth = f"Authorization: Bearer {token}\r\n" if token else ""
-    head_ = (f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+    head_ = (f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
              f"{auth}Content-Length: {declared}\r\n\r\n")
     with socket.create_connection((HOST, int(port)), timeout=10) as s:
         s.sendall(head_.encode())

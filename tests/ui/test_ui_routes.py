@@ -186,7 +186,7 @@ def _raw_form_head(server: Server, path: str, cookie: str | None) -> bytes:
     """Send only the head of a form POST declaring a body; the server's reply (b"" if it
     sat waiting for the body)."""
     host, port = server.url.removeprefix("http://").split(":")
-    head_ = (f"POST {path} HTTP/1.1\r\nHost: {host}\r\n"
+    head_ = (f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\n"
              "Content-Type: application/x-www-form-urlencoded\r\n"
              + (f"Cookie: graphlake_session={cookie}\r\n" if cookie else "")
              + "Content-Length: 10000\r\n\r\n")

@@ -28,9 +28,14 @@ def serve(
         bool, typer.Option("--no-auth", help="Serve without authentication (everything "
                                              "is allowed). Needed when no token is set.")
     ] = False,
+    allow_short_tokens: Annotated[
+        bool, typer.Option("--allow-short-tokens",
+                           help="Accept tokens shorter than 16 characters (tests only).")
+    ] = False,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
 ) -> None:
-    """Serve the graph at ROOT over HTTP (JSON API, OpenAPI at /docs, web UI at /ui)."""
+    """Serve the graph at ROOT over HTTP (JSON API, OpenAPI schema at /openapi.json, web
+    UI at /ui)."""
     try:
         from graphlake.server import ConfigError, load_config
         from graphlake.server import serve as run
@@ -39,7 +44,8 @@ def serve(
             f"graphlake serve needs the server extra (pip install 'graphlake[server]'): {exc}"
         ) from None
     try:
-        settings = load_config(config, no_auth=no_auth)
+        settings = load_config(config, no_auth=no_auth,
+                               allow_short_tokens=allow_short_tokens)
         settings.check()
     except ConfigError as exc:
         raise CommandError(str(exc)) from None

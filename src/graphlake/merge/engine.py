@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,7 @@ from graphlake.merge.timing import PhaseTimer
 from graphlake.recovery.publication import Publication
 from graphlake.retry import HeadMoved, retry_while_head_moves
 from graphlake.storage.adopt import Adoption, adopt
+from graphlake.storage.scratch import scratch
 from graphlake.storage.tables import LanceCasError, index_columns
 from graphlake.write import backfill
 from graphlake.write.backfill import ColumnWrite
@@ -94,7 +96,9 @@ def _run(
         raise MergeError(f"cannot merge branch {into!r} into itself")
     if strategy is not None and strategy not in STRATEGIES:
         raise MergeError(f"unknown strategy {strategy!r} (use one of: {', '.join(STRATEGIES)})")
-    with MergeIntent(MergeIntents(repo.store), into) as intent:
+    # A dry run's scratch forks and merged schema leave nothing in the root.
+    with scratch(repo.tables) if dry_run else nullcontext(), \
+            MergeIntent(MergeIntents(repo.store), into) as intent:
         return retry_while_head_moves(
             lambda: _merge_once(repo, sources, into, strategy, dry_run, message, settings,
                                 strict_disjoint),

@@ -48,7 +48,9 @@ from graphlake.server import errors, ui
 from graphlake.server.auth import AuthBeforeBody
 from graphlake.server.config import ServerConfig
 from graphlake.server.deps import AppState
+from graphlake.server.headers import SecurityHeaders
 from graphlake.server.limits import BodyLimit
+from graphlake.server.origin import SameOrigin
 from graphlake.server.routes import (
     branches,
     health,
@@ -76,6 +78,11 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
         description="A versioned, branchable property-graph store on Lance, with three-way "
                     "branch merge. Errors are `{\"error\": {\"type\", \"message\"}}`.",
         lifespan=_lifespan,
+        # No interactive docs: FastAPI's pages load Swagger's script from a CDN, and no
+        # installed package ships its assets. The schema itself stays at /openapi.json,
+        # open like /health (it holds no data) and sent with the UI's security headers.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.graphlake = AppState(graph, config)
     errors.install(app)
@@ -89,7 +96,13 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
     app.add_middleware(BodyLimit, limit_for=limit_for)
     ui.mount(app, config)  # pages, static assets, and the form posts' session gate
     # Added last, so it runs first: no body byte is read for an unauthenticated request.
-    app.add_middleware(AuthBeforeBody, config=config, skip=ui.is_ui_path)
+    app.add_middleware(AuthBeforeBody, config=config, skip=ui.is_ui_path,
+                       throttle=app.state.graphlake.throttle)
+    # Outermost: a request for another Host, or a cross-site write without auth, is
+    # refused before anything else looks at it (origin.py).
+    app.add_middleware(SameOrigin, no_auth=config.no_auth)
+    app.add_middleware(SecurityHeaders, paths=(app.openapi_url or "",),
+                       headers=ui.SECURITY_HEADERS)
     for module in (health, branches, tables, query, writes, merge, ingest, schema, search):
         app.include_router(module.router)
     return app

@@ -2,7 +2,8 @@
 
 A request's token is compared with *every* configured token (no early exit, equal-length
 digests), so the time taken says nothing about which token or how much of it matched.
-Tokens are never logged nor echoed in an error body.
+Tokens are never logged nor echoed in an error body. An unknown token is answered after a
+growing delay per client address (throttle.py); a valid one never waits.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from starlette.types import Scope as AsgiScope
 
 from graphlake.server.config import Scope, ServerConfig
 from graphlake.server.errors import ApiError, error_response
+from graphlake.server.throttle import FailureThrottle, client_address
 
 bearer = HTTPBearer(auto_error=False, description="`Authorization: Bearer <token>`")
 
@@ -43,10 +45,15 @@ def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
 
 
+def token_key(token: str) -> str:
+    """A stable name for a token that does not reveal it (e.g. whose UI sessions)."""
+    return _digest(token).hex()
+
+
 def require(scope: Scope) -> Callable[..., Scope]:
     """A dependency that lets a request through only with a token of `scope` or above."""
 
-    def check(
+    async def check(
         request: Request,
         credentials: HTTPAuthorizationCredentials | None = Depends(bearer),  # noqa: B008
     ) -> Scope:
@@ -57,6 +64,7 @@ def require(scope: Scope) -> Callable[..., Scope]:
             raise ApiError(401, "Unauthorized", "missing bearer token", _CHALLENGE)
         granted = state.tokens.scope_of(credentials.credentials)
         if granted is None:
+            await state.throttle.failed(client_address(request.scope))
             raise ApiError(401, "Unauthorized", "unknown bearer token", _CHALLENGE)
         if granted < scope:
             raise ApiError(
@@ -94,10 +102,12 @@ class AuthBeforeBody:
     """
 
     def __init__(self, app: ASGIApp, config: ServerConfig,
-                 skip: Callable[[str], bool] | None = None):
+                 skip: Callable[[str], bool] | None = None,
+                 throttle: FailureThrottle | None = None):
         self.app = app
         self.config = config
         self.tokens = TokenTable(config.tokens)
+        self.throttle = throttle or FailureThrottle()
         self.skip = skip or (lambda _path: False)  # paths with a gate of their own (/ui)
 
     async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
@@ -109,6 +119,8 @@ class AuthBeforeBody:
         granted = self.tokens.scope_of(token) if token else None
         needed = _body_scope(scope.get("method", ""), scope.get("path", ""))
         if granted is None:
+            if token:
+                await self.throttle.failed(client_address(scope))
             message = "missing bearer token" if not token else "unknown bearer token"
             # Close: the unread body must not be taken for the next request.
             response = error_response(401, "Unauthorized", message,

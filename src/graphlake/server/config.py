@@ -22,6 +22,7 @@ A config file is TOML (`.toml`) or JSON (any other suffix):
     sql_threads = 2               # DuckDB threads per query
     page_max_rows = 10000         # largest `limit` of a table read
     log_max_commits = 10000       # largest `limit` of a log
+    ui_sessions_per_token = 100   # web UI sessions one token may hold (its oldest go first)
 
     [auto_optimize]               # background optimizer of search indexes (server/auto_optimize.py)
     enabled = false               # off unless asked for
@@ -32,7 +33,8 @@ A config file is TOML (`.toml`) or JSON (any other suffix):
 
 Tokens also come from the environment: `GRAPHLAKE_TOKENS="tok1:read,tok2:write,tok3:admin"`
 (added to the file's). A server with no token at all refuses to start unless auth is
-switched off explicitly (`--no-auth`).
+switched off explicitly (`--no-auth`); so does one with a token shorter than
+`MIN_TOKEN_CHARS` (16) characters, unless `--allow-short-tokens` (for tests).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 TOKENS_ENV = "GRAPHLAKE_TOKENS"
+MIN_TOKEN_CHARS = 16
 
 
 class ConfigError(Exception):
@@ -82,6 +85,7 @@ class Limits:
     sql_threads: int = 2
     page_max_rows: int = 10_000
     log_max_commits: int = 10_000
+    ui_sessions_per_token: int = 100
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> Limits:
@@ -142,6 +146,7 @@ class ServerConfig:
     limits: Limits = field(default_factory=Limits)
     auto_optimize: AutoOptimize = field(default_factory=AutoOptimize)
     no_auth: bool = False  # every request is allowed; only when asked for explicitly
+    allow_short_tokens: bool = False  # tokens under MIN_TOKEN_CHARS (tests only)
 
     def __repr__(self) -> str:  # never print the tokens themselves
         return (
@@ -157,6 +162,14 @@ class ServerConfig:
                 "no tokens configured: add [[tokens]] to the config file or set "
                 f"{TOKENS_ENV}, or pass --no-auth to serve without authentication"
             )
+        short = sum(1 for t in self.tokens if len(t) < MIN_TOKEN_CHARS)
+        if short and not self.no_auth and not self.allow_short_tokens:
+            # Never name the token: the count says enough to find it.
+            raise ConfigError(
+                f"{short} configured token(s) shorter than {MIN_TOKEN_CHARS} characters: "
+                "use long random tokens (e.g. `python -c 'import secrets; "
+                "print(secrets.token_urlsafe(32))'`), or pass --allow-short-tokens (tests)"
+            )
 
 
 def load_config(
@@ -164,6 +177,7 @@ def load_config(
     *,
     env: Mapping[str, str] | None = None,
     no_auth: bool = False,
+    allow_short_tokens: bool = False,
 ) -> ServerConfig:
     """The configuration from a file (optional) plus `GRAPHLAKE_TOKENS` from `env`."""
     data: Mapping[str, Any] = _read_file(Path(path)) if path is not None else {}
@@ -189,6 +203,7 @@ def load_config(
         limits=Limits.from_mapping(limits),
         auto_optimize=AutoOptimize.from_mapping(auto),
         no_auth=no_auth,
+        allow_short_tokens=allow_short_tokens,
     )
 
 

@@ -20,6 +20,7 @@ from graphlake.graph import Graph
 from graphlake.server.auth import TokenTable
 from graphlake.server.config import ServerConfig
 from graphlake.server.slots import Slots
+from graphlake.server.throttle import FailureThrottle
 
 
 class BranchLocks:
@@ -43,10 +44,12 @@ class AppState:
         self.graph = graph
         self.config = config
         self.tokens = TokenTable(config.tokens)
+        self.throttle = FailureThrottle()  # failed logins and 401s answer late
         self.locks = BranchLocks()
         limits = config.limits
         self.reads = Slots(limits.max_concurrent_reads, "max_concurrent_reads",
-                           "table reads or SQL queries")
+                           "reads (table reads, SQL, search, diffs, merge "
+                           "previews, history pages)")
         self.loads = Slots(limits.max_concurrent_loads, "max_concurrent_loads", "loads")
 
 

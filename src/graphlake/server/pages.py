@@ -6,6 +6,11 @@ page comes from the same snapshot and a cursor cannot be replayed against anothe
 Each page finds the next `limit` ids among the matching ones (reading only the `id`
 column and the filter's columns), then reads the requested columns of those rows only.
 That costs O(matching rows) per page in ids read: fine for API pages, not a bulk export.
+
+A page also stops at `max_bytes` (Arrow bytes; the server passes `sql_max_result_bytes`):
+its rows are read in id order, a chunk at a time, and a page that would pass the budget
+ends early with a `next_cursor` after its last row. A single row over the budget is a
+413 (`ResultTooLarge`) naming its id: read fewer columns.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from graphlake.catalog.commits import is_commit_id
 from graphlake.errors import UnknownPropertyError
@@ -77,6 +82,7 @@ def read_page(
     columns: Sequence[str] | None,
     limit: int,
     cursor: str | None,
+    max_bytes: int | None = None,
 ) -> PageResult:
     digest = query_digest(branch, table, where, columns)
     if cursor is not None:
@@ -109,8 +115,9 @@ def read_page(
     page_ids, more = nearest[:limit], len(nearest) > limit
     if page_ids:
         read_cols = wanted if "id" in wanted else ["id", *wanted]
-        rows = ds.to_table(columns=read_cols, filter=pc.field("id").isin(page_ids))
-        rows = rows.sort_by("id")
+        rows = _read_rows(ds, read_cols, page_ids, max_bytes)
+        if rows.num_rows < len(page_ids):  # the byte budget ended the page early
+            page_ids, more = page_ids[:rows.num_rows], True
         if "id" not in wanted:
             rows = rows.select(wanted)
     else:
@@ -119,6 +126,50 @@ def read_page(
     if more:
         next_cursor = Cursor(commit_id, page_ids[-1], digest).encode()
     return PageResult(commit_id, rows, next_cursor)
+
+
+FIRST_CHUNK = 100  # ids read at once first; later chunks follow the bytes per row seen
+
+
+def _read_rows(ds: Any, columns: list[str], ids: list[str], max_bytes: int | None) -> pa.Table:
+    """The rows of `ids` (sorted), in id order, stopping before they pass `max_bytes`."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def read(chunk: list[str]) -> pa.Table:
+        return ds.to_table(columns=columns, filter=pc.field("id").isin(chunk)).sort_by("id")
+
+    if max_bytes is None:
+        return read(ids)
+    parts: list[pa.Table] = []
+    used, done, n = 0, 0, FIRST_CHUNK
+    while done < len(ids):
+        chunk = read(ids[done:done + n])
+        if used + chunk.nbytes > max_bytes:
+            fit = _rows_within(chunk, max_bytes - used)
+            if fit == 0 and not parts:
+                raise ApiError(
+                    413, "ResultTooLarge",
+                    f"the row {ids[done]!r} is larger than {max_bytes} bytes (the limit "
+                    "sql_max_result_bytes): read fewer columns (`columns=`)")
+            parts.append(chunk.slice(0, fit))
+            break
+        parts.append(chunk)
+        used += chunk.nbytes
+        done += chunk.num_rows
+        per_row = max(1, used // max(done, 1))
+        n = max(1, min(2 * n, (max_bytes - used) // per_row))
+    return pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+
+
+def _rows_within(chunk: pa.Table, budget: int) -> int:
+    """How many leading rows of `chunk` fit in `budget` bytes."""
+    used = 0
+    for i in range(chunk.num_rows):
+        used += chunk.slice(i, 1).nbytes
+        if used > budget:
+            return i
+    return chunk.num_rows
 
 
 def _columns(table: str, names: Sequence[str], columns: Sequence[str] | None) -> list[str]:

@@ -2,7 +2,9 @@
 
 Every commit records the id of the schema in force at it (`Commit.schema_id`); readers
 and writers take the schema of the commit they work on from here. Parsed schemas are
-cached per id: a schema object never changes, and parsing is the slow part.
+cached per id: a schema object never changes, and parsing is the slow part. Inside a
+dry run's scratch scope (storage/scratch.py), `put` keeps the text in memory instead
+(at most `UNSTORED_MAX` texts), so a merge preview writes no schema into the root.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ import threading
 from typing import TYPE_CHECKING
 
 from graphlake.catalog.store import ObjectStore
-from graphlake.storage import layout
+from graphlake.storage import layout, scratch
+
+UNSTORED_MAX = 256
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
@@ -24,10 +28,13 @@ class SchemaStore:
     def __init__(self, store: ObjectStore) -> None:
         self._store = store
         self._parsed: dict[str, Schema] = {}
+        self._unstored: dict[str, str] = {}  # dry runs' schemas, by id (oldest first)
         self._lock = threading.Lock()
 
     def text(self, schema_id: str) -> str:
-        return layout.get_schema(self._store, schema_id)
+        with self._lock:
+            unstored = self._unstored.get(schema_id)
+        return unstored if unstored is not None else layout.get_schema(self._store, schema_id)
 
     def get(self, schema_id: str) -> Schema:
         """The parsed schema `schema_id` names (GraphLakeError if it is missing)."""
@@ -47,5 +54,13 @@ class SchemaStore:
         return self.get(commit.schema_id)
 
     def put(self, text: str) -> str:
-        """Store `text` (idempotent: the id is its hash) and return its id."""
-        return layout.put_schema(self._store, text)
+        """Store `text` (idempotent: the id is its hash) and return its id; in a dry
+        run's scratch scope, keep it in memory only."""
+        if scratch.current() is None:
+            return layout.put_schema(self._store, text)
+        sid = layout.schema_id(text)
+        with self._lock:
+            self._unstored[sid] = text
+            while len(self._unstored) > UNSTORED_MAX:
+                del self._unstored[next(iter(self._unstored))]
+        return sid

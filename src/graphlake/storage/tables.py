@@ -23,7 +23,7 @@ from graphlake import faults
 from graphlake.catalog.commits import TableState
 from graphlake.catalog.store import ObjectStore
 from graphlake.errors import GraphLakeError
-from graphlake.storage import search_indexes
+from graphlake.storage import scratch, search_indexes
 
 if TYPE_CHECKING:
     from graphlake.schema.model import EdgeType, NodeType
@@ -140,6 +140,10 @@ class TableStore:
     def cas_lock(self, table_id: str, lance_branch: str) -> _CasLock:
         """A commit handler for writes to one Lance branch of one table."""
         prefix = f"_graphlake/claims/{table_id}/{lance_branch}"
+        scope = scratch.current()
+        if scope is not None and scope.owns(table_id, lance_branch):
+            # A dry run's own fork: no one else writes it, claims stay in memory.
+            return _CasLock(lambda version: scope.claim(table_id, lance_branch, version))
 
         def claim(version: int) -> bool:
             return self.claims.create(f"{prefix}/{version:020d}", b"")
@@ -202,9 +206,19 @@ class TableStore:
         name = f"gl-{ULID()}".lower()
         ds = self._open_latest(state.table_id)
         ds.create_branch(name, (state.lance_branch, state.version))
+        scope = scratch.current()
+        if scope is not None:  # a dry run: deleted when it ends (storage/scratch.py)
+            scope.forks.append((state.table_id, name))
         return TableState(
             table_id=state.table_id, lance_branch=name, version=state.version, owner=owner
         )
+
+    def delete_branch(self, table_id: str, lance_branch: str) -> None:
+        """Delete a Lance branch no table state of any commit names (a dry run's fork)."""
+        self._open_latest(table_id).branches.delete(lance_branch)
+        with self._cache_lock:
+            for key in [k for k in self._cache if k[:2] == (table_id, lance_branch)]:
+                del self._cache[key]
 
     def branch_head_version(self, state: TableState) -> int:
         ds = self._open_latest(state.table_id).checkout_version((state.lance_branch, None))

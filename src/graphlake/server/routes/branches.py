@@ -76,7 +76,8 @@ def delete_branch(
 
 
 @router.get("/branches/{branch:path}/log", response_model=Log, dependencies=[ReadScope],
-            responses=errors(400, 401, 403, 404, 422), summary="Commits reachable, newest first")
+            responses=errors(400, 401, 403, 404, 422, 503),
+            summary="Commits reachable, newest first")
 def log(
     branch: BranchPath,
     state: State,
@@ -84,7 +85,8 @@ def log(
                                        "(capped at the server's limit).")] = None,
 ) -> Log:
     cap = state.config.limits.log_max_commits
-    commits = state.graph.log(branch, limit=min(limit or cap, cap))
+    with state.reads.hold():  # a history walk is a read (max_concurrent_reads)
+        commits = state.graph.log(branch, limit=min(limit or cap, cap))
     return Log(branch=branch, commits=[
         CommitInfo(id=c.id, parents=list(c.parents), message=c.message, time=c.time)
         for c in commits

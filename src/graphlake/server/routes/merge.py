@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Query
@@ -34,7 +33,7 @@ RefQuery = Annotated[str, Query(
 
 
 @router.get("/diff", response_model=Diff, dependencies=[ReadScope],
-            responses=errors(400, 401, 403, 404, 422),
+            responses=errors(400, 401, 403, 404, 422, 503),
             summary="Per table: what b inserted, updated (old -> new) and deleted since a")
 def diff(
     a: RefQuery,
@@ -52,17 +51,19 @@ def diff(
 
 def run_diff(state: AppState, a: str, b: str | None,
              limit: int) -> tuple[str, str, dict[str, TableDiff]]:
-    """(a, b, changes per table) as `GET /diff` and the web UI compute them."""
-    if b is None:  # a range: compare its merge base with its end
-        a, b = state.graph.diff_range(a)
+    """(a, b, changes per table) as `GET /diff` and the web UI compute them, holding a
+    read slot (`max_concurrent_reads`) for the whole computation."""
     cap = state.config.limits.page_max_rows
-    return a, b, state.graph.diff(a, b, limit=min(limit, cap))
+    with state.reads.hold():
+        if b is None:  # a range: compare its merge base with its end
+            a, b = state.graph.diff_range(a)
+        return a, b, state.graph.diff(a, b, limit=min(limit, cap))
 
 
 @router.post(
     "/merge", response_model=MergeOutcome, dependencies=[WriteScope],
     responses={
-        **errors(400, 401, 403, 404, 413, 422),
+        **errors(400, 401, 403, 404, 413, 422, 503),
         409: {"model": MergeConflictBody,
               "description": "Merge conflicts (nothing published; `merge_conflicts` lists "
                              "them), or the target moved concurrently"},
@@ -78,11 +79,12 @@ def merge(body: MergeRequest, state: State) -> dict[str, Any]:
 def run_merge(state: AppState, source: str, into: str | None, *, strategy: str | None,
               dry_run: bool, message: str | None = None,
               lineage: str | None = None) -> MergeResult:
-    """The merge both this route and the web UI run (holding the target's writer lock)."""
+    """The merge both this route and the web UI run: a merge holds the target's writer
+    lock, a dry run (the UI's preview) a read slot like any read (`max_concurrent_reads`)."""
     # Protected targets accept merges: a write token suffices (protection only refuses
     # direct mutations and loads).
     into = into or state.graph.info.default_branch
-    with nullcontext() if dry_run else state.locks.hold(into):
+    with state.reads.hold() if dry_run else state.locks.hold(into):
         return state.graph.merge(source, into, strategy=strategy, dry_run=dry_run,
                                  message=message, lineage=lineage)
 
@@ -90,7 +92,7 @@ def run_merge(state: AppState, source: str, into: str | None, *, strategy: str |
 @router.post(
     "/merge_many", response_model=MergeOutcome, dependencies=[WriteScope],
     responses={
-        **errors(400, 401, 403, 404, 413, 422),
+        **errors(400, 401, 403, 404, 413, 422, 503),
         409: {"model": MergeConflictBody,
               "description": "Merge conflicts (nothing published; `merge_conflicts` lists "
                              "them), or the target moved concurrently"},
@@ -99,7 +101,7 @@ def run_merge(state: AppState, source: str, into: str | None, *, strategy: str |
 )
 def merge_many(body: MergeManyRequest, state: State) -> dict[str, Any]:
     into = body.into or state.graph.info.default_branch
-    with nullcontext() if body.dry_run else state.locks.hold(into):
+    with state.reads.hold() if body.dry_run else state.locks.hold(into):
         result = state.graph.merge_many(body.sources, into,
                                         strict_disjoint=body.strict_disjoint,
                                         strategy=body.strategy, dry_run=body.dry_run,

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graphlake.server.auth import ReadScope
 from graphlake.server.convert import table_rows
 from graphlake.server.deps import State
+from graphlake.server.errors import ApiError
 from graphlake.server.routes.common import READ_ERRORS, BranchPath, errors
 from graphlake.server.routing import ThreadedJsonRoute
 
@@ -61,4 +62,9 @@ def search(branch: BranchPath, body: SearchRequest, state: State) -> SearchResul
         )
     if body.explain:
         return SearchResult(commit=commit.id, rows=[], plan=result.to_dict())
+    cap = state.config.limits.sql_max_result_bytes
+    if result.nbytes > cap:  # the SQL result cap, before any row becomes JSON
+        raise ApiError(413, "ResultTooLarge",
+                       f"the search result is larger than {cap} bytes (the limit "
+                       "sql_max_result_bytes): ask for fewer rows (`k`) or columns")
     return SearchResult(commit=commit.id, rows=table_rows(result))

@@ -23,7 +23,7 @@ router = APIRouter(tags=["reads"], route_class=ThreadedJsonRoute)
 
 @router.get(
     "/branches/{branch:path}/tables/{table}", response_model=Page, dependencies=[ReadScope],
-    responses=errors(*READ_ERRORS, 503),
+    responses=errors(*READ_ERRORS, 413, 503),
     summary="Rows of a node or edge type, ordered by id, one page at a time",
 )
 def read_table(
@@ -34,7 +34,8 @@ def read_table(
     columns: Annotated[str | None, Query(description="Comma-separated columns, e.g. "
                                          "`id,name`.")] = None,
     limit: Annotated[int, Query(ge=1, description="Rows per page (capped at the server's "
-                                "limit).")] = 100,
+                                "limit; a page also ends before it passes the byte limit "
+                                "sql_max_result_bytes, with a next_cursor).")] = 100,
     cursor: Annotated[str | None, Query(description="`next_cursor` of the previous page; "
                                         "later pages read the commit the first one did.")] = None,
 ) -> Page:
@@ -48,6 +49,7 @@ def read_table(
             columns=wanted,
             limit=min(limit, state.config.limits.page_max_rows),
             cursor=cursor or None,
+            max_bytes=state.config.limits.sql_max_result_bytes,
         )
     return Page(table=table, commit=page.commit, rows=table_rows(page.rows),
                 next_cursor=page.next_cursor)

@@ -24,14 +24,14 @@ from graphlake.server.ui import (
     pages_search,
 )
 from graphlake.server.ui.gate import FORM_MAX_BYTES, UiBodyGate, is_ui_path
-from graphlake.server.ui.render import STATIC
+from graphlake.server.ui.render import SECURITY_HEADERS, STATIC
 from graphlake.server.ui.session import SessionStore
 
-__all__ = ["FORM_MAX_BYTES", "is_ui_path", "mount"]
+__all__ = ["FORM_MAX_BYTES", "SECURITY_HEADERS", "is_ui_path", "mount"]
 
 
 def mount(app: FastAPI, config: ServerConfig) -> None:
-    sessions = SessionStore()
+    sessions = SessionStore(per_owner=config.limits.ui_sessions_per_token)
     app.state.graphlake_ui_sessions = sessions
     for module in (pages_auth, pages_history, pages_merge, pages_browse, pages_search,
                    pages_schema, pages_query, pages_ingest):

@@ -10,6 +10,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import RedirectResponse
 
+from graphlake.server.auth import token_key
+from graphlake.server.throttle import client_address
 from graphlake.server.ui.deps import (
     UiRoute,
     app_state,
@@ -61,9 +63,10 @@ async def login(request: Request) -> Response:
     token = form.get("token", "").strip()
     granted = app_state(request).tokens.scope_of(token) if token else None
     if granted is None:
+        await app_state(request).throttle.failed(client_address(request.scope))
         # Never echo the token back, not even into the form field.
         return _form(request, form.get("next"), "unknown token", 401)
-    session = sessions(request).create(granted)
+    session = sessions(request).create(granted, owner=token_key(token))
     response = RedirectResponse(_safe_next(form.get("next")), 303)
     set_session_cookie(request, response, session)
     response.delete_cookie(LOGIN_COOKIE, path=COOKIE_PATH)

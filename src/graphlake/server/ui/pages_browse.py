@@ -41,7 +41,8 @@ def browse(request: Request, ref: Ref | None = None, table: Text = None, where: 
             with state.reads.hold():  # the same slots and paging as GET .../tables/{table}
                 page = read_page(graph, ref, table, where=(where or "").strip() or None,
                                  columns=list(dict.fromkeys(names)) or None,
-                                 limit=ROWS_PER_PAGE, cursor=cursor or None)
+                                 limit=ROWS_PER_PAGE, cursor=cursor or None,
+                                 max_bytes=state.config.limits.sql_max_result_bytes)
         except (QueryError, UnknownPropertyError) as exc:
             # A bad filter or column: the form stays, to be corrected.
             context["problem"] = f"{type(exc).__name__}: {exc}"

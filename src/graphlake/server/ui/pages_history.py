@@ -1,15 +1,17 @@
-"""Branches, history (with the lane graph) and the commit page."""
+"""Branches, history (with the lane graph) and the commit page; each holds a read slot
+(`max_concurrent_reads`) while it walks history."""
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
 
 from graphlake.catalog.commits import Commit
 from graphlake.errors import BranchNotFoundError, GraphLakeError
 from graphlake.graph import Graph
+from graphlake.server.deps import AppState
 from graphlake.server.ui.deps import UiRoute, app_state, require_session
 from graphlake.server.ui.graphsvg import ROW_H, picture
 from graphlake.server.ui.render import render
@@ -31,9 +33,18 @@ def branches(request: Request, offset: Offset = 0) -> Response:
     state = app_state(request)
     graph = state.graph
     default = graph.info.default_branch
-    names = graph.branches()
+    with state.reads.hold():  # the ahead/behind walks read history
+        names = graph.branches()
+        rows = _branch_rows(state, names[offset:offset + BRANCHES_PER_PAGE], default)
+    more = offset + BRANCHES_PER_PAGE < len(names)
+    return render(request, "branches.html", session, rows=rows, default=default,
+                  offset=offset, more=more, per_page=BRANCHES_PER_PAGE)
+
+
+def _branch_rows(state: AppState, names: list[str], default: str) -> list[dict[str, Any]]:
+    graph = state.graph
     rows = []
-    for name in names[offset:offset + BRANCHES_PER_PAGE]:
+    for name in names:
         try:
             head = graph.head(name)
         except BranchNotFoundError:  # deleted since it was listed
@@ -44,9 +55,7 @@ def branches(request: Request, offset: Offset = 0) -> Response:
             behind = _count(graph, f"{name}...{default}")
         rows.append({"name": name, "head": head, "ahead": ahead, "behind": behind,
                      "protected": name in state.config.protected_branches})
-    more = offset + BRANCHES_PER_PAGE < len(names)
-    return render(request, "branches.html", session, rows=rows, default=default,
-                  offset=offset, more=more, per_page=BRANCHES_PER_PAGE)
+    return rows
 
 
 def _count(graph: Graph, span: str) -> str:
@@ -64,12 +73,13 @@ def history(request: Request, ref: Ref | None = None, offset: Offset = 0) -> Res
     # it stops one commit below the page (to draw the lanes leaving its last row).
     cap = state.config.limits.log_max_commits
     offset = min(offset, cap)
-    commits = graph.log(ref, limit=min(offset + HISTORY_PER_PAGE + 1, cap + 1))
-    more = len(commits) > offset + HISTORY_PER_PAGE
-    shown = commits[offset:offset + HISTORY_PER_PAGE]
-    pic = picture(commits, offset, HISTORY_PER_PAGE)
-    rows = [{"commit": c, "stat": _stat(graph, c), "schema": is_schema_commit(graph, c)}
-            for c in shown]
+    with state.reads.hold():  # a read like any other (max_concurrent_reads)
+        commits = graph.log(ref, limit=min(offset + HISTORY_PER_PAGE + 1, cap + 1))
+        more = len(commits) > offset + HISTORY_PER_PAGE
+        shown = commits[offset:offset + HISTORY_PER_PAGE]
+        pic = picture(commits, offset, HISTORY_PER_PAGE)
+        rows = [{"commit": c, "stat": _stat(graph, c), "schema": is_schema_commit(graph, c)}
+                for c in shown]
     return render(request, "history.html", session, ref=ref, rows=rows, pic=pic,
                   row_h=ROW_H, offset=offset, more=more, per_page=HISTORY_PER_PAGE)
 
@@ -97,11 +107,13 @@ def _stat_of(graph: Graph, commit_id: str) -> dict[str, dict[str, int]] | None:
 def commit_page(request: Request, commit_id: str,
                 merged: Annotated[str | None, Query(max_length=1000)] = None) -> Response:
     session = require_session(request)
-    graph = app_state(request).graph
-    commit = graph.resolve(commit_id)
-    parents = [graph.commits.get(p) for p in commit.parents]
-    counts = _stat(graph, commit) if parents else {}
-    schema_changed = bool(parents) and parents[0].schema_id != commit.schema_id
+    state = app_state(request)
+    graph = state.graph
+    with state.reads.hold():
+        commit = graph.resolve(commit_id)
+        parents = [graph.commits.get(p) for p in commit.parents]
+        counts = _stat(graph, commit) if parents else {}
+        schema_changed = bool(parents) and parents[0].schema_id != commit.schema_id
+        steps = commit_steps(graph, commit)
     return render(request, "commit.html", session, commit=commit, parents=parents,
-                  counts=counts, schema_changed=schema_changed,
-                  steps=commit_steps(graph, commit), merged=merged)
+                  counts=counts, schema_changed=schema_changed, steps=steps, merged=merged)
