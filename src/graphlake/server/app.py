@@ -161,4 +161,6 @@ def _warm_up() -> None:
 
 def _uvicorn_options() -> dict[str, Any]:
     # Access log lines hold method, path and query only, never headers (so no token).
-    return {"access_log": True, "server_header": False}
+    # proxy_headers off: uvicorn otherwise takes X-Forwarded-For from 127.0.0.1 as the
+    # client address, so a local client could rotate addresses past the auth throttle.
+    return {"access_log": True, "server_header": False, "proxy_headers": False}
