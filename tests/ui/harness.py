@@ -75,9 +75,10 @@ def config_text(protected: tuple[str, ...] = ("main",)) -> str:
     return "\n".join(lines)
 
 
-def start_server(tmp: Path) -> Server:
-    """Seed the graph under `tmp` and serve it (write and read tokens, `main` protected)."""
+def start_server(tmp: Path, *args: str) -> Server:
+    """Seed the graph under `tmp` and serve it (write and read tokens, `main` protected);
+    `args` go to `graphlake serve`."""
     seed(tmp / "graph")
     config = tmp / "server.toml"
     config.write_text(config_text())
-    return Server(tmp / "graph", tmp, ["--config", str(config)]).start()
+    return Server(tmp / "graph", tmp, ["--config", str(config), *args]).start()

@@ -49,24 +49,40 @@ def test_login_sets_an_httponly_strict_session_cookie_not_the_token(server: Serv
         assert WRITE_TOKEN not in cookie
 
 
-def test_session_cookie_is_secure_behind_a_tls_proxy(server: Server) -> None:
-    # uvicorn trusts X-Forwarded-Proto from 127.0.0.1, where a TLS proxy would sit.
+def test_forwarded_headers_are_not_trusted_without_behind_proxy(server: Server) -> None:
+    # Without --behind-proxy any local client could claim https (or another address).
     with server.client() as c:
-        tls = {"X-Forwarded-Proto": "https"}
-        form = c.get("/ui/login", headers=tls)
+        form = c.get("/ui/login", headers={"X-Forwarded-Proto": "https"})
         login_cookie = next(v for v in form.headers.get_list("set-cookie")
                             if v.startswith("graphlake_login="))
-        assert "Secure" in login_cookie
-        # httpx sends no Secure cookie to an http:// URL; send it as a browser on https.
-        nonce = login_cookie.split(";")[0].split("=", 1)[1]
-        c.cookies.clear()
-        r = c.post("/ui/login", data={"csrf": csrf_of(form), "token": WRITE_TOKEN},
-                   headers={**tls, "Cookie": f"graphlake_login={nonce}"},
-                   follow_redirects=False)
-        assert r.status_code == 303
-        cookie = next(v for v in r.headers.get_list("set-cookie")
-                      if v.startswith("graphlake_session="))
-        assert "Secure" in cookie
+        assert "Secure" not in login_cookie
+
+
+def test_session_cookie_is_secure_behind_a_tls_proxy(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # With --behind-proxy, uvicorn trusts X-Forwarded-Proto from 127.0.0.1, where the TLS
+    # proxy sits.
+    server = start_server(tmp_path_factory.mktemp("ui-proxy"), "--behind-proxy")
+    try:
+        with server.client() as c:
+            tls = {"X-Forwarded-Proto": "https"}
+            form = c.get("/ui/login", headers=tls)
+            login_cookie = next(v for v in form.headers.get_list("set-cookie")
+                                if v.startswith("graphlake_login="))
+            assert "Secure" in login_cookie
+            # httpx sends no Secure cookie to an http:// URL; send it as a browser on https.
+            nonce = login_cookie.split(";")[0].split("=", 1)[1]
+            c.cookies.clear()
+            r = c.post("/ui/login", data={"csrf": csrf_of(form), "token": WRITE_TOKEN},
+                       headers={**tls, "Cookie": f"graphlake_login={nonce}"},
+                       follow_redirects=False)
+            assert r.status_code == 303
+            cookie = next(v for v in r.headers.get_list("set-cookie")
+                          if v.startswith("graphlake_session="))
+            assert "Secure" in cookie
+    finally:
+        server.stop()
 
 
 def test_login_refuses_an_unknown_token_without_echoing_it(server: Server) -> None:

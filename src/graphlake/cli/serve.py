@@ -32,6 +32,12 @@ def serve(
         bool, typer.Option("--allow-short-tokens",
                            help="Accept tokens shorter than 16 characters (tests only).")
     ] = False,
+    behind_proxy: Annotated[
+        bool, typer.Option("--behind-proxy",
+                           help="A TLS proxy on 127.0.0.1 is the only way in: take the "
+                                "client address and scheme from its X-Forwarded-For and "
+                                "X-Forwarded-Proto headers (off: trust no such header).")
+    ] = False,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
 ) -> None:
     """Serve the graph at ROOT over HTTP (JSON API, OpenAPI schema at /openapi.json, web
@@ -54,4 +60,5 @@ def serve(
                           "anyone who can reach the port can read, write and delete.")
     if no_auth and settings.tokens:
         err_console.print("[yellow]warning:[/] --no-auth ignores the configured tokens.")
-    run(root, settings, host=host, port=port, log_level=log_level)
+    run(root, settings, host=host, port=port, log_level=log_level,
+        behind_proxy=behind_proxy)

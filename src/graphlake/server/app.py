@@ -115,13 +115,16 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8080,
     log_level: str = "info",
+    behind_proxy: bool = False,
 ) -> None:
     """Run the server until interrupted. Only loopback binding is tested; put a TLS
-    terminating proxy in front of any other address (tokens travel in a header)."""
+    terminating proxy in front of any other address (tokens travel in a header), and
+    pass `behind_proxy=True` so the client's address and scheme are taken from it."""
     import uvicorn
 
     app = create_app(root, config)
-    uvicorn.run(app, host=host, port=port, log_level=log_level, **_uvicorn_options())
+    uvicorn.run(app, host=host, port=port, log_level=log_level,
+                **_uvicorn_options(behind_proxy))
 
 
 # The routes import Lance, DuckDB and the ingest machinery where a request needs them,
@@ -159,8 +162,11 @@ def _warm_up() -> None:
     threading.Thread(target=run, name="graphlake-warm-up", daemon=True).start()
 
 
-def _uvicorn_options() -> dict[str, Any]:
+def _uvicorn_options(behind_proxy: bool = False) -> dict[str, Any]:
     # Access log lines hold method, path and query only, never headers (so no token).
-    # proxy_headers off: uvicorn otherwise takes X-Forwarded-For from 127.0.0.1 as the
-    # client address, so a local client could rotate addresses past the auth throttle.
-    return {"access_log": True, "server_header": False, "proxy_headers": False}
+    # Proxy headers only behind a proxy: uvicorn otherwise takes X-Forwarded-For from
+    # any 127.0.0.1 client as its address, so a local client could rotate addresses past
+    # the auth throttle (and X-Forwarded-Proto would mark plain http as https).
+    proxy = {"proxy_headers": True, "forwarded_allow_ips": "127.0.0.1"} if behind_proxy \
+        else {"proxy_headers": False}
+    return {"access_log": True, "server_header": False, **proxy}
