@@ -4,8 +4,10 @@
 short steps, so Ctrl-C (SIGINT) is handled within a second even while DuckDB or Lance run
 native code that does not look at signals: the command prints one line, `interrupted`,
 and exits with 130 (128 + SIGINT) at once, without waiting for that code. `timeout_s` is
-the library's time limit of the query; should the query not have stopped a second after
-it (a Lance lookup cannot be interrupted), the command reports the timeout itself.
+the library's time limit of the query; should the query not have stopped _GRACE_S after
+it (a Lance lookup cannot be interrupted; the grace covers opening the graph and the
+imports before the library's clock starts), the command reports the timeout itself and
+exits at once (exit 1).
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ from typing import Annotated, TypeVar
 
 import typer
 
+from graphlake.cli.output import EXIT_FAILED, fail
 from graphlake.errors import QueryTimeoutError
 
 T = TypeVar("T")
 
 EXIT_INTERRUPTED = 130
 _STEP_S = 0.1
-_GRACE_S = 1.0
+_GRACE_S = 5.0
 
 Timeout = Annotated[float | None, typer.Option(
     "--timeout", min=0.001, help="Stop the query after this many seconds (default: the "
@@ -48,9 +51,11 @@ def interruptible(work: Callable[[], T], timeout_s: float) -> T:
         while thread.is_alive():
             thread.join(_STEP_S)
             if thread.is_alive() and time.monotonic() > deadline:
-                raise _cli_words(QueryTimeoutError(
+                fail(QueryTimeoutError(
                     f"the query timed out after {timeout_s:g} s (the limit --timeout); "
                     f"narrow it or raise --timeout"))
+                sys.stderr.flush()
+                os._exit(EXIT_FAILED)  # the native query thread cannot be joined
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         sys.stderr.flush()

@@ -75,6 +75,14 @@ def run_query(
     limits = limits or SqlLimits()
     timeout_s = timeout_s if timeout_s is not None else limits.timeout_s
     clock = _Clock(started, timeout_s, limits)
+    try:
+        return _run(snapshot, text, params, max_rows, limits, explain, clock)
+    except QueryTimeoutError:  # a step got the time left: report the query's limit
+        raise QueryTimeoutError(timeout_message(timeout_s, limits)) from None
+
+
+def _run(snapshot: Snapshot, text: str, params: Mapping[str, object] | None,
+         max_rows: int | None, limits: SqlLimits, explain: bool, clock: _Clock) -> pa.Table:
     plan = compile_query(snapshot, text, params, limits)
     # The limit on text length applies to the Cypher, not to the SQL generated from it.
     sql_limits = dataclasses.replace(limits, max_query_chars=None)
