@@ -202,6 +202,16 @@ class QueryError(GraphLakeError):
     """A SQL query failed, or tried something a read-only snapshot does not allow."""
 
 
+class QueryTimeoutError(QueryError):
+    """A query ran past its time limit (parse, plan, prefetch, execution and result) and
+    was stopped; the message names the limit to raise. HTTP 408."""
+
+
+class QueryTooLargeError(QueryError):
+    """A query needed more memory than its limit, or its generated SQL or result passed a
+    size cap; it was stopped and nothing changed. HTTP 413."""
+
+
 class SearchError(QueryError):
     """A search request (bad vector, k, text or property) or an upkeep threshold is malformed
     (see README "Search")."""

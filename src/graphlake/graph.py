@@ -444,10 +444,12 @@ class Graph:
         max_rows: int | None = None,
         timeout_s: float | None = None,
     ) -> pa.Table:
-        """Read-only SQL over one pinned snapshot; tables are registered by type name."""
-        from graphlake.read.sql import run_sql
+        """Read-only SQL over one pinned snapshot; tables are registered by type name.
+        `timeout_s` (default 60 s) bounds the whole query (`QueryTimeoutError`)."""
+        from graphlake.read.sql import DEFAULT_TIMEOUT_S, SqlLimits, run_sql
 
-        return run_sql(self.snapshot(branch), query, max_rows=max_rows, timeout_s=timeout_s)
+        return run_sql(self.snapshot(branch), query, max_rows=max_rows,
+                       limits=SqlLimits(timeout_s=DEFAULT_TIMEOUT_S), timeout_s=timeout_s)
 
     def search(
         self,
@@ -486,11 +488,15 @@ class Graph:
         timeout_s: float | None = None,
         explain: bool = False,
     ) -> pa.Table:
-        """An openCypher read query over one pinned snapshot (any branch or commit)."""
+        """An openCypher read query over one pinned snapshot (any branch or commit).
+        `timeout_s` (default 60 s) bounds the whole query, parsing, planning and prefetch
+        included (`QueryTimeoutError`)."""
         from graphlake.query.executor import run_query
+        from graphlake.read.sql import DEFAULT_TIMEOUT_S, SqlLimits
 
         return run_query(self.snapshot(branch), cypher, params, max_rows=max_rows,
-                         timeout_s=timeout_s, explain=explain)
+                         timeout_s=timeout_s, limits=SqlLimits(timeout_s=DEFAULT_TIMEOUT_S),
+                         explain=explain)
 
 
 def _is_local(uri: str) -> bool:

@@ -152,7 +152,7 @@ def test_status_mapping_covers_every_library_error() -> None:
         cls = getattr(gl, name)
         if isinstance(cls, type) and issubclass(cls, gl.GraphLakeError):
             exc = cls.__new__(cls)
-            assert status_for(exc) in (400, 404, 409, 422), name
+            assert status_for(exc) in (400, 404, 408, 409, 413, 422), name
 
 
 def test_hints_name_the_api_fields(writer: httpx.Client, branch: str) -> None:

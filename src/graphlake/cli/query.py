@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from graphlake.cli.interrupt import Timeout, interruptible
 from graphlake.cli.options import DEFAULT_BRANCH, Branch, Json, Root
 from graphlake.cli.output import (
     CommandError,
@@ -33,12 +34,18 @@ def query(
     explain: Annotated[bool, typer.Option(
         "--explain", help="Show the plan: each step, its rows and its SQL.")] = False,
     json: Json = False,
+    timeout: Timeout = None,
 ) -> None:
     """Run an openCypher read query (node labels are node types, relationship types are
-    edge types); see README "Cypher queries" for the supported subset."""
+    edge types); see README "Cypher queries" for the supported subset. Ctrl-C stops it
+    (exit 130)."""
+    from graphlake.read.sql import DEFAULT_TIMEOUT_S
+
     params = parse_params(param or [])
-    result = Graph.open(root).query(cypher, params, branch, max_rows=max_rows,
-                                    explain=explain)
+    timeout_s = timeout or DEFAULT_TIMEOUT_S
+    result = interruptible(lambda: Graph.open(root).query(
+        cypher, params, branch, max_rows=max_rows, explain=explain, timeout_s=timeout_s),
+        timeout_s)
     if json:
         print_json(table_rows(result))
         return

@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from graphlake.catalog.commits import Commit, changes_schema
+from graphlake.cli.interrupt import Timeout, interruptible
 from graphlake.cli.options import DEFAULT_BRANCH, Branch, Json, Root
 from graphlake.cli.output import (
     arrow_table,
@@ -120,9 +121,15 @@ def sql(
     max_rows: Annotated[int, typer.Option("--max-rows", min=1,
                                           help="Fail rather than return more rows.")] = 10_000,
     json: Json = False,
+    timeout: Timeout = None,
 ) -> None:
-    """Run read-only SQL (DuckDB) over BRANCH; tables are named after their types."""
-    result = Graph.open(root).sql(query, branch, max_rows=max_rows)
+    """Run read-only SQL (DuckDB) over BRANCH; tables are named after their types. Ctrl-C
+    stops it (exit 130)."""
+    from graphlake.read.sql import DEFAULT_TIMEOUT_S
+
+    timeout_s = timeout or DEFAULT_TIMEOUT_S
+    result = interruptible(lambda: Graph.open(root).sql(query, branch, max_rows=max_rows,
+                                                        timeout_s=timeout_s), timeout_s)
     if json:
         print_json(table_rows(result))
         return

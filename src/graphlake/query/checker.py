@@ -73,6 +73,8 @@ class Checker:
     def __init__(self, schema: Schema, params: dict[str, object]):
         self.schema = schema
         self.params = params
+        self.bound: dict[str, object] = {}  # prepared parameter name -> value
+        self.bound_names: dict[str, str] = {}  # Cypher name -> prepared parameter name
 
     # --- labels and types
     def node_types(self, pat: ast.NodePat) -> tuple[str, ...]:
@@ -127,6 +129,17 @@ class Checker:
                 f"strings, numbers, booleans, dates, null, or lists and maps of these", *p.pos)
         return value
 
+    def bind(self, p: ast.Param) -> str:
+        """The SQL of `$name`'s value: a DuckDB prepared parameter, bound once however
+        often the query names it (its value never enters the SQL text)."""
+        value = self.param(p)
+        name = self.bound_names.get(p.name)
+        if name is None:
+            name = self.bound_names[p.name] = f"glp_{len(self.bound_names)}"
+            self.bound[name] = value
+        cast = duck_type(value)
+        return f"CAST(${name} AS {cast})" if cast else f"${name}"
+
     def param_type(self, p: ast.Param) -> str | None:
         return value_type(self.param(p))
 
@@ -167,6 +180,36 @@ def value_type(value: object) -> str | None:
         return LIST
     if isinstance(value, dict):
         return MAP
+    return None
+
+
+def duck_type(value: object) -> str | None:
+    """The DuckDB type a parameter's value is cast to, as its literal would have had
+    (integers are BIGINT, not DuckDB's default INTEGER); None leaves the type to DuckDB
+    (null, empty or mixed lists and maps)."""
+    if isinstance(value, bool):
+        return "BOOLEAN"
+    if isinstance(value, int):
+        return "BIGINT" if -2**63 <= value < 2**63 else "HUGEINT"
+    if isinstance(value, float):
+        return "DOUBLE"
+    if isinstance(value, str):
+        return "VARCHAR"
+    if isinstance(value, dt.datetime):
+        return "TIMESTAMPTZ" if value.tzinfo is not None else "TIMESTAMP"
+    if isinstance(value, dt.date):
+        return "DATE"
+    if isinstance(value, list | tuple):
+        types = {duck_type(v) for v in value if v is not None}
+        if types == {"BIGINT", "DOUBLE"}:
+            types = {"DOUBLE"}
+        return f"{types.pop()}[]" if len(types) == 1 and None not in types else None
+    if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
+        fields = [(k, duck_type(v)) for k, v in value.items()]
+        if any(t is None for _, t in fields):
+            return None
+        return "STRUCT(" + ", ".join('"' + k.replace('"', '""') + f'" {t}'
+                                     for k, t in fields) + ")"
     return None
 
 

@@ -1,7 +1,13 @@
 """Run a Cypher query on one pinned snapshot: parse, check and plan it, then execute the
 plan with `read.sql.run_sql` (the same sandbox, row and byte caps and timeout as `g.sql`)
 on a pooled locked-down connection (the SQL is ours: read.sql_pool). Only the tables the
-plan reads are registered."""
+plan reads are registered; parameters are bound as prepared parameters (`Plan.params`).
+
+The time limit runs from the first step: parsing, planning and every prefetch count, and
+the deadline is checked between prefetch lookups (a Lance lookup itself cannot be
+interrupted: the server runs whole queries in worker processes, graphlake.isolation,
+which are killed at the deadline). The generated SQL is capped at MAX_SQL_CHARS
+(`QueryTooLargeError`)."""
 
 from __future__ import annotations
 
@@ -15,13 +21,19 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from graphlake.errors import CypherParameterError, CypherSyntaxError, QueryError
+from graphlake.errors import (
+    CypherParameterError,
+    CypherSyntaxError,
+    QueryTimeoutError,
+    QueryTooLargeError,
+)
 from graphlake.query.parser import parse_query
 from graphlake.query.pathsearch import PathSearcher
 from graphlake.query.planner import Plan, plan_query
-from graphlake.read.sql import SqlLimits, run_sql
+from graphlake.read.sql import SqlLimits, run_sql, timeout_message
 
 PREFETCH_MAX_IDS = 50_000  # a larger frontier reads the whole table (a hash join does)
+MAX_SQL_CHARS = 1_000_000  # the SQL one Cypher query compiles to
 
 if TYPE_CHECKING:
     from graphlake.read.snapshot import Snapshot
@@ -30,15 +42,21 @@ if TYPE_CHECKING:
 def compile_query(snapshot: Snapshot, text: str, params: Mapping[str, object] | None,
                   limits: SqlLimits) -> Plan:
     if limits.max_query_chars is not None and len(text) > limits.max_query_chars:
-        raise QueryError(f"the query is longer than {limits.max_query_chars} characters "
-                         f"(the limit sql_max_query_chars)")
+        raise QueryTooLargeError(f"the query is longer than {limits.max_query_chars} "
+                                 f"characters (the limit sql_max_query_chars)")
     if params is not None and not isinstance(params, Mapping):
         raise CypherParameterError(f"params must be a mapping of names to values, got a "
                                    f"{type(params).__name__}")
     try:
-        return plan_query(parse_query(text), snapshot.schema, dict(params or {}))
+        plan = plan_query(parse_query(text), snapshot.schema, dict(params or {}))
     except RecursionError:  # the parse tree and the planner recurse on nesting
         raise CypherSyntaxError("the query is nested too deeply") from None
+    size = len(plan.sql) + sum(len(s.sql) for s in plan.seeds)
+    if size > MAX_SQL_CHARS:
+        raise QueryTooLargeError(f"the query compiles to {size} characters of SQL, more than "
+                                 f"{MAX_SQL_CHARS}; simplify it (fewer patterns, "
+                                 f"expressions or hops)")
+    return plan
 
 
 def run_query(
@@ -53,21 +71,48 @@ def run_query(
 ) -> pa.Table:
     """The rows of one read query; with `explain`, its plan: one row per step with what it
     does, how many rows it produced, how long it took (cumulative) and its SQL."""
+    started = time.monotonic()
     limits = limits or SqlLimits()
+    timeout_s = timeout_s if timeout_s is not None else limits.timeout_s
+    clock = _Clock(started, timeout_s, limits)
+    try:
+        return _run(snapshot, text, params, max_rows, limits, explain, clock)
+    except QueryTimeoutError:  # a step got the time left: report the query's limit
+        raise QueryTimeoutError(timeout_message(timeout_s, limits)) from None
+
+
+def _run(snapshot: Snapshot, text: str, params: Mapping[str, object] | None,
+         max_rows: int | None, limits: SqlLimits, explain: bool, clock: _Clock) -> pa.Table:
     plan = compile_query(snapshot, text, params, limits)
     # The limit on text length applies to the Cypher, not to the SQL generated from it.
     sql_limits = dataclasses.replace(limits, max_query_chars=None)
-    timeout_s = timeout_s if timeout_s is not None else limits.timeout_s
-    started = time.monotonic()
-    extra, frontiers = _prefetched(snapshot, plan, timeout_s, sql_limits)
-    plan = _searched(snapshot, plan, frontiers, extra, started, timeout_s)
-    if timeout_s is not None:  # the prefetch counts against the query's time
-        timeout_s = max(timeout_s - (time.monotonic() - started), 0.001)
+    clock.check()
+    extra, frontiers = _prefetched(snapshot, plan, clock, sql_limits)
+    plan = _searched(snapshot, plan, frontiers, extra, clock)
     if explain:
-        return _explain(snapshot, plan, timeout_s, sql_limits, extra)
-    table = run_sql(snapshot, plan.sql, max_rows=max_rows, timeout_s=timeout_s,
-                    limits=sql_limits, tables=plan.tables, extra=extra, pooled=True)
+        return _explain(snapshot, plan, clock, sql_limits, extra)
+    table = run_sql(snapshot, plan.sql, max_rows=max_rows, timeout_s=clock.left(),
+                    limits=sql_limits, tables=plan.tables, extra=extra, pooled=True,
+                    params=plan.params_of(plan.sql))
     return _integers(table.rename_columns(list(plan.columns)))
+
+
+class _Clock:
+    """The query's deadline, from its first step on."""
+
+    def __init__(self, started: float, timeout_s: float | None, limits: SqlLimits):
+        self.started, self.timeout_s, self.limits = started, timeout_s, limits
+        self.deadline = None if timeout_s is None else started + timeout_s
+
+    def left(self) -> float | None:
+        """The time left (at least a millisecond, so the next step reports the timeout)."""
+        self.check()
+        return None if self.deadline is None else max(self.deadline - time.monotonic(),
+                                                      0.001)
+
+    def check(self) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise QueryTimeoutError(timeout_message(self.timeout_s, self.limits))
 
 
 def _integers(table: pa.Table) -> pa.Table:
@@ -79,7 +124,7 @@ def _integers(table: pa.Table) -> pa.Table:
     return table
 
 
-def _prefetched(snapshot: Snapshot, plan: Plan, timeout_s: float | None,
+def _prefetched(snapshot: Snapshot, plan: Plan, clock: _Clock,
                 limits: SqlLimits) -> tuple[dict[str, object], dict[str, pa.Array | None]]:
     """Anchored traversals: the rows each hop can reach, read through Lance's indexes by
     the frontier of node ids (see patterns.Prefetch), registered in place of whole
@@ -88,16 +133,19 @@ def _prefetched(snapshot: Snapshot, plan: Plan, timeout_s: float | None,
 
     frontiers: dict[str, pa.Array | None] = {}
     for seed in plan.seeds:
+        clock.check()
         if seed.lookup is not None:  # constants only: a Lance scan (by index on id)
             table, pairs = seed.lookup
             where = functools.reduce(operator.and_, (pc.field(c) == v for c, v in pairs))
             ids = snapshot.dataset(table).to_table(columns=["id"], filter=where).column("id")
         else:
-            ids = run_sql(snapshot, seed.sql, timeout_s=timeout_s, limits=limits,
-                          tables=seed.tables, pooled=True).column("node")
+            ids = run_sql(snapshot, seed.sql, timeout_s=clock.left(), limits=limits,
+                          tables=seed.tables, pooled=True,
+                          params=plan.params_of(seed.sql)).column("node")
         frontiers[seed.frontier] = pc.unique(ids.combine_chunks())
     extra: dict[str, object] = {}
     for p in plan.prefetch:
+        clock.check()
         ds = snapshot.dataset(p.table)
         ids = frontiers.get(p.frontier)
         if ids is None or len(ids) > PREFETCH_MAX_IDS:
@@ -117,11 +165,10 @@ SEARCH_MAX_PAIRS = 100  # up to this many (start, target) pairs: a search from b
 
 
 def _searched(snapshot: Snapshot, plan: Plan, frontiers: dict, extra: dict[str, object],
-              started: float, timeout_s: float | None) -> Plan:
+              clock: _Clock) -> Plan:
     """shortestPath searches answered frontier by frontier through Lance's indexes (see
     patterns.PathSearch and query.pathsearch); a search that outgrows the caps is left to
     the SQL CTE."""
-    deadline = None if timeout_s is None else started + timeout_s
     for search in plan.searches:
         starts, targets = frontiers.get(search.starts), frontiers.get(search.targets)
         if starts is None or targets is None or len(starts) > SEARCH_MAX_STARTS or \
@@ -129,7 +176,8 @@ def _searched(snapshot: Snapshot, plan: Plan, frontiers: dict, extra: dict[str, 
             continue
         searcher = PathSearcher(snapshot.dataset(search.table), search.table,
                                 search.labels[0], search.direction, search.max_depth,
-                                PREFETCH_MAX_IDS, deadline, timeout_s)
+                                PREFETCH_MAX_IDS, clock.deadline,
+                                timeout_message(clock.timeout_s, clock.limits))
         rows = searcher.rows(starts.to_pylist(), targets.to_pylist(), SEARCH_MAX_PAIRS)
         if rows is None:
             continue
@@ -140,13 +188,15 @@ def _searched(snapshot: Snapshot, plan: Plan, frontiers: dict, extra: dict[str, 
     return plan
 
 
-def _explain(snapshot: Snapshot, plan: Plan, timeout_s: float | None,
+def _explain(snapshot: Snapshot, plan: Plan, clock: _Clock,
              limits: SqlLimits, extra: dict[str, object]) -> pa.Table:
     rows: dict[str, list] = {"step": [], "operation": [], "rows": [], "seconds": [], "sql": []}
     for i, step in enumerate(plan.steps):
         started = time.perf_counter()
-        counted = run_sql(snapshot, plan.sql_until(i), timeout_s=timeout_s, limits=limits,
-                          tables=plan.tables, extra=extra, pooled=True)
+        sql = plan.sql_until(i)
+        counted = run_sql(snapshot, sql, timeout_s=clock.left(), limits=limits,
+                          tables=plan.tables, extra=extra, pooled=True,
+                          params=plan.params_of(sql))
         rows["step"].append(step.name.split("(")[0])
         rows["operation"].append(step.what)
         rows["rows"].append(counted.column(0)[0].as_py())

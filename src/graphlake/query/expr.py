@@ -1,8 +1,11 @@
 """Cypher expressions to DuckDB SQL, with their types checked on the way.
 
 A node or relationship variable is a struct (a FROM alias in the MATCH that binds it, a
-struct column after that), so `n.name` is `"n"."name"` in both places. Parameters become
-SQL literals here, quoted by `literal`: no query text is ever pasted into SQL.
+struct column after that), so `n.name` is `"n"."name"` in both places. Literals of the
+query are quoted by `literal`: no query text is ever pasted into SQL. Parameters that are
+strings, lists or maps are DuckDB prepared parameters (`Checker.bind`: the value is bound
+once, however often the query names it); null, booleans, numbers and dates, whose text
+has a bounded size, become literals.
 """
 
 from __future__ import annotations
@@ -150,7 +153,9 @@ class ExprCompiler:
 
     def _param(self, e: ast.Param) -> Typed:
         value = self.checker.param(e)
-        return literal(value), value_type(value)
+        if value is None or isinstance(value, bool | int | float | dt.date):
+            return literal(value), value_type(value)  # a constant-size literal
+        return self.checker.bind(e), value_type(value)  # strings, lists, maps: bound
 
     def _var(self, e: ast.Var) -> Typed:
         b = self.binding(e.name, e.pos)

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from graphlake.errors import QueryError
+from graphlake.errors import QueryTimeoutError
 
 WALK_SCHEMA = pa.schema([("start", pa.string()), ("node", pa.string()), ("label", pa.string()),
                          ("edges", pa.list_(pa.string())), ("nodes", pa.list_(pa.string())),
@@ -41,10 +41,10 @@ class PathSearcher:
     type `label`; `edge_type` prefixes edge keys (`Type:id`, as the walk CTE's)."""
 
     def __init__(self, ds, edge_type: str, label: str, direction: str, max_depth: int,
-                 max_ids: int, deadline: float | None, timeout_s: float | None):
+                 max_ids: int, deadline: float | None, timeout_message: str):
         self.ds, self.edge_type, self.label = ds, edge_type, label
         self.direction, self.max_depth, self.max_ids = direction, max_depth, max_ids
-        self._deadline, self._timeout_s = deadline, timeout_s
+        self._deadline, self._timeout_message = deadline, timeout_message
 
     def rows(self, starts: list[str], targets: list[str], max_pairs: int) -> pa.Table | None:
         """One shortest path from each start to each target it reaches: (start, node,
@@ -122,7 +122,7 @@ class PathSearcher:
 
     def _check_time(self) -> None:
         if self._deadline is not None and time.monotonic() > self._deadline:
-            raise QueryError(f"query timed out after {self._timeout_s} s")
+            raise QueryTimeoutError(self._timeout_message)
 
 
 def _chain(parent: Parent, node: str) -> tuple[list[str], list[str]]:

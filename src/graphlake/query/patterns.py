@@ -25,6 +25,9 @@ from graphlake.query.expr import ExprCompiler, ident, literal
 from graphlake.query.usage import props_of
 
 MAX_HOPS = 10  # the depth of an unbounded `*`, and the largest upper bound allowed
+# Hops of one MATCH's patterns together: a fixed relationship counts one, a variable-length
+# one its upper bound (an unbounded `*` MAX_HOPS); shortestPath is capped by MAX_HOPS alone.
+MAX_PATTERN_HOPS = 2 * MAX_HOPS
 
 
 @dataclass
@@ -118,6 +121,7 @@ class PatternCompiler:
     ) -> Compiled:
         """`source`: the CTE holding the earlier clauses' rows (walk anchors start there);
         None inside a pattern predicate."""
+        _check_hops(patterns)
         out = Compiled()
         node_types = self._infer(patterns, scope)
         anchors = _anchor_conditions(where)
@@ -662,3 +666,16 @@ def _has_subquery(e: object) -> bool:
     return False
 
 
+def _check_hops(patterns: tuple[ast.Pattern, ...]) -> None:
+    total = 0
+    for pattern in patterns:
+        if pattern.shortest:
+            continue
+        for rel in pattern.chain.rels:
+            high = MAX_HOPS if rel.hops is None or rel.hops[1] is None else rel.hops[1]
+            total += 1 if rel.hops is None else min(high, MAX_HOPS)  # more: refused later
+            if total > MAX_PATTERN_HOPS:
+                raise CypherError(
+                    f"a MATCH may span at most {MAX_PATTERN_HOPS} hops in total (a "
+                    f"relationship counts one, a variable-length one its upper bound); "
+                    f"split the pattern with WITH or shorten it", *rel.pos)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from graphlake.errors import CypherError, CypherParameterError
@@ -38,6 +40,12 @@ class Plan:
     seeds: tuple[Seed, ...] = ()  # anchored traversals: run first, then the prefetches
     prefetch: tuple[Prefetch, ...] = ()
     searches: tuple[PathSearch, ...] = ()
+    params: Mapping[str, object] = dataclasses.field(default_factory=dict)  # prepared
+
+    def params_of(self, sql: str) -> dict[str, object]:
+        """The prepared parameters `sql` names (DuckDB refuses any others)."""
+        named = set(re.findall(r"\$(glp_\d+)\b", sql))
+        return {k: v for k, v in self.params.items() if k in named}
 
     def with_step_sql(self, cte: str, sql: str) -> Plan:
         """The plan with the CTE `cte` (a walk) computed by `sql`, not recursively."""
@@ -103,7 +111,7 @@ class _Planner:
             else:
                 columns = self._projection(clause)
         return Plan(tuple(self.steps), frozenset(self.tables), columns, tuple(self.seeds),
-                    tuple(self.prefetch), tuple(self.searches))
+                    tuple(self.prefetch), tuple(self.searches), dict(self.checker.bound))
 
     def _add(self, what: str, sql: str) -> None:
         self.steps.append(Step(f"s{len(self.steps)}", what, sql))

@@ -8,7 +8,11 @@ SELECT statement is accepted, or an `EXPLAIN [ANALYZE]` of one (`EXPLAIN ANALYZE
 the statement it wraps).
 
 `SqlLimits` bounds a query: its text, its wall time from parsing to the last result byte,
-DuckDB's memory and threads, and the rows and bytes of its result.
+DuckDB's memory and threads, and the rows and bytes of its result. A timeout raises
+`QueryTimeoutError`, DuckDB's out-of-memory error and an oversized result
+`QueryTooLargeError`. DuckDB's `memory_limit` does not cover the values a query builds
+(lists, strings): only a worker process bounds those (graphlake.isolation, used by the
+server). `params` are DuckDB prepared parameters (`$name`), bound once.
 """
 
 from __future__ import annotations
@@ -24,12 +28,13 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from graphlake.errors import QueryError
+from graphlake.errors import QueryError, QueryTimeoutError, QueryTooLargeError
 from graphlake.read.snapshot import Snapshot
 from graphlake.read.sql_pool import ConnectionPool
 
 _BATCH_ROWS = 4096  # result rows fetched at a time: the row and byte limits act per batch
 _INTERRUPT_EVERY_S = 0.05
+DEFAULT_TIMEOUT_S = 60.0  # the library's time limit of a query unless the caller sets one
 
 
 @dataclass(frozen=True)
@@ -42,6 +47,18 @@ class SqlLimits:
     max_result_bytes: int | None = None  # Arrow bytes of the result
     memory_limit_mb: int | None = None  # DuckDB's memory_limit (no spilling: no temp dir)
     threads: int | None = None
+    timeout_name: str = "timeout_s"  # what to raise, as the timeout message says
+
+
+def seconds(value: float) -> str:
+    """`29.99998737` -> `30`, `0.25` -> `0.25`: a time for a message."""
+    return f"{round(value, 2):g}"
+
+
+def timeout_message(timeout_s: float | None, limits: SqlLimits) -> str:
+    return (f"the query timed out after {seconds(timeout_s or 0)} s (the limit "
+            f"{limits.timeout_name}); narrow it (a LIMIT, an anchored MATCH, fewer hops) "
+            f"or raise {limits.timeout_name}")
 
 
 def run_sql(
@@ -54,21 +71,23 @@ def run_sql(
     tables: Collection[str] | None = None,
     extra: Mapping[str, object] | None = None,
     pooled: bool = False,
+    params: Mapping[str, object] | None = None,
 ) -> pa.Table:
     """The result of one read-only query; `max_rows` / `timeout_s` override `limits`.
     `tables`: register only these (a generated query names the tables it reads);
     `extra`: more relations (Arrow tables, datasets) to register under their names.
     `pooled`: run on a reused locked-down connection (see read.sql_pool), only for SQL
-    graphlake generated itself; user SQL always gets a fresh connection."""
+    graphlake generated itself; user SQL always gets a fresh connection. `params`: values
+    of the statement's `$name` prepared parameters."""
     limits = limits or SqlLimits()
     max_rows = max_rows if max_rows is not None else limits.max_rows
     timeout_s = timeout_s if timeout_s is not None else limits.timeout_s
     if limits.max_query_chars is not None and len(query) > limits.max_query_chars:
-        raise QueryError(f"the query is longer than {limits.max_query_chars} characters "
+        raise QueryTooLargeError(f"the query is longer than {limits.max_query_chars} characters "
                          f"(the limit sql_max_query_chars)")
     key = (limits.memory_limit_mb, limits.threads)
     con = _POOL.take(key) if pooled else duckdb.connect(":memory:")
-    watchdog = _Watchdog(con, timeout_s)
+    watchdog = _Watchdog(con, timeout_s, limits)
     registered: list[str] = []
     done = False
     try:
@@ -81,7 +100,8 @@ def run_sql(
         if not pooled:  # a pooled connection was locked down when it was made
             _lock_down(con, limits)
         watchdog.check()  # an interrupt while nothing executed is dropped by DuckDB
-        table = _fetch(con.sql(statement), max_rows, limits.max_result_bytes, watchdog)
+        rel = con.sql(statement, params=dict(params)) if params else con.sql(statement)
+        table = _fetch(rel, max_rows, limits.max_result_bytes, watchdog)
         _check_python_range(table)
         done = True
         return table
@@ -129,10 +149,11 @@ def _streamed(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
 
 def _query_error(exc: Exception, watchdog: _Watchdog, limits: SqlLimits) -> QueryError:
     if watchdog.fired:  # whatever DuckDB was doing when the interrupt landed
-        return QueryError(f"query timed out after {watchdog.timeout_s} s")
+        return QueryTimeoutError(timeout_message(watchdog.timeout_s, limits))
     if isinstance(exc, duckdb.OutOfMemoryException) or "Out of Memory" in str(exc):
-        return QueryError(f"the query needs more memory than allowed "
-                          f"({limits.memory_limit_mb} MB, the limit sql_memory_limit_mb)")
+        return QueryTooLargeError(f"the query needs more memory than allowed "
+                                  f"({limits.memory_limit_mb} MB, the limit "
+                                  f"sql_memory_limit_mb); narrow it or raise the limit")
     return QueryError(f"SQL error: {exc}")
 
 
@@ -211,8 +232,9 @@ def _fetch(
         if max_rows is not None and rows > max_rows:
             raise QueryError(f"query returned more than {max_rows} rows; add a LIMIT")
         if max_bytes is not None and size > max_bytes:
-            raise QueryError(f"query result is larger than {max_bytes} bytes (the limit "
-                             f"sql_max_result_bytes); select fewer columns or add a LIMIT")
+            raise QueryTooLargeError(f"query result is larger than {max_bytes} bytes (the "
+                                     f"limit sql_max_result_bytes); select fewer columns or "
+                                     f"add a LIMIT")
     watchdog.check()
     return pa.Table.from_batches(batches, schema=reader.schema)
 
@@ -224,9 +246,11 @@ class _Watchdog:
     binding, between fetches), so a single interrupt can be lost.
     """
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, timeout_s: float | None):
+    def __init__(self, con: duckdb.DuckDBPyConnection, timeout_s: float | None,
+                 limits: SqlLimits):
         self.fired = False
         self.timeout_s = timeout_s
+        self._limits = limits
         self._con = con
         self._stopped = threading.Event()
         self._thread: threading.Thread | None = None
@@ -245,7 +269,7 @@ class _Watchdog:
 
     def check(self) -> None:
         if self.fired:
-            raise QueryError(f"query timed out after {self.timeout_s} s")
+            raise QueryTimeoutError(timeout_message(self.timeout_s, self._limits))
 
     def stop(self) -> None:
         self._stopped.set()

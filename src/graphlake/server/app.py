@@ -10,6 +10,8 @@ Endpoints (JSON; tokens as `Authorization: Bearer <token>`):
     GET    /branches/{b}/tables/{table}?where=&columns=&limit=&cursor=   read
     POST   /branches/{b}/sql        {query, max_rows?}                   read
     POST   /branches/{b}/query      {query, params?, max_rows?}  (Cypher) read
+           (both run in a query worker process: bounded memory, killed at the timeout
+            or when the client goes away; see server/queries.py)
     POST   /branches/{b}/mutations  {message, operations}                write
     POST   /branches/{b}/load?mode=append|merge|overwrite  (JSONL body)  write
     GET    /branches/{b}/schema                     read   (.pg text at any revision)
@@ -145,6 +147,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 
         auto = AutoOptimizer(state.graph, state.config.auto_optimize)
         auto.start()
+    state.workers.start(1)  # one query worker ready; more start as queries arrive
     yield
     if auto is not None:
         auto.stop()

@@ -13,9 +13,13 @@ A config file is TOML (`.toml`) or JSON (any other suffix):
     max_body_bytes = 1048576      # any other request body (413 beyond)
     max_operations = 1000         # operations in one /mutations request (413 beyond)
     max_concurrent_loads = 1      # /load requests running at once (503 beyond)
-    max_concurrent_reads = 4      # table reads and SQL queries running at once (503 beyond)
+    max_concurrent_reads = 4      # table reads and SQL queries running at once (503 beyond);
+                                  # also the number of query worker processes
+    query_memory_mb = 512         # memory one SQL or Cypher query may take in its worker
+                                  # process (413 beyond); see graphlake/isolation.py
     sql_max_rows = 10000          # rows a SQL query may return (the client may ask fewer)
-    sql_timeout_s = 10.0          # a SQL request (parse to last row) is stopped after this
+    sql_timeout_s = 10.0          # a SQL or Cypher request (parse to last row) is stopped
+                                  # after this (408); its worker is killed 0.5 s later
     sql_max_query_chars = 16384   # length of a SQL query's text
     sql_max_result_bytes = 33554432  # Arrow bytes of a SQL result
     sql_memory_limit_mb = 256     # DuckDB's memory_limit per query (it never spills to disk)
@@ -77,6 +81,7 @@ class Limits:
     max_operations: int = 1000
     max_concurrent_loads: int = 1
     max_concurrent_reads: int = 4
+    query_memory_mb: int = 512
     sql_max_rows: int = 10_000
     sql_timeout_s: float = 10.0
     sql_max_query_chars: int = 16_384

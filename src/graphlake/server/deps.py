@@ -17,10 +17,13 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from graphlake.graph import Graph
+from graphlake.isolation import Workers, shared_workers
 from graphlake.server.auth import TokenTable
 from graphlake.server.config import ServerConfig
 from graphlake.server.slots import Slots
 from graphlake.server.throttle import FailureThrottle
+
+QUERY_WARM = "graphlake.query.isolated:warm"  # run once in each new query worker
 
 
 class BranchLocks:
@@ -51,6 +54,14 @@ class AppState:
                            "reads (table reads, SQL, search, diffs, merge "
                            "previews, history pages)")
         self.loads = Slots(limits.max_concurrent_loads, "max_concurrent_loads", "loads")
+
+    @property
+    def workers(self) -> Workers:
+        """The query worker processes (graphlake.isolation): one per read slot, shared by
+        the apps of one process that have the same limits."""
+        limits = self.config.limits
+        return shared_workers(limits.max_concurrent_reads, limits.query_memory_mb,
+                              QUERY_WARM)
 
 
 def _state(request: Request) -> AppState:

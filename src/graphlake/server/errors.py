@@ -8,7 +8,9 @@ Status codes follow the exception class (most specific class first):
 - 404: `BranchNotFoundError`, `UnknownTableError`, `CommitNotFoundError`;
 - 409: `MergeConflictError` (body adds `merge_conflicts`), `ConcurrentWriteError`,
   `BranchExistsError`;
-- 413: a request body over its limit;
+- 408: `QueryTimeoutError` (a query past its time limit);
+- 413: a request body over its limit, `QueryTooLargeError` (a query past its memory
+  limit, or its generated SQL or result past a size cap);
 - 422: the data breaks the schema or the graph: `TypeMismatchError`, `NullValueError`,
   `UnknownPropertyError`, `ValueConstraintError`, `UniqueViolationError`,
   `DuplicateKeyError`, `MissingEndpointError`, `CardinalityError`, `NodeHasEdgesError`,
@@ -54,6 +56,8 @@ STATUS_BY_ERROR: tuple[tuple[type[gle.GraphLakeError], int], ...] = (
     (gle.NodeHasEdgesError, 422),
     (gle.KeyNotFoundError, 422),
     (gle.SchemaDataError, 422),
+    (gle.QueryTimeoutError, 408),
+    (gle.QueryTooLargeError, 413),
     (gle.GraphLakeError, 400),  # InvalidNameError, QueryError, MergeError, DataError, ...
 )
 
@@ -63,6 +67,7 @@ _HTTP_TYPES = {
     403: "Forbidden",
     404: "NotFound",
     405: "MethodNotAllowed",
+    408: "RequestTimeout",
     413: "PayloadTooLarge",
     415: "UnsupportedMediaType",
 }

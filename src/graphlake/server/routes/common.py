@@ -24,8 +24,10 @@ _DESCRIPTIONS = {
     401: "No or unknown bearer token",
     403: "The token's scope is too small, or the branch is protected",
     404: "Unknown branch, table or commit",
+    408: "The query ran past the time limit (`sql_timeout_s`) and was stopped",
     409: "Conflict: the branch exists, or moved concurrently",
-    413: "Request body too large, or too many operations",
+    413: "Request body too large, too many operations, or a query past a memory or size "
+         "limit",
     422: "The data breaks the schema, or a request field is invalid",
     503: "Too many reads or loads running at once; retry after `Retry-After` seconds",
 }

@@ -1,16 +1,18 @@
-"""`POST /branches/{b}/query`: an openCypher read query, under the same `[limits]` as SQL."""
+"""`POST /branches/{b}/query`: an openCypher read query, under the same `[limits]` as SQL,
+run in a query worker process (server/queries.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphlake.server.auth import ReadScope
 from graphlake.server.convert import columns_and_rows
 from graphlake.server.deps import State
 from graphlake.server.models import SqlResult
+from graphlake.server.queries import run_query_request
 from graphlake.server.routes.common import READ_ERRORS, BranchPath, errors
 from graphlake.server.routes.tables import sql_limits
 from graphlake.server.routing import ThreadedJsonRoute
@@ -32,16 +34,13 @@ class QueryRequest(BaseModel):
 
 @router.post(
     "/branches/{branch:path}/query", response_model=SqlResult, dependencies=[ReadScope],
-    responses=errors(*READ_ERRORS, 413, 503),
+    responses=errors(*READ_ERRORS, 408, 413, 503),
     summary="An openCypher read query over the branch's head (labels are node types)",
 )
-def query(branch: BranchPath, body: QueryRequest, state: State) -> SqlResult:
-    from graphlake.query.executor import run_query  # see app.py: imported on use
-    from graphlake.read.snapshot import Snapshot
-
-    commit = state.graph.resolve(branch)
-    with state.reads.hold():
-        result = run_query(Snapshot(state.graph.repo, commit), body.query, body.params,
-                           limits=sql_limits(state.config.limits, body.max_rows))
+async def query(request: Request, branch: BranchPath, body: QueryRequest,
+                state: State) -> SqlResult:
+    commit, result = await run_query_request(
+        request, state, "cypher", branch, body.query,
+        sql_limits(state.config.limits, body.max_rows), body.params)
     columns, rows = columns_and_rows(result)
     return SqlResult(commit=commit.id, columns=columns, rows=rows)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 
 from graphlake.server.auth import ReadScope
 from graphlake.server.convert import columns_and_rows, table_rows
 from graphlake.server.deps import State
 from graphlake.server.models import Page, SqlRequest, SqlResult
 from graphlake.server.pages import read_page
+from graphlake.server.queries import run_query_request
 from graphlake.server.routes.common import READ_ERRORS, BranchPath, errors
 from graphlake.server.routing import ThreadedJsonRoute
 
@@ -57,17 +58,14 @@ def read_table(
 
 @router.post(
     "/branches/{branch:path}/sql", response_model=SqlResult, dependencies=[ReadScope],
-    responses=errors(*READ_ERRORS, 413, 503),
+    responses=errors(*READ_ERRORS, 408, 413, 503),
     summary="Read-only SQL (DuckDB) over the branch's head; tables are named after types",
 )
-def sql(branch: BranchPath, body: SqlRequest, state: State) -> SqlResult:
-    from graphlake.read.snapshot import Snapshot  # see app.py: imported on use
-    from graphlake.read.sql import run_sql
-
-    commit = state.graph.resolve(branch)
-    with state.reads.hold():
-        result = run_sql(Snapshot(state.graph.repo, commit), body.query,
-                         limits=sql_limits(state.config.limits, body.max_rows))
+async def sql(request: Request, branch: BranchPath, body: SqlRequest,
+              state: State) -> SqlResult:
+    # In a query worker process (server/queries.py).
+    commit, result = await run_query_request(request, state, "sql", branch, body.query,
+                                             sql_limits(state.config.limits, body.max_rows))
     # Bounded by sql_max_result_bytes; the date range was checked by run_sql.
     columns, rows = columns_and_rows(result)
     return SqlResult(commit=commit.id, columns=columns, rows=rows)
@@ -84,4 +82,5 @@ def sql_limits(limits: Limits, max_rows: int | None) -> SqlLimits:
         max_result_bytes=limits.sql_max_result_bytes,
         memory_limit_mb=limits.sql_memory_limit_mb,
         threads=limits.sql_threads,
+        timeout_name="sql_timeout_s",
     )

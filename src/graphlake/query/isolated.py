@@ -1,0 +1,108 @@
+"""SQL and Cypher queries run in a `graphlake.isolation.Workers` pool (the server's path).
+
+The parent sends the snapshot's root, storage options and commit, the query and its
+limits; the worker opens the graph (kept open for the next job on the same root), runs
+`read.sql.run_sql` or `query.executor.run_query` there, parse to last row, and sends the
+result back as Arrow IPC bytes. The worker's memory bound and the deadline (the query's
+timeout plus KILL_GRACE_S, so the worker's own timeout usually answers first, with
+DuckDB's message) are enforced by the pool, which kills the worker past either.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from graphlake.isolation import Stopped, Workers
+from graphlake.read.sql import SqlLimits, timeout_message
+
+if TYPE_CHECKING:
+    from graphlake.catalog.commits import Commit
+    from graphlake.read.snapshot import Snapshot
+    from graphlake.repo import Repo
+
+KILL_GRACE_S = 0.5  # past the query's own timeout, the worker is killed
+WARM = "graphlake.query.isolated:warm"
+
+
+def run_isolated(workers: Workers, kind: str, snapshot: Snapshot, text: str, *,
+                 params: Mapping[str, object] | None = None, limits: SqlLimits,
+                 memory_name: str, cancelled: Callable[[], bool] | None = None) -> pa.Table:
+    """`kind` "sql" or "cypher": the result of `text` on `snapshot`, computed in a worker.
+    `memory_name`: the limit the memory error names."""
+    repo = snapshot.repo
+    args = (repo.uri, repo.storage_options, snapshot.commit, text, params, limits)
+    timeout_s = limits.timeout_s
+    stopped = Stopped(
+        timeout=lambda _elapsed: timeout_message(timeout_s, limits),
+        memory=lambda: (f"the query needs more memory than allowed ({workers.memory_mb} MB, "
+                        f"the limit {memory_name}); narrow it or raise the limit"),
+    )
+    data = workers.run(f"graphlake.query.isolated:{kind}_job", args,
+                       timeout_s=None if timeout_s is None else timeout_s + KILL_GRACE_S,
+                       stopped=stopped, cancelled=cancelled)
+    return pa.ipc.open_stream(data).read_all()
+
+
+# --- the worker's side
+
+
+def sql_job(uri: str, storage_options: dict | None, commit: Commit, text: str,
+            params: Mapping[str, object] | None, limits: SqlLimits) -> bytes:
+    from graphlake.read.sql import run_sql
+
+    return _ipc(run_sql(_snapshot(uri, storage_options, commit), text, limits=limits))
+
+
+def cypher_job(uri: str, storage_options: dict | None, commit: Commit, text: str,
+               params: Mapping[str, object] | None, limits: SqlLimits) -> bytes:
+    from graphlake.query.executor import run_query
+
+    return _ipc(run_query(_snapshot(uri, storage_options, commit), text, params,
+                          limits=limits))
+
+
+def warm() -> None:
+    """Import and touch what queries use, so its address space is in place before the
+    worker's limit is set and the first query does not pay for it."""
+    import tempfile
+
+    import lance
+
+    from graphlake.query import executor  # noqa: F401  (imports the planner, DuckDB)
+    from graphlake.read.sql import run_sql
+
+    with tempfile.TemporaryDirectory(prefix="graphlake-warm-") as d:
+        ds = lance.write_dataset(pa.table({"id": ["a", "b"]}), d)
+        ds.to_table(filter="id = 'a'")
+
+        class _Warm:
+            def datasets(self) -> dict[str, Any]:
+                return {"t": ds}
+
+        run_sql(_Warm(), "SELECT count(*) FROM t")  # type: ignore[arg-type]
+
+
+def _snapshot(uri: str, storage_options: dict | None, commit: Commit) -> Snapshot:
+    from graphlake.read.snapshot import Snapshot
+
+    return Snapshot(_repo(uri, json.dumps(storage_options, sort_keys=True)), commit)
+
+
+@functools.lru_cache(maxsize=8)
+def _repo(uri: str, options: str) -> Repo:
+    from graphlake.repo import Repo
+
+    return Repo(uri, json.loads(options))
+
+
+def _ipc(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
