@@ -85,3 +85,20 @@ def test_a_damaged_state_is_a_typed_error_naming_the_commit(tmp_path: Path) -> N
     report = g.fsck(deep=True)
     assert not report.ok
     assert any(p.check == "diff" and head.id[:12] in p.where for p in report.problems)
+
+
+def test_cli_fsck_deep_and_diff_name_the_damaged_commit(tmp_path: Path) -> None:
+    from tests.cli.helpers import run
+
+    g = _schema_merged(tmp_path)
+    head = g.head("main")
+    state = head.tables["Company"]
+    uri = Path(g.repo.tables.uri(state.table_id))
+    (uri / "tree" / state.lance_branch / "_versions"
+     / f"{2**64 - 1 - state.version}.manifest").unlink()
+    shallow, deep, diffed = (run("fsck", g.uri), run("fsck", g.uri, "--deep"),
+                             run("diff", g.uri, "main^1", "main"))
+    assert deep.returncode == 1 and f"commit {head.id[:12]}" in deep.stdout
+    assert diffed.returncode == 1 and "Traceback" not in diffed.stderr
+    assert diffed.stderr.startswith("error:") and head.id[:12] in diffed.stderr
+    assert "KeyError" not in shallow.stdout + deep.stdout + diffed.stderr
