@@ -78,11 +78,13 @@ class GraphDiff(dict[str, TableDiff]):
         self.schema_changes: list[Step] = list(schema_changes or [])
 
 
-def diff(repo: Repo, a: str, b: str, limit: int | None = None) -> GraphDiff:
+def diff(repo: Repo, a: str, b: str, limit: int | None = None,
+         only: set[str] | None = None) -> GraphDiff:
     """Changes from `a` to `b` (any revision `Graph.resolve` takes): schema steps first,
     then per table its row changes, in b's layout (a renamed or added property is no
     row change); tables without change omitted, and so are types only one side has
-    (their schema step says so). `limit`: rows kept per kind of change and table."""
+    (their schema step says so). `limit`: rows kept per kind of change and table;
+    `only`: just these tables (b's names)."""
     if limit is not None and limit < 0:
         raise MergeError(f"limit must be 0 or more, not {limit}")
     ca, cb = repo.resolve(a), repo.resolve(b)
@@ -95,6 +97,8 @@ def diff(repo: Repo, a: str, b: str, limit: int | None = None) -> GraphDiff:
     out = GraphDiff(steps)
     type_renames = {s.table: s.old for s in steps if isinstance(s, _rename_type())}
     for name in sb.table_names:
+        if only is not None and name not in only:
+            continue
         source = type_renames.get(name, name)
         before, after = sa.table(source), sb.table(name)
         if before is None or ca.tables[source].table_id != cb.tables[name].table_id:
