@@ -272,5 +272,11 @@ class MergeMemoryError(MergeError):
     """The memory-bounded walk could not stay within its budget; nothing was published."""
 
 
+class HistoryUnreadableError(GraphLakeError):
+    """A commit's pinned table state cannot be read (its Lance version or files are
+    gone): the message names the commit and the table. `graphlake fsck --deep` lists
+    every such commit."""
+
+
 class LineageMismatchError(MergeError):
     """`lineage="verify"`: lineage discovery and the walk found different changes."""

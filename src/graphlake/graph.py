@@ -312,11 +312,17 @@ class Graph:
 
         return recover(self.repo, force=force)
 
-    def fsck(self) -> FsckReport:
-        """Check the graph's invariants; reports problems, changes nothing."""
+    def fsck(self, *, deep: bool = False) -> FsckReport:
+        """Check the graph's invariants; reports problems, changes nothing. `deep`
+        also diffs every reachable commit against each of its parents."""
         from graphlake.recovery.fsck import fsck
 
-        return fsck(self.repo)
+        report = fsck(self.repo)
+        if deep:
+            from graphlake.merge.history_check import check_diffs
+
+            check_diffs(self.repo, report)
+        return report
 
     def gc(
         self, *, grace: dt.timedelta = dt.timedelta(hours=1), dry_run: bool = False,

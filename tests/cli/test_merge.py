@@ -146,3 +146,21 @@ def test_diff_lists_inserted_updated_and_deleted_ids(clean: Path) -> None:
     assert "Person  +2 ~2 -0" in text and "~ Alice: age: 30 → 31" in text
     assert "… 2 more" in text and "Frank" not in text  # --limit 1: one row per kind
     assert "- Hooli" in text and "k-erin Erin → Alice" in text
+
+
+def test_merge_many_conflict_between_sources_names_each_row(tmp_path: Path) -> None:
+    """Issue 23 item 4: the table shows each source's value and the target's; --json
+    has `target` (the target's row) and `rows` (each source's under its name)."""
+    g = gl.Graph.init(tmp_path / "g", SCHEMA)
+    g.load(RECORDS)  # Alice is 30 on main
+    for name, age in (("mm-a", 31), ("mm-b", 32)):
+        g.create_branch(name)
+        with g.write(name) as w:
+            w.update("Person", [{"name": "Alice", "age": age}])
+    table, js = run_all(("merge-many", g.uri, "mm-a", "mm-b"),
+                        ("merge-many", g.uri, "mm-a", "mm-b", "--json"))
+    assert table.returncode == 1 and js.returncode == 1
+    assert "age: 30 → mm-b 32 / mm-a 31 / main 30" in table.stdout
+    [c] = parsed(js, 1)["conflicts"]
+    assert c["target"]["age"] == 30 and c["sides"] == ["mm-b", "mm-a"]
+    assert {n: r["age"] for n, r in c["rows"].items()} == {"mm-a": 31, "mm-b": 32}

@@ -79,7 +79,8 @@ def test_overlap_conflicts_and_identical_rows_converge(people: gl.Graph) -> None
     [clash] = err.value.conflicts
     # Between two sources: named, with each source's row (main has no such row).
     assert clash.between_sources and clash.sides == ("b", "a")
-    assert (clash.source["age"], clash.target["age"]) == (2, 1)
+    assert {name: row["age"] for name, row in clash.rows.items()} == {"b": 2, "a": 1}
+    assert clash.source["age"] == 2 and clash.target is None
     assert "by b and a" in clash.message
     assert state(g) == before
     # A conflict with the target names the sources that changed the key, and the target.
@@ -98,6 +99,37 @@ def test_overlap_conflicts_and_identical_rows_converge(people: gl.Graph) -> None
         w.update("Person", [{"name": "Clash", "age": 1}])
     assert g.merge_many(["a", "b", "c"], into="main").outcome == "merged"
     assert {"Same", "Clash", "C"} <= ids(g)
+
+
+def test_a_conflict_between_sources_holds_the_targets_row_in_target(
+        people: gl.Graph) -> None:
+    """Issue 23 item 4: `target` is the target's row; each source's row is under its
+    name in `rows`, in Python and JSON; a conflict with the target names both too."""
+    g = people
+    with g.write("main") as w:
+        w.update("Person", [{"name": "Bob", "age": 30}])
+    for name, age in (("mm-a", 31), ("mm-b", 32)):
+        g.create_branch(name)
+        with g.write(name) as w:
+            w.update("Person", [{"name": "Bob", "age": age}])
+    with pytest.raises(gl.MergeConflictError) as err:
+        g.merge_many(["mm-a", "mm-b"], into="main")
+    [c] = err.value.conflicts
+    d = c.to_dict()
+    assert d["sides"] == ["mm-b", "mm-a"] and d["between_sources"]
+    assert d["target"]["age"] == 30
+    assert {n: r["age"] for n, r in d["rows"].items()} == {"mm-a": 31, "mm-b": 32}
+    g.create_branch("mm-c")
+    with g.write("mm-c") as w:
+        w.insert("Person", [{"name": "Cy"}])
+    with g.write("main") as w:
+        w.update("Person", [{"name": "Bob", "age": 29}])
+    with pytest.raises(gl.MergeConflictError) as err:
+        g.merge_many(["mm-a", "mm-c"], into="main")
+    [c] = err.value.conflicts
+    assert not c.between_sources and c.sides == ("mm-a", "main")
+    assert {n: r["age"] for n, r in c.rows.items()} == {"mm-a": 31, "main": 29}
+    assert (c.source["age"], c.target["age"]) == (31, 29)
 
 
 def test_strict_disjoint_refuses_any_overlap(people: gl.Graph) -> None:

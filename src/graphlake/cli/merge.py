@@ -275,12 +275,13 @@ def _properties(c: Conflict, source: str, target: str) -> str:
     """`age: 29 → exp 41 / main 42`: base, then each side's value, per property."""
     if not (c.source or c.target):
         return ", ".join(c.properties) or "-"
-    source, target = c.sides or (source, target)
+    named = list(c.rows.items()) if c.rows is not None else [(source, c.source),
+                                                              (target, c.target)]
+    if c.between_sources and c.target is not None:
+        named.append((target, c.target))  # the target's row, neither source's
     parts = []
     for p in c.properties:
-        sides = [f"{name} {_value(row, p)}" for name, row in ((source, c.source),
-                                                              (target, c.target))
-                 if row is not None]
+        sides = [f"{name} {_value(row, p)}" for name, row in named if row is not None]
         before = f"{_value(c.base, p)} → " if c.base is not None else ""
         parts.append(f"{p}: {before}{' / '.join(sides)}")
     return "; ".join(parts) or "-"

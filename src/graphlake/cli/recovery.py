@@ -53,16 +53,24 @@ def recover(
         raise typer.Exit(1)
 
 
-def fsck(root: Root, json: Json = False) -> None:
+def fsck(
+    root: Root,
+    deep: Annotated[bool, typer.Option(
+        "--deep",
+        help="Also diff every reachable commit against each of its parents (what log "
+             "--stat, diff and merges need); costs one diff per commit.",
+    )] = False,
+    json: Json = False,
+) -> None:
     """Check the graph's invariants without changing anything (exit 1 on problems).
 
     Refs point to commits; every commit reachable from a branch, its schema and its
     table versions exist; in every branch head keys are unique, edges have endpoints and
     all constraints hold; no writer can build on unpublished data; no unfinished
-    publication is left.
+    publication is left. With --deep, every reachable commit diffs against its parents.
     """
     g = Graph.open(root, recover=False)
-    report = g.fsck()
+    report = g.fsck(deep=deep)
     if json:
         print_json(report.to_dict())
     else:

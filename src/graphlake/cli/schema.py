@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from graphlake.cli.options import DEFAULT_BRANCH, Branch, Json, Root, TargetBranch
-from graphlake.cli.output import console, plain_table, print_json, printable, short
+from graphlake.cli.output import console, plain_table, plural, print_json, printable, short
 from graphlake.errors import SchemaError
 from graphlake.graph import Graph
 
@@ -79,6 +79,12 @@ def _report(result: SchemaPlan, json: bool) -> None:
         [[s.kind, s.table, str(s.cost), s.describe()] for s in result.steps],
         title=f"schema plan for {escape(result.branch)} ({short(result.base)})",
     ))
+    for what, n in result.dropped_values.items():
+        unit = "value" if "." in what else "row"
+        verb = "drops" if result.commit is None else "dropped"
+        console.print(f"[yellow]this plan {verb} {plural(n, unit)} of {escape(what)}[/]")
+    for hint in result.suggestions:
+        console.print(f"hint: {escape(hint)}")
     if result.commit is None:
         console.print(f"dry run: nothing published; overall cost {result.cost}", style="dim")
     else:

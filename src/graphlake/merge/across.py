@@ -79,7 +79,7 @@ def _between(table: str, key: str, a: Image, b: Image) -> Conflict:
     message = (f"{table} {key!r}: changed differently by sources forked from different "
                f"commits of the target{detail}")
     conflict = Conflict(kind, table, key, message, props, a.b, b.s, a.s)
-    return between_sources(conflict, b.label, a.label)
+    return between_sources(conflict, b.label, a.label, a.t)
 
 
 def _unordered(table: str, key: str, im: Image) -> Conflict:

@@ -30,7 +30,7 @@ from graphlake.merge import across
 from graphlake.merge import result as R
 from graphlake.merge.base import BaseOrder, MergeBase
 from graphlake.merge.columns import backfilled_columns, plan_columns
-from graphlake.merge.conflicts import Conflict, between_sources
+from graphlake.merge.conflicts import Conflict, between_sources, with_target
 from graphlake.merge.delta import DiscoverySettings, TableDelta, discover
 from graphlake.merge.rows import Row, merge_key
 from graphlake.merge.timing import PhaseTimer
@@ -306,9 +306,9 @@ def _images(
         if not touched and key not in g.uncertain:
             continue
         b = _base_row(key, ds, g.dt, rows)
-        s, conflicts = _combine_sources(table, key, b, ds)
-        clashes += conflicts
         t = g.dt.side.get(key) if key in g.dt.keys else b
+        s, conflicts = _combine_sources(table, key, b, ds, t)
+        clashes += conflicts
         if not touched and s == t:
             continue  # an uncertain base, but this group's sources agree with the target
         label = ",".join(d.label for d in ds if key in d.keys)
@@ -434,11 +434,11 @@ def _three_way(
     keys = set(dt.keys).union(*(d.keys for d in deltas)) | uncertain
     for key in sorted(keys):
         b = _base_row(key, deltas, dt, base_rows or {})
-        s, source_conflicts = _combine_sources(t_type.name, key, b, deltas)
+        t = dt.side.get(key) if key in dt.keys else b
+        s, source_conflicts = _combine_sources(t_type.name, key, b, deltas, t)
         if source_conflicts:
             outcome.conflicts += source_conflicts
             continue
-        t = dt.side.get(key) if key in dt.keys else b
         decision, conflict = merge_key(t_type.name, key, b, s, t, strategy, key in uncertain)
         if conflict is not None:
             conflict = _with_target(conflict, inputs,
@@ -458,7 +458,7 @@ def _with_target(conflict: Conflict, inputs: MergeInputs, sources: list[str]) ->
     shows (a two-way merge's report already names its source and target)."""
     if not inputs.many:
         return conflict
-    return replace(conflict, sides=(",".join(sources) or "sources", inputs.target_name))
+    return with_target(conflict, ",".join(sources) or "sources", inputs.target_name)
 
 
 def _base_row(
@@ -476,10 +476,11 @@ def _rows(repo: Repo, state: TableState, keys: set[str]) -> dict[str, Row]:
 
 
 def _combine_sources(
-    table: str, key: str, b: Row | None, deltas: list[TableDelta]
+    table: str, key: str, b: Row | None, deltas: list[TableDelta], t: Row | None
 ) -> tuple[Row | None, list[Conflict]]:
     """The sources' combined image of `key`: each source's change merged in turn against
-    the base by the per-key rules; a disagreement between sources is a conflict."""
+    the base by the per-key rules; a disagreement between sources is a conflict (which
+    reports `t`, the target's row, as its target)."""
     acc = b
     acc_from: list[str] = []  # the sources whose changes `acc` holds
     conflicts: list[Conflict] = []
@@ -488,7 +489,7 @@ def _combine_sources(
             continue
         decision, conflict = merge_key(table, key, b, d.side.get(key), acc)
         if conflict is not None:
-            conflicts.append(between_sources(conflict, d.label, ",".join(acc_from)))
+            conflicts.append(between_sources(conflict, d.label, ",".join(acc_from), t))
             continue
         acc_from.append(d.label)
         if decision.action == "put":

@@ -38,12 +38,14 @@ class Conflict:
     source: dict[str, Any] | None = None
     target: dict[str, Any] | None = None
     resolution: str | None = field(default=None, compare=False)  # "ours"/"theirs" if resolved
-    # merge_many: the branches whose rows `source` and `target` hold (None in a two-way
-    # merge: its source and target). A conflict with the target names (the sources that
-    # changed the key, the target); one between two sources (`between_sources`) names (the
-    # later source, the earlier one(s)), and then `target` holds the earlier sources' row.
+    # merge_many: the two parties, each side's row under its own name in `rows`
+    # (None in a two-way merge: its source and target). A conflict with the target names
+    # (the sources that changed the key, the target); one between two sources
+    # (`between_sources`) names (the later source, the earlier one(s)). `target` always
+    # holds the target's row (None where it has none), `source` the first side's row.
     sides: tuple[str, str] | None = None
     between_sources: bool = False
+    rows: dict[str, dict[str, Any] | None] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -52,10 +54,20 @@ class Conflict:
         return d
 
 
-def between_sources(conflict: Conflict, later: str, earlier: str) -> Conflict:
-    """A merge_many conflict between two sources: `source` holds the later source's row,
-    `target` the earlier source(s)' (not the target's, which is neither)."""
+def with_target(conflict: Conflict, sources: str, target: str) -> Conflict:
+    """A merge_many conflict of the sources' combined row with the target's."""
+    return replace(conflict, sides=(sources, target),
+                   rows={sources: conflict.source, target: conflict.target})
+
+
+def between_sources(conflict: Conflict, later: str, earlier: str,
+                    target_row: dict[str, Any] | None) -> Conflict:
+    """A merge_many conflict between two sources, made from the per-key rule's conflict
+    of `later`'s row (as source) with `earlier`'s (as target): `rows` holds both under
+    their names, `source` the later source's row, `target` the target's `target_row`."""
     message = conflict.message.replace("on both sides", f"by {later} and {earlier}")
     message = message.replace("on the target", f"on {earlier}").replace(
         "on the source", f"on {later}")
-    return replace(conflict, message=message, sides=(later, earlier), between_sources=True)
+    return replace(conflict, message=message, sides=(later, earlier), between_sources=True,
+                   rows={later: conflict.source, earlier: conflict.target},
+                   target=target_row)

@@ -232,15 +232,26 @@ def walk_candidates(
     outside `memory_limit` (a 1M-row Vector(128) table peaked at ~1 GB whatever the
     budget).
     """
-    columns = [n for n in side_ds.schema.names if n != "id"]
-    terms = [t for c in columns for t in _hash_terms(f'"{c}"', side_ds.schema.field(c).type)]
-    # Every term is hashed once, then the term hashes are combined in two opposite
-    # orders: DuckDB's combine is order-dependent, so two rows colliding on both is far
-    # less likely than on one (and the payload, a vector say, is hashed only once).
-    inner = ", ".join(f"hash({t}) AS t{i}" for i, t in enumerate(terms)) or "hash(id) AS t0"
-    names = [f"t{i}" for i in range(max(1, len(terms)))]
+    b_schema, s_schema = base_ds.schema, side_ds.schema
+    columns = [n for n in s_schema.names if n != "id"]
+    columns += [n for n in b_schema.names if n != "id" and n not in columns]
+    # The two states may have different layouts (a diff across a schema change): a
+    # column one side lacks hashes as NULL there, a column whose type differs hashes
+    # per side. Candidates are then a superset of the changes in either layout (a row
+    # with a value in such a column is one); `rows_for` and the caller's projection
+    # keep the real ones.
+    terms = {label: _layout_terms(schema, columns, b_schema, s_schema)
+             for label, schema in (("b", b_schema), ("s", s_schema))}
+    width = max(1, len(terms["b"]), len(terms["s"]))
+    names = [f"t{i}" for i in range(width)]
     fwd, rev = ", ".join(names), ", ".join(reversed(names))
-    narrow = f"SELECT id, hash({fwd}) AS h1, hash({rev}) AS h2 FROM (SELECT id, {inner} FROM {{}})"
+
+    def narrow(label: str, source: str) -> str:
+        own = terms[label] + ["NULL"] * (width - len(terms[label]))
+        inner = ", ".join(f"hash({t}) AS t{i}" for i, t in enumerate(own)) \
+            if terms["b"] or terms["s"] else "hash(id) AS t0"
+        return (f"SELECT id, hash({fwd}) AS h1, hash({rev}) AS h2 "
+                f"FROM (SELECT id, {inner} FROM {source})")
     scan_bytes = budget // _WALK_SCAN_SHARE
     duck_bytes = budget - scan_bytes
     threads = max(1, min(os.cpu_count() or 1, _WALK_MAX_THREADS, duck_bytes // _WALK_THREAD_BYTES))
@@ -248,8 +259,10 @@ def walk_candidates(
     room = max(1, scan_bytes // in_flight)  # what one page may take at most
     page_bytes = min(_WALK_MAX_PAGE_BYTES, room)
     sources = {
-        "b_src": _Pages(base_ds, ["id", *columns], page_bytes, room, what),
-        "s_src": _Pages(side_ds, ["id", *columns], page_bytes, room, what),
+        "b_src": _Pages(base_ds, ["id", *(c for c in columns if c in b_schema.names)],
+                        page_bytes, room, what),
+        "s_src": _Pages(side_ds, ["id", *(c for c in columns if c in s_schema.names)],
+                        page_bytes, room, what),
     }
     with tempfile.TemporaryDirectory(prefix="graphlake-walk-") as spill:
         con = duckdb.connect(":memory:")
@@ -262,7 +275,7 @@ def walk_candidates(
             for name, source in sources.items():
                 con.register(name, source.reader())
             rows = con.execute(
-                f"WITH b AS ({narrow.format('b_src')}), s AS ({narrow.format('s_src')}) "
+                f"WITH b AS ({narrow('b', 'b_src')}), s AS ({narrow('s', 's_src')}) "
                 "SELECT coalesce(b.id, s.id) FROM b FULL OUTER JOIN s ON b.id = s.id "
                 "WHERE b.id IS NULL OR s.id IS NULL OR b.h1 <> s.h1 OR b.h2 <> s.h2"
             ).fetchall()
@@ -305,6 +318,27 @@ _WALK_MAX_PAGE_BYTES = 4 * 1024 * 1024
 # strings), and stop at _WALK_MAX_PAGE_ROWS: bigger pages of narrow rows are no faster.
 _WALK_PAGE_GROWTH = 16
 _WALK_MAX_PAGE_ROWS = 65_536
+
+
+def _layout_terms(
+    schema: pa.Schema, columns: list[str], b_schema: pa.Schema, s_schema: pa.Schema
+) -> list[str]:
+    """One side's hash terms for `columns`, aligned term by term with the other side's
+    wherever both sides hold a column of the same type."""
+    out: list[str] = []
+    for c in columns:
+        in_b, in_s = c in b_schema.names, c in s_schema.names
+        if in_b and in_s and b_schema.field(c).type == s_schema.field(c).type:
+            out += _hash_terms(f'"{c}"', schema.field(c).type)
+            continue
+        # Only one side has it, or the types differ: that side's terms, NULLs on the
+        # other (a column with a value there then makes the row a candidate).
+        for owner, has in ((b_schema, in_b), (s_schema, in_s)):
+            if not has:
+                continue
+            own = _hash_terms(f'"{c}"', owner.field(c).type)
+            out += own if owner is schema else ["NULL"] * len(own)
+    return out
 
 
 def _hash_terms(expr: str, type_: pa.DataType) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from graphlake.errors import MergeError
+from graphlake.errors import HistoryUnreadableError, MergeError, clean_message
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -78,11 +78,13 @@ class GraphDiff(dict[str, TableDiff]):
         self.schema_changes: list[Step] = list(schema_changes or [])
 
 
-def diff(repo: Repo, a: str, b: str, limit: int | None = None) -> GraphDiff:
+def diff(repo: Repo, a: str, b: str, limit: int | None = None,
+         only: set[str] | None = None) -> GraphDiff:
     """Changes from `a` to `b` (any revision `Graph.resolve` takes): schema steps first,
     then per table its row changes, in b's layout (a renamed or added property is no
     row change); tables without change omitted, and so are types only one side has
-    (their schema step says so). `limit`: rows kept per kind of change and table."""
+    (their schema step says so). `limit`: rows kept per kind of change and table;
+    `only`: just these tables (b's names)."""
     if limit is not None and limit < 0:
         raise MergeError(f"limit must be 0 or more, not {limit}")
     ca, cb = repo.resolve(a), repo.resolve(b)
@@ -95,17 +97,34 @@ def diff(repo: Repo, a: str, b: str, limit: int | None = None) -> GraphDiff:
     out = GraphDiff(steps)
     type_renames = {s.table: s.old for s in steps if isinstance(s, _rename_type())}
     for name in sb.table_names:
+        if only is not None and name not in only:
+            continue
         source = type_renames.get(name, name)
         before, after = sa.table(source), sb.table(name)
         if before is None or ca.tables[source].table_id != cb.tables[name].table_id:
             continue  # a type b added (or dropped and re-created)
-        project = None if before.properties == after.properties else \
+        project, added = (None, {}) if before.properties == after.properties else \
             _projection(before, after, name, steps)
+        _readable(repo, ca, source)
+        _readable(repo, cb, name)
         changes = table_diff(repo, ca.tables[source], cb.tables[name], limit,
-                             after.is_edge, project)
+                             after.is_edge, project, added)
         if changes:
             out[name] = changes
     return out
+
+
+def _readable(repo: Repo, commit: Commit, table: str) -> None:
+    """Open `commit`'s state of `table`, or raise `HistoryUnreadableError` naming both."""
+    state = commit.tables[table]
+    try:
+        repo.tables.open(state)
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise HistoryUnreadableError(
+            f"commit {commit.id[:12]}: table {table} cannot be read (Lance branch "
+            f"{state.lance_branch}, version {state.version}): {clean_message(exc)}; "
+            f"see `graphlake fsck --deep`"
+        ) from None
 
 
 def _rename_type() -> type:
@@ -115,9 +134,10 @@ def _rename_type() -> type:
 
 
 def _projection(before: TableType, after: TableType, table: str,
-                steps: list[Step]) -> Callable[[Row], Row]:
+                steps: list[Step]) -> tuple[Callable[[Row], Row], dict[str, Any]]:
     """Maps a row of `before`'s layout to `after`'s: renamed properties under their new
-    names, properties `before` lacks at their default (or null), dropped ones gone."""
+    names, properties `before` lacks at their default (or null), dropped ones gone.
+    Also returns those properties `before` lacks, with their defaults."""
     from graphlake.schema.changes import RenameProperty
 
     renames = {s.new.name: s.old.name for s in steps
@@ -132,18 +152,28 @@ def _projection(before: TableType, after: TableType, table: str,
             out[name] = row.get(origin) if origin in had else default
         return out
 
-    return project
+    added = {name: default for name, origin, default in props if origin not in had}
+    return project, added
 
 
 def table_diff(
     repo: Repo, a: TableState, b: TableState, limit: int | None, edge: bool,
-    project: Callable[[Row], Row] | None = None,
+    project: Callable[[Row], Row] | None = None, added: dict[str, Any] | None = None,
 ) -> TableDiff:
     """One table's changes from state `a` to state `b`; `project` maps a's rows into
-    b's layout when a schema change lies between them."""
-    from graphlake.merge.delta import discover  # lance and duckdb: only when diffing
+    b's layout when a schema change lies between them, `added` names the properties a
+    lacks (with their defaults)."""
+    from graphlake.merge.delta import discover, rows_for  # lance and duckdb: only here
 
     delta = discover(repo.tables, a, b)
+    extra = _off_default(repo.tables.open(b), added or {})
+    if extra - delta.keys:
+        # A property a lacks holds a value b's Lance history never wrote (a merge
+        # adopted a state whose column has another name in a's layout, say): lineage
+        # cannot see such a row, the walk does; both answer the same only with it.
+        path = delta.path
+        delta = rows_for(repo.tables.open(a), repo.tables.open(b), delta.keys | extra)
+        delta.path = path
     if not delta:
         return TableDiff()
     if delta.inserts is not None:  # insert-only via lineage: keys stay columnar
@@ -169,6 +199,29 @@ def table_diff(
         rows = {**out.inserted_rows, **out.deleted_rows,
                 **{key: delta.side[key] for key in shown}}
         out.endpoints = {key: (row["src"], row["dst"]) for key, row in rows.items()}
+    return out
+
+
+def _off_default(ds: Any, added: dict[str, Any]) -> set[str]:
+    """Keys of `ds` whose value of some `added` property is not its default: one narrow
+    columnar scan, only when a's layout lacks properties b has."""
+    if not added:
+        return set()
+    import pyarrow.compute as pc
+
+    cols = [c for c in added if c in ds.schema.names]
+    if not cols:
+        return set()
+    table = ds.to_table(columns=["id", *cols])
+    out: set[str] = set()
+    for c in cols:
+        col, default = table.column(c), added[c]
+        if default is None:
+            mask = pc.is_valid(col)
+            out.update(table.filter(mask).column("id").to_pylist())
+        else:
+            ids, values = table.column("id").to_pylist(), col.to_pylist()
+            out.update(k for k, v in zip(ids, values, strict=True) if v != default)
     return out
 
 

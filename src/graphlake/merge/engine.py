@@ -25,6 +25,7 @@ from graphlake.errors import MergeConflictError, MergeError
 from graphlake.merge import result as R
 from graphlake.merge.base import MergeBase, bases_per_source, merge_base_of
 from graphlake.merge.classify import Classification, MergeInputs, classify
+from graphlake.merge.counts import fill_counts
 from graphlake.merge.delta import DiscoverySettings
 from graphlake.merge.rows import STRATEGIES
 from graphlake.merge.schema_merge import Prepared, prepare
@@ -154,8 +155,10 @@ def _merge_once(
             result.outcome, result.conflicts = R.CONFLICT, step.prep.conflicts
             return _finish(result, timer)
         raise MergeConflictError(step.prep.conflicts)
+    sides = (target, [h for _, h in pending])  # as committed, before any schema merge
     cls, inputs, target, pending = step.cls, step.inputs, step.target, step.pending
     record_step(result, cls, step.prep)
+    fill_counts(repo, base.commit, sides[0], sides[1], result.stats)
     if cls.conflicts:
         if dry_run:
             result.outcome, result.conflicts = R.CONFLICT, cls.conflicts

@@ -33,11 +33,15 @@ class ConflictBody(BaseModel):
     resolution: str | None
     sides: list[str] | None = Field(
         default=None,
-        description="merge_many: the branches whose rows `source` and `target` hold (null "
-                    "in a two-way merge: its source and target).")
+        description="merge_many: the two parties of the conflict, whose rows `rows` "
+                    "holds (null in a two-way merge: its source and target).")
     between_sources: bool = Field(
         default=False,
         description="merge_many: a conflict between two sources (no strategy resolves it).")
+    rows: dict[str, Row | None] | None = Field(
+        default=None,
+        description="merge_many: each side's row under its name (the names in `sides`); "
+                    "`target` holds the target's row, also in a conflict between sources.")
 
 
 class MergeConflictBody(ErrorBody):

@@ -15,7 +15,7 @@ A lost race (another writer moved the branch) starts over on the new head, bound
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import lance
@@ -37,7 +37,10 @@ from graphlake.recovery.publication import Publication
 from graphlake.retry import HeadMoved, retry_while_head_moves
 from graphlake.schema.arrow import arrow_field, arrow_schema, arrow_type
 from graphlake.schema.changes import (
+    AddProperty,
     Cost,
+    DropProperty,
+    DropType,
     RenameProperty,
     RenameType,
     Step,
@@ -68,6 +71,10 @@ class SchemaPlan:
     dry_run: bool
     commit: Commit | None = None
     schema_id: str = ""
+    # Values the plan drops: "Table.prop" -> non-null values, "Table" -> rows (a type).
+    dropped_values: dict[str, int] = field(default_factory=dict)
+    # A dropped and an added property of one type in one table: likely a rename.
+    suggestions: list[str] = field(default_factory=list)
 
     @property
     def cost(self) -> Cost:
@@ -86,6 +93,8 @@ class SchemaPlan:
             "cost": str(self.cost),
             "steps": [s.to_json() for s in self.steps],
             "commit": self.commit.id if self.commit else None,
+            "dropped_values": dict(self.dropped_values),
+            "suggestions": list(self.suggestions),
         }
 
 
@@ -102,7 +111,9 @@ def apply_schema(
     if dry_run:
         _, head = repo.branch_head(branch)
         steps = _checked_steps(repo, head, new)
-        return SchemaPlan(branch, head.id, steps, dry_run=True)
+        dropped, hints = _losses(repo, head, steps)
+        return SchemaPlan(branch, head.id, steps, dry_run=True, dropped_values=dropped,
+                          suggestions=hints)
     return retry_while_head_moves(
         lambda: _apply_once(repo, branch, new, message),
         branch=branch, what="schema change", attempts=MAX_ATTEMPTS,
@@ -126,6 +137,7 @@ def _apply_once(repo: Repo, branch: str, new: Schema, message: str | None) -> Sc
             f"the schema equals the one on {branch!r} (head {head.id[:12]}); nothing was "
             f"published")
     old = repo.schemas.of(head)
+    dropped, hints = _losses(repo, head, steps)
     with Publication(repo, "schema", branch, ref) as pub:
         tables = _apply_tables(repo, branch, ref, head, old, new, steps, pub)
         sid = repo.schemas.put(new.text)
@@ -137,7 +149,33 @@ def _apply_once(repo: Repo, branch: str, new: Schema, message: str | None) -> Sc
             meta={"schema_change": [s.kind for s in steps]},
         )
         pub.publish(commit)
-    return SchemaPlan(branch, head.id, steps, dry_run=False, commit=commit, schema_id=sid)
+    return SchemaPlan(branch, head.id, steps, dry_run=False, commit=commit, schema_id=sid,
+                      dropped_values=dropped, suggestions=hints)
+
+
+def _losses(repo: Repo, head: Commit, steps: list[Step]) -> tuple[dict[str, int], list[str]]:
+    """How many values each drop removes (non-null values of a property: one column
+    read; rows of a type: metadata), and the drop + add pairs that look like a rename
+    (same table, same type) with the `@renamed_from` that would keep the values."""
+    dropped: dict[str, int] = {}
+    for step in steps:
+        if isinstance(step, DropProperty):
+            ds = repo.tables.open(head.tables[step.table])
+            column = ds.to_table(columns=[step.prop.name]).column(step.prop.name)
+            dropped[f"{step.table}.{step.prop.name}"] = len(column) - column.null_count
+        elif isinstance(step, DropType) and step.table in head.tables:
+            dropped[step.table] = repo.tables.open(head.tables[step.table]).count_rows()
+    hints = []
+    for drop in (s for s in steps if isinstance(s, DropProperty)):
+        n = dropped.get(f"{drop.table}.{drop.prop.name}", 0)
+        for add in (s for s in steps if isinstance(s, AddProperty)):
+            if n and add.table == drop.table and add.prop.type == drop.prop.type:
+                hints.append(
+                    f"{add.table}.{add.prop.name} looks like a rename of "
+                    f"{drop.table}.{drop.prop.name}, whose {n} values this plan drops: "
+                    f"declare `{add.prop.name}: ... @renamed_from({drop.prop.name})` "
+                    f"to keep them")
+    return dropped, hints
 
 
 def _default_message(steps: list[Step]) -> str:
