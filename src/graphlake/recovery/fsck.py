@@ -137,7 +137,7 @@ def _check_history(
     report.commits = len(seen)
     for sid in sorted(schemas):
         try:
-            parse_schema(layout.get_schema(repo.store, sid))
+            parse_schema(layout.get_schema(repo.store, sid), stored=True)
         except GraphLakeError as exc:
             report.problems.append(Problem("history", f"schema {sid}", str(exc)))
     for state in sorted(states, key=lambda s: (s.table_id, s.lance_branch, s.version)):
