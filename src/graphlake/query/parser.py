@@ -1,9 +1,12 @@
 """Cypher text to `ast.Query`: lark (cypher.lark) checks the syntax, a transformer builds
 the AST. Every failure is a `CypherSyntaxError` (line, column, what was expected) or, for
-a write clause, a `CypherWriteError`; no lark exception escapes."""
+a write clause, a `CypherWriteError`; no lark exception escapes. Integer literals (values,
+`LIMIT`/`SKIP`, hop bounds) are I64s: a longer one is a syntax error at its token, never
+Python's 4,300-digit int-str conversion error."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -21,7 +24,9 @@ from graphlake.errors import CypherSyntaxError, CypherWriteError
 from graphlake.grammar import lark_parser
 from graphlake.query import ast
 
-__all__ = ["parse_query"]
+__all__ = ["MAX_INT", "parse_query"]
+
+MAX_INT = 2**63 - 1  # integer literals are I64 values (a minus sign is an operator)
 
 # Clauses that would change the graph, or run arbitrary code, and what to use instead.
 _WRITES = {
@@ -136,6 +141,24 @@ def _unescape(s: str) -> str:
     return "".join(out)
 
 
+def _int(tok: Token) -> int:
+    """An INT token's value; more than an I64 holds is a syntax error at the token."""
+    digits = str(tok).lstrip("0")
+    if len(digits) > len(str(MAX_INT)) or int(digits or "0") > MAX_INT:
+        shown = digits if len(digits) <= 40 else f"{digits[:40]}... ({len(digits)} digits)"
+        raise CypherSyntaxError(f"integer {shown} is too large (at most {MAX_INT})",
+                                tok.line, tok.column)
+    return int(digits or "0")
+
+
+def _float(tok: Token) -> float:
+    value = float(tok)
+    if not math.isfinite(value):
+        shown = tok if len(tok) <= 40 else f"{tok[:40]}... ({len(tok)} characters)"
+        raise CypherSyntaxError(f"number {shown} is too large", tok.line, tok.column)
+    return value
+
+
 def _pos(meta: Any) -> ast.Pos:
     return (getattr(meta, "line", 1), getattr(meta, "column", 1))
 
@@ -162,10 +185,10 @@ class _Build(Transformer):
         return str(t)[1:-1] if t.type == "QUOTED_NAME" else str(t)
 
     def int_lit(self, meta, ch):
-        return ast.Lit(_pos(meta), int(ch[0]))
+        return ast.Lit(_pos(meta), _int(ch[0]))
 
     def float_lit(self, meta, ch):
-        return ast.Lit(_pos(meta), float(ch[0]))
+        return ast.Lit(_pos(meta), _float(ch[0]))
 
     def string_lit(self, meta, ch):
         return ast.Lit(_pos(meta), _unescape(str(ch[0])))
@@ -297,13 +320,13 @@ class _Build(Transformer):
         return ast.NodePat(_pos(meta), var, labels, props)
 
     def hops(self, meta, ch):
-        ints = [int(t) for t in ch if isinstance(t, Token) and t.type == "INT"]
+        ints = [_int(t) for t in ch if isinstance(t, Token) and t.type == "INT"]
         ranged = bool(_tokens(ch, "RANGE"))
         if not ranged:
             return (ints[0], ints[0]) if ints else (1, None)
         parts = [t.type for t in ch]
         low = ints[0] if parts[1] == "INT" else 1
-        high = int(ch[-1]) if parts[-1] == "INT" else None
+        high = _int(ch[-1]) if parts[-1] == "INT" else None
         return (low, high)
 
     def rel_detail(self, meta, ch):
