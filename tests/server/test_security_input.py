@@ -72,8 +72,13 @@ def test_backtracking_check_answers_at_once(clients: dict[str, httpx.Client]) ->
     assert _healthy(clients["anon"]) < 1.0
 
 
-def test_health_answers_during_a_checked_write(clients: dict[str, httpx.Client]) -> None:
-    rows = [{"name": f"big{i}", "body": "a" * 100_000} for i in range(30)]  # 3 MB of checks
+def test_health_answers_during_checked_writes(clients: dict[str, httpx.Client]) -> None:
+    # Backtracking attacks (with Python's `re`, 30 "a"s held the GIL for ~50 s) and large
+    # checked upserts (3 MB of values) while another client polls /health.
+    attack = [{"op": "insert", "table": "Doc", "rows": [{"name": "x", "body": "a" * 30 + "!"}]}]
+    big = [{"op": "upsert", "table": "Doc",
+            "rows": [{"name": f"big{i}", "body": "a" * 100_000} for i in range(30)]}]
+    idle = max(_healthy(clients["anon"]) for _ in range(30))
     latencies: list[float] = []
     done = threading.Event()
 
@@ -84,17 +89,20 @@ def test_health_answers_during_a_checked_write(clients: dict[str, httpx.Client])
     poller = threading.Thread(target=poll)
     poller.start()
     try:
-        for _ in range(3):
-            r = clients["write"].post("/branches/main/mutations", json={
-                "operations": [{"op": "upsert", "table": "Doc", "rows": rows}]})
+        for _ in range(2):
+            r = clients["write"].post("/branches/main/mutations", json={"operations": attack})
+            assert r.status_code == 422, r.text
+            r = clients["write"].post("/branches/main/mutations", json={"operations": big})
             assert r.status_code == 200, r.text
     finally:
         done.set()
         poller.join(30)
     assert latencies
-    print(f"/health during writes: {len(latencies)} answers, max {max(latencies) * 1000:.0f} ms")
-    # The goal is 100 ms; the bound leaves room for a loaded 2-core CI machine.
-    assert max(latencies) < 0.5, sorted(latencies)[-5:]
+    print(f"/health during writes: {len(latencies)} answers, max {max(latencies) * 1000:.0f} ms"
+          f" (idle: max {idle * 1000:.0f} ms of 30)")
+    # The goal is 100 ms on a quiet machine; the bound is relative to the same server idle,
+    # so a loaded CI machine does not fail it and a write holding the GIL for seconds does.
+    assert max(latencies) < idle + 0.5, sorted(latencies)[-5:]
 
 
 @pytest.mark.parametrize("query", [
