@@ -51,12 +51,17 @@ __all__ = [
 ]
 
 
-@functools.lru_cache(maxsize=256)
 def pattern_problem(pattern: str) -> str | None:
     """Why `pattern` cannot be used (a short phrase), or None when RE2 takes it within
-    the caps. Checked cheapest first: the text's length before anything scans it."""
+    the caps. Checked cheapest first: the text's length before anything scans it (or
+    caches it: a long pattern is never kept)."""
     if len(pattern) > MAX_PATTERN_CHARS:
         return f"the pattern is {len(pattern)} characters long (at most {MAX_PATTERN_CHARS})"
+    return _problem(pattern)
+
+
+@functools.lru_cache(maxsize=256)
+def _problem(pattern: str) -> str | None:
     problem = _shape_problem(pattern)
     if problem is not None:
         return problem
