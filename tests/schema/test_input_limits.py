@@ -11,6 +11,7 @@ import pytest
 
 import graphlake as gl
 from graphlake import regex
+from graphlake.constraints import values
 from graphlake.errors import CheckPatternError
 from graphlake.schema import parser
 from graphlake.schema.parser import MAX_VECTOR_DIM, parse_schema
@@ -111,25 +112,30 @@ def test_stored_pattern_re2_refuses_keeps_the_graph_readable(tmp_path, monkeypat
     old = NODE.format('String? @check("(x)\\1")')
     with monkeypatch.context() as m:
         m.setattr(parser, "pattern_problem", lambda pattern: None)
-        gl.Graph.init(tmp_path / "g", old)
+        m.setattr(values, "_regex", lambda *args: [])
+        old_g = gl.Graph.init(tmp_path / "g", old)
+        with old_g.write() as w:
+            w.insert("P", [{"name": "old", "v": "xx"}])
     g = gl.Graph.open(tmp_path / "g")
     with g.write() as w:  # rows without a value need no check
         w.insert("P", [{"name": "a"}])
     assert g.schema.nodes["P"].checks == {"v": "(x)\\1"}
-    assert g.nodes("P").column("name").to_pylist() == ["a"]
+    assert sorted(g.nodes("P").column("name").to_pylist()) == ["a", "old"]
     written = re.escape('P.v has @check("(x)\\1")')
     with pytest.raises(CheckPatternError, match=written) as info, g.write() as w:
         w.insert("P", [{"name": "b", "v": "xx"}])
     assert info.value.pattern == "(x)\\1"
     assert isinstance(info.value, gl.SchemaError)
-    assert g.nodes("P").column("name").to_pylist() == ["a"]
+    assert sorted(g.nodes("P").column("name").to_pylist()) == ["a", "old"]
+    problems = [pr.message for pr in g.fsck().problems]  # reported, not raised
+    assert any("cannot run" in m and "(x)\\1" in m for m in problems), problems
     # Keeping the pattern in a schema change is refused; replacing it repairs the writes.
     with pytest.raises(gl.SchemaError, match="invalid regex in @check"):
         g.apply_schema(old.replace("String?", "String? @index"))
     g.apply_schema(NODE.format('String? @check("(x)x")'))
     with g.write() as w:
         w.insert("P", [{"name": "b", "v": "xx"}])
-    assert sorted(g.nodes("P").column("name").to_pylist()) == ["a", "b"]
+    assert sorted(g.nodes("P").column("name").to_pylist()) == ["a", "b", "old"]
 
 
 def test_regex_caps_are_documented_constants() -> None:
