@@ -35,6 +35,16 @@ class SchemaError(GraphLakeError):
         super().__init__(f"schema error: {where}{message}")
 
 
+class CheckPatternError(SchemaError):
+    """A stored schema's `@check` pattern RE2 cannot run within graphlake's caps (a graph
+    written by a version that used Python's `re`). The graph opens and reads; writes that
+    need the check fail with this error until a schema change replaces the pattern."""
+
+    def __init__(self, message: str, pattern: str):
+        self.pattern = pattern
+        super().__init__(message)
+
+
 class SchemaChangeError(GraphLakeError):
     """A schema change (`Graph.apply_schema`) cannot be applied; the branch is unchanged."""
 

@@ -1,17 +1,22 @@
 """Value constraints on rows: enum membership, `@range`, `@check` (full-match regex), and
-the type domains of `graphlake.constraints.domain` (finite vectors, representable dates)."""
+the type domains of `graphlake.constraints.domain` (finite vectors, representable dates).
+
+`@check` matches with RE2 (`graphlake.regex`): linear in the value's length, over whole
+columns, outside the GIL. A stored pattern RE2 refuses (a schema from an older version)
+raises `CheckPatternError` naming it whenever a row with a value of its property is
+checked."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from graphlake.constraints.domain import DATE_KINDS, domain_kind, domain_violations
-from graphlake.constraints.vectorised import VECTOR_MIN_ROWS, regex_unsure
 from graphlake.constraints.violation import Violation
+from graphlake.errors import CheckPatternError
+from graphlake.regex import full_match, pattern_problem
 from graphlake.schema.model import Property, TableType
 
 
@@ -105,14 +110,18 @@ def _range(
 def _regex(
     table: str, name: str, col: pa.ChunkedArray, ids: pa.ChunkedArray, pattern: str
 ) -> list[Violation]:
-    rx = re.compile(pattern)
-    if len(col) >= VECTOR_MIN_ROWS:
-        # Only rows the vectorised (RE2) test cannot vouch for reach Python's `re`.
-        unsure = regex_unsure(col, pattern)
-        if unsure is not None:
-            ids, col = ids.filter(unsure), col.filter(unsure)
+    if col.null_count == len(col):  # nothing to match (and maybe no string type)
+        return []
+    problem = pattern_problem(pattern)
+    if problem is not None:
+        raise CheckPatternError(
+            f'{table}.{name} has @check("{pattern}"), which this version cannot run: '
+            f"{problem}. Writes of {table}.{name} fail until a schema change replaces "
+            f"the pattern with one in RE2 syntax", pattern)
+    bad = pc.invert(pc.fill_null(full_match(col, pattern), True))
+    if not pc.any(bad).as_py():
+        return []
     return [
         _v(table, name, key, f"{name}={v!r} does not match @check({pattern!r})")
-        for key, v in zip(ids.to_pylist(), col.to_pylist(), strict=True)
-        if v is not None and rx.fullmatch(v) is None
+        for key, v in zip(ids.filter(bad).to_pylist(), col.filter(bad).to_pylist(), strict=True)
     ]

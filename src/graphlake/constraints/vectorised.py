@@ -6,7 +6,6 @@ Each helper either proves its answer with Arrow (or DuckDB) kernels or says it c
 
 from __future__ import annotations
 
-import re
 import threading
 from typing import TYPE_CHECKING
 
@@ -18,62 +17,6 @@ if TYPE_CHECKING:  # DuckDB (~0.2 CPU-s to import) loads for large distinct coun
 
 # Below this many rows the plain Python loops are cheaper than the vectorised checks.
 VECTOR_MIN_ROWS = 1024
-
-# --- regex: RE2 vouches for the rows it fully matches ---------------------------------
-
-# A pattern in this subset means the same under Python's `re` and RE2 on ASCII text:
-# printable ASCII; escapes only of punctuation; no `(?...)` groups, anchors (`$`, `^`
-# outside a class negation), POSIX classes, set-operation look-alikes or possessive
-# quantifiers; braces only as `{m}`, `{m,}`, `{m,n}`.
-_RE2_UNSAFE = re.compile(r"\\[A-Za-z0-9]|\(\?|\$|\[:|&&|\|\||~~|--|[*+?}]\+|[^\x20-\x7e]")
-_BRACES = re.compile(r"\{[0-9]+(,[0-9]*)?\}")
-
-
-def _re2_equivalent(pattern: str) -> bool:
-    if _RE2_UNSAFE.search(pattern):
-        return False
-    rest = _BRACES.sub("", pattern)
-    if "{" in rest or "}" in rest:
-        return False
-    in_class = False
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            if c in "[^":  # a nested class, or `^` other than a leading negation
-                return False
-            if c == "]":
-                in_class = False
-        elif c == "[":
-            in_class = True
-            if pattern[i + 1 : i + 2] == "^":
-                i += 1
-            if pattern[i + 1 : i + 2] == "]":  # a leading `]` is a literal in `re`
-                return False
-        elif c == "^":
-            return False
-        i += 1
-    return not in_class
-
-
-def regex_unsure(col: pa.ChunkedArray, pattern: str) -> pa.ChunkedArray | None:
-    """Mask of rows RE2 does not prove to fully match `pattern` (None: no fast path).
-
-    Exact by construction: a row outside the mask is ASCII and fully matched by RE2 under
-    a pattern whose meaning RE2 and `re` share; everything else is left to `re`.
-    """
-    if not _re2_equivalent(pattern):
-        return None
-    try:
-        matched = pc.match_substring_regex(col, f"^(?:{pattern})$")
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-        return None  # a pattern (or type) RE2 does not take: Python checks every row
-    sure = pc.and_(pc.fill_null(matched, False), pc.fill_null(pc.string_is_ascii(col), False))
-    return pc.invert(sure)
-
 
 # --- distinct counts --------------------------------------------------------------------
 

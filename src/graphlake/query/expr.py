@@ -6,6 +6,11 @@ query are quoted by `literal`: no query text is ever pasted into SQL. Parameters
 strings, lists or maps are DuckDB prepared parameters (`Checker.bind`: the value is bound
 once, however often the query names it); null, booleans, numbers and dates, whose text
 has a bounded size, become literals.
+
+`=~` is DuckDB's `regexp_full_match`, RE2: linear in the input. A pattern given as a
+literal or a parameter is held to the caps of `graphlake.regex` (the ones `@check` has)
+before any SQL runs; a pattern computed per row is bounded by RE2's own memory cap and
+the query's time limit.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from graphlake.query.checker import (
     suggest,
     value_type,
 )
+from graphlake.regex import pattern_problem
 from graphlake.schema.model import VECTOR_METRICS
 
 AGGREGATES = ("count", "sum", "avg", "min", "max", "collect")
@@ -228,6 +234,8 @@ class ExprCompiler:
             word = {"STARTS": "STARTS WITH", "ENDS": "ENDS WITH"}.get(e.op, e.op)
             self.checker.expect(word, lt, (STRING,), e.left.pos)
             self.checker.expect(word, rt, (STRING,), e.right.pos)
+            if e.op == "=~":
+                self._check_pattern(e.right)
             fn = {"STARTS": "starts_with", "ENDS": "suffix", "CONTAINS": "contains",
                   "=~": "regexp_full_match"}[e.op]
             return f"{fn}({ls}, {rs})", BOOL
@@ -249,6 +257,20 @@ class ExprCompiler:
         if e.op == "/":
             return f"({ls}::DOUBLE / {rs})", FLOAT
         return f"({ls} {e.op} {rs})", t
+
+    def _check_pattern(self, e: ast.Expr) -> None:
+        """A known `=~` pattern must be one RE2 runs within the caps."""
+        if isinstance(e, ast.Lit):
+            pattern = e.value
+        elif isinstance(e, ast.Param):
+            pattern = self.checker.param(e)
+        else:
+            return
+        if isinstance(pattern, str):
+            problem = pattern_problem(pattern)
+            if problem is not None:
+                raise CypherError(f"invalid regex for =~: {problem} (patterns are RE2 syntax)",
+                                  *e.pos)
 
     def _in(self, e: ast.Binary) -> Typed:
         ls, lt = self.typed(e.left)

@@ -4,10 +4,13 @@ the AST. Every failure is a `CypherSyntaxError` or, for a write clause, a
 syntax error gives the line and column, what was found and what was expected, in words a
 user knows (keywords; "an operator", "an expression"; never a grammar rule's name), a
 "did you mean" for a misspelt keyword, and names an unsupported clause (UNION, CALL) or a
-SQL statement as such."""
+SQL statement as such. Integer literals (values, `LIMIT`/`SKIP`, hop bounds) are I64s: a
+longer one is a syntax error at its token, never Python's 4,300-digit int-str conversion
+error."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -26,7 +29,9 @@ from graphlake.grammar import lark_parser
 from graphlake.query import ast
 from graphlake.query.checker import closest
 
-__all__ = ["parse_query"]
+__all__ = ["MAX_INT", "parse_query"]
+
+MAX_INT = 2**63 - 1  # integer literals are I64 values (a minus sign is an operator)
 
 # Clauses that would change the graph, and the API and commands that do it instead.
 _WRITES = {
@@ -228,6 +233,24 @@ def _unescape(s: str) -> str:
     return "".join(out)
 
 
+def _int(tok: Token) -> int:
+    """An INT token's value; more than an I64 holds is a syntax error at the token."""
+    digits = str(tok).lstrip("0")
+    if len(digits) > len(str(MAX_INT)) or int(digits or "0") > MAX_INT:
+        shown = digits if len(digits) <= 40 else f"{digits[:40]}... ({len(digits)} digits)"
+        raise CypherSyntaxError(f"integer {shown} is too large (at most {MAX_INT})",
+                                tok.line, tok.column)
+    return int(digits or "0")
+
+
+def _float(tok: Token) -> float:
+    value = float(tok)
+    if not math.isfinite(value):
+        shown = tok if len(tok) <= 40 else f"{tok[:40]}... ({len(tok)} characters)"
+        raise CypherSyntaxError(f"number {shown} is too large", tok.line, tok.column)
+    return value
+
+
 def _pos(meta: Any) -> ast.Pos:
     return (getattr(meta, "line", 1), getattr(meta, "column", 1))
 
@@ -254,10 +277,10 @@ class _Build(Transformer):
         return str(t)[1:-1] if t.type == "QUOTED_NAME" else str(t)
 
     def int_lit(self, meta, ch):
-        return ast.Lit(_pos(meta), int(ch[0]))
+        return ast.Lit(_pos(meta), _int(ch[0]))
 
     def float_lit(self, meta, ch):
-        return ast.Lit(_pos(meta), float(ch[0]))
+        return ast.Lit(_pos(meta), _float(ch[0]))
 
     def string_lit(self, meta, ch):
         return ast.Lit(_pos(meta), _unescape(str(ch[0])))
@@ -389,13 +412,13 @@ class _Build(Transformer):
         return ast.NodePat(_pos(meta), var, labels, props)
 
     def hops(self, meta, ch):
-        ints = [int(t) for t in ch if isinstance(t, Token) and t.type == "INT"]
+        ints = [_int(t) for t in ch if isinstance(t, Token) and t.type == "INT"]
         ranged = bool(_tokens(ch, "RANGE"))
         if not ranged:
             return (ints[0], ints[0]) if ints else (1, None)
         parts = [t.type for t in ch]
         low = ints[0] if parts[1] == "INT" else 1
-        high = int(ch[-1]) if parts[-1] == "INT" else None
+        high = _int(ch[-1]) if parts[-1] == "INT" else None
         return (low, high)
 
     def rel_detail(self, meta, ch):

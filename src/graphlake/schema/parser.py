@@ -6,12 +6,21 @@ resolves types and annotations, checks every rule of the language and builds the
 model. Keeping the grammar loose and the checks here means every error can name the exact
 token and say what is wrong in the schema's own terms. Every failure is a `SchemaError`
 with a 1-based line and column; no lark exception escapes.
+
+Client text is bounded before Python works on it: integers longer than an I64/U64 (no
+4,300-digit conversion error), `Vector` dimensions up to `MAX_VECTOR_DIM`, no list of
+lists (refused at the first nested `[`, whatever the depth), and `@check` regexes that
+RE2 compiles within the caps of `graphlake.regex`. A schema read back from storage
+(`stored=True`) keeps a `@check` pattern those caps refuse, so a graph written by an
+older version still opens and reads; the writes that need the check refuse it
+(`graphlake.constraints.values`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -24,6 +33,7 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, Un
 
 from graphlake.errors import SchemaError
 from graphlake.grammar import lark_parser
+from graphlake.regex import pattern_problem
 from graphlake.schema.model import (
     FLOAT_KINDS,
     KEY_KINDS,
@@ -42,7 +52,14 @@ from graphlake.schema.model import (
     TypeRef,
 )
 
-__all__ = ["load_schema", "parse_schema"]
+__all__ = ["MAX_VECTOR_DIM", "load_schema", "parse_schema"]
+
+# The largest `Vector(n)`: Arrow's fixed-size lists allow 2**31 - 1, but one such row is
+# 8 GiB; 65,536 float32 (256 KiB a row) is far above any embedding model's width.
+MAX_VECTOR_DIM = 65_536
+# An integer of more digits fits no I64/U64 (and would meet Python's int-str limit).
+_MAX_INT_DIGITS = 20
+_F32_MAX = 3.4028234663852886e38
 
 # --- lark ------------------------------------------------------------------------------
 
@@ -200,6 +217,8 @@ def _raw_type(tree: Tree) -> _RawType:
     if tree.data == "list_type":
         (lsqb,) = _tokens(tree, "LSQB")
         (item,) = _trees(tree, "named_type", "list_type")
+        if item.data == "list_type":  # refused here, before anything recurses into it
+            raise _error("lists cannot be nested", _tokens(item, "LSQB")[0])
         return _RawType(at=lsqb, name="[]", item=_raw_type(item))
     name = _tokens(tree, "NAME")[0]
     lpar = next(iter(_tokens(tree, "LPAR")), None)
@@ -361,8 +380,13 @@ def _vector_type(raw: _RawType) -> TypeRef:
     if len(raw.args) != 1:
         raise _error("Vector needs one dimension, e.g. Vector(32)", where)
     (dim,) = raw.args
-    if dim.type != "NUMBER" or not re.fullmatch(r"[0-9]+", dim) or int(dim) <= 0:
-        raise _error(f"Vector dimension must be a positive integer, found '{dim}'", dim)
+    digits = dim.lstrip("0") if dim.type == "NUMBER" and re.fullmatch(r"[0-9]+", dim) else ""
+    if not digits:  # not an integer, or zero
+        raise _error(f"Vector dimension must be a positive integer, found '{_shown(dim)}'",
+                     dim)
+    if len(digits) > 6 or int(digits) > MAX_VECTOR_DIM:
+        raise _error(f"Vector dimension {_shown(dim)} is over the maximum, {MAX_VECTOR_DIM}",
+                     dim)
     return TypeRef("Vector", dim=int(dim))
 
 
@@ -409,8 +433,21 @@ def _resolve_type(raw: _RawType) -> TypeRef:
 # --- constraints -----------------------------------------------------------------------
 
 
+def _shown(tok: Token, limit: int = 40) -> str:
+    """A token as an error message shows it: a 5,000-digit number is cut short."""
+    text = str(tok)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 def _number(tok: Token) -> int | float:
-    return int(tok) if re.fullmatch(r"-?[0-9]+", tok) else float(tok)
+    """An integer when written as one and short enough to be an I64/U64 value; any other
+    number as a float (a longer integer then fails the integer kinds' range check)."""
+    if re.fullmatch(r"-?[0-9]+", tok) and len(tok.lstrip("-").lstrip("0")) <= _MAX_INT_DIGITS:
+        return int(tok)
+    value = float(tok)
+    if not math.isfinite(value):
+        raise _error(f"number {_shown(tok)} is too large", tok)
+    return value
 
 
 def _string_value(tok: Token) -> str:
@@ -451,10 +488,14 @@ def _numeric_value(tok: Token, prop: Property, what: str) -> int | float:
     value = _number(tok)
     kind = prop.type.kind
     if kind in FLOAT_KINDS:
+        if kind == "F32" and abs(value) > _F32_MAX:
+            raise _error(f"{what} {_shown(tok)} is not an F32 value for property "
+                         f"'{prop.name}' (F32 reaches {_F32_MAX:g})", tok)
         return float(value)
     low, high = _INT_LIMITS[kind]
     if not isinstance(value, int) or not low <= value <= high:
-        raise _error(f"{what} '{tok}' is not a {kind} value for property '{prop.name}'", tok)
+        raise _error(f"{what} '{_shown(tok)}' is not a {kind} value for property "
+                     f"'{prop.name}'", tok)
     return value
 
 
@@ -473,15 +514,14 @@ def _range(rng: _RawRange, prop: Property, ann: _RawAnnotation) -> Range:
     return Range(min=lo, max=hi)
 
 
-def _regex(tok: Token, prop: Property, ann: _RawAnnotation) -> str:
+def _regex(tok: Token, prop: Property, ann: _RawAnnotation, stored: bool) -> str:
     if prop.type.kind != "String":
         raise _error(f"@check applies to String properties; '{prop.name}' is {prop.type}",
                      ann.at)
     pattern = _string_value(tok)
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        raise _error(f"invalid regex in @check: {exc.msg}", tok) from None
+    problem = pattern_problem(pattern)
+    if problem is not None and not stored:
+        raise _error(f"invalid regex in @check: {problem} (patterns are RE2 syntax)", tok)
     return pattern
 
 
@@ -490,7 +530,11 @@ def _cardinality(rng: _RawRange) -> Cardinality:
         raise _error("@card needs a minimum, e.g. @card(0..1) or @card(1..)", rng.dots)
     for tok in (rng.lo, rng.hi):
         if tok is not None and (tok.type != "NUMBER" or not re.fullmatch(r"[0-9]+", tok)):
-            raise _error(f"@card bounds must be non-negative integers, found {tok}", tok)
+            raise _error(f"@card bounds must be non-negative integers, found {_shown(tok)}",
+                         tok)
+        if tok is not None and (len(tok.lstrip("0")) > 19 or int(tok) > _INT_LIMITS["I64"][1]):
+            raise _error(f"@card bound {_shown(tok)} is over the maximum, "
+                         f"{_INT_LIMITS['I64'][1]}", tok)
     low = int(rng.lo)
     high = int(rng.hi) if rng.hi is not None else None
     if high is not None and low > high:
@@ -504,6 +548,7 @@ class _Table:
 
     decl: _RawDecl
     properties: dict[str, Property]
+    stored: bool = False  # read back from storage: keep @check patterns the caps refuse
     key: str = ""
     uniques: list[tuple[str, ...]] = field(default_factory=list)
     indexes: list[tuple[str, ...]] = field(default_factory=list)
@@ -607,7 +652,7 @@ class _Table:
             raise _error(f"malformed @check; write {_USAGE['check']}", _arg_pos(regex))
         if prop.name in self.checks:
             raise _error(f"property '{prop.name}' already has a @check", ann.at)
-        self.checks[prop.name] = _regex(regex, prop, ann)
+        self.checks[prop.name] = _regex(regex, prop, ann, self.stored)
 
     def set_default(self, prop: Property, ann: _RawAnnotation) -> None:
         current = self.properties[prop.name]  # earlier annotations may have replaced it
@@ -799,9 +844,9 @@ def _properties(raw_props: list[_RawProperty]) -> dict[str, Property]:
     return props
 
 
-def _table(decl: _RawDecl) -> _Table:
+def _table(decl: _RawDecl, stored: bool) -> _Table:
     raw_props, type_level = _group(decl)
-    table = _Table(decl, _properties(raw_props))
+    table = _Table(decl, _properties(raw_props), stored)
     # Apply annotations in source order so uniques/indexes keep the order they were written.
     pending: list[tuple[_RawAnnotation, Property | None]] = [(a, None) for a in type_level]
     for raw in raw_props:
@@ -827,7 +872,7 @@ def _check_endpoint(tok: Token, kinds: dict[str, str]) -> None:
         raise _error(f"unknown node type '{tok}'{hint}", tok)
 
 
-def _build(decls: list[_RawDecl], text: str) -> Schema:
+def _build(decls: list[_RawDecl], text: str, stored: bool) -> Schema:
     if not decls:
         raise SchemaError("empty schema: declare at least one node type", 1, 1)
     # First come, first kept: the kind of every type name, so edges may name node types
@@ -847,7 +892,7 @@ def _build(decls: list[_RawDecl], text: str) -> Schema:
         if d.src is not None and d.dst is not None:
             _check_endpoint(d.src, kinds)
             _check_endpoint(d.dst, kinds)
-        t = _table(d)
+        t = _table(d, stored)
         common = dict(
             name=str(d.name),
             renamed_from=t.renamed_from,
@@ -869,9 +914,13 @@ def _build(decls: list[_RawDecl], text: str) -> Schema:
 # --- public API ------------------------------------------------------------------------
 
 
-def parse_schema(text: str) -> Schema:
-    """Parse schema text (the `.pg` language) into a `Schema`. Raises `SchemaError`."""
-    return _build(_parse_tree(text), text)
+def parse_schema(text: str, *, stored: bool = False) -> Schema:
+    """Parse schema text (the `.pg` language) into a `Schema`. Raises `SchemaError`.
+
+    `stored`: the text was read back from a graph, not given by a client, so a `@check`
+    pattern RE2 refuses (an older version accepted Python `re` syntax) is kept as written.
+    """
+    return _build(_parse_tree(text), text, stored)
 
 
 def load_schema(text_or_path: str | os.PathLike[str]) -> Schema:

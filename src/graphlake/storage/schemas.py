@@ -44,7 +44,7 @@ class SchemaStore:
             return found
         from graphlake.schema.parser import parse_schema  # not on the CLI's start-up path
 
-        parsed = parse_schema(self.text(schema_id))
+        parsed = parse_schema(self.text(schema_id), stored=True)
         with self._lock:
             self._parsed[schema_id] = parsed
         return parsed
