@@ -114,7 +114,7 @@ def test_the_leased_commit_survives_gc_after_its_branch_is_gone(tmp_path: Path) 
 def test_bad_loader_arguments_are_typed_errors(g) -> None:
     with pytest.raises(ReaderError, match="Blob column 'raw' cannot be a tensor"):
         g.to_torch("Sample", columns=["k", "raw"])
-    with pytest.raises(ReaderError, match="rank must be in 0..1"):
+    with pytest.raises(ReaderError, match=r"rank must be in 0\.\.1"):
         g.to_torch("Sample", rank=2, world_size=2)
     with pytest.raises(ReaderError, match="world_size"):
         g.to_torch("Sample", rank=0, world_size=0)
