@@ -12,12 +12,16 @@
     ds = g.to_hf("Sample", rev="v1", columns=["text", "label"])
     ds = ds.with_format("torch")
 
-The read lease is held by the process that made the dataset while the dataset object
-lives (attribute `_graphlake_scan`; `close()` it to release the lease early).
+The in-memory `Dataset` holds everything it read, so its read lease is released once it
+is built. A streaming dataset's lease is held by the process that made it until that
+object is garbage collected: keep it referenced while streaming (copies that
+`with_format` or `map` make do not hold it; `datasets` deep-copies freely, so the lease
+is not an attribute of the dataset).
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -44,20 +48,22 @@ def to_hf(
 ) -> Any:
     scan = snapshot.scan(type, columns, where, batch_size=batch_size, lease_s=lease_s)
     try:
-        if streaming:
-            features = datasets.Features.from_arrow_schema(scan.schema)
-            ds = datasets.IterableDataset.from_generator(
-                _rows, features=features,
-                gen_kwargs={"spec": scan.spec(),
-                            "fragments": [fid for fid, n in scan.fragments() if n]})
-        else:
+        if not streaming:
             from datasets.table import InMemoryTable
 
-            ds = datasets.Dataset(InMemoryTable(scan.to_table()))
+            return datasets.Dataset(InMemoryTable(scan.to_table()))
+        features = datasets.Features.from_arrow_schema(scan.schema)
+        ds = datasets.IterableDataset.from_generator(
+            _rows, features=features,
+            gen_kwargs={"spec": scan.spec(),
+                        "fragments": [fid for fid, n in scan.fragments() if n]})
     except BaseException:
         scan.close()
         raise
-    ds._graphlake_scan = scan
+    finally:
+        if not streaming:
+            scan.close()
+    weakref.finalize(ds, scan.close)
     return ds
 
 

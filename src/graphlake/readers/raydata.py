@@ -56,6 +56,7 @@ def to_ray(
         scan.close()
         raise
     dataset._graphlake_scan = scan  # the lease lives as long as the Dataset object
+    dataset._graphlake_source = source
     return dataset
 
 
