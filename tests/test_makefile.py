@@ -1,7 +1,7 @@
 """The Makefile's install logic: `make demo` installs the core and server extras only,
 `make test` the test tooling, Ray and the readers' extras as well, each extras set has
-its own stamp, and a newer pyproject.toml installs again. Run against a fake `python3` whose venv tools only
-log their arguments, so nothing is downloaded."""
+its own stamp, and a newer pyproject.toml installs again. Run against a fake `python3`
+whose venv tools only log their arguments, so nothing is downloaded."""
 
 from __future__ import annotations
 
