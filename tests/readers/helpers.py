@@ -16,9 +16,10 @@ def rows(start: int, stop: int) -> list[dict]:
              "raw": bytes([i % 256]) * 8} for i in range(start, stop)]
 
 
-def sample_graph(path: Path, parts: tuple[int, ...] = (100, 70, 130)) -> gl.Graph:
+def sample_graph(path: Path | str, parts: tuple[int, ...] = (100, 70, 130),
+                 storage_options: dict[str, str] | None = None) -> gl.Graph:
     """One write (so one Lance fragment) per part; keys 0..sum(parts)-1."""
-    g = gl.Graph.init(path, SCHEMA)
+    g = gl.Graph.init(path, SCHEMA, storage_options=storage_options)
     start = 0
     for n in parts:
         with g.write(message=f"rows {start}..") as w:

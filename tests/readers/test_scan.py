@@ -69,8 +69,9 @@ def test_scan_reads_its_commit_whatever_happens_later(tmp_path: Path) -> None:
     assert g.store.list(LEASES_DIR) == []
 
 
-def test_gc_keeps_a_leased_commit_and_forgets_it_after_release(tmp_path: Path) -> None:
-    g = sample_graph(tmp_path / "g", parts=(40,))
+def test_gc_keeps_a_leased_commit_and_forgets_it_after_release(backend) -> None:
+    uri, options = backend  # a local folder and S3 (moto on loopback): plain objects
+    g = sample_graph(uri, parts=(40,), storage_options=options)
     g.create_branch("tmp")
     with g.write("tmp", message="tmp rows") as w:
         w.insert("Sample", rows(40, 60))
