@@ -1,7 +1,7 @@
 """The Makefile's install logic: `make demo` installs the core and server extras only,
-`make test` the test tooling and Ray as well, each extras set has its own stamp, and a
-newer pyproject.toml installs again. Run against a fake `python3` whose venv tools only
-log their arguments, so nothing is downloaded."""
+`make test` the test tooling, Ray and the readers' extras as well, each extras set has
+its own stamp, and a newer pyproject.toml installs again. Run against a fake `python3`
+whose venv tools only log their arguments, so nothing is downloaded."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def test_demo_installs_core_and_server_only_then_test_adds_the_rest(checkout: Pa
     assert first[-1] == "graphlake demo demo-graph --fresh"
     assert installs(make(checkout, "demo")) == []  # up to date: no install
     test = make(checkout, "test")
-    assert installs(test) == [".[dev,server,ray]"]
+    assert installs(test) == [".[dev,server,ray,torch,hf,polars]"]
     assert "venv .venv" not in test  # the venv is reused
     assert test[-3:] == [
         "ruff check src tests bench",

@@ -290,3 +290,14 @@ class HistoryUnreadableError(GraphLakeError):
 
 class LineageMismatchError(MergeError):
     """`lineage="verify"`: lineage discovery and the walk found different changes."""
+
+
+class MissingExtraError(GraphLakeError, ImportError):
+    """An optional integration was asked for without its extra installed; the message
+    is one line naming the `pip install` to run."""
+
+
+class ReaderError(GraphLakeError, ValueError):
+    """A reader (scan, PyTorch, Ray, Hugging Face, Polars) was given arguments it
+    cannot honour: `rank >= world_size`, a batch size below 1, a Blob column asked for
+    as a tensor."""

@@ -13,8 +13,8 @@ from pathlib import Path
 import graphlake
 
 ROOT = Path(graphlake.__file__).parent
-BELOW_GRAPH = ("catalog", "constraints", "maintenance", "merge", "query", "read", "recovery",
-               "schema", "search", "storage", "write")
+BELOW_GRAPH = ("catalog", "constraints", "maintenance", "merge", "query", "read", "readers",
+               "recovery", "schema", "search", "storage", "write")
 BOTTOM = ("errors.py", "faults.py", "probes.py", "retry.py", "repo.py")
 
 

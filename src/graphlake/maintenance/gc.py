@@ -12,8 +12,12 @@ branches) and the files only they referenced; files no manifest references; whol
 branches nothing kept uses, with their version claims; unreachable commit objects
 (virtual merge bases, crashed publications).
 
+Also kept: the commit of every live read lease (a pinned reader: see
+`graphlake.catalog.leases`) and what it reaches, like a branch head.
+
 Also removed (not a cutoff matter, and not counted): merge intents whose lease ran out,
-which a killed merge leaves behind (see `graphlake.catalog.intents`).
+which a killed merge leaves behind (see `graphlake.catalog.intents`), and expired read
+leases.
 
 The cutoff is `now - grace`, or the start of the oldest publication still in flight if
 that is earlier: nothing modified after it is touched.
@@ -27,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from graphlake.catalog.commits import is_commit_id
 from graphlake.catalog.intents import MergeIntents
+from graphlake.catalog.leases import ReadLeases
 from graphlake.maintenance.lance_gc import TableSweep
 from graphlake.maintenance.report import GcReport, TableGc
 from graphlake.maintenance.roots import find_roots
@@ -59,7 +64,8 @@ def gc(
     now = dt.datetime.now(dt.UTC)
     records = RecordStore(repo.store).list()
     cutoff = min([now - grace, *(r.started_at for r in records)])
-    roots = find_roots(repo, extra=[r.expected_commit for r in records])
+    leased = sorted(ReadLeases(repo.store).live_commits())
+    roots = find_roots(repo, extra=[*(r.expected_commit for r in records), *leased])
     report = GcReport(dry_run=dry_run, cutoff=cutoff)
 
     table_ids = sorted(roots.pinned, key=lambda t: (roots.names.get(t, t), t))
@@ -88,6 +94,7 @@ def gc(
             repo.store.delete(info.key)
     if not dry_run:
         MergeIntents(repo.store).sweep()
+        ReadLeases(repo.store).sweep()
     return report
 
 

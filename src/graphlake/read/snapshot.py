@@ -1,4 +1,7 @@
-"""A pinned, read-only view of one graph commit: every table at its exact Lance state."""
+"""A pinned, read-only view of one graph commit: every table at its exact Lance state.
+
+`read` returns a whole table at once; `scan` streams one (Arrow batches, bounded memory)
+under a read lease that `gc` honours (see `graphlake.read.scan`)."""
 
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from graphlake.schema.model import EdgeType, NodeType, Schema
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
+    from graphlake.read.scan import Scan
     from graphlake.repo import Repo
 
 
@@ -79,6 +83,25 @@ class Snapshot:
             raise QueryError(
                 f"{t.name}: cannot apply filter {where!r}: {clean_message(exc)}"
             ) from None
+
+    def scan(
+        self,
+        name: str,
+        columns: Sequence[str] | None = None,
+        where: str | None = None,
+        *,
+        kind: str | None = None,
+        batch_size: int | None = None,
+        lease_s: float | None = None,
+    ) -> Scan:
+        """Stream table `name` of this commit as Arrow batches, under a read lease
+        (`graphlake.read.scan.Scan`; Blob columns only when named in `columns`)."""
+        from graphlake.catalog.leases import LEASE_S
+        from graphlake.read.scan import DEFAULT_BATCH_SIZE, Scan
+
+        return Scan(self, name, kind=kind, columns=columns, where=where,
+                    batch_size=DEFAULT_BATCH_SIZE if batch_size is None else batch_size,
+                    lease_s=LEASE_S if lease_s is None else lease_s)
 
     def get(self, name: str, key: Any) -> dict[str, Any] | None:
         import pyarrow.compute as pc

@@ -1,0 +1,219 @@
+"""A streaming scan of one table at one pinned commit, held by a read lease.
+
+`Snapshot.scan(type, columns=, where=)` checks its arguments, takes a read lease on the
+snapshot's commit (`graphlake.catalog.leases`: `gc` keeps what the commit pins while
+the lease is live) and reads exactly that commit's Lance state, whatever later writes,
+merges, resets or branch deletions do. Rows arrive as Arrow record batches of at most
+`batch_size` rows: memory is bounded by the batch size, not the table size.
+
+Blob columns are read only when named in `columns`: by default a scan projects every
+other column, and Lance's projection pushdown keeps the blob bytes unread. (graphlake
+stores Blob as plain `large_binary`, not Lance's blob encoding, see
+`graphlake.schema.arrow`; so a named Blob column is materialized in each batch.)
+
+The readers in `graphlake.readers` (PyTorch, Ray Data, Hugging Face, Polars) build on a
+`Scan`: `fragments()` lists the pinned table's Lance fragments with their row counts
+under the filter, `read_slices()` reads row ranges of fragments, and `spec()` is a small
+picklable description that a worker process (a DataLoader worker, a Ray task) opens
+again (`ScanSpec.open`) without a lease of its own: the process that made the scan
+holds it.
+
+A scan releases its lease on `close()` (it is a context manager), or when it is garbage
+collected; a killed process's lease runs out after `lease_s`.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import lance
+import pyarrow as pa
+
+from graphlake.catalog.commits import TableState
+from graphlake.catalog.leases import LEASE_S, Lease, ReadLeases
+from graphlake.errors import QueryError, ReaderError, UnknownPropertyError, clean_message
+from graphlake.read.filter import compile_filter
+
+if TYPE_CHECKING:
+    from graphlake.read.snapshot import Snapshot
+    from graphlake.schema.model import EdgeType, NodeType
+
+__all__ = ["DEFAULT_BATCH_SIZE", "Scan", "ScanSpec", "Slice"]
+
+DEFAULT_BATCH_SIZE = 1024
+
+
+@dataclass(frozen=True)
+class Slice:
+    """Rows `offset .. offset + count` (counted under the scan's filter) of a fragment."""
+
+    fragment: int
+    offset: int
+    count: int
+
+
+@dataclass(frozen=True)
+class ScanSpec:
+    """What a worker process needs to read a scan's pinned table again (picklable)."""
+
+    uri: str
+    storage_options: dict[str, str] | None
+    table: str
+    state: TableState
+    columns: tuple[str, ...]
+    filter: str | None
+    batch_size: int
+
+    def open(self) -> lance.LanceDataset:
+        from graphlake.repo import Repo
+
+        return Repo(self.uri, self.storage_options).tables.open(self.state)
+
+    def read_slices(
+        self, slices: Sequence[Slice], ds: lance.LanceDataset | None = None
+    ) -> Iterator[pa.RecordBatch]:
+        """The rows of `slices`, in order, as batches of at most `batch_size` rows."""
+        ds = ds if ds is not None else self.open()
+        fragments = {f.fragment_id: f for f in ds.get_fragments()}
+        for s in slices:
+            if s.count <= 0:
+                continue
+            scanner = ds.scanner(columns=list(self.columns), filter=self.filter,
+                                 fragments=[fragments[s.fragment]], offset=s.offset,
+                                 limit=s.count, batch_size=self.batch_size)
+            yield from _batches(self.table, self.filter, scanner)
+
+
+def _batches(table: str, where: str | None, scanner: Any) -> Iterator[pa.RecordBatch]:
+    try:
+        for batch in scanner.to_batches():
+            if batch.num_rows:
+                yield batch
+    except (OSError, ValueError, pa.ArrowInvalid) as exc:
+        raise QueryError(f"{table}: cannot scan with filter {where!r}: {clean_message(exc)}"
+                         ) from None
+
+
+class Scan:
+    """One table of a pinned commit, streamed as Arrow batches under a read lease."""
+
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        name: str,
+        *,
+        kind: str | None = None,
+        columns: Sequence[str] | None = None,
+        where: str | None = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        lease_s: float = LEASE_S,
+    ) -> None:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ReaderError(f"batch_size is a whole number of at least 1, not {batch_size!r}")
+        if not isinstance(lease_s, int | float) or not lease_s > 0:
+            raise ReaderError(f"lease_s is a number of seconds above 0, not {lease_s!r}")
+        self.snapshot = snapshot
+        self.type: NodeType | EdgeType = snapshot.type(name, kind)
+        self.name = self.type.name
+        self.batch_size = batch_size
+        self.state = snapshot.commit.tables[self.name]
+        # The lease comes before the first table access: from here on gc keeps the state.
+        self.lease: Lease = ReadLeases(snapshot.repo.store).take(snapshot.commit.id, lease_s)
+        self._finalizer = weakref.finalize(self, self.lease.release)
+        try:
+            self.dataset = snapshot.repo.tables.open(self.state)
+            names = self.dataset.schema.names
+            if columns is None:
+                columns = [c for c in names if c not in self.blob_columns]
+            elif isinstance(columns, str):
+                raise ReaderError(f"columns is a list of column names, not the string "
+                                  f"{columns!r}")
+            columns = list(dict.fromkeys(columns))
+            unknown = [c for c in columns if c not in names]
+            if unknown:
+                raise UnknownPropertyError(
+                    f"{self.name} has no column {', '.join(map(repr, unknown))} "
+                    f"(columns: {', '.join(names)})"
+                )
+            self.columns: tuple[str, ...] = tuple(columns)
+            # Only the safe filter grammar reaches Lance (no functions: bounded cost).
+            self.filter = None if where is None else compile_filter(where, self.name, names)
+            self.where = where
+        except BaseException:
+            self.close()
+            raise
+
+    # --- what is read ----------------------------------------------------------------
+
+    @property
+    def commit_id(self) -> str:
+        return self.snapshot.commit.id
+
+    @cached_property
+    def blob_columns(self) -> frozenset[str]:
+        return frozenset(p.name for p in self.type.properties if p.type.kind == "Blob")
+
+    @cached_property
+    def schema(self) -> pa.Schema:
+        """The Arrow schema of the batches (the projected columns, in order)."""
+        full = self.dataset.schema
+        return pa.schema([full.field(c) for c in self.columns])
+
+    def fragments(self) -> list[tuple[int, int]]:
+        """(fragment id, rows under the filter) of every fragment, in fragment order."""
+        return [(f.fragment_id, f.count_rows(self.filter) if self.filter else f.count_rows())
+                for f in self.dataset.get_fragments()]
+
+    def count_rows(self) -> int:
+        return sum(n for _, n in self.fragments())
+
+    def spec(self, batch_size: int | None = None) -> ScanSpec:
+        repo = self.snapshot.repo
+        return ScanSpec(repo.uri, repo.storage_options, self.name, self.state, self.columns,
+                        self.filter, batch_size or self.batch_size)
+
+    # --- reading ---------------------------------------------------------------------
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        return self.to_batches()
+
+    def to_batches(self) -> Iterator[pa.RecordBatch]:
+        """Every row, in fragment order, as batches of at most `batch_size` rows."""
+        scanner = self.dataset.scanner(columns=list(self.columns), filter=self.filter,
+                                       batch_size=self.batch_size)
+        return _batches(self.name, self.where, scanner)
+
+    def read_slices(self, slices: Sequence[Slice]) -> Iterator[pa.RecordBatch]:
+        return self.spec().read_slices(slices, self.dataset)
+
+    def to_reader(self) -> pa.RecordBatchReader:
+        """A `RecordBatchReader` over `to_batches()` (DuckDB, Polars and pyarrow take it)."""
+        return pa.RecordBatchReader.from_batches(self.schema, self.to_batches())
+
+    def to_table(self) -> pa.Table:
+        """Everything at once (memory: the whole projected table)."""
+        return pa.Table.from_batches(list(self.to_batches()), schema=self.schema)
+
+    # --- the lease -------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Release the read lease (idempotent); the scan must not be read afterwards."""
+        self._finalizer()
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    def __enter__(self) -> Scan:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (f"Scan({self.name!r} at {self.commit_id[:12]}, columns={list(self.columns)}, "
+                f"where={self.where!r})")
