@@ -116,6 +116,18 @@ class NotABranchError(RevisionError, InvalidNameError):
     """A writing command was given a commit revision; writes need a branch name."""
 
 
+class InvalidAuthorError(GraphLakeError):
+    """An author is malformed (`Name <email>`, one printable line, see catalog/authors)."""
+
+
+class TagExistsError(BranchExistsError):
+    """A tag of that name exists already (tags never move), or a branch has the name."""
+
+
+class TagNotFoundError(BranchNotFoundError):
+    """No tag of that name."""
+
+
 class ConcurrentWriteError(GraphLakeError):
     """Another writer moved the branch first and retrying did not succeed."""
 

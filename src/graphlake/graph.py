@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from graphlake.catalog.authors import Author, acting_as
 from graphlake.catalog.commits import Commit, CommitStore
 from graphlake.catalog.names import validate_branch_name
 from graphlake.catalog.refs import RefEntry, RefStore
@@ -85,7 +86,7 @@ class Graph:
 
     def apply_schema(
         self, pg_text: str, branch: str = DEFAULT_BRANCH, message: str | None = None,
-        dry_run: bool = False,
+        dry_run: bool = False, *, author: str | Author | None = None,
     ) -> SchemaPlan:
         """Change `branch`'s schema to `pg_text`: returns the plan (typed steps, each with
         its cost) and, unless `dry_run`, publishes it as one commit (`plan.commit`).
@@ -96,7 +97,8 @@ class Graph:
         """
         from graphlake.write.schema_apply import apply_schema
 
-        return apply_schema(self.repo, pg_text, branch, message=message, dry_run=dry_run)
+        with acting_as(author):
+            return apply_schema(self.repo, pg_text, branch, message=message, dry_run=dry_run)
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -106,6 +108,8 @@ class Graph:
         uri: str | os.PathLike[str],
         schema: str | os.PathLike[str],
         storage_options: dict[str, str] | None = None,
+        *,
+        author: str | Author | None = None,
     ) -> Graph:
         """Create a graph at `uri` with `schema` (.pg text or a path) and branch "main"."""
         from ulid import ULID
@@ -127,9 +131,10 @@ class Graph:
                 f"{name}-{ULID()}".lower(), arrow_schema(t), index_columns(t), incarnation,
                 text_columns=t.search,
             )
-        commit = Commit.create(
-            parents=(), message="init", schema_id=sid, tables=states,
-        )
+        with acting_as(author):
+            commit = Commit.create(
+                parents=(), message="init", schema_id=sid, tables=states,
+            )
         CommitStore(store).put(commit)
         RefStore(store).create(DEFAULT_BRANCH, commit.id, incarnation=incarnation)
         info = layout.GraphInfo(
@@ -217,6 +222,7 @@ class Graph:
         meta: dict[str, Any] | None = None,
         *,
         expect_head: str | None = None,
+        author: str | Author | None = None,
     ) -> Transaction:
         """A transaction: `with g.write("dev") as w: w.insert(...)` publishes one commit.
 
@@ -224,11 +230,14 @@ class Graph:
         input offset an ingest worker has reached. Rows read with `w.get` are checked
         again at publish (`StaleReadError` if another writer changed them); with
         `expect_head` (a commit id) the transaction publishes only on that head.
+        `author` (`"Name <email>"`) is recorded in the commit (default: see
+        `catalog.authors`).
         """
         from graphlake.write.transaction import Transaction
 
         self._ref(branch)
-        return Transaction(self.repo, branch, message, meta, expect_head=expect_head)
+        return Transaction(self.repo, branch, message, meta, expect_head=expect_head,
+                           author=author)
 
     def transact(
         self,
@@ -237,6 +246,7 @@ class Graph:
         message: str = "write",
         *,
         attempts: int = 10,
+        author: str | Author | None = None,
     ) -> T:
         """Run `fn(w)` in a transaction and publish it; if a row `fn` read with `w.get`
         changed before the publish (`StaleReadError`), run `fn` again on fresh reads,
@@ -250,7 +260,7 @@ class Graph:
         backoff = Backoff(attempts)
         for attempt in range(attempts):
             backoff.start()
-            w = self.write(branch, message)
+            w = self.write(branch, message, author=author)
             try:
                 with w:
                     result = fn(w)
@@ -272,6 +282,7 @@ class Graph:
         message: str | None = None,
         progress: Any = None,
         coerce: bool = False,
+        author: str | Author | None = None,
     ) -> Commit:
         """Load JSONL (see DESIGN "Load format"), Parquet or Arrow data in one commit.
 
@@ -279,12 +290,13 @@ class Graph:
         (Arrow's safe casts, e.g. "3.5" -> 3.5), as on `w.insert`/`upsert`/`update`."""
         from graphlake.write.load import load
 
-        return load(self.repo, source, branch=branch, mode=mode, table=table, message=message,
-                    progress=progress, coerce=coerce)
+        with acting_as(author):
+            return load(self.repo, source, branch=branch, mode=mode, table=table,
+                        message=message, progress=progress, coerce=coerce)
 
     def optimize(
         self, branch: str = DEFAULT_BRANCH, *, if_needed: bool = False,
-        threshold: Threshold | None = None,
+        threshold: Threshold | None = None, author: str | Author | None = None,
     ) -> Commit:
         """Compact fragments and refresh indexes of every table on `branch` (building or
         retraining the declared ANN and full-text indexes: README "Search"), as one
@@ -298,7 +310,8 @@ class Graph:
 
             if not due(self.snapshot(branch), threshold):
                 return self.head(branch)
-        return optimize(self.repo, branch)
+        with acting_as(author):
+            return optimize(self.repo, branch)
 
     # --- maintenance ------------------------------------------------------------------
 
@@ -341,6 +354,7 @@ class Graph:
         message: str | None = None,
         lineage: str | None = None,
         memory_budget: int | None = None,
+        author: str | Author | None = None,
     ) -> MergeResult:
         """Three-way merge of `source` (a branch or any revision, e.g. a commit id) into
         branch `into`, published as one commit (its second parent is `source`'s commit).
@@ -354,9 +368,10 @@ class Graph:
         """
         from graphlake.merge import engine as merge_engine
 
-        return merge_engine.merge(self.repo, source, into, strategy=strategy, dry_run=dry_run,
-                                  message=message, lineage=lineage,
-                                  memory_budget=memory_budget)
+        with acting_as(author):
+            return merge_engine.merge(self.repo, source, into, strategy=strategy,
+                                      dry_run=dry_run, message=message, lineage=lineage,
+                                      memory_budget=memory_budget)
 
     def merge_many(
         self,
@@ -369,6 +384,7 @@ class Graph:
         message: str | None = None,
         lineage: str | None = None,
         memory_budget: int | None = None,
+        author: str | Author | None = None,
     ) -> MergeResult:
         """Merge N branches (or revisions) into `into` as ONE commit with parents
         [into, s1, ..., sN].
@@ -379,10 +395,12 @@ class Graph:
         """
         from graphlake.merge import engine as merge_engine
 
-        return merge_engine.merge_many(
-            self.repo, sources, into, strict_disjoint=strict_disjoint, strategy=strategy,
-            dry_run=dry_run, message=message, lineage=lineage, memory_budget=memory_budget,
-        )
+        with acting_as(author):
+            return merge_engine.merge_many(
+                self.repo, sources, into, strict_disjoint=strict_disjoint, strategy=strategy,
+                dry_run=dry_run, message=message, lineage=lineage,
+                memory_budget=memory_budget,
+            )
 
     def diff(
         self, a: str, b: str | None = None, limit: int | None = None

@@ -17,6 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from graphlake import __version__
+from graphlake.catalog.authors import acting_as
 from graphlake.cli import branch, demo, edit, read, recovery, schema, write
 from graphlake.cli.backfill import backfill
 from graphlake.cli.diff import diff
@@ -58,12 +59,21 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
     ] = False,
+    author: Annotated[str | None, typer.Option(
+        "--author", help="Who the commits this command makes are by ('Name <email>'; "
+        "default $GRAPHLAKE_AUTHOR, then `author` in ~/.config/graphlake/config.toml, "
+        "then the OS user).")] = None,
 ) -> None:
     """A versioned, branchable property-graph store on Lance."""
+    if author is not None:
+        with reported_errors():
+            # Entered for the rest of the command: every commit it makes records `author`.
+            ctx.with_resource(acting_as(author))
 
 
 app.command("init")(write.init)

@@ -49,20 +49,26 @@ def log(
     else:
         commits = list(commits)
         console.print(plain_table(
-            ["commit", "time (UTC)", "message", "parents"],
-            [[short(c.id), short_time(c.time), _marked(g, c),
+            ["commit", "time (UTC)", "author", "message", "parents"],
+            [[short(c.id), short_time(c.time), printable(_author_name(c)), _marked(g, c),
               " ".join(map(short, c.parents)) or "-"] for c in commits],
             title=f"log of {escape(branch)}",
         ))
 
 
 def _commit_dict(g: Graph, c: Commit, stat: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {"id": c.id, "time": c.time, "message": c.message,
+    out: dict[str, Any] = {"id": c.id, "time": c.time, "author": c.author_text,
+                           "message": c.message,
                            "parents": list(c.parents),
                            "schema_change": changes_schema(g.commits, c)}
     if stat:
         out["stat"] = commit_stat(g.repo, c)
     return out
+
+
+def _author_name(c: Commit) -> str:
+    """The author's name alone (the table has no room for emails; `--json` has them)."""
+    return c.author.name if c.author is not None else "unknown"
 
 
 def _marked(g: Graph, c: Commit) -> str:
@@ -79,7 +85,8 @@ def print_log_lines(g: Graph, commits: Iterable[Commit], graph: bool, stat: bool
         for line in drawn.before:
             console.print(Text(line))
         console.print(Text.assemble(drawn.prefix, (short(c.id), "yellow"),
-                                    f" {short_time(c.time)} ", _marked(g, c)), soft_wrap=True)
+                                    f" {short_time(c.time)} ", (_author_name(c), "cyan"), " ",
+                                    _marked(g, c)), soft_wrap=True)
         for table, n in (commit_stat(g.repo, c) if stat else {}).items():
             console.print(Text(f"{drawn.under}    {table} +{n['inserted']} ~{n['updated']} "
                                f"-{n['deleted']}"))

@@ -42,7 +42,7 @@ class AppState:
     def __init__(self, graph: Graph, config: ServerConfig):
         self.graph = graph
         self.config = config
-        self.tokens = TokenTable(config.tokens)
+        self.tokens = TokenTable(config.tokens, config.token_names, config.token_branches)
         self.locks = BranchLocks()
         limits = config.limits
         self.reads = Slots(limits.max_concurrent_reads, "max_concurrent_reads",

@@ -81,6 +81,8 @@ class CommitInfo(BaseModel):
     parents: list[str]
     message: str
     time: str
+    author: str = Field("unknown", description="`Name <email>` or `Name` of whoever made "
+                        "the commit; `unknown` for commits made before authors were kept.")
 
 
 class Log(BaseModel):

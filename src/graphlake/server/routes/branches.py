@@ -86,6 +86,7 @@ def log(
     cap = state.config.limits.log_max_commits
     commits = state.graph.log(branch, limit=min(limit or cap, cap))
     return Log(branch=branch, commits=[
-        CommitInfo(id=c.id, parents=list(c.parents), message=c.message, time=c.time)
+        CommitInfo(id=c.id, parents=list(c.parents), message=c.message, time=c.time,
+                   author=c.author_text)
         for c in commits
     ])

@@ -38,6 +38,8 @@ class Session:
     scope: Scope
     csrf: str
     expires: float
+    name: str | None = None  # the token's name: the author of the commits made here
+    branches: tuple[str, ...] = ()  # the token's branch patterns (empty: every branch)
 
     def csrf_ok(self, given: str | None) -> bool:
         return given is not None and hmac.compare_digest(given.encode(), self.csrf.encode())
@@ -50,9 +52,10 @@ class SessionStore:
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._lock = threading.Lock()
 
-    def create(self, scope: Scope) -> Session:
+    def create(self, scope: Scope, name: str | None = None,
+               branches: tuple[str, ...] = ()) -> Session:
         session = Session(secrets.token_urlsafe(32), scope, secrets.token_urlsafe(32),
-                          time.monotonic() + self._ttl)
+                          time.monotonic() + self._ttl, name, branches)
         with self._lock:
             self._sessions[session.id] = session
             while len(self._sessions) > self._max:

@@ -1,0 +1,67 @@
+"""Authors over HTTP (in process, no server subprocess): a token's name is the author of
+the commits its requests make, an unnamed token acts as `token-` and 6 hex characters of
+its hash, and the log shows the author."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+import graphlake as gl
+from graphlake.server.app import create_app
+from graphlake.server.config import ConfigError, Scope, ServerConfig, load_config
+
+SCHEMA = "node Person { name: String @key\n age: I32? }\n"
+NAMED, UNNAMED, ADMIN = "named-token-1234567890", "plain-token-1234567890", "admin-tok-123456789"
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    root = tmp_path_factory.mktemp("hops") / "g"
+    g = gl.Graph.init(root, SCHEMA, author="setup")
+    g.create_branch("dev")
+    config = ServerConfig(
+        tokens={NAMED: Scope.write, UNNAMED: Scope.write, ADMIN: Scope.admin},
+        token_names={NAMED: "ingest-bot", ADMIN: "root admin"},
+        protected_branches=frozenset({"main"}),
+    )
+    with TestClient(create_app(g, config), base_url="http://127.0.0.1") as c:
+        yield c
+
+
+def _auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _insert(client: TestClient, token: str, branch: str, name: str) -> str:
+    r = client.post(f"/branches/{branch}/mutations", headers=_auth(token), json={
+        "operations": [{"op": "insert", "table": "Person", "rows": [{"name": name}]}]})
+    assert r.status_code == 200, r.text
+    return r.json()["commit"]
+
+
+def test_the_token_name_is_the_author(client: TestClient) -> None:
+    _insert(client, NAMED, "dev", "a")
+    _insert(client, UNNAMED, "dev", "b")
+    r = client.get("/branches/dev/log", headers=_auth(NAMED))
+    authors = [c["author"] for c in r.json()["commits"]]
+    unnamed = "token-" + hashlib.sha256(UNNAMED.encode()).hexdigest()[:6]
+    assert authors == [unnamed, "ingest-bot", "setup"]
+
+
+def test_env_tokens_may_carry_a_name(tmp_path: Path) -> None:
+    config = load_config(env={"GRAPHLAKE_TOKENS": "bot:secret-1:write,secret-2:read"})
+    assert config.tokens == {"secret-1": Scope.write, "secret-2": Scope.read}
+    assert config.token_names == {"secret-1": "bot"}
+    with pytest.raises(ConfigError):
+        load_config(env={"GRAPHLAKE_TOKENS": "b<a>d:secret-1:write"})
+    path = tmp_path / "s.toml"
+    path.write_text('[[tokens]]\ntoken = "t-1234567890"\nscope = "read"\nname = "ro"\n'
+                    'branches = ["dev/*"]\n')
+    config = load_config(path, env={})
+    assert config.token_names == {"t-1234567890": "ro"}
+    assert config.token_branches == {"t-1234567890": ("dev/*",)}
