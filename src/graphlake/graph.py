@@ -16,7 +16,14 @@ from graphlake.catalog.commits import Commit, CommitStore
 from graphlake.catalog.names import validate_branch_name
 from graphlake.catalog.refs import RefEntry, RefStore
 from graphlake.catalog.store import ObjectStore
-from graphlake.errors import GraphLakeError, RevisionSyntaxError, StaleReadError
+from graphlake.catalog.tags import Tag, validate_tag_name
+from graphlake.errors import (
+    BranchExistsError,
+    GraphLakeError,
+    RevisionSyntaxError,
+    StaleReadError,
+    TagExistsError,
+)
 from graphlake.merge.result import MergeResult
 from graphlake.repo import Repo
 from graphlake.retry import Backoff
@@ -180,8 +187,38 @@ class Graph:
         """Create branch `name` at revision `from_` (a branch, commit id, `main~1`...)."""
         validate_branch_name(name)
         commit = self.resolve(from_)
+        if self.repo.tags.get(name) is not None:
+            raise BranchExistsError(f"{name!r} is a tag: branches and tags share one "
+                                    "namespace (pick another name)")
         self.refs.create(name, commit.id)
         return name
+
+    # --- tags -------------------------------------------------------------------------
+
+    def tag(self, name: str, rev: str = DEFAULT_BRANCH, message: str | None = None, *,
+            author: str | Author | None = None) -> Tag:
+        """Name the commit revision `rev` names as tag `name`, forever: an existing tag
+        (`TagExistsError`) or a branch of that name (`TagExistsError`) is refused, and
+        `gc` keeps everything a tag reaches. A tag is a revision wherever one is taken."""
+        validate_tag_name(name)
+        commit = self.resolve(rev)
+        if self.repo.tags.get(name) is None:
+            ref = self.refs.head(name)
+            if ref is not None and ref.commit is not None:
+                raise TagExistsError(f"{name!r} is a branch: branches and tags share one "
+                                     "namespace (pick another name)")
+        with acting_as(author) as who:
+            return self.repo.tags.create(name, commit.id, message, who)
+
+    def tags(self) -> dict[str, Tag]:
+        """Every tag, name -> `Tag` (name, commit, time, author, message), by name."""
+        return self.repo.tags.list()
+
+    def delete_tag(self, name: str) -> Tag:
+        """Remove tag `name` (`TagNotFoundError` if there is none); returns it. The
+        commits stay while a branch or another tag reaches them."""
+        validate_tag_name(name)
+        return self.repo.tags.delete(name)
 
     def delete_branch(self, name: str) -> None:
         """Remove the branch name. Its data stays while any commit references it."""

@@ -65,3 +65,27 @@ def test_env_tokens_may_carry_a_name(tmp_path: Path) -> None:
     config = load_config(path, env={})
     assert config.token_names == {"t-1234567890": "ro"}
     assert config.token_branches == {"t-1234567890": ("dev/*",)}
+
+
+def test_tags_over_http(client: TestClient) -> None:
+    r = client.post("/tags", headers=_auth(NAMED), json={"name": "v1", "rev": "dev",
+                                                         "message": "release"})
+    assert r.status_code == 201, r.text
+    assert r.json()["author"] == "ingest-bot"
+    head = client.get("/branches/dev/log?limit=1", headers=_auth(NAMED)).json()
+    assert r.json()["commit"] == head["commits"][0]["id"]
+    again = client.post("/tags", headers=_auth(NAMED), json={"name": "v1"})
+    assert again.status_code == 409 and again.json()["error"]["type"] == "TagExistsError"
+    clash = client.post("/tags", headers=_auth(NAMED), json={"name": "dev"})
+    assert clash.status_code == 409
+    bad = client.post("/tags", headers=_auth(NAMED), json={"name": "a b"})
+    assert bad.status_code == 400
+    unknown = client.post("/tags", headers=_auth(NAMED), json={"name": "v2", "rev": "nope"})
+    assert unknown.status_code == 404
+    listed = client.get("/tags", headers=_auth(UNNAMED)).json()["tags"]
+    assert [t["name"] for t in listed] == ["v1"]
+    assert client.get("/branches/v1/log", headers=_auth(NAMED)).status_code == 200
+    assert client.delete("/tags/v1", headers=_auth(NAMED)).status_code == 403
+    assert client.delete("/tags/v1", headers=_auth(ADMIN)).status_code == 204
+    assert client.delete("/tags/v1", headers=_auth(ADMIN)).status_code == 404
+    assert client.get("/tags", headers=_auth(NAMED)).json()["tags"] == []

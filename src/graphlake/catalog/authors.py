@@ -79,7 +79,8 @@ class Author:
 
 def _check_part(label: str, value: object) -> None:
     if not isinstance(value, str) or not value.strip():
-        raise InvalidAuthorError(f"author {label} must be a non-empty string")
+        raise InvalidAuthorError(f"invalid author {label} {value!r}: it must be a non-empty "
+                                 "string (write an author as 'Name <email>' or 'Name')")
     if (len(value) > MAX_AUTHOR_LENGTH or not value.isprintable()
             or "<" in value or ">" in value):
         raise InvalidAuthorError(

@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 
 from graphlake import __version__
 from graphlake.catalog.authors import acting_as
-from graphlake.cli import branch, demo, edit, read, recovery, schema, write
+from graphlake.cli import branch, demo, edit, read, recovery, schema, tag, write
 from graphlake.cli.backfill import backfill
 from graphlake.cli.diff import diff
 from graphlake.cli.export import export
@@ -85,6 +85,7 @@ app.command("delete")(edit.delete)
 app.command("backfill")(backfill)
 app.command("export")(export)
 app.add_typer(branch.app, name="branch")
+app.add_typer(tag.app, name="tag")
 app.add_typer(schema.app, name="schema")
 app.command("log")(read.log)
 app.command("show")(read.show)

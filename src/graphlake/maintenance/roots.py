@@ -1,5 +1,5 @@
-"""What `gc` must keep: every commit reachable from a live branch (or a publication in
-flight), and every (table, Lance branch, version) those commits pin."""
+"""What `gc` must keep: every commit reachable from a live branch, a tag (or a
+publication in flight), and every (table, Lance branch, version) those commits pin."""
 
 from __future__ import annotations
 
@@ -37,9 +37,11 @@ class Roots:
 
 
 def find_roots(repo: Repo, extra: Iterable[str] = ()) -> Roots:
-    """Walk the commit DAG from every live branch head (and `extra` commit ids)."""
+    """Walk the commit DAG from every live branch head, every tag (and `extra` commit
+    ids)."""
     roots = Roots()
     frontier = [ref.commit for ref in repo.refs.list().values() if ref.commit]
+    frontier += [tag.commit for tag in repo.tags.list().values()]
     for commit_id in extra:
         if repo.commits.exists(commit_id):
             frontier.append(commit_id)

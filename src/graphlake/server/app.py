@@ -59,6 +59,7 @@ from graphlake.server.routes import (
     schema,
     search,
     tables,
+    tags,
     writes,
 )
 
@@ -92,7 +93,8 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
     app.add_middleware(ActingIdentity)  # commits made by a request record its token's name
     # Added last, so it runs first: no body byte is read for an unauthenticated request.
     app.add_middleware(AuthBeforeBody, config=config, skip=ui.is_ui_path)
-    for module in (health, branches, tables, query, writes, merge, ingest, schema, search):
+    for module in (health, branches, tables, query, writes, merge, ingest, schema, search,
+                   tags):
         app.include_router(module.router)
     return app
 

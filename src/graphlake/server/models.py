@@ -76,6 +76,27 @@ class BranchCreate(BaseModel):
     )
 
 
+class TagCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=200, examples=["v1.0"])
+    rev: str | None = Field(default=None, max_length=1000, description="Revision to tag "
+                            "(default: the default branch's head).")
+    message: str | None = Field(default=None, max_length=10_000)
+
+
+class TagInfo(BaseModel):
+    name: str
+    commit: str
+    time: str
+    author: str
+    message: str | None = None
+
+
+class TagList(BaseModel):
+    tags: list[TagInfo]
+
+
 class CommitInfo(BaseModel):
     id: str
     parents: list[str]
