@@ -274,5 +274,10 @@ class MergeMemoryError(MergeError):
     """The memory-bounded walk could not stay within its budget; nothing was published."""
 
 
+class ApplyCommitError(MergeError):
+    """A revert or cherry-pick cannot be applied as asked: the commit has no parent (a
+    root commit), or `mainline` is out of range or given for a commit that is no merge."""
+
+
 class LineageMismatchError(MergeError):
     """`lineage="verify"`: lineage discovery and the walk found different changes."""

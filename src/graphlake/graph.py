@@ -410,6 +410,53 @@ class Graph:
                                       dry_run=dry_run, message=message, lineage=lineage,
                                       memory_budget=memory_budget)
 
+    def revert(
+        self,
+        rev: str,
+        branch: str = DEFAULT_BRANCH,
+        *,
+        mainline: int | None = None,
+        strategy: str | None = None,
+        dry_run: bool = False,
+        message: str | None = None,
+        lineage: str | None = None,
+        author: str | Author | None = None,
+    ) -> MergeResult:
+        """Publish one commit on `branch` that undoes what revision `rev` changed against
+        its parent (for a merge commit: parent number `mainline`, default 1), as a
+        three-way merge with base `rev`, source `rev`'s parent and target the branch head
+        (merge/apply.py): later changes elsewhere stay; a row changed since is a conflict
+        (`MergeConflictError`, unless `strategy` resolves it). `ApplyCommitError` for a
+        root commit or a bad `mainline`."""
+        from graphlake.merge import apply
+
+        with acting_as(author):
+            return apply.revert(self.repo, rev, branch, mainline=mainline, strategy=strategy,
+                                dry_run=dry_run, message=message, lineage=lineage)
+
+    def cherry_pick(
+        self,
+        rev: str,
+        into: str = DEFAULT_BRANCH,
+        *,
+        mainline: int | None = None,
+        strategy: str | None = None,
+        dry_run: bool = False,
+        message: str | None = None,
+        lineage: str | None = None,
+        author: str | Author | None = None,
+    ) -> MergeResult:
+        """Apply what revision `rev` changed against its parent (`mainline` for a merge)
+        onto branch `into` as one commit recording `meta.cherry_picked_from` (three-way:
+        base `rev`'s parent, source `rev`). A commit `into` already contains, or whose
+        changes it already has, gives the outcome `already_up_to_date`."""
+        from graphlake.merge import apply
+
+        with acting_as(author):
+            return apply.cherry_pick(self.repo, rev, into, mainline=mainline,
+                                     strategy=strategy, dry_run=dry_run, message=message,
+                                     lineage=lineage)
+
     def merge_many(
         self,
         sources: Sequence[str],

@@ -31,3 +31,27 @@ def test_author_tags_and_log(tmp_path: Path) -> None:
     stdout(run("tag", "delete", root, "v1"))
     assert "no tag 'v1'" in error(run("tag", "delete", root, "v1"))
     assert g.tags() == {}
+
+
+def test_revert_and_cherry_pick(tmp_path: Path) -> None:
+    root = tmp_path / "g"
+    g = gl.Graph.init(root, SCHEMA)
+    with g.write() as w:
+        w.insert("Person", [{"name": "a", "age": 1}])
+    g.create_branch("dev")
+    with g.write("dev") as w:
+        w.update("Person", [{"name": "a", "age": 2}])
+    with g.write() as w:
+        w.update("Person", [{"name": "a", "age": 3}])
+    dev = g.head("dev").id
+    dry, root_revert = run_all(("cherry-pick", root, dev, "--dry-run", "--json"),
+                               ("revert", root, "main~2"))
+    assert parsed(dry, 1)["outcome"] == "conflict"  # a dry run with conflicts exits 1
+    assert "root commit" in error(root_revert, 2)
+    picked, reverted = run_all(
+        ("cherry-pick", root, dev, "--into", "main", "--strategy", "theirs", "--json"),
+        ("revert", root, dev, "-b", "dev"))
+    assert parsed(picked)["outcome"] == "merged"
+    assert "Reverted" in stdout(reverted)
+    assert g.get("Person", "a")["age"] == 2 and g.get("Person", "a", branch="dev")["age"] == 1
+    assert g.head().meta["cherry_picked_from"] == g.head("dev").parents[0]

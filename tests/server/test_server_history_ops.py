@@ -89,3 +89,31 @@ def test_tags_over_http(client: TestClient) -> None:
     assert client.delete("/tags/v1", headers=_auth(ADMIN)).status_code == 204
     assert client.delete("/tags/v1", headers=_auth(ADMIN)).status_code == 404
     assert client.get("/tags", headers=_auth(NAMED)).json()["tags"] == []
+
+
+def test_revert_and_cherry_pick_over_http(client: TestClient) -> None:
+    client.post("/branches", headers=_auth(NAMED), json={"name": "rp", "from": "dev"})
+    bad = _insert(client, NAMED, "rp", "mistake")
+    r = client.post("/branches/rp/revert", headers=_auth(NAMED),
+                    json={"rev": bad, "dry_run": True})
+    assert r.status_code == 200 and r.json()["outcome"] == "merged" and not r.json()["commit"]
+    r = client.post("/branches/rp/revert", headers=_auth(NAMED), json={"rev": bad})
+    assert r.status_code == 200, r.text
+    log = client.get("/branches/rp/log?limit=1", headers=_auth(NAMED)).json()["commits"]
+    assert log[0]["id"] == r.json()["commit"] and log[0]["author"] == "ingest-bot"
+    rows = client.get("/branches/rp/tables/Person", headers=_auth(NAMED)).json()
+    assert "mistake" not in str(rows)
+    picked = client.post("/branches/main/cherry-pick", headers=_auth(NAMED),
+                         json={"rev": bad})
+    assert picked.status_code == 200 and picked.json()["outcome"] == "merged"
+    again = client.post("/branches/main/cherry-pick", headers=_auth(NAMED), json={"rev": bad})
+    assert again.json()["outcome"] == "already_up_to_date"
+    root = client.get("/branches/main/log", headers=_auth(NAMED)).json()["commits"][-1]["id"]
+    refused = client.post("/branches/rp/revert", headers=_auth(NAMED), json={"rev": root})
+    assert refused.status_code == 400
+    assert refused.json()["error"]["type"] == "ApplyCommitError"
+    conflict_base = _insert(client, NAMED, "rp", "c")
+    client.post("/branches/rp/mutations", headers=_auth(NAMED), json={"operations": [
+        {"op": "update", "table": "Person", "rows": [{"name": "c", "age": 5}]}]})
+    r = client.post("/branches/rp/revert", headers=_auth(NAMED), json={"rev": conflict_base})
+    assert r.status_code == 409 and r.json()["merge_conflicts"]

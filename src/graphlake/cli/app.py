@@ -19,6 +19,7 @@ from typer.core import TyperGroup
 from graphlake import __version__
 from graphlake.catalog.authors import acting_as
 from graphlake.cli import branch, demo, edit, read, recovery, schema, tag, write
+from graphlake.cli.apply import cherry_pick, revert
 from graphlake.cli.backfill import backfill
 from graphlake.cli.diff import diff
 from graphlake.cli.export import export
@@ -95,6 +96,8 @@ app.command("query")(query)
 app.command("diff")(diff)
 app.command("merge")(merge)
 app.command("merge-many")(merge_many)
+app.command("revert")(revert)
+app.command("cherry-pick")(cherry_pick)
 app.command("ingest")(ingest)
 app.command("ingest-status")(ingest_status)
 app.command("optimize")(optimize)

@@ -297,19 +297,35 @@ def _publish(
     repo: Repo, into: str, t_ref: RefEntry, target: Commit, cls: Classification,
     pending: list[tuple[str, Commit]], inputs: MergeInputs, message: str | None,
 ) -> Commit:
+    op = "merge" if len(pending) == 1 else "merge_many"
+    names = [n for n, _ in pending]
+    return publish_classified(
+        repo, into, t_ref, target, cls, op,
+        parents=(target.id, *(h.id for _, h in pending)),
+        message=message or f"merge {', '.join(names)} into {into}",
+        meta={"merge_base": inputs.base.commit.id, "sources": names, **_bases_meta(inputs)},
+    )
+
+
+def publish_classified(
+    repo: Repo, into: str, t_ref: RefEntry, target: Commit, cls: Classification, op: str,
+    *, parents: tuple[str, ...], message: str, meta: dict,
+) -> Commit:
+    """Write a classification's effects on `into`'s Lance branches and publish them as
+    one commit with `parents` (one CAS from `t_ref`). Merges publish through here, and
+    so do the other merge-engine applications (revert, cherry-pick: merge/apply.py)."""
+
     def still_current() -> bool:
         return repo.refs.head(into) == t_ref
 
-    op = "merge" if len(pending) == 1 else "merge_many"
     with Publication(repo, op, into, t_ref) as pub:
         states = apply_tables(repo, target, cls, t_ref.incarnation, still_current, pub.effect)
-        names = [n for n, _ in pending]
         commit = Commit.create(
-            parents=(target.id, *(h.id for _, h in pending)),
-            message=message or f"merge {', '.join(names)} into {into}",
+            parents=parents,
+            message=message,
             schema_id=target.schema_id,
             tables={**target.tables, **cls.fixed, **states},
-            meta={"merge_base": inputs.base.commit.id, "sources": names, **_bases_meta(inputs)},
+            meta=meta,
         )
         pub.publish(commit)
     return commit

@@ -53,6 +53,7 @@ from graphlake.server.limits import BodyLimit
 from graphlake.server.routes import (
     branches,
     health,
+    history,
     ingest,
     merge,
     query,
@@ -93,8 +94,8 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
     app.add_middleware(ActingIdentity)  # commits made by a request record its token's name
     # Added last, so it runs first: no body byte is read for an unauthenticated request.
     app.add_middleware(AuthBeforeBody, config=config, skip=ui.is_ui_path)
-    for module in (health, branches, tables, query, writes, merge, ingest, schema, search,
-                   tags):
+    for module in (health, branches, history, tables, query, writes, merge, ingest, schema,
+                   search, tags):
         app.include_router(module.router)
     return app
 

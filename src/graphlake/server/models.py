@@ -237,6 +237,22 @@ class MergeRequest(BaseModel):
     lineage: Lineage | None = Field(default=None, description=LINEAGE_HELP)
 
 
+class ApplyRequest(BaseModel):
+    """A revert or cherry-pick of one commit's changes (see README "Who changed what")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rev: str = Field(min_length=1, max_length=1000, description="The commit whose changes "
+                     "to undo or apply: a commit id (prefix), branch, tag, main~2, ...")
+    mainline: int | None = Field(default=None, ge=1, le=1024, description="For a merge "
+                                 "commit: the parent its changes are taken against.")
+    strategy: Literal["ours", "theirs"] | None = Field(
+        default=None, description="Resolve data conflicts: ours keeps the branch's side, "
+                                  "theirs the applied change's.")
+    dry_run: bool = False
+    message: str | None = Field(default=None, max_length=10_000)
+
+
 class MergeManyRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
