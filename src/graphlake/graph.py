@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from graphlake.catalog.authors import Author, acting_as
 from graphlake.catalog.commits import Commit, CommitStore
 from graphlake.catalog.names import validate_branch_name
+from graphlake.catalog.reflog import ReflogEntry
 from graphlake.catalog.refs import RefEntry, RefStore
 from graphlake.catalog.store import ObjectStore
 from graphlake.catalog.tags import Tag, validate_tag_name
@@ -142,8 +143,8 @@ class Graph:
             commit = Commit.create(
                 parents=(), message="init", schema_id=sid, tables=states,
             )
-        CommitStore(store).put(commit)
-        RefStore(store).create(DEFAULT_BRANCH, commit.id, incarnation=incarnation)
+            CommitStore(store).put(commit)
+            RefStore(store).create(DEFAULT_BRANCH, commit.id, incarnation=incarnation)
         info = layout.GraphInfo(
             format=layout.FORMAT,
             default_branch=DEFAULT_BRANCH,
@@ -192,6 +193,29 @@ class Graph:
                                     "namespace (pick another name)")
         self.refs.create(name, commit.id)
         return name
+
+    def reset_branch(self, branch: str, rev: str, *,
+                     author: str | Author | None = None) -> RefEntry:
+        """Move `branch` to the commit revision `rev` names (any commit: back, forward or
+        sideways), as one compare-and-swap recorded in the reflog (`action` "reset").
+        Nothing is rewritten: the commits it leaves stay reachable from the reflog for
+        `gc`'s `reflog_keep` (30 days by default), so a reset can be undone by another.
+        Protection is a server rule; the library acts with the rights of whoever owns
+        the files. `BranchNotFoundError` for an unknown branch."""
+        ref = self._ref(branch)
+        commit = self.resolve(rev)
+        with acting_as(author):
+            return self.refs.cas(branch, ref, commit.id, action="reset")
+
+    def reflog(self, branch: str = DEFAULT_BRANCH, limit: int | None = None
+               ) -> list[ReflogEntry]:
+        """Every move of `branch` (write, merge, revert, reset, create, delete...),
+        newest first: time, author, old -> new commit, action. Works for a deleted
+        branch too; `BranchNotFoundError` if it never existed."""
+        from graphlake.catalog.reflog import reflog
+
+        validate_branch_name(branch)
+        return reflog(self.refs, branch, limit)
 
     # --- tags -------------------------------------------------------------------------
 
@@ -370,14 +394,18 @@ class Graph:
 
     def gc(
         self, *, grace: dt.timedelta = dt.timedelta(hours=1), dry_run: bool = False,
-        progress: Any = None,
+        progress: Any = None, reflog_keep: dt.timedelta | None = None,
     ) -> GcReport:
         """Remove table versions, files and commit objects that no live branch, no
         commit reachable from one and no publication in flight needs. Only what is
-        older than `grace` is removed (a concurrent writer's fresh work is safe)."""
+        older than `grace` is removed (a concurrent writer's fresh work is safe). What
+        the reflog of any branch (deleted ones too) reached within `reflog_keep`
+        (default 30 days) is kept, so recent resets and deletes can be undone."""
+        from graphlake.catalog.reflog import REFLOG_KEEP
         from graphlake.maintenance.gc import gc
 
-        return gc(self.repo, grace=grace, dry_run=dry_run, progress=progress)
+        return gc(self.repo, grace=grace, dry_run=dry_run, progress=progress,
+                  reflog_keep=REFLOG_KEEP if reflog_keep is None else reflog_keep)
 
     # --- merging ----------------------------------------------------------------------
 

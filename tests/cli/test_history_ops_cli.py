@@ -55,3 +55,17 @@ def test_revert_and_cherry_pick(tmp_path: Path) -> None:
     assert "Reverted" in stdout(reverted)
     assert g.get("Person", "a")["age"] == 2 and g.get("Person", "a", branch="dev")["age"] == 1
     assert g.head().meta["cherry_picked_from"] == g.head("dev").parents[0]
+
+
+def test_reset_and_reflog(tmp_path: Path) -> None:
+    root = tmp_path / "g"
+    g = gl.Graph.init(root, SCHEMA)
+    with g.write(author="W") as w:
+        w.insert("Person", [{"name": "a", "age": 1}])
+    first = g.head().parents[0]
+    assert "Reset main" in stdout(run("--author", "R", "reset", root, "main", first))
+    log, unknown = run_all(("reflog", root, "--json"), ("reset", root, "nope", "main"))
+    assert [(e["action"], e["author"]) for e in parsed(log)][:2] == [("reset", "R"),
+                                                                     ("write", "W")]
+    assert "no branch 'nope'" in error(unknown)
+    assert g.head().id == first

@@ -117,3 +117,21 @@ def test_revert_and_cherry_pick_over_http(client: TestClient) -> None:
         {"op": "update", "table": "Person", "rows": [{"name": "c", "age": 5}]}]})
     r = client.post("/branches/rp/revert", headers=_auth(NAMED), json={"rev": conflict_base})
     assert r.status_code == 409 and r.json()["merge_conflicts"]
+
+
+def test_reset_and_reflog_over_http(client: TestClient) -> None:
+    client.post("/branches", headers=_auth(NAMED), json={"name": "rs", "from": "dev"})
+    start = client.get("/branches/rs/log?limit=1", headers=_auth(NAMED)).json()
+    _insert(client, UNNAMED, "rs", "x")
+    r = client.post("/branches/rs/reset", headers=_auth(NAMED),
+                    json={"rev": start["commits"][0]["id"]})
+    assert r.status_code == 200 and r.json()["commit"] == start["commits"][0]["id"]
+    entries = client.get("/branches/rs/reflog", headers=_auth(NAMED)).json()["entries"]
+    assert [(e["action"], e["author"]) for e in entries][:2] == [
+        ("reset", "ingest-bot"), ("write", "token-" + hashlib.sha256(
+            UNNAMED.encode()).hexdigest()[:6])]
+    protected = client.post("/branches/main/reset", headers=_auth(NAMED), json={"rev": "dev"})
+    assert protected.status_code == 403 and "admin" in protected.json()["error"]["message"]
+    unknown = client.post("/branches/nope/reset", headers=_auth(NAMED), json={"rev": "dev"})
+    assert unknown.status_code == 404
+    assert client.get("/branches/never/reflog", headers=_auth(NAMED)).status_code == 404

@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 
 from graphlake import __version__
 from graphlake.catalog.authors import acting_as
-from graphlake.cli import branch, demo, edit, read, recovery, schema, tag, write
+from graphlake.cli import branch, demo, edit, read, recovery, reflog, schema, tag, write
 from graphlake.cli.apply import cherry_pick, revert
 from graphlake.cli.backfill import backfill
 from graphlake.cli.diff import diff
@@ -98,6 +98,8 @@ app.command("merge")(merge)
 app.command("merge-many")(merge_many)
 app.command("revert")(revert)
 app.command("cherry-pick")(cherry_pick)
+app.command("reset")(reflog.reset)
+app.command("reflog")(reflog.reflog)
 app.command("ingest")(ingest)
 app.command("ingest-status")(ingest_status)
 app.command("optimize")(optimize)

@@ -127,7 +127,7 @@ def _apply_once(
         published = engine.publish_classified(
             repo, branch, t_ref, step.target, cls, "merge", parents=(target.id,),
             message=message or f'{verb} {commit.id[:12]} "{_first_line(commit.message)}"',
-            meta=meta,
+            meta=meta, action=verb,
         )
     result.commit = published.id
     return engine._finish(result, timer)

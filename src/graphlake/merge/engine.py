@@ -133,7 +133,7 @@ def _merge_once(
         result.outcome, result.base, result.commit = R.FAST_FORWARD, target.id, head.id
         if not dry_run:
             with timer.phase("publish"):
-                repo.refs.cas(into, t_ref, head.id)
+                repo.refs.cas(into, t_ref, head.id, action="merge (fast-forward)")
         return _finish(result, timer)
     if len(pending) > 1 and schemas_differ(base, target, pending):
         from graphlake.merge.many_schema import fold
@@ -309,7 +309,7 @@ def _publish(
 
 def publish_classified(
     repo: Repo, into: str, t_ref: RefEntry, target: Commit, cls: Classification, op: str,
-    *, parents: tuple[str, ...], message: str, meta: dict,
+    *, parents: tuple[str, ...], message: str, meta: dict, action: str | None = None,
 ) -> Commit:
     """Write a classification's effects on `into`'s Lance branches and publish them as
     one commit with `parents` (one CAS from `t_ref`). Merges publish through here, and
@@ -318,7 +318,7 @@ def publish_classified(
     def still_current() -> bool:
         return repo.refs.head(into) == t_ref
 
-    with Publication(repo, op, into, t_ref) as pub:
+    with Publication(repo, op, into, t_ref, action) as pub:
         states = apply_tables(repo, target, cls, t_ref.incarnation, still_current, pub.effect)
         commit = Commit.create(
             parents=parents,

@@ -237,6 +237,27 @@ class MergeRequest(BaseModel):
     lineage: Lineage | None = Field(default=None, description=LINEAGE_HELP)
 
 
+class ResetRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rev: str = Field(min_length=1, max_length=1000, description="The revision to move the "
+                     "branch to (any commit).")
+
+
+class ReflogEntryInfo(BaseModel):
+    seq: int
+    time: str
+    author: str
+    action: str
+    old: str | None
+    new: str | None
+
+
+class Reflog(BaseModel):
+    branch: str
+    entries: list[ReflogEntryInfo]
+
+
 class ApplyRequest(BaseModel):
     """A revert or cherry-pick of one commit's changes (see README "Who changed what")."""
 
