@@ -120,6 +120,10 @@ class InvalidAuthorError(GraphLakeError):
     """An author is malformed (`Name <email>`, one printable line, see catalog/authors)."""
 
 
+class BranchPermissionError(GraphLakeError):
+    """The caller's token may not change this branch (its `branches` rule); HTTP 403."""
+
+
 class TagExistsError(BranchExistsError):
     """A tag of that name exists already (tags never move), or a branch has the name."""
 

@@ -135,3 +135,36 @@ def test_reset_and_reflog_over_http(client: TestClient) -> None:
     unknown = client.post("/branches/nope/reset", headers=_auth(NAMED), json={"rev": "dev"})
     assert unknown.status_code == 404
     assert client.get("/branches/never/reflog", headers=_auth(NAMED)).status_code == 404
+
+
+def test_branch_patterns_limit_what_a_token_changes(tmp_path: Path) -> None:
+    g = gl.Graph.init(tmp_path / "g", SCHEMA)
+    g.create_branch("dev/a")
+    g.create_branch("other")
+    limited = "limited-token-1234567890"
+    config = ServerConfig(tokens={limited: Scope.admin}, token_names={limited: "bot"},
+                          token_branches={limited: ("dev/*", "v*")})
+    with TestClient(create_app(g, config), base_url="http://127.0.0.1") as c:
+        assert _insert(c, limited, "dev/a", "ok")
+        head = g.head("other").id
+        refused = [
+            c.post("/branches/other/mutations", headers=_auth(limited), json={
+                "operations": [{"op": "insert", "table": "Person", "rows": [{"name": "x"}]}]}),
+            c.post("/merge", headers=_auth(limited), json={"source": "dev/a", "into": "other"}),
+            c.post("/branches/other/reset", headers=_auth(limited), json={"rev": "dev/a"}),
+            c.post("/branches", headers=_auth(limited), json={"name": "feature"}),
+            c.delete("/branches/other", headers=_auth(limited)),
+            c.post("/tags", headers=_auth(limited), json={"name": "release"}),
+            c.post("/branches/other/schema", headers=_auth(limited),
+                   json={"schema": SCHEMA + "node X { name: String @key }\n"}),
+        ]
+        for r in refused:
+            assert r.status_code == 403, r.text
+            assert r.json()["error"]["type"] == "BranchPermissionError"
+            assert "'dev/*'" in r.json()["error"]["message"]
+        assert g.head("other").id == head and "feature" not in g.branches()
+        assert g.tags() == {}
+        assert c.post("/tags", headers=_auth(limited), json={"name": "v1"}).status_code == 201
+        assert c.post("/branches", headers=_auth(limited),
+                      json={"name": "dev/b"}).status_code == 201
+        assert c.get("/branches/other/log", headers=_auth(limited)).status_code == 200

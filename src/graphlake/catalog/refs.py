@@ -30,6 +30,7 @@ from typing import Any
 from graphlake.catalog.authors import current_author
 from graphlake.catalog.commits import is_commit_id, utc_now
 from graphlake.catalog.names import decode_name, encode_name, validate_branch_name
+from graphlake.catalog.permissions import check_branch
 from graphlake.catalog.store import ObjectStore
 from graphlake.errors import (
     BranchExistsError,
@@ -299,6 +300,7 @@ class RefStore:
         from ulid import ULID
 
         _check_commit_id(commit_id)
+        check_branch(branch, "create branch")
         for _ in range(_MAX_RETRIES):
             current = self.head(branch)
             if current is not None and current.commit is not None:
@@ -330,6 +332,7 @@ class RefStore:
         entry records `current_author()` as who moved the branch.
         """
         _check_commit_id(commit_id)
+        check_branch(branch)
         if expected.commit is None:
             raise BranchNotFoundError(f"branch {branch!r} was deleted")
         entry = RefEntry(expected.seq + 1, commit_id, expected.incarnation, utc_now(), op,
@@ -347,6 +350,7 @@ class RefStore:
         With `expected`, only if the branch is still there (ConcurrentWriteError otherwise);
         without, whatever it points to. BranchNotFoundError if it is not live.
         """
+        check_branch(branch, "delete branch")
         for _ in range(_MAX_RETRIES):
             current = expected if expected is not None else self.head(branch)
             if current is None or current.commit is None:

@@ -23,6 +23,7 @@ from typing import Any
 from graphlake.catalog.authors import Author, current_author
 from graphlake.catalog.commits import is_commit_id, utc_now
 from graphlake.catalog.names import decode_name, encode_name, validate_branch_name
+from graphlake.catalog.permissions import check_branch
 from graphlake.catalog.store import ObjectStore
 from graphlake.errors import (
     GraphLakeError,
@@ -92,6 +93,7 @@ class TagStore:
                                     or len(message) > MAX_TAG_MESSAGE):
             raise GraphLakeError(f"a tag message is a string of at most {MAX_TAG_MESSAGE} "
                                  "characters")
+        check_branch(name, "create tag")
         tag = Tag(name, commit_id, utc_now(), author or current_author(), message)
         body = {**tag.to_dict(), "author": (tag.author.to_dict() if tag.author else None)}
         data = json.dumps(body, sort_keys=True, separators=(",", ":")).encode("utf-8")
@@ -106,6 +108,7 @@ class TagStore:
 
     def delete(self, name: str) -> Tag:
         """Remove tag `name` (its commits stay while anything else reaches them)."""
+        check_branch(name, "delete tag")
         tag = self.get(name)
         if tag is None:
             raise TagNotFoundError(f"no tag {name!r}")

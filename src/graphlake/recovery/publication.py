@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from graphlake import faults
 from graphlake.catalog.commits import Commit
+from graphlake.catalog.permissions import check_branch
 from graphlake.catalog.refs import RefEntry
 from graphlake.recovery.records import Record, RecordStore
 
@@ -40,6 +41,7 @@ class Publication:
 
     def __enter__(self) -> Publication:
         assert self.ref.commit is not None
+        check_branch(self.branch)  # before any effect: a refused change writes nothing
         self.record = self._records.begin(self.op, self.branch, self.ref.seq, self.ref.commit)
         faults.hit(f"{self.op}.after_record")
         return self

@@ -3,10 +3,11 @@
 A pure ASGI middleware reads the request's identity (the bearer token's entry in the
 `TokenTable`, or the web UI session's) and, for the whole request, makes the token's
 name the author of every commit (`catalog.authors.acting_as`: a context variable, which
-the thread a sync route runs in inherits). It also leaves the identity in the request
-state (`request.state.graphlake_identity`) for the branch-permission checks
-(`server.permissions`). Without auth (`--no-auth`) requests act as the default author
-of the server process and may change every branch.
+the thread a sync route runs in inherits), and restricts its state changes to the
+token's branch patterns (`catalog.permissions.restricted_to`). It also leaves the
+identity in the request state (`request.state.graphlake_identity`). Without auth
+(`--no-auth`) requests act as the default author of the server process and may change
+every branch.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as AsgiScope
 
 from graphlake.catalog.authors import acting_as
+from graphlake.catalog.permissions import restricted_to
 from graphlake.server.auth import Identity, _bearer_token
 from graphlake.server.ui.gate import is_ui_path
 from graphlake.server.ui.session import cookie_from_scope
@@ -49,5 +51,5 @@ class ActingIdentity:
             await self.app(scope, receive, send)
             return
         scope.setdefault("state", {})[IDENTITY_KEY] = identity
-        with acting_as(identity.name):
+        with acting_as(identity.name), restricted_to(identity.branches):
             await self.app(scope, receive, send)
