@@ -168,3 +168,19 @@ def test_branch_patterns_limit_what_a_token_changes(tmp_path: Path) -> None:
         assert c.post("/branches", headers=_auth(limited),
                       json={"name": "dev/b"}).status_code == 201
         assert c.get("/branches/other/log", headers=_auth(limited)).status_code == 200
+
+
+def test_the_web_ui_shows_authors_tags_and_the_token_name(client: TestClient) -> None:
+    from tests.ui.harness import csrf_of
+
+    client.post("/tags", headers=_auth(NAMED), json={"name": "ui-tag", "rev": "dev"})
+    form = client.get("/ui/login")
+    r = client.post("/ui/login", data={"csrf": csrf_of(form), "token": NAMED,
+                                       "next": "/ui/branches"})
+    assert r.status_code == 200, r.text
+    page = client.get("/ui/history?ref=dev")
+    assert page.status_code == 200
+    assert '<span class="who">ingest-bot</span>' in page.text  # the header
+    assert '<span class="author">ingest-bot</span>' in page.text
+    assert "tag: ui-tag" in page.text
+    client.cookies.clear()
