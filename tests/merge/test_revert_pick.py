@@ -124,3 +124,18 @@ def test_a_schema_change_is_reverted_too(g: gl.Graph) -> None:
     g.revert(added)
     assert "nick" not in g.schema_at("main").table("Person").properties
     assert ages(g) == {"a": 9, "b": 2}
+
+
+def test_reverting_an_added_property_with_values_since_is_a_conflict(g: gl.Graph) -> None:
+    g.apply_schema(SCHEMA.replace("age: I32?", "age: I32?\n nick: String?"))
+    added = g.head().id
+    with g.write() as w:
+        w.update("Person", [{"name": "a", "nick": "x"}])
+    head = g.head().id
+    with pytest.raises(MergeConflictError) as caught:
+        g.revert(added)
+    assert [(c.kind, c.entity_id, c.properties) for c in caught.value.conflicts] == [
+        ("schema_conflict", "a", ("nick",))]
+    assert g.head().id == head
+    g.revert(added, strategy="theirs")  # told to: the property and its values go
+    assert "nick" not in g.schema_at("main").table("Person").properties

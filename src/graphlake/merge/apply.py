@@ -27,6 +27,7 @@ from graphlake.merge import engine
 from graphlake.merge import result as R
 from graphlake.merge.base import MergeBase
 from graphlake.merge.classify import Classification
+from graphlake.merge.conflicts import SCHEMA_CONFLICT, Conflict
 from graphlake.merge.delta import DiscoverySettings
 from graphlake.merge.rows import STRATEGIES
 from graphlake.merge.timing import PhaseTimer
@@ -110,6 +111,8 @@ def _apply_once(
         return _conflicts(result, step.prep.conflicts, dry_run, timer)
     cls = step.cls
     engine.record_step(result, cls, step.prep)
+    if strategy is None:
+        cls.conflicts = cls.conflicts + _dropped_value_conflicts(result, kind, branch)
     if cls.conflicts:
         return _conflicts(result, cls.conflicts, dry_run, timer)
     if _changes_nothing(cls, step.target, target):
@@ -139,6 +142,23 @@ def _conflicts(result: R.MergeResult, conflicts: list, dry_run: bool,
         raise MergeConflictError(conflicts)
     result.outcome, result.conflicts = R.CONFLICT, conflicts
     return engine._finish(result, timer)
+
+
+def _dropped_value_conflicts(result: R.MergeResult, kind: str, branch: str) -> list:
+    """A merge keeps a dropped property's drop and lists the values it loses; undoing
+    or applying a schema change must not lose values written since without being told
+    to (`strategy`): each such value is a schema conflict."""
+    verb = "reverting" if kind == REVERT else "cherry-picking"
+    out = []
+    for table, stats in result.stats.items():
+        for prop, dropped in stats.dropped_values.items():
+            for key, value in dict(dropped.get("values", {})).items():
+                out.append(Conflict(
+                    SCHEMA_CONFLICT, table, str(key),
+                    f"{table} {key!r}: {verb} drops property {prop!r}, which has a value "
+                    f"written since on {branch!r} (pass a strategy to drop it anyway)",
+                    properties=(prop,), target={prop: value}))
+    return out
 
 
 def _changes_nothing(cls: Classification, merged_view: Commit, target: Commit) -> bool:
