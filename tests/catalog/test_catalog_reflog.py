@@ -92,3 +92,42 @@ def test_gc_keeps_what_the_reflog_reaches(g: gl.Graph) -> None:
     g.gc(grace=dt.timedelta(0), reflog_keep=dt.timedelta(0))
     assert not gl.Graph.open(g.uri).commits.exists(abandoned)
     assert not g.fsck().problems
+
+
+CRASHING_REVERT = """
+import sys
+import graphlake as gl
+gl.Graph.open(sys.argv[1]).revert("main", author="crasher")
+"""
+
+
+@pytest.mark.parametrize("point", ["merge.after_table_effect", "merge.before_ref_cas",
+                                   "merge.after_ref_cas"])
+def test_tags_and_the_reflog_survive_a_crash_and_gc(tmp_path: Path, point: str) -> None:
+    import os
+    import subprocess
+    import sys
+
+    g = gl.Graph.init(tmp_path / "g", SCHEMA)
+    with g.write() as w:
+        w.insert("Person", [{"name": "a", "age": 1}])
+    g.tag("v1")
+    g.create_branch("gone")
+    with g.write("gone") as w:
+        w.insert("Person", [{"name": "b"}])
+    g.delete_branch("gone")
+    env = {**os.environ, "GRAPHLAKE_FAULT": point}
+    done = subprocess.run([sys.executable, "-c", CRASHING_REVERT, str(tmp_path / "g")],
+                          env=env, capture_output=True, timeout=120)
+    assert done.returncode == 86, done.stderr
+    fresh = gl.Graph.open(g.uri)  # recovers the crashed publication
+    fresh.gc(grace=dt.timedelta(0))
+    fresh = gl.Graph.open(g.uri)
+    assert fresh.resolve("v1").id == g.tags()["v1"].commit
+    for branch in ("main", "gone"):
+        for entry in fresh.reflog(branch):
+            for cid in (entry.old, entry.new):
+                assert cid is None or fresh.commits.exists(cid)
+    assert fresh.reflog("main")[0].new == fresh.head().id
+    assert fresh.get("Person", "b", branch=fresh.reflog("gone")[0].old) is not None
+    assert not fresh.fsck().problems
