@@ -126,6 +126,22 @@ class NotABranchError(RevisionError, InvalidNameError):
     """A writing command was given a commit revision; writes need a branch name."""
 
 
+class InvalidAuthorError(GraphLakeError):
+    """An author is malformed (`Name <email>`, one printable line, see catalog/authors)."""
+
+
+class BranchPermissionError(GraphLakeError):
+    """The caller's token may not change this branch (its `branches` rule); HTTP 403."""
+
+
+class TagExistsError(BranchExistsError):
+    """A tag of that name exists already (tags never move), or a branch has the name."""
+
+
+class TagNotFoundError(BranchNotFoundError):
+    """No tag of that name."""
+
+
 class ConcurrentWriteError(GraphLakeError):
     """Another writer moved the branch first and retrying did not succeed."""
 
@@ -286,6 +302,11 @@ class HistoryUnreadableError(GraphLakeError):
     """A commit's pinned table state cannot be read (its Lance version or files are
     gone): the message names the commit and the table. `graphlake fsck --deep` lists
     every such commit."""
+
+
+class ApplyCommitError(MergeError):
+    """A revert or cherry-pick cannot be applied as asked: the commit has no parent (a
+    root commit), or `mainline` is out of range or given for a commit that is no merge."""
 
 
 class LineageMismatchError(MergeError):

@@ -11,11 +11,20 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from graphlake.catalog.authors import Author, acting_as
 from graphlake.catalog.commits import Commit, CommitStore
 from graphlake.catalog.names import validate_branch_name
+from graphlake.catalog.reflog import ReflogEntry
 from graphlake.catalog.refs import RefEntry, RefStore
 from graphlake.catalog.store import ObjectStore
-from graphlake.errors import GraphLakeError, RevisionSyntaxError, StaleReadError
+from graphlake.catalog.tags import Tag, validate_tag_name
+from graphlake.errors import (
+    BranchExistsError,
+    GraphLakeError,
+    RevisionSyntaxError,
+    StaleReadError,
+    TagExistsError,
+)
 from graphlake.merge.result import MergeResult
 from graphlake.repo import Repo
 from graphlake.retry import Backoff
@@ -85,7 +94,7 @@ class Graph:
 
     def apply_schema(
         self, pg_text: str, branch: str = DEFAULT_BRANCH, message: str | None = None,
-        dry_run: bool = False,
+        dry_run: bool = False, *, author: str | Author | None = None,
     ) -> SchemaPlan:
         """Change `branch`'s schema to `pg_text`: returns the plan (typed steps, each with
         its cost) and, unless `dry_run`, publishes it as one commit (`plan.commit`).
@@ -96,7 +105,8 @@ class Graph:
         """
         from graphlake.write.schema_apply import apply_schema
 
-        return apply_schema(self.repo, pg_text, branch, message=message, dry_run=dry_run)
+        with acting_as(author):
+            return apply_schema(self.repo, pg_text, branch, message=message, dry_run=dry_run)
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -106,6 +116,8 @@ class Graph:
         uri: str | os.PathLike[str],
         schema: str | os.PathLike[str],
         storage_options: dict[str, str] | None = None,
+        *,
+        author: str | Author | None = None,
     ) -> Graph:
         """Create a graph at `uri` with `schema` (.pg text or a path) and branch "main"."""
         from ulid import ULID
@@ -127,11 +139,12 @@ class Graph:
                 f"{name}-{ULID()}".lower(), arrow_schema(t), index_columns(t), incarnation,
                 text_columns=t.search,
             )
-        commit = Commit.create(
-            parents=(), message="init", schema_id=sid, tables=states,
-        )
-        CommitStore(store).put(commit)
-        RefStore(store).create(DEFAULT_BRANCH, commit.id, incarnation=incarnation)
+        with acting_as(author):
+            commit = Commit.create(
+                parents=(), message="init", schema_id=sid, tables=states,
+            )
+            CommitStore(store).put(commit)
+            RefStore(store).create(DEFAULT_BRANCH, commit.id, incarnation=incarnation)
         info = layout.GraphInfo(
             format=layout.FORMAT,
             default_branch=DEFAULT_BRANCH,
@@ -175,8 +188,61 @@ class Graph:
         """Create branch `name` at revision `from_` (a branch, commit id, `main~1`...)."""
         validate_branch_name(name)
         commit = self.resolve(from_)
+        if self.repo.tags.get(name) is not None:
+            raise BranchExistsError(f"{name!r} is a tag: branches and tags share one "
+                                    "namespace (pick another name)")
         self.refs.create(name, commit.id)
         return name
+
+    def reset_branch(self, branch: str, rev: str, *,
+                     author: str | Author | None = None) -> RefEntry:
+        """Move `branch` to the commit revision `rev` names (any commit: back, forward or
+        sideways), as one compare-and-swap recorded in the reflog (`action` "reset").
+        Nothing is rewritten: the commits it leaves stay reachable from the reflog for
+        `gc`'s `reflog_keep` (30 days by default), so a reset can be undone by another.
+        Protection is a server rule; the library acts with the rights of whoever owns
+        the files. `BranchNotFoundError` for an unknown branch."""
+        ref = self._ref(branch)
+        commit = self.resolve(rev)
+        with acting_as(author):
+            return self.refs.cas(branch, ref, commit.id, action="reset")
+
+    def reflog(self, branch: str = DEFAULT_BRANCH, limit: int | None = None
+               ) -> list[ReflogEntry]:
+        """Every move of `branch` (write, merge, revert, reset, create, delete...),
+        newest first: time, author, old -> new commit, action. Works for a deleted
+        branch too; `BranchNotFoundError` if it never existed."""
+        from graphlake.catalog.reflog import reflog
+
+        validate_branch_name(branch)
+        return reflog(self.refs, branch, limit)
+
+    # --- tags -------------------------------------------------------------------------
+
+    def tag(self, name: str, rev: str = DEFAULT_BRANCH, message: str | None = None, *,
+            author: str | Author | None = None) -> Tag:
+        """Name the commit revision `rev` names as tag `name`, forever: an existing tag
+        (`TagExistsError`) or a branch of that name (`TagExistsError`) is refused, and
+        `gc` keeps everything a tag reaches. A tag is a revision wherever one is taken."""
+        validate_tag_name(name)
+        commit = self.resolve(rev)
+        if self.repo.tags.get(name) is None:
+            ref = self.refs.head(name)
+            if ref is not None and ref.commit is not None:
+                raise TagExistsError(f"{name!r} is a branch: branches and tags share one "
+                                     "namespace (pick another name)")
+        with acting_as(author) as who:
+            return self.repo.tags.create(name, commit.id, message, who)
+
+    def tags(self) -> dict[str, Tag]:
+        """Every tag, name -> `Tag` (name, commit, time, author, message), by name."""
+        return self.repo.tags.list()
+
+    def delete_tag(self, name: str) -> Tag:
+        """Remove tag `name` (`TagNotFoundError` if there is none); returns it. The
+        commits stay while a branch or another tag reaches them."""
+        validate_tag_name(name)
+        return self.repo.tags.delete(name)
 
     def delete_branch(self, name: str) -> None:
         """Remove the branch name. Its data stays while any commit references it."""
@@ -217,6 +283,7 @@ class Graph:
         meta: dict[str, Any] | None = None,
         *,
         expect_head: str | None = None,
+        author: str | Author | None = None,
     ) -> Transaction:
         """A transaction: `with g.write("dev") as w: w.insert(...)` publishes one commit.
 
@@ -224,11 +291,14 @@ class Graph:
         input offset an ingest worker has reached. Rows read with `w.get` are checked
         again at publish (`StaleReadError` if another writer changed them); with
         `expect_head` (a commit id) the transaction publishes only on that head.
+        `author` (`"Name <email>"`) is recorded in the commit (default: see
+        `catalog.authors`).
         """
         from graphlake.write.transaction import Transaction
 
         self._ref(branch)
-        return Transaction(self.repo, branch, message, meta, expect_head=expect_head)
+        return Transaction(self.repo, branch, message, meta, expect_head=expect_head,
+                           author=author)
 
     def transact(
         self,
@@ -237,6 +307,7 @@ class Graph:
         message: str = "write",
         *,
         attempts: int = 10,
+        author: str | Author | None = None,
     ) -> T:
         """Run `fn(w)` in a transaction and publish it; if a row `fn` read with `w.get`
         changed before the publish (`StaleReadError`), run `fn` again on fresh reads,
@@ -250,7 +321,7 @@ class Graph:
         backoff = Backoff(attempts)
         for attempt in range(attempts):
             backoff.start()
-            w = self.write(branch, message)
+            w = self.write(branch, message, author=author)
             try:
                 with w:
                     result = fn(w)
@@ -272,6 +343,7 @@ class Graph:
         message: str | None = None,
         progress: Any = None,
         coerce: bool = False,
+        author: str | Author | None = None,
     ) -> Commit:
         """Load JSONL (see DESIGN "Load format"), Parquet or Arrow data in one commit.
 
@@ -279,12 +351,13 @@ class Graph:
         (Arrow's safe casts, e.g. "3.5" -> 3.5), as on `w.insert`/`upsert`/`update`."""
         from graphlake.write.load import load
 
-        return load(self.repo, source, branch=branch, mode=mode, table=table, message=message,
-                    progress=progress, coerce=coerce)
+        with acting_as(author):
+            return load(self.repo, source, branch=branch, mode=mode, table=table,
+                        message=message, progress=progress, coerce=coerce)
 
     def optimize(
         self, branch: str = DEFAULT_BRANCH, *, if_needed: bool = False,
-        threshold: Threshold | None = None,
+        threshold: Threshold | None = None, author: str | Author | None = None,
     ) -> Commit:
         """Compact fragments and refresh indexes of every table on `branch` (building or
         retraining the declared ANN and full-text indexes: README "Search"), as one
@@ -298,7 +371,8 @@ class Graph:
 
             if not due(self.snapshot(branch), threshold):
                 return self.head(branch)
-        return optimize(self.repo, branch)
+        with acting_as(author):
+            return optimize(self.repo, branch)
 
     # --- maintenance ------------------------------------------------------------------
 
@@ -326,14 +400,18 @@ class Graph:
 
     def gc(
         self, *, grace: dt.timedelta = dt.timedelta(hours=1), dry_run: bool = False,
-        progress: Any = None,
+        progress: Any = None, reflog_keep: dt.timedelta | None = None,
     ) -> GcReport:
         """Remove table versions, files and commit objects that no live branch, no
         commit reachable from one and no publication in flight needs. Only what is
-        older than `grace` is removed (a concurrent writer's fresh work is safe)."""
+        older than `grace` is removed (a concurrent writer's fresh work is safe). What
+        the reflog of any branch (deleted ones too) reached within `reflog_keep`
+        (default 30 days) is kept, so recent resets and deletes can be undone."""
+        from graphlake.catalog.reflog import REFLOG_KEEP
         from graphlake.maintenance.gc import gc
 
-        return gc(self.repo, grace=grace, dry_run=dry_run, progress=progress)
+        return gc(self.repo, grace=grace, dry_run=dry_run, progress=progress,
+                  reflog_keep=REFLOG_KEEP if reflog_keep is None else reflog_keep)
 
     # --- merging ----------------------------------------------------------------------
 
@@ -347,6 +425,7 @@ class Graph:
         message: str | None = None,
         lineage: str | None = None,
         memory_budget: int | None = None,
+        author: str | Author | None = None,
     ) -> MergeResult:
         """Three-way merge of `source` (a branch or any revision, e.g. a commit id) into
         branch `into`, published as one commit (its second parent is `source`'s commit).
@@ -360,9 +439,57 @@ class Graph:
         """
         from graphlake.merge import engine as merge_engine
 
-        return merge_engine.merge(self.repo, source, into, strategy=strategy, dry_run=dry_run,
-                                  message=message, lineage=lineage,
-                                  memory_budget=memory_budget)
+        with acting_as(author):
+            return merge_engine.merge(self.repo, source, into, strategy=strategy,
+                                      dry_run=dry_run, message=message, lineage=lineage,
+                                      memory_budget=memory_budget)
+
+    def revert(
+        self,
+        rev: str,
+        branch: str = DEFAULT_BRANCH,
+        *,
+        mainline: int | None = None,
+        strategy: str | None = None,
+        dry_run: bool = False,
+        message: str | None = None,
+        lineage: str | None = None,
+        author: str | Author | None = None,
+    ) -> MergeResult:
+        """Publish one commit on `branch` that undoes what revision `rev` changed against
+        its parent (for a merge commit: parent number `mainline`, default 1), as a
+        three-way merge with base `rev`, source `rev`'s parent and target the branch head
+        (merge/apply.py): later changes elsewhere stay; a row changed since is a conflict
+        (`MergeConflictError`, unless `strategy` resolves it). `ApplyCommitError` for a
+        root commit or a bad `mainline`."""
+        from graphlake.merge import apply
+
+        with acting_as(author):
+            return apply.revert(self.repo, rev, branch, mainline=mainline, strategy=strategy,
+                                dry_run=dry_run, message=message, lineage=lineage)
+
+    def cherry_pick(
+        self,
+        rev: str,
+        into: str = DEFAULT_BRANCH,
+        *,
+        mainline: int | None = None,
+        strategy: str | None = None,
+        dry_run: bool = False,
+        message: str | None = None,
+        lineage: str | None = None,
+        author: str | Author | None = None,
+    ) -> MergeResult:
+        """Apply what revision `rev` changed against its parent (`mainline` for a merge)
+        onto branch `into` as one commit recording `meta.cherry_picked_from` (three-way:
+        base `rev`'s parent, source `rev`). A commit `into` already contains, or whose
+        changes it already has, gives the outcome `already_up_to_date`."""
+        from graphlake.merge import apply
+
+        with acting_as(author):
+            return apply.cherry_pick(self.repo, rev, into, mainline=mainline,
+                                     strategy=strategy, dry_run=dry_run, message=message,
+                                     lineage=lineage)
 
     def merge_many(
         self,
@@ -375,6 +502,7 @@ class Graph:
         message: str | None = None,
         lineage: str | None = None,
         memory_budget: int | None = None,
+        author: str | Author | None = None,
     ) -> MergeResult:
         """Merge N branches (or revisions) into `into` as ONE commit with parents
         [into, s1, ..., sN].
@@ -385,10 +513,12 @@ class Graph:
         """
         from graphlake.merge import engine as merge_engine
 
-        return merge_engine.merge_many(
-            self.repo, sources, into, strict_disjoint=strict_disjoint, strategy=strategy,
-            dry_run=dry_run, message=message, lineage=lineage, memory_budget=memory_budget,
-        )
+        with acting_as(author):
+            return merge_engine.merge_many(
+                self.repo, sources, into, strict_disjoint=strict_disjoint, strategy=strategy,
+                dry_run=dry_run, message=message, lineage=lineage,
+                memory_budget=memory_budget,
+            )
 
     def diff(
         self, a: str, b: str | None = None, limit: int | None = None

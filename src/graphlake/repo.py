@@ -22,6 +22,7 @@ from graphlake.catalog.names import validate_branch_name
 from graphlake.catalog.refs import RefEntry, RefStore
 from graphlake.catalog.revisions import Resolver
 from graphlake.catalog.store import ObjectStore
+from graphlake.catalog.tags import TagStore
 from graphlake.errors import InvalidNameError
 from graphlake.storage import layout
 from graphlake.storage.schemas import SchemaStore
@@ -49,7 +50,8 @@ class Repo:
         self.commits = CommitStore(self.store)
         self.refs = RefStore(self.store)
         self.history = History(self.commits)
-        self.revisions = Resolver(self.refs, self.commits, self.history)
+        self.tags = TagStore(self.store)
+        self.revisions = Resolver(self.refs, self.commits, self.history, self.tags)
         self.info = info or layout.read_info(self.store)
         self.schemas = SchemaStore(self.store)
 

@@ -56,10 +56,10 @@ def _readme_synopsis() -> dict[tuple[str, ...], str]:
         text = line.split("#", 1)[0].strip()
         if text.startswith("graphlake "):
             words = text.split()
-            if words[1] == "branch":  # `branch create ... | list ROOT | delete ROOT NAME`
+            if words[1] in ("branch", "tag"):  # `branch create ... | list ROOT | delete ...`
                 for part in " ".join(words[2:]).split("|"):
                     sub = part.split()
-                    lines[("branch", sub[0])] = " ".join(sub[1:])
+                    lines[(words[1], sub[0])] = " ".join(sub[1:])
                 last = None
             elif words[1] == "schema":  # one line per sub-command
                 last = ("schema", words[2])

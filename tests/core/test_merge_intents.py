@@ -217,6 +217,6 @@ def test_gc_removes_expired_intents_only_and_fsck_ignores_them(
     live = intents.declare("main", lease_s=3600)
     clock.advance(LEASE_S + 0.01)
     assert not people.fsck().problems  # a stale intent is not corruption
-    people.gc(grace=dt.timedelta(0))
+    people.gc(grace=dt.timedelta(0), reflog_keep=dt.timedelta(0))
     assert intents.list("dev") == []
     assert intents.list("main") == [live]

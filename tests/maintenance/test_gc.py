@@ -151,11 +151,11 @@ def test_gc_keeps_every_branch_and_commit_and_reclaims_the_rest(people: gl.Graph
     lance_before = lance_branches(g, tid)
     assert info["scratch_lance"] in lance_before
 
-    dry = g.gc(grace=ZERO, dry_run=True)
+    dry = g.gc(grace=ZERO, reflog_keep=ZERO, dry_run=True)
     assert objects(g) == files_before  # a dry run touches nothing
     assert dry.dry_run and dry.versions > 0
 
-    report = reopen(g).gc(grace=ZERO)
+    report = reopen(g).gc(grace=ZERO, reflog_keep=ZERO)
     assert not report.warnings, report.warnings
     # The dry run said exactly what the real run then did.
     for key in ("versions", "files", "bytes", "lance_branches", "commit_objects", "claims"):
@@ -197,7 +197,7 @@ def test_gc_keeps_every_branch_and_commit_and_reclaims_the_rest(people: gl.Graph
     assert fresh.merge("late", into="main").outcome in ("merged", "fast_forward")
     assert fresh.get("Person", "Late") is not None
     later = everything(fresh)
-    again = fresh.gc(grace=ZERO)
+    again = fresh.gc(grace=ZERO, reflog_keep=ZERO)
     assert not again.warnings
     assert everything(reopen(fresh)) == later
 
@@ -216,7 +216,7 @@ def test_nothing_younger_than_grace_is_removed(people: gl.Graph) -> None:
             report.claims) == (0, 0, 0, 0, 0)
     assert objects(g) == files
     # With no grace the same garbage goes.
-    assert g.gc(grace=ZERO).lance_branches == 1
+    assert g.gc(grace=ZERO, reflog_keep=ZERO).lance_branches == 1
 
 
 def test_a_publication_in_flight_bounds_what_is_removed(people: gl.Graph) -> None:
@@ -233,13 +233,13 @@ def test_a_publication_in_flight_bounds_what_is_removed(people: gl.Graph) -> Non
     g.delete_branch("young")
     tid = person_table_id(g)
 
-    report = g.gc(grace=ZERO)
+    report = g.gc(grace=ZERO, reflog_keep=ZERO)
     assert report.cutoff is not None and report.cutoff <= record.started_at
     assert report.lance_branches == 1  # "old"'s, made before the record started
     assert young_lance in lance_branches(g, tid)
 
     records.finish(record)
-    report = g.gc(grace=ZERO)
+    report = g.gc(grace=ZERO, reflog_keep=ZERO)
     assert report.lance_branches == 1
     assert young_lance not in lance_branches(g, tid)
 
@@ -291,7 +291,7 @@ def test_cli_gc_dry_run_json_and_summary(tmp_path) -> None:
     g.delete_branch("tmp")
 
     dry, kept, bad = run_all(
-        ("gc", root, "--grace", "0s", "--dry-run", "--json"),
+        ("gc", root, "--grace", "0s", "--reflog-keep", "0s", "--dry-run", "--json"),
         ("gc", root, "--dry-run", "--json"),  # default grace 1h: all of it is younger
         ("gc", root, "--grace", "soon"),
     )
@@ -302,10 +302,11 @@ def test_cli_gc_dry_run_json_and_summary(tmp_path) -> None:
     assert bad.returncode == 2
     assert "not a duration" in bad.stderr
 
-    done = run("gc", root, "--grace", "0s")
+    done = run("gc", root, "--grace", "0s", "--reflog-keep", "0s")
     assert done.returncode == 0, done.stderr
     assert "gc removed:" in done.stdout and "1 Lance branch," in done.stdout
-    assert "tmp" not in g.branches() and g.gc(grace=ZERO, dry_run=True).lance_branches == 0
+    assert "tmp" not in g.branches()
+    assert g.gc(grace=ZERO, reflog_keep=ZERO, dry_run=True).lance_branches == 0
 
 
 @pytest.mark.parametrize(("text", "seconds"), [

@@ -131,7 +131,7 @@ def test_deleted_rows_never_come_back(g):
 
 def test_gc_keeps_the_index_files_reachable_commits_need(g):
     expected = g.search("Item", vector=Q, k=5, branch="fork")["name"].to_pylist()
-    g.gc(grace=dt.timedelta(0))
+    g.gc(grace=dt.timedelta(0), reflog_keep=dt.timedelta(0))
     g2 = gl.Graph.open(g.uri)
     assert g2.search("Item", vector=Q, k=5, branch="fork")["name"].to_pylist() == expected
     assert coverage(g2, "fork") == (ROWS, 0)

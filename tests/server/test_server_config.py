@@ -37,8 +37,10 @@ def test_json_config_and_environment_tokens(tmp_path: Path) -> None:
     path = tmp_path / "c.json"
     path.write_text(json.dumps({"tokens": [{"token": "file", "scope": "write"}]}))
     config = load_config(path, env={"GRAPHLAKE_TOKENS": " a:read, b:c:admin ,file:read"})
-    # The scope follows the last colon; the environment wins over the file.
-    assert config.tokens == {"a": Scope.read, "b:c": Scope.admin, "file": Scope.read}
+    # The scope follows the last colon, a name precedes the first (issue 25: entries
+    # may be NAME:TOKEN:SCOPE); the environment wins over the file.
+    assert config.tokens == {"a": Scope.read, "c": Scope.admin, "file": Scope.read}
+    assert config.token_names == {"c": "b"}
     assert config.protected_branches == frozenset()
 
 

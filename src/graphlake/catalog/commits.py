@@ -19,9 +19,15 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
 
+from graphlake.catalog.authors import Author, current_author
 from graphlake.catalog.names import validate_identifier
 from graphlake.catalog.store import ObjectStore
-from graphlake.errors import CommitNotFoundError, GraphLakeError, InvalidNameError
+from graphlake.errors import (
+    CommitNotFoundError,
+    GraphLakeError,
+    InvalidAuthorError,
+    InvalidNameError,
+)
 
 __all__ = [
     "COMMIT_ID_LENGTH",
@@ -152,9 +158,11 @@ def _content(
     schema_id: str,
     tables: Mapping[str, TableState],
     meta: Mapping[str, Any],
+    author: Author | None,
 ) -> dict[str, Any]:
-    """Everything a commit id covers."""
-    return {
+    """Everything a commit id covers. `author` is covered only when there is one, so
+    commits written before authors existed keep their ids."""
+    content: dict[str, Any] = {
         "format": _FORMAT,
         "parents": list(parents),
         "message": message,
@@ -163,6 +171,9 @@ def _content(
         "tables": {name: state.to_dict() for name, state in tables.items()},
         "meta": meta,
     }
+    if author is not None:
+        content["author"] = author.to_dict()
+    return content
 
 
 def _compute_id(content: Mapping[str, Any]) -> str:
@@ -175,7 +186,8 @@ class Commit:
 
     `tables` and `meta` are read-only mappings (commits are cached and shared between
     callers); copy them with `dict(...)` to derive a new commit. `parents[0]` is the
-    commit the branch was at; further parents are merged-in heads.
+    commit the branch was at; further parents are merged-in heads. `author` is who made
+    it (None for commits written before authors were recorded: shown as `unknown`).
     """
 
     id: str
@@ -185,6 +197,12 @@ class Commit:
     schema_id: str
     tables: Mapping[str, TableState] = field(repr=False)
     meta: Mapping[str, Any] = field(repr=False)
+    author: Author | None = None
+
+    @property
+    def author_text(self) -> str:
+        """`Name <email>`, `Name`, or `unknown` for a commit without an author."""
+        return str(self.author) if self.author is not None else "unknown"
 
     def __hash__(self) -> int:
         # The id already is a hash of everything else (and the mappings are unhashable).
@@ -203,8 +221,11 @@ class Commit:
         tables: Mapping[str, TableState],
         meta: Mapping[str, Any] | None = None,
         time: str | datetime | None = None,
+        author: Author | None = None,
     ) -> Commit:
-        """Build a commit; the id is the first 40 hex chars of sha256(canonical JSON)."""
+        """Build a commit; the id is the first 40 hex chars of sha256(canonical JSON).
+
+        `author` defaults to `current_author()` (see catalog/authors.py)."""
         parent_ids = tuple(parents)
         for parent in parent_ids:
             if not is_commit_id(parent):
@@ -220,9 +241,13 @@ class Commit:
         # (tuples become lists, keys become strings) and non-JSON values fail here.
         plain_meta = json.loads(_canonical(dict(meta or {})))
         stamp = _normalise_time(time)
-        content = _content(parent_ids, message, stamp, schema_id, tables, plain_meta)
+        who = author if author is not None else current_author()
+        if not isinstance(who, Author):
+            raise ValueError(f"author must be an Author: {who!r}")
+        content = _content(parent_ids, message, stamp, schema_id, tables, plain_meta, who)
         return cls._build(
-            _compute_id(content), parent_ids, message, stamp, schema_id, tables, plain_meta
+            _compute_id(content), parent_ids, message, stamp, schema_id, tables, plain_meta,
+            who,
         )
 
     @classmethod
@@ -235,13 +260,16 @@ class Commit:
         schema_id: str,
         tables: Mapping[str, TableState],
         meta: Mapping[str, Any],
+        author: Author | None,
     ) -> Commit:
         frozen_tables = MappingProxyType(dict(sorted(tables.items())))
-        return cls(commit_id, parents, message, time, schema_id, frozen_tables, _freeze(meta))
+        return cls(commit_id, parents, message, time, schema_id, frozen_tables, _freeze(meta),
+                   author)
 
     def to_json(self) -> bytes:
         content = _content(
-            self.parents, self.message, self.time, self.schema_id, self.tables, self.meta
+            self.parents, self.message, self.time, self.schema_id, self.tables, self.meta,
+            self.author,
         )
         return _canonical({**content, "id": self.id})
 
@@ -255,11 +283,14 @@ class Commit:
                 raise ValueError(f"unknown format {obj.get('format')!r}")
             tables = {name: TableState.from_dict(t) for name, t in obj["tables"].items()}
             parents = tuple(obj["parents"])
+            author = Author.from_dict(obj["author"]) if "author" in obj else None
             content = _content(
-                parents, obj["message"], obj["time"], obj["schema_id"], tables, obj["meta"]
+                parents, obj["message"], obj["time"], obj["schema_id"], tables, obj["meta"],
+                author,
             )
             stored_id = obj["id"]
-        except (ValueError, KeyError, TypeError, AttributeError, InvalidNameError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError, InvalidNameError,
+                InvalidAuthorError) as exc:
             raise GraphLakeError(f"commit {label} is corrupt: {exc}") from exc
         actual = _compute_id(content)
         if stored_id != actual or (expected_id is not None and expected_id != actual):
@@ -268,7 +299,8 @@ class Commit:
                 f"but it is stored as {stored_id}"
             )
         return cls._build(
-            actual, parents, obj["message"], obj["time"], obj["schema_id"], tables, obj["meta"]
+            actual, parents, obj["message"], obj["time"], obj["schema_id"], tables, obj["meta"],
+            author,
         )
 
 

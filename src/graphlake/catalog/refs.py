@@ -27,8 +27,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from graphlake.catalog.authors import current_author
 from graphlake.catalog.commits import is_commit_id, utc_now
 from graphlake.catalog.names import decode_name, encode_name, validate_branch_name
+from graphlake.catalog.permissions import check_branch
 from graphlake.catalog.store import ObjectStore
 from graphlake.errors import (
     BranchExistsError,
@@ -64,6 +66,11 @@ class RefEntry:
     time: str
     # The recovery record of the publication that wrote this entry (see recovery/).
     op: str | None = None
+    # The reflog (catalog/reflog.py): who moved the branch, and by what operation
+    # (write, merge, revert, cherry-pick, reset, create, delete, ...). None in entries
+    # written before the reflog recorded them.
+    author: str | None = None
+    action: str | None = None
 
     @property
     def is_tombstone(self) -> bool:
@@ -78,6 +85,10 @@ class RefEntry:
         }
         if self.op is not None:
             out["op"] = self.op
+        if self.author is not None:
+            out["author"] = self.author
+        if self.action is not None:
+            out["action"] = self.action
         return out
 
 
@@ -99,6 +110,8 @@ def _parse_entry(data: bytes, where: str) -> RefEntry:
             incarnation=str(obj["incarnation"]),
             time=str(obj["time"]),
             op=obj.get("op"),
+            author=obj.get("author"),
+            action=obj.get("action"),
         )
     except (ValueError, KeyError, TypeError) as exc:
         raise GraphLakeError(f"ref entry {where} is corrupt: {exc}") from exc
@@ -212,6 +225,33 @@ class RefStore:
                 entries.append(entry)
         return entries
 
+    def newest_entries(self, branch: str, limit: int | None = None,
+                       since: str | None = None) -> list[RefEntry]:
+        """The entries of `branch`, newest first: at most `limit`, and (with `since`, a
+        `utc_now()`-style time) only those written at or after `since`. One listing,
+        then one read per entry returned (plus one)."""
+        out: list[RefEntry] = []
+        for seq in reversed(self._listed_seqs(branch)):
+            if limit is not None and len(out) >= limit:
+                break
+            entry = self._entry(branch, seq)
+            if entry is None:
+                continue
+            if since is not None and entry.time < since:
+                break
+            out.append(entry)
+        return out
+
+    def names(self) -> list[str]:
+        """Every branch that ever existed (deleted ones too), sorted."""
+        names = []
+        for key in self._store.list_dirs(REFS_DIR):
+            try:
+                names.append(decode_name(key.rsplit("/", 1)[-1]))
+            except InvalidNameError:
+                _log.warning("ignoring unexpected folder %s", key)
+        return sorted(names)
+
     def list(self) -> dict[str, RefEntry]:
         """Live branches, name -> head entry, sorted by name."""
         names = []
@@ -260,6 +300,7 @@ class RefStore:
         from ulid import ULID
 
         _check_commit_id(commit_id)
+        check_branch(branch, "create branch")
         for _ in range(_MAX_RETRIES):
             current = self.head(branch)
             if current is not None and current.commit is not None:
@@ -269,6 +310,8 @@ class RefStore:
                 commit=commit_id,
                 incarnation=incarnation or str(ULID()),
                 time=utc_now(),
+                author=str(current_author()),
+                action="create",
             )
             if self._write(branch, entry):
                 return entry
@@ -277,19 +320,23 @@ class RefStore:
         )
 
     def cas(
-        self, branch: str, expected: RefEntry, commit_id: str, op: str | None = None
+        self, branch: str, expected: RefEntry, commit_id: str, op: str | None = None,
+        action: str = "write",
     ) -> RefEntry:
         """Move `branch` from `expected` (its head as read earlier) to `commit_id`.
 
         ConcurrentWriteError if the branch moved since `expected`; BranchNotFoundError if
         `expected` is a tombstone. `expected` must come from this branch's head(). `op`
         (a recovery record id) is stored in the entry: recovery reads it to tell whether
-        a crashed publication landed.
+        a crashed publication landed. `action` names the operation in the reflog; the
+        entry records `current_author()` as who moved the branch.
         """
         _check_commit_id(commit_id)
+        check_branch(branch)
         if expected.commit is None:
             raise BranchNotFoundError(f"branch {branch!r} was deleted")
-        entry = RefEntry(expected.seq + 1, commit_id, expected.incarnation, utc_now(), op)
+        entry = RefEntry(expected.seq + 1, commit_id, expected.incarnation, utc_now(), op,
+                         str(current_author()), action)
         if not self._write(branch, entry):
             raise ConcurrentWriteError(
                 f"branch {branch!r} moved since entry {expected.seq} "
@@ -303,11 +350,13 @@ class RefStore:
         With `expected`, only if the branch is still there (ConcurrentWriteError otherwise);
         without, whatever it points to. BranchNotFoundError if it is not live.
         """
+        check_branch(branch, "delete branch")
         for _ in range(_MAX_RETRIES):
             current = expected if expected is not None else self.head(branch)
             if current is None or current.commit is None:
                 raise BranchNotFoundError(f"no branch {branch!r}")
-            tombstone = RefEntry(current.seq + 1, None, current.incarnation, utc_now())
+            tombstone = RefEntry(current.seq + 1, None, current.incarnation, utc_now(),
+                                 author=str(current_author()), action="delete")
             if self._write(branch, tombstone):
                 return tombstone
             if expected is not None:

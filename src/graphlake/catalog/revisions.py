@@ -4,14 +4,15 @@ Grammar (no spaces)::
 
     range := rev "..." rev          the commits from the merge base of the two to the second
     rev   := base step*
-    base  := branch name | commit id (40 hex characters, or a unique prefix of >= 7)
+    base  := branch or tag name | commit id (40 hex characters, or a unique prefix of >= 7)
     step  := "~" [N]                the N-th first-parent ancestor (`~` alone: N = 1)
            | "^" [N]                the N-th parent (`^` alone: N = 1; `^0`: the commit)
 
 e.g. `main`, `3f2a9c1`, `main~2`, `dev^2`, `main~2^2~1`, `main...dev`. Branch names cannot
 contain `~` or `^` (see names.py), so the base ends at the first of them. A name that is
-an existing branch is always that branch, even if it looks like a commit id prefix or
-contains `...` (a branch may legally be called `a...b`).
+an existing branch (or tag: they share one namespace) is always that branch or tag, even
+if it looks like a commit id prefix or contains `...` (a branch may legally be called
+`a...b`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from graphlake.catalog.commits import (
 from graphlake.catalog.history import History
 from graphlake.catalog.names import validate_branch_name
 from graphlake.catalog.refs import RefStore
+from graphlake.catalog.tags import TagStore
 from graphlake.errors import (
     AmbiguousRevisionError,
     AncestorNotFoundError,
@@ -119,10 +121,12 @@ def parse_revision(text: str) -> Revision:
 class Resolver:
     """Turns revisions into commits for one graph's refs and commits."""
 
-    def __init__(self, refs: RefStore, commits: CommitStore, history: History) -> None:
+    def __init__(self, refs: RefStore, commits: CommitStore, history: History,
+                 tags: TagStore | None = None) -> None:
         self._refs = refs
         self._commits = commits
         self._history = history
+        self._tags = tags
 
     # --- single revisions ---------------------------------------------------------------
 
@@ -181,7 +185,8 @@ class Resolver:
             return None
         ref = self._refs.head(name)  # type: ignore[arg-type]
         if ref is None or ref.commit is None:
-            return None
+            tag = self._tags.get(name) if self._tags is not None else None  # type: ignore[arg-type]
+            return self._commits.get(tag.commit) if tag is not None else None
         return self._commits.get(ref.commit)
 
     def _base(self, rev: Revision) -> Commit:

@@ -17,7 +17,9 @@ import typer
 from typer.core import TyperGroup
 
 from graphlake import __version__
-from graphlake.cli import branch, demo, edit, read, recovery, schema, write
+from graphlake.catalog.authors import acting_as
+from graphlake.cli import branch, demo, edit, read, recovery, reflog, schema, tag, write
+from graphlake.cli.apply import cherry_pick, revert
 from graphlake.cli.backfill import backfill
 from graphlake.cli.diff import diff
 from graphlake.cli.export import export
@@ -58,12 +60,21 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
     ] = False,
+    author: Annotated[str | None, typer.Option(
+        "--author", help="Who the commits this command makes are by ('Name <email>'; "
+        "default $GRAPHLAKE_AUTHOR, then `author` in ~/.config/graphlake/config.toml, "
+        "then the OS user).")] = None,
 ) -> None:
     """A versioned, branchable property-graph store on Lance."""
+    if author is not None:
+        with reported_errors():
+            # Entered for the rest of the command: every commit it makes records `author`.
+            ctx.with_resource(acting_as(author))
 
 
 app.command("init")(write.init)
@@ -75,6 +86,7 @@ app.command("delete")(edit.delete)
 app.command("backfill")(backfill)
 app.command("export")(export)
 app.add_typer(branch.app, name="branch")
+app.add_typer(tag.app, name="tag")
 app.add_typer(schema.app, name="schema")
 app.command("log")(read.log)
 app.command("show")(read.show)
@@ -84,6 +96,10 @@ app.command("query")(query)
 app.command("diff")(diff)
 app.command("merge")(merge)
 app.command("merge-many")(merge_many)
+app.command("revert")(revert)
+app.command("cherry-pick")(cherry_pick)
+app.command("reset")(reflog.reset)
+app.command("reflog")(reflog.reflog)
 app.command("ingest")(ingest)
 app.command("ingest-status")(ingest_status)
 app.command("optimize")(optimize)

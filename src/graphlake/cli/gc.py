@@ -45,14 +45,22 @@ def gc(
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Report what would be removed; remove nothing.",
     )] = False,
+    reflog_keep: Annotated[str, typer.Option(
+        "--reflog-keep", help="Keep what the reflog of any branch reached this recently "
+                              "(e.g. 0s, 7d; default 30d), so resets and deletes can be "
+                              "undone.",
+    )] = "30d",
     json: Json = False,
 ) -> None:
-    """Remove table versions, files and commit objects that no live branch, no commit
-    reachable from one and no publication in flight needs."""
+    """Remove table versions, files and commit objects that no live branch, no tag, no
+    recent reflog entry, no commit reachable from those and no publication in flight
+    needs."""
     grace_td = parse_duration(grace)
+    keep_td = parse_duration(reflog_keep)
     g = Graph.open(root)
     with _table_bar(enabled=not json) as progress:
-        report = g.gc(grace=grace_td, dry_run=dry_run, progress=progress)
+        report = g.gc(grace=grace_td, dry_run=dry_run, progress=progress,
+                      reflog_keep=keep_td)
     if json:
         print_json(report.to_dict())
         return

@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from graphlake.catalog.commits import Commit, changes_schema
+from graphlake.catalog.tags import tags_by_commit
 from graphlake.cli.interrupt import Timeout, interruptible
 from graphlake.cli.options import DEFAULT_BRANCH, Branch, Json, Root
 from graphlake.cli.output import (
@@ -43,22 +44,26 @@ def log(
     commits of B since the merge base of A and B. Read lazily: a page costs a page."""
     g = Graph.open(root)
     commits = g.log(branch, limit=limit)
+    tagged = tags_by_commit(g.tags())
     if json:
-        print_json([_commit_dict(g, c, stat) for c in commits])
+        print_json([{**_commit_dict(g, c, stat), "tags": tagged.get(c.id, [])}
+                    for c in commits])
     elif graph or stat:
-        print_log_lines(g, commits, graph, stat)
+        print_log_lines(g, commits, graph, stat, tagged)
     else:
         commits = list(commits)
         console.print(plain_table(
-            ["commit", "time (UTC)", "message", "parents"],
-            [[short(c.id), short_time(c.time), _marked(g, c),
+            ["commit", "time (UTC)", "author", "message", "parents"],
+            [[short(c.id), short_time(c.time), printable(_author_name(c)),
+              _decorated(tagged, c) + _marked(g, c),
               " ".join(map(short, c.parents)) or "-"] for c in commits],
             title=f"log of {escape(branch)}",
         ))
 
 
 def _commit_dict(g: Graph, c: Commit, stat: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {"id": c.id, "time": c.time, "message": c.message,
+    out: dict[str, Any] = {"id": c.id, "time": c.time, "author": c.author_text,
+                           "message": c.message,
                            "parents": list(c.parents),
                            "schema_change": changes_schema(g.commits, c)}
     if stat:
@@ -66,12 +71,24 @@ def _commit_dict(g: Graph, c: Commit, stat: bool) -> dict[str, Any]:
     return out
 
 
+def _author_name(c: Commit) -> str:
+    """The author's name alone (the table has no room for emails; `--json` has them)."""
+    return c.author.name if c.author is not None else "unknown"
+
+
+def _decorated(tagged: dict[str, list[str]], c: Commit) -> str:
+    """`(tag: v1, v2) ` before the message of a tagged commit, as git log --decorate."""
+    names = tagged.get(c.id)
+    return f"(tag: {printable(', '.join(names))}) " if names else ""
+
+
 def _marked(g: Graph, c: Commit) -> str:
     message = printable(c.message)
     return f"[schema] {message}" if changes_schema(g.commits, c) else message
 
 
-def print_log_lines(g: Graph, commits: Iterable[Commit], graph: bool, stat: bool) -> None:
+def print_log_lines(g: Graph, commits: Iterable[Commit], graph: bool, stat: bool,
+                    tagged: dict[str, list[str]] | None = None) -> None:
     """One line per commit as it is read (so a long log starts at once), with the lanes
     of `--graph` before it and the per-table counts of `--stat` under it."""
     lanes = Lanes()
@@ -80,7 +97,9 @@ def print_log_lines(g: Graph, commits: Iterable[Commit], graph: bool, stat: bool
         for line in drawn.before:
             console.print(Text(line))
         console.print(Text.assemble(drawn.prefix, (short(c.id), "yellow"),
-                                    f" {short_time(c.time)} ", _marked(g, c)), soft_wrap=True)
+                                    f" {short_time(c.time)} ", (_author_name(c), "cyan"), " ",
+                                    (_decorated(tagged or {}, c), "yellow"), _marked(g, c)),
+                      soft_wrap=True)
         for table, n in (commit_stat(g.repo, c) if stat else {}).items():
             console.print(Text(f"{drawn.under}    {table} +{n['inserted']} ~{n['updated']} "
                                f"-{n['deleted']}"))

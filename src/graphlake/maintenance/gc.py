@@ -29,9 +29,10 @@ import datetime as dt
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from graphlake.catalog.commits import is_commit_id
+from graphlake.catalog.commits import format_time, is_commit_id
 from graphlake.catalog.intents import MergeIntents
 from graphlake.catalog.leases import ReadLeases
+from graphlake.catalog.reflog import REFLOG_KEEP
 from graphlake.maintenance.lance_gc import TableSweep
 from graphlake.maintenance.report import GcReport, TableGc
 from graphlake.maintenance.roots import find_roots
@@ -52,10 +53,13 @@ Progress = Callable[[int, int, str], None]
 
 
 def gc(
-    repo: Repo, *, grace: dt.timedelta, dry_run: bool, progress: Progress | None = None
+    repo: Repo, *, grace: dt.timedelta, dry_run: bool, progress: Progress | None = None,
+    reflog_keep: dt.timedelta = REFLOG_KEEP,
 ) -> GcReport:
     if grace < dt.timedelta(0):
         raise ValueError(f"grace must not be negative: {grace}")
+    if reflog_keep < dt.timedelta(0):
+        raise ValueError(f"reflog_keep must not be negative: {reflog_keep}")
     if not dry_run:
         # Settle crashed publications first, so what they left is plainly unreferenced.
         # (A dry run changes nothing: their records then just bound the cutoff.)
@@ -65,7 +69,8 @@ def gc(
     records = RecordStore(repo.store).list()
     cutoff = min([now - grace, *(r.started_at for r in records)])
     leased = sorted(ReadLeases(repo.store).live_commits())
-    roots = find_roots(repo, extra=[*(r.expected_commit for r in records), *leased])
+    roots = find_roots(repo, extra=[*(r.expected_commit for r in records), *leased],
+                       reflog_since=format_time(now - reflog_keep))
     report = GcReport(dry_run=dry_run, cutoff=cutoff)
 
     table_ids = sorted(roots.pinned, key=lambda t: (roots.names.get(t, t), t))

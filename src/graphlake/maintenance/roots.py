@@ -1,5 +1,5 @@
-"""What `gc` must keep: every commit reachable from a live branch (or a publication in
-flight), and every (table, Lance branch, version) those commits pin."""
+"""What `gc` must keep: every commit reachable from a live branch, a tag (or a
+publication in flight), and every (table, Lance branch, version) those commits pin."""
 
 from __future__ import annotations
 
@@ -36,10 +36,18 @@ class Roots:
             self.names.setdefault(state.table_id, name)
 
 
-def find_roots(repo: Repo, extra: Iterable[str] = ()) -> Roots:
-    """Walk the commit DAG from every live branch head (and `extra` commit ids)."""
+def find_roots(repo: Repo, extra: Iterable[str] = (), reflog_since: str | None = None
+               ) -> Roots:
+    """Walk the commit DAG from every live branch head, every tag, (with `reflog_since`,
+    a commit time string) every commit a reflog entry written since then names, live
+    branch or deleted, and `extra` commit ids."""
     roots = Roots()
     frontier = [ref.commit for ref in repo.refs.list().values() if ref.commit]
+    frontier += [tag.commit for tag in repo.tags.list().values()]
+    if reflog_since is not None:
+        for name in repo.refs.names():
+            frontier += [e.commit for e in repo.refs.newest_entries(name, since=reflog_since)
+                         if e.commit]
     for commit_id in extra:
         if repo.commits.exists(commit_id):
             frontier.append(commit_id)

@@ -138,7 +138,7 @@ def _merge_once(
         result.outcome, result.base, result.commit = R.FAST_FORWARD, target.id, head.id
         if not dry_run:
             with timer.phase("publish"):
-                repo.refs.cas(into, t_ref, head.id)
+                repo.refs.cas(into, t_ref, head.id, action="merge (fast-forward)")
         return _finish(result, timer)
     if len(pending) > 1 and schemas_differ(base, target, pending):
         from graphlake.merge.many_schema import fold
@@ -304,19 +304,35 @@ def _publish(
     repo: Repo, into: str, t_ref: RefEntry, target: Commit, cls: Classification,
     pending: list[tuple[str, Commit]], inputs: MergeInputs, message: str | None,
 ) -> Commit:
+    op = "merge" if len(pending) == 1 else "merge_many"
+    names = [n for n, _ in pending]
+    return publish_classified(
+        repo, into, t_ref, target, cls, op,
+        parents=(target.id, *(h.id for _, h in pending)),
+        message=message or f"merge {', '.join(names)} into {into}",
+        meta={"merge_base": inputs.base.commit.id, "sources": names, **_bases_meta(inputs)},
+    )
+
+
+def publish_classified(
+    repo: Repo, into: str, t_ref: RefEntry, target: Commit, cls: Classification, op: str,
+    *, parents: tuple[str, ...], message: str, meta: dict, action: str | None = None,
+) -> Commit:
+    """Write a classification's effects on `into`'s Lance branches and publish them as
+    one commit with `parents` (one CAS from `t_ref`). Merges publish through here, and
+    so do the other merge-engine applications (revert, cherry-pick: merge/apply.py)."""
+
     def still_current() -> bool:
         return repo.refs.head(into) == t_ref
 
-    op = "merge" if len(pending) == 1 else "merge_many"
-    with Publication(repo, op, into, t_ref) as pub:
+    with Publication(repo, op, into, t_ref, action) as pub:
         states = apply_tables(repo, target, cls, t_ref.incarnation, still_current, pub.effect)
-        names = [n for n, _ in pending]
         commit = Commit.create(
-            parents=(target.id, *(h.id for _, h in pending)),
-            message=message or f"merge {', '.join(names)} into {into}",
+            parents=parents,
+            message=message,
             schema_id=target.schema_id,
             tables={**target.tables, **cls.fixed, **states},
-            meta={"merge_base": inputs.base.commit.id, "sources": names, **_bases_meta(inputs)},
+            meta=meta,
         )
         pub.publish(commit)
     return commit

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from graphlake import faults
 from graphlake.catalog.commits import Commit
+from graphlake.catalog.permissions import check_branch
 from graphlake.catalog.refs import RefEntry
 from graphlake.recovery.records import Record, RecordStore
 
@@ -29,15 +30,18 @@ _log = logging.getLogger(__name__)
 
 
 class Publication:
-    def __init__(self, repo: Repo, op: str, branch: str, ref: RefEntry) -> None:
+    def __init__(self, repo: Repo, op: str, branch: str, ref: RefEntry,
+                 action: str | None = None) -> None:
         assert op in faults.OPERATIONS, op
         assert ref.commit is not None
         self.repo, self.op, self.branch, self.ref = repo, op, branch, ref
+        self.action = action or op.replace("_", "-")  # what the reflog entry says
         self._records = RecordStore(repo.store)
         self.record: Record | None = None
 
     def __enter__(self) -> Publication:
         assert self.ref.commit is not None
+        check_branch(self.branch)  # before any effect: a refused change writes nothing
         self.record = self._records.begin(self.op, self.branch, self.ref.seq, self.ref.commit)
         faults.hit(f"{self.op}.after_record")
         return self
@@ -52,7 +56,8 @@ class Publication:
         assert self.record is not None
         self.repo.commits.put(commit)
         faults.hit(f"{self.op}.before_ref_cas")
-        entry = self.repo.refs.cas(self.branch, self.ref, commit.id, op=self.record.id)
+        entry = self.repo.refs.cas(self.branch, self.ref, commit.id, op=self.record.id,
+                                   action=self.action)
         faults.hit(f"{self.op}.after_ref_cas")
         return entry
 

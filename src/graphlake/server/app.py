@@ -47,6 +47,7 @@ from fastapi import FastAPI
 from graphlake import __version__
 from graphlake.graph import Graph
 from graphlake.server import errors, ui
+from graphlake.server.acting import ActingIdentity
 from graphlake.server.auth import AuthBeforeBody
 from graphlake.server.config import ServerConfig
 from graphlake.server.deps import AppState
@@ -56,12 +57,14 @@ from graphlake.server.origin import SameOrigin
 from graphlake.server.routes import (
     branches,
     health,
+    history,
     ingest,
     merge,
     query,
     schema,
     search,
     tables,
+    tags,
     writes,
 )
 
@@ -97,6 +100,7 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
 
     app.add_middleware(BodyLimit, limit_for=limit_for)
     ui.mount(app, config)  # pages, static assets, and the form posts' session gate
+    app.add_middleware(ActingIdentity)  # commits made by a request record its token's name
     # Added last, so it runs first: no body byte is read for an unauthenticated request.
     app.add_middleware(AuthBeforeBody, config=config, skip=ui.is_ui_path,
                        throttle=app.state.graphlake.throttle)
@@ -105,7 +109,8 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
     app.add_middleware(SameOrigin, no_auth=config.no_auth)
     app.add_middleware(SecurityHeaders, paths=(app.openapi_url or "",),
                        headers=ui.SECURITY_HEADERS)
-    for module in (health, branches, tables, query, writes, merge, ingest, schema, search):
+    for module in (health, branches, history, tables, query, writes, merge, ingest, schema,
+                   search, tags):
         app.include_router(module.router)
     return app
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as AsgiScope
 
-from graphlake.server.config import Scope, ServerConfig
+from graphlake.server.config import Scope, ServerConfig, display_name
 from graphlake.server.errors import ApiError, error_response
 from graphlake.server.throttle import FailureThrottle, client_address
 
@@ -26,11 +27,38 @@ bearer = HTTPBearer(auto_error=False, description="`Authorization: Bearer <token
 _CHALLENGE = {"WWW-Authenticate": "Bearer"}
 
 
+@dataclass(frozen=True)
+class Identity:
+    """Who a token is: its scope, its name (the author of its commits) and the branch
+    patterns it may change (empty: every branch)."""
+
+    scope: Scope
+    name: str
+    branches: tuple[str, ...] = ()
+
+
 class TokenTable:
     """The configured tokens, kept as SHA-256 digests."""
 
-    def __init__(self, tokens: Mapping[str, Scope]):
+    def __init__(self, tokens: Mapping[str, Scope], names: Mapping[str, str] | None = None,
+                 branches: Mapping[str, tuple[str, ...]] | None = None):
         self._entries = [(_digest(t), scope) for t, scope in tokens.items()]
+        self._identities = [
+            (_digest(t), Identity(scope, display_name(t, names or {}),
+                                  tuple((branches or {}).get(t, ()))))
+            for t, scope in tokens.items()
+        ]
+
+    def identify(self, token: str) -> Identity | None:
+        """The identity of `token` (the highest-scoped entry if listed twice), compared
+        with every entry in constant time like `scope_of`."""
+        given = _digest(token)
+        found: Identity | None = None
+        for digest, identity in self._identities:  # always the whole list
+            if hmac.compare_digest(given, digest) and (
+                    found is None or identity.scope > found.scope):
+                found = identity
+        return found
 
     def scope_of(self, token: str) -> Scope | None:
         given = _digest(token)

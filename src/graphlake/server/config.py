@@ -7,6 +7,8 @@ A config file is TOML (`.toml`) or JSON (any other suffix):
     [[tokens]]
     token = "a-long-random-secret"
     scope = "write"            # read | write | admin
+    name = "ingest-bot"        # the author of its commits (default: token-<6 hex of its hash>)
+    branches = ["dev/*", "ingest/*"]  # branches it may change (default: every branch)
 
     [limits]
     max_upload_bytes = 67108864   # JSONL upload to /load (413 beyond)
@@ -36,13 +38,15 @@ A config file is TOML (`.toml`) or JSON (any other suffix):
     uncovered_rows = 100000       # this fraction of its indexed rows, or this many rows
 
 Tokens also come from the environment: `GRAPHLAKE_TOKENS="tok1:read,tok2:write,tok3:admin"`
-(added to the file's). A server with no token at all refuses to start unless auth is
-switched off explicitly (`--no-auth`); so does one with a token shorter than
+(added to the file's); an entry may name its token: `ingest-bot:tok2:write` (a token
+given this way cannot contain `:`). A server with no token at all refuses to start unless
+auth is switched off explicitly (`--no-auth`); so does one with a token shorter than
 `MIN_TOKEN_CHARS` (16) characters, unless `--allow-short-tokens` (for tests).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tomllib
@@ -152,6 +156,10 @@ class ServerConfig:
     auto_optimize: AutoOptimize = field(default_factory=AutoOptimize)
     no_auth: bool = False  # every request is allowed; only when asked for explicitly
     allow_short_tokens: bool = False  # tokens under MIN_TOKEN_CHARS (tests only)
+    # token -> its name (the author of the commits it makes); unnamed: `display_name`.
+    token_names: dict[str, str] = field(default_factory=dict)
+    # token -> the branch patterns (fnmatch) it may change; absent: every branch.
+    token_branches: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __repr__(self) -> str:  # never print the tokens themselves
         return (
@@ -191,8 +199,10 @@ def load_config(
         raise ConfigError(f"unknown config key(s) {unknown} "
                           f"(known: tokens, protected_branches, limits, auto_optimize)")
     tokens = _file_tokens(data.get("tokens", []))
+    names, branch_rules = _token_details(data.get("tokens", []))
     environ = os.environ if env is None else env
     tokens.update(parse_token_list(environ.get(TOKENS_ENV, "")))
+    names.update(parse_token_names(environ.get(TOKENS_ENV, "")))
     protected = data.get("protected_branches", [])
     if not isinstance(protected, list) or not all(isinstance(b, str) for b in protected):
         raise ConfigError("protected_branches must be a list of branch names")
@@ -209,6 +219,8 @@ def load_config(
         auto_optimize=AutoOptimize.from_mapping(auto),
         no_auth=no_auth,
         allow_short_tokens=allow_short_tokens,
+        token_names=names,
+        token_branches=branch_rules,
     )
 
 
@@ -222,8 +234,72 @@ def parse_token_list(text: str) -> dict[str, Scope]:
         if not sep or not token:
             # Never echo the item: it is (part of) a secret.
             raise ConfigError(f"{TOKENS_ENV}: entry {n + 1} is not TOKEN:SCOPE")
-        out[token] = Scope.parse(scope)
+        out[_split_name(token, n)[1]] = Scope.parse(scope)
     return out
+
+
+def parse_token_names(text: str) -> dict[str, str]:
+    """{token: name} of the `NAME:TOKEN:SCOPE` entries of `GRAPHLAKE_TOKENS`."""
+    out: dict[str, str] = {}
+    for n, item in enumerate(part.strip() for part in text.split(",")):
+        token = item.rpartition(":")[0]
+        name, secret = _split_name(token, n) if token else (None, token)
+        if name is not None:
+            out[secret] = name
+    return out
+
+
+def _split_name(token: str, n: int) -> tuple[str | None, str]:
+    """(name, token) of `NAME:TOKEN`, (None, token) of a bare token."""
+    name, sep, secret = token.partition(":")
+    if not sep:
+        return None, token
+    if not secret or not check_name(name):
+        raise ConfigError(f"{TOKENS_ENV}: entry {n + 1} is not [NAME:]TOKEN:SCOPE with a "
+                          "non-empty token and a name of letters, digits, '.', '_', '-', '@'")
+    return name, secret
+
+
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-@ ")
+
+
+def check_name(name: object) -> bool:
+    """A token name: 1-100 of letters, digits, space, `.`, `_`, `-`, `@`."""
+    return (isinstance(name, str) and len(name.strip()) > 0 and len(name) <= 100
+            and set(name) <= _NAME_CHARS)
+
+
+def display_name(token: str, names: Mapping[str, str]) -> str:
+    """The name a token acts under: its configured name, else `token-` and the first 6
+    hex characters of its SHA-256 (which says nothing useful about the token)."""
+    name = names.get(token)
+    if name is not None:
+        return name
+    return "token-" + hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()[:6]
+
+
+def _token_details(
+    entries: object,
+) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """The `name` and `branches` of the file's token entries (already checked for shape
+    by `_file_tokens`)."""
+    names: dict[str, str] = {}
+    rules: dict[str, tuple[str, ...]] = {}
+    for n, entry in enumerate(entries if isinstance(entries, list) else [], start=1):
+        token = entry["token"]
+        if "name" in entry:
+            if not check_name(entry["name"]):
+                raise ConfigError(f"tokens entry {n}: name must be 1-100 letters, digits, "
+                                  "spaces, '.', '_', '-' or '@'")
+            names[token] = entry["name"].strip()
+        if "branches" in entry:
+            patterns = entry["branches"]
+            if not isinstance(patterns, list) or not all(
+                    isinstance(p, str) and p for p in patterns):
+                raise ConfigError(f"tokens entry {n}: branches must be a list of branch "
+                                  'patterns, e.g. ["dev/*", "ingest/*"]')
+            rules[token] = tuple(patterns)
+    return names, rules
 
 
 def _file_tokens(entries: object) -> dict[str, Scope]:
@@ -231,8 +307,9 @@ def _file_tokens(entries: object) -> dict[str, Scope]:
         raise ConfigError("tokens must be a list of {token, scope} entries")
     out: dict[str, Scope] = {}
     for n, entry in enumerate(entries, start=1):
-        if not isinstance(entry, Mapping) or set(entry) - {"token", "scope", "name"}:
-            raise ConfigError(f"tokens entry {n}: use the keys token, scope (and name)")
+        if not isinstance(entry, Mapping) or set(entry) - {"token", "scope", "name", "branches"}:
+            raise ConfigError(f"tokens entry {n}: use the keys token, scope "
+                              "(and name, branches)")
         token = entry.get("token")
         if not isinstance(token, str) or not token.strip():
             raise ConfigError(f"tokens entry {n}: token must be a non-empty string")

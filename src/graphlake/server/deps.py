@@ -46,7 +46,7 @@ class AppState:
     def __init__(self, graph: Graph, config: ServerConfig):
         self.graph = graph
         self.config = config
-        self.tokens = TokenTable(config.tokens)
+        self.tokens = TokenTable(config.tokens, config.token_names, config.token_branches)
         self.throttle = FailureThrottle()  # failed logins and 401s answer late
         self.locks = BranchLocks()
         limits = config.limits

@@ -38,6 +38,7 @@ log = logging.getLogger("graphlake.server")
 
 # Checked in order; the first class the exception is an instance of decides.
 STATUS_BY_ERROR: tuple[tuple[type[gle.GraphLakeError], int], ...] = (
+    (gle.BranchPermissionError, 403),
     (gle.MergeConflictError, 409),
     (gle.ConcurrentWriteError, 409),
     (gle.BranchExistsError, 409),

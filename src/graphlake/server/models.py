@@ -80,11 +80,34 @@ class BranchCreate(BaseModel):
     )
 
 
+class TagCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=200, examples=["v1.0"])
+    rev: str | None = Field(default=None, max_length=1000, description="Revision to tag "
+                            "(default: the default branch's head).")
+    message: str | None = Field(default=None, max_length=10_000)
+
+
+class TagInfo(BaseModel):
+    name: str
+    commit: str
+    time: str
+    author: str
+    message: str | None = None
+
+
+class TagList(BaseModel):
+    tags: list[TagInfo]
+
+
 class CommitInfo(BaseModel):
     id: str
     parents: list[str]
     message: str
     time: str
+    author: str = Field("unknown", description="`Name <email>` or `Name` of whoever made "
+                        "the commit; `unknown` for commits made before authors were kept.")
 
 
 class Log(BaseModel):
@@ -216,6 +239,43 @@ class MergeRequest(BaseModel):
     dry_run: bool = False
     message: str | None = Field(default=None, max_length=10_000)
     lineage: Lineage | None = Field(default=None, description=LINEAGE_HELP)
+
+
+class ResetRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rev: str = Field(min_length=1, max_length=1000, description="The revision to move the "
+                     "branch to (any commit).")
+
+
+class ReflogEntryInfo(BaseModel):
+    seq: int
+    time: str
+    author: str
+    action: str
+    old: str | None
+    new: str | None
+
+
+class Reflog(BaseModel):
+    branch: str
+    entries: list[ReflogEntryInfo]
+
+
+class ApplyRequest(BaseModel):
+    """A revert or cherry-pick of one commit's changes (see README "Who changed what")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rev: str = Field(min_length=1, max_length=1000, description="The commit whose changes "
+                     "to undo or apply: a commit id (prefix), branch, tag, main~2, ...")
+    mainline: int | None = Field(default=None, ge=1, le=1024, description="For a merge "
+                                 "commit: the parent its changes are taken against.")
+    strategy: Literal["ours", "theirs"] | None = Field(
+        default=None, description="Resolve data conflicts: ours keeps the branch's side, "
+                                  "theirs the applied change's.")
+    dry_run: bool = False
+    message: str | None = Field(default=None, max_length=10_000)
 
 
 class MergeManyRequest(BaseModel):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from graphlake.catalog.authors import Author, acting_as, parse_author
 from graphlake.errors import DataError, GraphLakeError, UnknownTableError
 from graphlake.schema.keys import key_string
 from graphlake.schema.model import EdgeType, NodeType, Schema
@@ -41,8 +42,11 @@ class Transaction:
         message: str,
         meta: dict[str, Any] | None = None,
         expect_head: str | None = None,
+        author: str | Author | None = None,
     ):
         self._repo = repo
+        # Parsed now, so a malformed author fails before anything is staged.
+        self.author = parse_author(author) if author is not None else None
         self.branch = branch
         self.message = message
         self.meta = dict(meta or {})
@@ -168,10 +172,11 @@ class Transaction:
 
         self._check_open()
         self._done = True
-        self.commit = publish(self._repo, self.branch, self.message, self._ops, self.meta,
-                              reads=self._reads if self._reads.base else None,
-                              expect_head=self._expect_head, schema_id=self._schema_id,
-                              columns=self._columns)
+        with acting_as(self.author):
+            self.commit = publish(self._repo, self.branch, self.message, self._ops,
+                                  self.meta, reads=self._reads if self._reads.base else None,
+                                  expect_head=self._expect_head, schema_id=self._schema_id,
+                                  columns=self._columns)
         return self.commit
 
     def discard(self) -> None:

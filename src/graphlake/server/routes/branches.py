@@ -88,6 +88,7 @@ def log(
     with state.reads.hold():  # a history walk is a read (max_concurrent_reads)
         commits = state.graph.log(branch, limit=min(limit or cap, cap))
     return Log(branch=branch, commits=[
-        CommitInfo(id=c.id, parents=list(c.parents), message=c.message, time=c.time)
+        CommitInfo(id=c.id, parents=list(c.parents), message=c.message, time=c.time,
+                   author=c.author_text)
         for c in commits
     ])

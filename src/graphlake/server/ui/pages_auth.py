@@ -61,12 +61,13 @@ async def login(request: Request) -> Response:
     if not expected or not hmac.compare_digest(expected.encode(), given.encode()):
         return _form(request, form.get("next"), "the form expired: try again", 403)
     token = form.get("token", "").strip()
-    granted = app_state(request).tokens.scope_of(token) if token else None
-    if granted is None:
+    identity = app_state(request).tokens.identify(token) if token else None
+    if identity is None:
         await app_state(request).throttle.failed(client_address(request.scope))
         # Never echo the token back, not even into the form field.
         return _form(request, form.get("next"), "unknown token", 401)
-    session = sessions(request).create(granted, owner=token_key(token))
+    session = sessions(request).create(identity.scope, owner=token_key(token),
+                                       name=identity.name, branches=identity.branches)
     response = RedirectResponse(_safe_next(form.get("next")), 303)
     set_session_cookie(request, response, session)
     response.delete_cookie(LOGIN_COOKIE, path=COOKIE_PATH)

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response
 
 from graphlake.catalog.commits import Commit
+from graphlake.catalog.tags import tags_by_commit
 from graphlake.errors import BranchNotFoundError, GraphLakeError
 from graphlake.graph import Graph
 from graphlake.server.deps import AppState
@@ -78,7 +79,9 @@ def history(request: Request, ref: Ref | None = None, offset: Offset = 0) -> Res
         more = len(commits) > offset + HISTORY_PER_PAGE
         shown = commits[offset:offset + HISTORY_PER_PAGE]
         pic = picture(commits, offset, HISTORY_PER_PAGE)
-        rows = [{"commit": c, "stat": _stat(graph, c), "schema": is_schema_commit(graph, c)}
+        tagged = tags_by_commit(graph.tags())
+        rows = [{"commit": c, "stat": _stat(graph, c), "schema": is_schema_commit(graph, c),
+                 "tags": tagged.get(c.id, [])}
                 for c in shown]
     return render(request, "history.html", session, ref=ref, rows=rows, pic=pic,
                   row_h=ROW_H, offset=offset, more=more, per_page=HISTORY_PER_PAGE)

@@ -43,6 +43,8 @@ class Session:
     csrf: str
     expires: float
     owner: str = ""  # whose: a digest of the login's token ("" without auth)
+    name: str | None = None  # the token's name: the author of the commits made here
+    branches: tuple[str, ...] = ()  # the token's branch patterns (empty: every branch)
 
     def csrf_ok(self, given: str | None) -> bool:
         return given is not None and hmac.compare_digest(given.encode(), self.csrf.encode())
@@ -58,10 +60,11 @@ class SessionStore:
         self._owned: dict[str, OrderedDict[str, None]] = {}  # owner -> its ids, oldest first
         self._lock = threading.Lock()
 
-    def create(self, scope: Scope, owner: str = "") -> Session:
+    def create(self, scope: Scope, owner: str = "", name: str | None = None,
+               branches: tuple[str, ...] = ()) -> Session:
         """A new session; an `owner` (token) over its quota loses its oldest session."""
         session = Session(secrets.token_urlsafe(32), scope, secrets.token_urlsafe(32),
-                          time.monotonic() + self._ttl, owner)
+                          time.monotonic() + self._ttl, owner, name, branches)
         with self._lock:
             self._sessions[session.id] = session
             if owner:
