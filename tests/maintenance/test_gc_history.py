@@ -53,7 +53,7 @@ def test_gc_keeps_diffs_and_stats_across_a_schema_merge(tmp_path: Path) -> None:
     assert before[(g.resolve("main^1").id, g.head("main").id)][1]["Company"]["counts"] == {
         "inserted": 0, "updated": 1, "deleted": 0}
     assert g.fsck(deep=True).ok
-    g.gc(grace=ZERO)
+    g.gc(grace=ZERO, reflog_keep=ZERO)
     assert _history(g) == before
     assert g.fsck(deep=True).ok
 

@@ -72,7 +72,7 @@ def observe(g: gl.Graph) -> dict[Any, Any]:
 
 def collect(g: gl.Graph) -> None:
     before = observe(g)
-    g.gc(grace=ZERO)
+    g.gc(grace=ZERO, reflog_keep=ZERO)
     g.repo.tables._cache.clear()  # read what is on disk now, not cached datasets
     assert observe(g) == before
 

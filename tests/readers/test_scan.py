@@ -63,7 +63,7 @@ def test_scan_reads_its_commit_whatever_happens_later(tmp_path: Path) -> None:
     with g.write("exp", message="even more") as w:
         w.insert("Sample", rows(350, 400))
     g.delete_branch("exp")
-    g.gc(grace=dt.timedelta(0))
+    g.gc(grace=dt.timedelta(0), reflog_keep=dt.timedelta(0))
     assert sorted(_keys(scan)) == pinned == [k for k in range(350) if k > 1]
     scan.close()
     assert g.store.list(LEASES_DIR) == []
@@ -77,11 +77,11 @@ def test_gc_keeps_a_leased_commit_and_forgets_it_after_release(backend) -> None:
         w.insert("Sample", rows(40, 60))
     scan = g.snapshot("tmp").scan("Sample", ["k"])
     g.delete_branch("tmp")
-    g.gc(grace=dt.timedelta(0))
+    g.gc(grace=dt.timedelta(0), reflog_keep=dt.timedelta(0))
     assert sorted(_keys(scan)) == list(range(60))  # the lease kept the commit's versions
     commit = scan.commit_id
     scan.close()
-    g.gc(grace=dt.timedelta(0))
+    g.gc(grace=dt.timedelta(0), reflog_keep=dt.timedelta(0))
     with pytest.raises(gl.CommitNotFoundError):
         g.resolve(commit)  # released: the next gc removed the commit
 

@@ -106,7 +106,7 @@ def test_the_leased_commit_survives_gc_after_its_branch_is_gone(tmp_path: Path) 
         w.insert("Sample", rows(30, 45))
     ds = g.to_torch("Sample", "run", ["k"], batch_size=8)
     g.delete_branch("run")
-    g.gc(grace=dt.timedelta(0))
+    g.gc(grace=dt.timedelta(0), reflog_keep=dt.timedelta(0))
     assert sorted(_keys(ds)) == list(range(45))
     ds.close()
 
