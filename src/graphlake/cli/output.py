@@ -123,7 +123,10 @@ def jsonable(value: Any) -> Any:
 
 
 def table_rows(table: pa.Table) -> list[dict[str, Any]]:
-    return [jsonable(row) for row in table.to_pylist()]
+    """Rows as JSON values; float32 values as their shortest decimal (`0.122`)."""
+    from graphlake.read.floats import shortest_floats
+
+    return [jsonable(row) for row in shortest_floats(table).to_pylist()]
 
 
 # --- rich tables -------------------------------------------------------------------------
@@ -158,6 +161,9 @@ def arrow_table(table: pa.Table, title: str | None = None) -> Table:
     """A rich table of an Arrow table, one column per field."""
     import pyarrow.types as pa_types
 
+    from graphlake.read.floats import shortest_floats
+
+    table = shortest_floats(table)
     out = Table(title=title, title_justify="left")
     for field in table.schema:
         numeric = pa_types.is_integer(field.type) or pa_types.is_floating(field.type)

@@ -16,6 +16,7 @@ from graphlake.errors import (
     clean_message,
 )
 from graphlake.read.filter import compile_filter
+from graphlake.read.floats import shortest_floats
 from graphlake.schema.model import EdgeType, NodeType, Schema
 
 if TYPE_CHECKING:
@@ -80,6 +81,8 @@ class Snapshot:
             ) from None
 
     def get(self, name: str, key: Any) -> dict[str, Any] | None:
+        """The row with key `key` as Python values (float32 as its shortest decimal, see
+        `read.floats`), or None."""
         import pyarrow.compute as pc
 
         from graphlake.write.coerce import _key_string
@@ -90,5 +93,5 @@ class Snapshot:
         except TypeError as exc:
             raise TypeMismatchError(f"{name}: a key is a string or an integer: {exc}") from None
         table = self.dataset(name).to_table(filter=pc.field("id") == key_string)
-        rows = table.to_pylist()
+        rows = shortest_floats(table).to_pylist()
         return rows[0] if rows else None
