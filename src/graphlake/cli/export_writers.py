@@ -31,6 +31,7 @@ from ulid import ULID
 from graphlake.cli.export import Format
 from graphlake.cli.output import CommandError, jsonable
 from graphlake.read.floats import shortest_floats, shortest_schema
+from graphlake.read.order import KEY_ORDER, OrderBy, lance_ordering
 from graphlake.read.snapshot import Snapshot
 
 SCAN_BATCH_ROWS = 8192  # rows per batch read from a Lance table
@@ -38,9 +39,12 @@ SCAN_BATCH_ROWS = 8192  # rows per batch read from a Lance table
 Batches = tuple[pa.Schema, Iterator[pa.RecordBatch]]
 
 
-def table_batches(snapshot: Snapshot, name: str) -> Batches:
-    ds = snapshot.dataset(snapshot.type(name).name)
-    return ds.schema, iter(ds.to_batches(batch_size=SCAN_BATCH_ROWS))
+def table_batches(snapshot: Snapshot, name: str, order_by: OrderBy = KEY_ORDER) -> Batches:
+    """The rows of `name`, ordered as `read.order` says (None: storage order, streaming)."""
+    t = snapshot.type(name)
+    ds = snapshot.dataset(t.name)
+    ordering = lance_ordering(order_by, t.name, ds.schema.names)
+    return ds.schema, iter(ds.to_batches(batch_size=SCAN_BATCH_ROWS, order_by=ordering))
 
 
 def write_atomically(output: Path, force: bool, write: Callable[[Path], int]) -> int:

@@ -17,6 +17,7 @@ from graphlake.errors import (
 )
 from graphlake.read.filter import compile_filter
 from graphlake.read.floats import shortest_floats
+from graphlake.read.order import KEY_ORDER, OrderBy, lance_ordering, order_names, sort_columns
 from graphlake.schema.model import EdgeType, NodeType, Schema
 
 if TYPE_CHECKING:
@@ -60,7 +61,10 @@ class Snapshot:
         where: str | None = None,
         columns: Sequence[str] | None = None,
         limit: int | None = None,
+        order_by: OrderBy = KEY_ORDER,
     ) -> pa.Table:
+        """Rows of `name` matching `where`, ordered by `order_by` (default: by `id`;
+        None: storage order, see `read.order`), at most `limit`."""
         t = self.type(name, kind)
         ds = self.dataset(t.name)
         if columns is not None:
@@ -71,14 +75,20 @@ class Snapshot:
                     f"{t.name} has no column {', '.join(map(repr, unknown))} "
                     f"(columns: {', '.join(ds.schema.names)})"
                 )
+        ordering = lance_ordering(order_by, t.name, ds.schema.names)
+        # Lance sorts only by projected columns: read them too, then drop them.
+        extra = [c for c in sort_columns(ordering) if columns is not None and c not in columns]
         # Only the safe filter grammar reaches Lance (no functions: bounded cost).
         lance_filter = None if where is None else compile_filter(where, t.name, ds.schema.names)
         try:
-            return ds.to_table(columns=columns, filter=lance_filter, limit=limit)
+            rows = ds.to_table(columns=None if columns is None else [*columns, *extra],
+                               filter=lance_filter, limit=limit, order_by=ordering)
         except (OSError, ValueError, pa.ArrowInvalid) as exc:
-            raise QueryError(
-                f"{t.name}: cannot apply filter {where!r}: {clean_message(exc)}"
-            ) from None
+            what = f"filter {where!r}" if where is not None else "the read"
+            if ordering:
+                what += f" ordered by {', '.join(order_names(order_by))}"
+            raise QueryError(f"{t.name}: cannot apply {what}: {clean_message(exc)}") from None
+        return rows.select(columns) if extra else rows
 
     def get(self, name: str, key: Any) -> dict[str, Any] | None:
         """The row with key `key` as Python values (float32 as its shortest decimal, see
