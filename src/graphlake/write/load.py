@@ -248,9 +248,12 @@ def _located(exc: GraphLakeError, t: NodeType | EdgeType, rows: list[dict[str, A
         return exc  # the chunk fails but no row alone does: no single place to name
     row, n = rows[failed], numbers[failed]
     message = str(exc)
+    where = f"{path}:{n}" if path is not None else f"record {n}"
+    if message.startswith(f"{t.name}: "):  # it names the row already
+        exc.args = (f"{where}: {message}",)
+        return exc
     if message.startswith(f"{t.name}."):
         message = message[len(t.name) + 1:]
-    where = f"{path}:{n}" if path is not None else f"record {n}"
     exc.args = (f"{where}: {t.name} {_row_name(t, row)}: {message}",)
     return exc
 
