@@ -556,8 +556,11 @@ class Graph:
         where: str | None = None,
         columns: Sequence[str] | None = None,
         limit: int | None = None,
+        order_by: str | Sequence[str] | None = "id",
     ) -> pa.Table:
-        return self.snapshot(branch).read(type, "node", where, columns, limit)
+        """Rows of node type `type` on `branch`, by `id` unless `order_by` names columns
+        (`"-age"`: descending) or is None (storage order: no sort, for bulk reads)."""
+        return self.snapshot(branch).read(type, "node", where, columns, limit, order_by)
 
     def edges(
         self,
@@ -566,8 +569,11 @@ class Graph:
         where: str | None = None,
         columns: Sequence[str] | None = None,
         limit: int | None = None,
+        order_by: str | Sequence[str] | None = "id",
     ) -> pa.Table:
-        return self.snapshot(branch).read(type, "edge", where, columns, limit)
+        """Rows of edge type `type` on `branch`, by `id` unless `order_by` names columns
+        (`"-age"`: descending) or is None (storage order: no sort, for bulk reads)."""
+        return self.snapshot(branch).read(type, "edge", where, columns, limit, order_by)
 
     def get(self, type: str, key: Any, branch: str = DEFAULT_BRANCH) -> dict[str, Any] | None:
         return self.snapshot(branch).get(type, key)

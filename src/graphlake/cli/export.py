@@ -1,7 +1,10 @@
 """`graphlake export`: a table or a query result to Parquet, CSV or JSONL, of any size.
 
 Rows stream as record batches from the Lance scanner (a table) or DuckDB's Arrow reader
-(a query) into the format's writer, so memory holds about one batch whatever the size.
+(a query) into the format's writer. A table is exported by key (`id`) unless
+`--order-by` names other columns; Lance sorts it first, which holds the table in memory
+(see the README's "Performance"). `--unordered` streams in storage order, so memory holds
+about one batch whatever the size: the option for bulk exports.
 A `--query` runs in `read.sql`'s sandboxed connection (no file access); only the JSONL
 writer uses DuckDB's `COPY`, in a connection of its own (see `export_writers`). Output goes to a
 temporary file beside FILE that replaces it only once complete, so a failed export leaves
@@ -21,7 +24,16 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from graphlake.cli.options import DEFAULT_BRANCH, Branch, Json, Root
+from graphlake.cli.options import (
+    DEFAULT_BRANCH,
+    KEY_ORDER,
+    Branch,
+    Json,
+    OrderByOption,
+    Root,
+    Unordered,
+    listing_order,
+)
 from graphlake.cli.output import CommandError, console, print_json, rows_phrase, short
 from graphlake.graph import Graph
 
@@ -47,11 +59,18 @@ def export(
         "--format", help="Default: from FILE's suffix (.parquet, .csv, .jsonl).")] = None,
     branch: Branch = DEFAULT_BRANCH,
     force: Annotated[bool, typer.Option("--force", help="Replace FILE if it exists.")] = False,
+    order_by: OrderByOption = KEY_ORDER,
+    unordered: Unordered = False,
     json: Json = False,
 ) -> None:
-    """Write TABLE, or the result of --query, on BRANCH to FILE, streaming any size."""
+    """Write TABLE (by key unless --order-by or --unordered), or the result of --query,
+    on BRANCH to FILE."""
     if (table is None) == (query is None):
         raise CommandError("export takes a TABLE or --query SQL (exactly one of them)")
+    order = listing_order(order_by, unordered)
+    if query is not None and order != KEY_ORDER:
+        raise CommandError("--order-by and --unordered apply to a TABLE; a --query orders "
+                           "with ORDER BY")
     fmt = format or _format_of(output)
     if output.exists() and not force:
         raise CommandError(f"{output} exists; pass --force to replace it")
@@ -63,7 +82,7 @@ def export(
     snapshot = Graph.open(root).snapshot(branch)
     source: AbstractContextManager[W.Batches]
     if table is not None:
-        source = nullcontext(W.table_batches(snapshot, table))
+        source = nullcontext(W.table_batches(snapshot, table, order))
     else:
         source = sql_stream(snapshot, query or "")
     with source as (schema, batches):

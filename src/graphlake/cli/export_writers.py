@@ -6,7 +6,8 @@ JSONL goes through DuckDB's JSON writer (`COPY ... (FORMAT json)`): about 20x fa
 connection of its own that executes only the statement built here over the registered
 Arrow stream; user SQL (`--query`) still runs in the sandboxed connection of
 `read.sql`, which has no file access. Each column is rendered as `jsonable` renders it
-(blobs base64, NaN and infinities null, ISO times, decimals as text); a column type it
+(blobs base64, NaN and infinities null, ISO times, decimals as text, float32 as
+its shortest decimal: `0.122`, not `0.12200000137090683`); a column type it
 does not cover (structs, intervals, ...) falls back to the per-row Python writer.
 
 Kept apart from the command so the CLI's start-up imports none of pyarrow's writers,
@@ -29,6 +30,8 @@ from ulid import ULID
 
 from graphlake.cli.export import Format
 from graphlake.cli.output import CommandError, jsonable
+from graphlake.read.floats import shortest_floats, shortest_schema
+from graphlake.read.order import KEY_ORDER, OrderBy, lance_ordering
 from graphlake.read.snapshot import Snapshot
 
 SCAN_BATCH_ROWS = 8192  # rows per batch read from a Lance table
@@ -36,9 +39,12 @@ SCAN_BATCH_ROWS = 8192  # rows per batch read from a Lance table
 Batches = tuple[pa.Schema, Iterator[pa.RecordBatch]]
 
 
-def table_batches(snapshot: Snapshot, name: str) -> Batches:
-    ds = snapshot.dataset(snapshot.type(name).name)
-    return ds.schema, iter(ds.to_batches(batch_size=SCAN_BATCH_ROWS))
+def table_batches(snapshot: Snapshot, name: str, order_by: OrderBy = KEY_ORDER) -> Batches:
+    """The rows of `name`, ordered as `read.order` says (None: storage order, streaming)."""
+    t = snapshot.type(name)
+    ds = snapshot.dataset(t.name)
+    ordering = lance_ordering(order_by, t.name, ds.schema.names)
+    return ds.schema, iter(ds.to_batches(batch_size=SCAN_BATCH_ROWS, order_by=ordering))
 
 
 def write_atomically(output: Path, force: bool, write: Callable[[Path], int]) -> int:
@@ -73,7 +79,13 @@ def _parquet(path: Path, schema: pa.Schema, batches: Iterator[pa.RecordBatch]) -
     return rows
 
 
+def _shortest(schema: pa.Schema, batches: Iterator[pa.RecordBatch]) -> Batches:
+    """Float32 columns as the float64 of their shortest decimal (`0.122`, see read.floats)."""
+    return shortest_schema(schema), (shortest_floats(b) for b in batches)
+
+
 def _csv(path: Path, schema: pa.Schema, batches: Iterator[pa.RecordBatch]) -> int:
+    schema, batches = _shortest(schema, batches)
     text_schema = pa.schema([_csv_field(field) for field in schema])
     rows = 0
     with pacsv.CSVWriter(str(path), text_schema) as writer:
@@ -110,6 +122,7 @@ def _text(value: Any) -> str | None:
 
 
 def _jsonl(path: Path, schema: pa.Schema, batches: Iterator[pa.RecordBatch]) -> int:
+    schema, batches = _shortest(schema, batches)
     selected = [_json_select(field) for field in schema]
     if any(expr is None for expr in selected):
         return _jsonl_python(path, batches)

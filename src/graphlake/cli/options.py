@@ -20,4 +20,22 @@ Json = Annotated[
     bool, typer.Option("--json", help="Print JSON to stdout and nothing else.")
 ]
 
-__all__ = ["DEFAULT_BRANCH", "Branch", "Json", "Root", "TargetBranch"]
+KEY_ORDER = "id"  # as graphlake.read.order.KEY_ORDER (not imported: it loads Lance)
+OrderByOption = Annotated[
+    str, typer.Option("--order-by", metavar="COLS",
+                      help="Order rows by these columns, e.g. age,-name (-: descending).")
+]
+Unordered = Annotated[
+    bool, typer.Option("--unordered", help="Storage order: no sort, fastest for bulk reads.")
+]
+
+
+def listing_order(order_by: str, unordered: bool) -> str | None:
+    """The `order_by` a listing passes down: None (storage order) with --unordered."""
+    if unordered and order_by != KEY_ORDER:
+        raise typer.BadParameter("--unordered and --order-by exclude each other")
+    return None if unordered else order_by
+
+
+__all__ = ["DEFAULT_BRANCH", "KEY_ORDER", "Branch", "Json", "OrderByOption", "Root",
+           "TargetBranch", "Unordered", "listing_order"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import decimal
+import io
 import json
 import math
 import re
@@ -19,6 +20,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import typer
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -33,7 +35,11 @@ err_console = Console(stderr=True, highlight=False)
 
 EXIT_FAILED = 1  # the operation failed because of the data or the arguments' content
 SHORT_ID = 12
-_VECTOR_PREVIEW = 4
+_VECTOR_PREVIEW = 2  # values a vector shows in a table cell: [0.12, 0.51, … (128)]
+_HEADER_MIN = 12  # a data table's header is shown whole up to this width, never broken
+_IDENTIFIERS = frozenset({"id", "src", "dst"})
+_WHOLE_MAX = 32  # a number or date wider than this may be cut after all
+_TEXT_PREVIEW = 40  # characters of a long value a table shows at 80 columns; --json: all
 
 
 class CommandError(Exception):
@@ -123,7 +129,10 @@ def jsonable(value: Any) -> Any:
 
 
 def table_rows(table: pa.Table) -> list[dict[str, Any]]:
-    return [jsonable(row) for row in table.to_pylist()]
+    """Rows as JSON values; float32 values as their shortest decimal (`0.122`)."""
+    from graphlake.read.floats import shortest_floats
+
+    return [jsonable(row) for row in shortest_floats(table).to_pylist()]
 
 
 # --- rich tables -------------------------------------------------------------------------
@@ -155,16 +164,62 @@ def truncated(items: Sequence[str], limit: int) -> str:
 
 
 def arrow_table(table: pa.Table, title: str | None = None) -> Table:
-    """A rich table of an Arrow table, one column per field."""
+    """A rich table of an Arrow table, one column per field. Values wrap between words
+    only; long ones are abbreviated with "…" (vectors `[0.12, 0.51, … (128)]`), except
+    ids (`id`, `src`, `dst`), which are never cut; numbers, dates and headers are never
+    cut either. Columns that do not fit the terminal are left out, named in a caption
+    (`--columns` picks others; `--json` shows every value whole)."""
     import pyarrow.types as pa_types
 
-    out = Table(title=title, title_justify="left")
-    for field in table.schema:
+    from graphlake.read.floats import shortest_floats
+
+    table = shortest_floats(table)
+    names = [printable(f.name) for f in table.schema]
+    cells = [[_abbreviated(cell(v), f.name in _IDENTIFIERS) for v in table.column(i).to_pylist()]
+             for i, f in enumerate(table.schema)]
+    whole = [f.name not in _IDENTIFIERS and not (pa_types.is_string(f.type)
+                                            or pa_types.is_large_string(f.type)
+                                            or pa_types.is_nested(f.type))
+             for f in table.schema]
+    # The narrowest each column may be: its header (up to _HEADER_MIN), and all of a
+    # value that must not be cut (a number, a date); text and lists wrap or abbreviate,
+    # ids fold.
+    minimum = [max([min(len(name), _HEADER_MIN),
+                    *([min(len(c), _WHOLE_MAX) for c in column] if keep else [])])
+               for name, column, keep in zip(names, cells, whole, strict=True)]
+    shown = list(range(len(names)))
+    while True:  # leave out the last columns until rich can fit the rest unbroken
+        out = _data_table(table.schema, names, cells, minimum, shown, title)
+        if len(shown) == 1 or _fits(out):
+            return out
+        shown.pop()
+
+
+def _fits(out: Table) -> bool:
+    """Whether rich draws `out` within the terminal's width (it overflows, rather than
+    breaking headers and whole values further, when the columns' minimums add up)."""
+    probe = Console(width=console.width, file=io.StringIO(), color_system=None)
+    probe.print(out, crop=False)
+    return all(cell_len(line) <= console.width
+               for line in probe.file.getvalue().splitlines())
+
+
+def _data_table(schema: pa.Schema, names: list[str], cells: list[list[Text]],
+                minimum: list[int], shown: list[int], title: str | None) -> Table:
+    import pyarrow.types as pa_types
+
+    hidden = [names[i] for i in range(len(names)) if i not in shown]
+    caption = (f"{plural(len(hidden), 'column')} not shown: {truncated(hidden, 8)} "
+               f"(--columns, or --json)" if hidden else None)
+    out = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
+    for i in shown:
+        field = schema.field(i)
         numeric = pa_types.is_integer(field.type) or pa_types.is_floating(field.type)
-        out.add_column(printable(field.name), justify="right" if numeric else "left",
-                       overflow="fold")
-    for row in table.to_pylist():
-        out.add_row(*(cell(v) for v in row.values()))
+        out.add_column(names[i], justify="right" if numeric else "left",
+                       overflow="fold" if field.name in _IDENTIFIERS else "ellipsis",
+                       min_width=minimum[i])
+    for r in range(len(cells[0]) if cells else 0):
+        out.add_row(*(cells[i][r] for i in shown))
     return out
 
 
@@ -197,6 +252,18 @@ def cell(value: Any) -> Text:
     if isinstance(value, Text):
         return value
     return Text(printable(str(value)))
+
+
+def _abbreviated(text: Text, identifier: bool) -> Text:
+    """A long text value cut to `_TEXT_PREVIEW` characters (half the terminal's width on
+    a wide one) and "…", at a word's end where there is one; ids stay whole."""
+    limit = max(_TEXT_PREVIEW, console.width // 2)
+    if identifier or len(text) <= limit:
+        return text
+    cut = text.plain[:limit - 1]
+    if " " in cut.strip():  # at a word's end where there is one
+        cut = cut[:cut.rstrip().rindex(" ")]
+    return Text(cut.rstrip() + "…", style=text.style)
 
 
 def _list_preview(values: list[Any]) -> str:

@@ -12,7 +12,16 @@ from rich.text import Text
 from graphlake.catalog.commits import Commit, changes_schema
 from graphlake.catalog.tags import tags_by_commit
 from graphlake.cli.interrupt import Timeout, interruptible
-from graphlake.cli.options import DEFAULT_BRANCH, Branch, Json, Root
+from graphlake.cli.options import (
+    DEFAULT_BRANCH,
+    KEY_ORDER,
+    Branch,
+    Json,
+    OrderByOption,
+    Root,
+    Unordered,
+    listing_order,
+)
 from graphlake.cli.output import (
     arrow_table,
     console,
@@ -117,12 +126,15 @@ def show(
                                                 help="Comma-separated columns.")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=0,
                                        help="At most N rows (0: all).")] = 20,
+    order_by: OrderByOption = KEY_ORDER,
+    unordered: Unordered = False,
     json: Json = False,
 ) -> None:
-    """Rows of a node or edge type on BRANCH."""
+    """Rows of a node or edge type on BRANCH, by key unless --order-by or --unordered."""
     snapshot = Graph.open(root).snapshot(branch)
     wanted = [c.strip() for c in columns.split(",") if c.strip()] if columns else None
-    rows = snapshot.read(table, None, where, wanted, limit or None)
+    rows = snapshot.read(table, None, where, wanted, limit or None,
+                         listing_order(order_by, unordered))
     if json:
         print_json(table_rows(rows))
         return

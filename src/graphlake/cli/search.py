@@ -34,6 +34,9 @@ def search(
         "--where", help="Filter applied before ranking, e.g. \"age > 30\".")] = None,
     on: Annotated[list[str] | None, typer.Option(
         "--on", help="Property to search (repeatable); default: the declared ones.")] = None,
+    columns: Annotated[str | None, typer.Option(
+        "--columns", "-c", help="Comma-separated columns to return (scores are always "
+        "added), e.g. id,title.")] = None,
     branch: Branch = DEFAULT_BRANCH,
     explain: Annotated[bool, typer.Option(
         "--explain", help="Report rows searched through an index vs exactly; no rows.")
@@ -47,7 +50,7 @@ def search(
         raise SearchError("give --near KEY, --vector-file F or --text \"...\"")
     result = Graph.open(root).search(type, vector=vector, text=text, k=k, where=where,
                                      branch=branch, near=near, on=tuple(on or ()),
-                                     explain=explain)
+                                     explain=explain, columns=_names(columns))
     if explain:
         plan: Any = result
         if json:
@@ -64,6 +67,12 @@ def search(
         return
     console.print(arrow_table(result))
     console.print(f"{rows_phrase(result.num_rows)} @ {escape(branch)}", style="dim")
+
+
+def _names(columns: str | None) -> list[str] | None:
+    """`"id, title,"` -> `["id", "title"]`; nothing named: every column."""
+    names = [c.strip() for c in (columns or "").split(",") if c.strip()]
+    return list(dict.fromkeys(names)) or None
 
 
 def _read_vector(path: Path) -> list[float]:

@@ -52,14 +52,15 @@ def init(root: Root, schema: SchemaFile, json: Json = False) -> None:
 
 def load(
     root: Root,
-    file: Annotated[Path, typer.Argument(help="JSONL records, or Parquet with --table.",
+    file: Annotated[Path, typer.Argument(help="JSONL records, or Parquet or CSV with --table.",
                                          exists=True, dir_okay=False, readable=True)],
     branch: TargetBranch = DEFAULT_BRANCH,
     mode: Annotated[
         LoadMode, typer.Option(help="append: new keys only; merge: upsert; overwrite: replace.")
     ] = LoadMode.append,
     table: Annotated[
-        str | None, typer.Option("--table", "-t", help="Node or edge type of a Parquet file.")
+        str | None, typer.Option("--table", "-t",
+                                 help="Node or edge type of a Parquet or CSV file.")
     ] = None,
     message: Annotated[str | None, typer.Option("--message", "-m")] = None,
     coerce: Annotated[bool, typer.Option(

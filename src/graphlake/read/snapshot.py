@@ -19,6 +19,8 @@ from graphlake.errors import (
     clean_message,
 )
 from graphlake.read.filter import compile_filter
+from graphlake.read.floats import shortest_floats
+from graphlake.read.order import KEY_ORDER, OrderBy, lance_ordering, order_names, sort_columns
 from graphlake.schema.keys import key_string
 from graphlake.schema.model import EdgeType, NodeType, Schema
 
@@ -64,7 +66,10 @@ class Snapshot:
         where: str | None = None,
         columns: Sequence[str] | None = None,
         limit: int | None = None,
+        order_by: OrderBy = KEY_ORDER,
     ) -> pa.Table:
+        """Rows of `name` matching `where`, ordered by `order_by` (default: by `id`;
+        None: storage order, see `read.order`), at most `limit`."""
         t = self.type(name, kind)
         ds = self.dataset(t.name)
         if columns is not None:
@@ -75,14 +80,20 @@ class Snapshot:
                     f"{t.name} has no column {', '.join(map(repr, unknown))} "
                     f"(columns: {', '.join(ds.schema.names)})"
                 )
+        ordering = lance_ordering(order_by, t.name, ds.schema.names)
+        # Lance sorts only by projected columns: read them too, then drop them.
+        extra = [c for c in sort_columns(ordering) if columns is not None and c not in columns]
         # Only the safe filter grammar reaches Lance (no functions: bounded cost).
         lance_filter = None if where is None else compile_filter(where, t.name, ds.schema.names)
         try:
-            return ds.to_table(columns=columns, filter=lance_filter, limit=limit)
+            rows = ds.to_table(columns=None if columns is None else [*columns, *extra],
+                               filter=lance_filter, limit=limit, order_by=ordering)
         except (OSError, ValueError, pa.ArrowInvalid) as exc:
-            raise QueryError(
-                f"{t.name}: cannot apply filter {where!r}: {clean_message(exc)}"
-            ) from None
+            what = f"filter {where!r}" if where is not None else "the read"
+            if ordering:
+                what += f" ordered by {', '.join(order_names(order_by))}"
+            raise QueryError(f"{t.name}: cannot apply {what}: {clean_message(exc)}") from None
+        return rows.select(columns) if extra else rows
 
     def scan(
         self,
@@ -104,6 +115,8 @@ class Snapshot:
                     lease_s=LEASE_S if lease_s is None else lease_s)
 
     def get(self, name: str, key: Any) -> dict[str, Any] | None:
+        """The row with key `key` as Python values (float32 as its shortest decimal, see
+        `read.floats`), or None."""
         import pyarrow.compute as pc
 
         self.type(name)
@@ -112,5 +125,5 @@ class Snapshot:
         except TypeError as exc:
             raise TypeMismatchError(f"{name}: a key is a string or an integer: {exc}") from None
         table = self.dataset(name).to_table(filter=pc.field("id") == key_text)
-        rows = table.to_pylist()
+        rows = shortest_floats(table).to_pylist()
         return rows[0] if rows else None

@@ -103,7 +103,7 @@ def read_page(
 
     snapshot = Snapshot(graph.repo, commit)
     # Validates the table and the filter; reads the id column (and what the filter needs).
-    ids = snapshot.read(table, None, where, ["id"]).column("id")
+    ids = snapshot.read(table, None, where, ["id"], order_by=None).column("id")
     ds = snapshot.dataset(snapshot.type(table).name)
     wanted = _columns(table, ds.schema.names, columns)
     if after is not None:

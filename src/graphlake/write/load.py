@@ -3,7 +3,9 @@
 JSONL, one object a line:
   {"type": "Person", "data": {...}}                                   a node
   {"edge": "Knows", "from": "Bob", "to": "Carol", "data": {...}}      an edge ("id" optional)
-Parquet and Arrow input name their table with `table=` and go through the same checks.
+Parquet, CSV (a header line; pyarrow's CSV reader) and Arrow input name their table with
+`table=` and go through the same checks. A value JSONL records fail on is reported with
+its place: `big.jsonl:3778: Person 'B3777': age: expected I32, got 'x'`.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from graphlake.errors import DataError, LoadFormatError, UnknownTableError
+from graphlake.errors import DataError, GraphLakeError, LoadFormatError, UnknownTableError
 from graphlake.write.coerce import coerce
 from graphlake.write.jsonl import parse_json_line
 from graphlake.write.transaction import Transaction
@@ -95,12 +97,36 @@ def _read_source(
             if progress:
                 progress(data.num_rows)
             return {table: data}
+        if path.suffix.lower() == ".csv":
+            return {_csv_table(path, table): _read_csv(path, progress)}
         _no_table(table, str(path))
         return _Records(_jsonl_lines(path), str(path))
     if isinstance(source, Iterable):
         _no_table(table, "records")
         return _Records(((i + 1, r) for i, r in enumerate(source)), None)
     raise DataError(f"cannot load from a {type(source).__name__}")
+
+
+def _csv_table(path: Path, table: str | None) -> str:
+    if table is None:
+        raise DataError(f"loading {path} needs a table (table= / --table): a CSV file "
+                        f"holds the rows of one node or edge type")
+    return table
+
+
+def _read_csv(path: Path, progress: Progress | None) -> pa.Table:
+    """A CSV file with a header line, read by pyarrow's CSV reader. Its inferred column
+    types then meet the same strict checks as any Arrow input (text where an `I32` is
+    declared is refused; `coerce=True` casts)."""
+    import pyarrow.csv as pacsv
+
+    try:
+        data = pacsv.read_csv(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise LoadFormatError(f"not a readable CSV file: {exc}", path=str(path)) from None
+    if progress:
+        progress(data.num_rows)
+    return data
 
 
 def _no_table(table: str | None, what: str) -> None:
@@ -169,13 +195,19 @@ def _coerced_chunks(
     given properties (absent means "not provided", as `Transaction.upsert` groups them).
     """
     pending: dict[_Group, list[dict[str, Any]]] = {}
+    lines: dict[_Group, list[int]] = {}
     done: dict[_Group, list[pa.Table]] = {}
 
     def flush(group: _Group) -> None:
         t = schema.table(group[0])
         assert t is not None
-        done.setdefault(group, []).append(
-            coerce(t, pending.pop(group), partial=group[1] == "upsert", cast=cast))
+        rows, numbers = pending.pop(group), lines.pop(group)
+        partial = group[1] == "upsert"
+        try:
+            chunk = coerce(t, rows, partial=partial, cast=cast)
+        except GraphLakeError as exc:
+            raise _located(exc, t, rows, numbers, records.path, partial, cast) from None
+        done.setdefault(group, []).append(chunk)
 
     count = 0
     for n, rec in records.items:
@@ -183,6 +215,7 @@ def _coerced_chunks(
         group = _group_of(t, row, mode)
         bucket = pending.setdefault(group, [])
         bucket.append(row)
+        lines.setdefault(group, []).append(n)
         if len(bucket) >= CHUNK_ROWS:
             flush(group)
         count += 1
@@ -196,6 +229,42 @@ def _coerced_chunks(
 
 
 _Group = tuple[str, str, tuple[str, ...]]  # table, transaction method, given properties
+
+
+def _located(exc: GraphLakeError, t: NodeType | EdgeType, rows: list[dict[str, Any]],
+             numbers: list[int], path: str | None, partial: bool,
+             cast: bool) -> GraphLakeError:
+    """`exc` (a chunk failed to convert) reworded to name the first failing record:
+    `big.jsonl:3778: Person 'B3777': age: expected I32, got 'x'`. Only on the error
+    path: each row of the chunk is converted alone until one fails."""
+    failed = None
+    for i, row in enumerate(rows):
+        try:
+            coerce(t, [row], partial=partial, cast=cast)
+        except GraphLakeError as one:
+            exc, failed = one, i
+            break
+    if failed is None:
+        return exc  # the chunk fails but no row alone does: no single place to name
+    row, n = rows[failed], numbers[failed]
+    message = str(exc)
+    where = f"{path}:{n}" if path is not None else f"record {n}"
+    if message.startswith(f"{t.name}: "):  # it names the row already
+        exc.args = (f"{where}: {message}",)
+        return exc
+    if message.startswith(f"{t.name}."):
+        message = message[len(t.name) + 1:]
+    exc.args = (f"{where}: {t.name} {_row_name(t, row)}: {message}",)
+    return exc
+
+
+def _row_name(t: NodeType | EdgeType, row: dict[str, Any]) -> str:
+    """A node's key, an edge's id or its endpoints, as the user wrote them."""
+    if not t.is_edge:
+        return repr(row.get(t.key))
+    if row.get("id") is not None:
+        return repr(row["id"])
+    return f"{row.get('src')!r} -> {row.get('dst')!r}"
 
 
 def _group_of(t: NodeType | EdgeType, row: dict[str, Any], mode: str) -> _Group:

@@ -1,0 +1,84 @@
+"""Float32 values as the numbers they were written as, for everything that shows them.
+
+A float32 `0.122` is stored as the float32 nearest to it; widened to a Python float (a
+float64) it reads `0.12200000137090683`. `shortest_floats` returns a table whose float32
+columns (also inside lists, fixed-size lists such as vectors, and structs) are float64
+columns holding the shortest decimal that round-trips the stored float32 (`0.122`), the
+digits `repr(numpy.float32(x))` prints. Converting back to float32 gives the same bits,
+so a row read this way can be written back unchanged. Vectorised in Arrow (a cast to
+text and back); NaN, infinities and nulls stay what they are.
+
+Every place that turns Arrow values into JSON or text (the CLI's tables and `--json`,
+export CSV/JSONL, HTTP and the web UI) converts through this one function.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import pyarrow as pa
+
+T = TypeVar("T", pa.Table, pa.RecordBatch)
+
+
+def shortest_floats(data: T) -> T:
+    """`data` with every float32 widened to the float64 of its shortest decimal form."""
+    schema = data.schema
+    if not any(_has_float32(f.type) for f in schema):
+        return data
+    fields = [f.with_type(_widened(f.type)) for f in schema]
+    columns = [_widen(data.column(i), f.type) for i, f in enumerate(fields)]
+    new_schema = pa.schema(fields, metadata=schema.metadata)
+    if isinstance(data, pa.RecordBatch):
+        return pa.RecordBatch.from_arrays(columns, schema=new_schema)
+    return pa.Table.from_arrays(columns, schema=new_schema)
+
+
+def shortest_schema(schema: pa.Schema) -> pa.Schema:
+    """The schema `shortest_floats` turns `schema` into."""
+    return pa.schema([f.with_type(_widened(f.type)) for f in schema], metadata=schema.metadata)
+
+
+def _has_float32(ty: pa.DataType) -> bool:
+    if pa.types.is_float32(ty):
+        return True
+    if pa.types.is_list(ty) or pa.types.is_large_list(ty) or pa.types.is_fixed_size_list(ty):
+        return _has_float32(ty.value_type)
+    if pa.types.is_struct(ty):
+        return any(_has_float32(ty.field(i).type) for i in range(ty.num_fields))
+    return False
+
+
+def _widened(ty: pa.DataType) -> pa.DataType:
+    if pa.types.is_float32(ty):
+        return pa.float64()
+    if pa.types.is_fixed_size_list(ty):
+        return pa.list_(ty.value_field.with_type(_widened(ty.value_type)), ty.list_size)
+    if pa.types.is_list(ty):
+        return pa.list_(ty.value_field.with_type(_widened(ty.value_type)))
+    if pa.types.is_large_list(ty):
+        return pa.large_list(ty.value_field.with_type(_widened(ty.value_type)))
+    if pa.types.is_struct(ty):
+        return pa.struct([f.with_type(_widened(f.type)) for f in ty])
+    return ty
+
+
+def _text(ty: pa.DataType) -> pa.DataType:
+    """`ty` with every float32 replaced by string (Arrow prints the shortest form)."""
+    if pa.types.is_float32(ty):
+        return pa.string()
+    if pa.types.is_fixed_size_list(ty):
+        return pa.list_(ty.value_field.with_type(_text(ty.value_type)), ty.list_size)
+    if pa.types.is_list(ty):
+        return pa.list_(ty.value_field.with_type(_text(ty.value_type)))
+    if pa.types.is_large_list(ty):
+        return pa.large_list(ty.value_field.with_type(_text(ty.value_type)))
+    if pa.types.is_struct(ty):
+        return pa.struct([f.with_type(_text(f.type)) for f in ty])
+    return ty
+
+
+def _widen(column: pa.Array | pa.ChunkedArray, target: pa.DataType) -> pa.Array:
+    if column.type == target:
+        return column
+    return column.cast(_text(column.type)).cast(target)
