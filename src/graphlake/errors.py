@@ -49,6 +49,12 @@ class SchemaChangeError(GraphLakeError):
     """A schema change (`Graph.apply_schema`) cannot be applied; the branch is unchanged."""
 
 
+class SchemaDropError(SchemaChangeError):
+    """A schema change would drop stored values (a property's non-null values, a type's
+    rows) and was not given `allow_drop=True` (CLI `--allow-drop`, HTTP `allow_drop`). The
+    message counts what it would drop and suggests `@renamed_from` for a likely rename."""
+
+
 class SchemaChangeRefusedError(SchemaChangeError):
     """A change no data could make safe: a new `@key`, another Vector dimension, a cast
     that can change values, an edge's endpoints. The message says what to do instead."""

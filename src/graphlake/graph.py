@@ -94,19 +94,24 @@ class Graph:
 
     def apply_schema(
         self, pg_text: str, branch: str = DEFAULT_BRANCH, message: str | None = None,
-        dry_run: bool = False, *, author: str | Author | None = None,
+        dry_run: bool = False, *, allow_drop: bool = False,
+        author: str | Author | None = None,
     ) -> SchemaPlan:
         """Change `branch`'s schema to `pg_text`: returns the plan (typed steps, each with
         its cost) and, unless `dry_run`, publishes it as one commit (`plan.commit`).
 
         Every step is checked against the branch's rows first; a refused or violated step
         raises a `SchemaChangeError` and publishes nothing. Applying a schema equal to the
-        current one raises `SchemaUnchangedError` (a dry run returns an empty plan).
+        current one raises `SchemaUnchangedError` (a dry run returns an empty plan). A
+        plan that drops stored values (`plan.dropped_values`: a property's non-null values,
+        a type's rows) is applied only with `allow_drop=True`, else `SchemaDropError`
+        (a dry run reports them and `plan.suggestions` names likely renames).
         """
         from graphlake.write.schema_apply import apply_schema
 
         with acting_as(author):
-            return apply_schema(self.repo, pg_text, branch, message=message, dry_run=dry_run)
+            return apply_schema(self.repo, pg_text, branch, message=message, dry_run=dry_run,
+                                allow_drop=allow_drop)
 
     # --- lifecycle --------------------------------------------------------------------
 

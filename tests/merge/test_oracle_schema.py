@@ -105,7 +105,7 @@ def make_side(w: World, name: str, from_: str, base: M.Model, commits, ops: list
     g.create_branch(name, from_=from_)
     start = g.head(name).id
     if ops and first:
-        g.apply_schema(schema_text(ops), branch=name)
+        g.apply_schema(schema_text(ops), branch=name, allow_drop=True)
     live = ops if first else []
     m = base
     for intents in commits:
@@ -125,7 +125,7 @@ def make_side(w: World, name: str, from_: str, base: M.Model, commits, ops: list
                 for write in writes:
                     stage(tx, write)
     if ops and not first:
-        g.apply_schema(schema_text(ops), branch=name)
+        g.apply_schema(schema_text(ops), branch=name, allow_drop=True)
     head = g.head(name).id
     return Branch(name, m, head != start, head)
 

@@ -102,7 +102,7 @@ def test_drop_against_an_update_merges_as_the_drop_and_lists_the_values(g: gl.Gr
     s, t = _fork(g)
     with g.write(s) as w:
         w.update("Person", [{"name": "Bob", "age": 44}])
-    g.apply_schema(BASE.replace("age: I32?", ""), t)
+    g.apply_schema(BASE.replace("age: I32?", ""), t, allow_drop=True)
     r = g.merge(s, into=t)
     assert "age" not in g.schema_at(t).nodes["Person"].property_names
     assert r.stats["Person"].dropped_values == {"age": {"count": 1, "values": {"Bob": 44}}}
@@ -112,7 +112,7 @@ def test_drop_against_an_update_merges_as_the_drop_and_lists_the_values(g: gl.Gr
 def test_a_type_dropped_while_the_other_side_inserted_rows_conflicts(g: gl.Graph) -> None:
     s, t = _fork(g)
     no_company = "node Person { name: String @key  age: I32? }"
-    g.apply_schema(no_company, t)
+    g.apply_schema(no_company, t, allow_drop=True)
     with g.write(s) as w:
         w.insert("Company", [{"name": "Initech"}])
     with pytest.raises(MergeConflictError) as e:
@@ -120,7 +120,7 @@ def test_a_type_dropped_while_the_other_side_inserted_rows_conflicts(g: gl.Graph
     assert {(c.kind, c.table) for c in e.value.conflicts} >= {("schema_conflict", "Company")}
     # Left alone on the other side, the drop stands.
     s2, t2 = _fork(g)
-    g.apply_schema(no_company, t2)
+    g.apply_schema(no_company, t2, allow_drop=True)
     with g.write(s2) as w:
         w.update("Person", [{"name": "Cy", "age": 51}])
     g.merge(s2, into=t2)

@@ -1,12 +1,16 @@
 """A schema plan that drops values says how many, and a drop plus an add of one type in
 one table is flagged as a likely rename with the `@renamed_from` that keeps the values
-(issue 23 item 5; Python, --json and the CLI's plan output)."""
+(issue 23 item 5; Python, --json and the CLI's plan output). Applying such a plan needs
+`allow_drop=True` / `--allow-drop` / HTTP `allow_drop`; without it nothing changes."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import graphlake as gl
+from graphlake.errors import SchemaDropError
 from tests.cli.helpers import parsed, run, run_all
 
 PG = """
@@ -46,9 +50,32 @@ def test_a_plan_counts_dropped_values_and_suggests_renamed_from(tmp_path: Path) 
     assert parsed(js)["dropped_values"] == {"Knows.since": 5}
 
 
+def test_a_plan_that_drops_values_needs_allow_drop(tmp_path: Path) -> None:
+    g = graph(tmp_path)
+    head = g.head().id
+    with pytest.raises(SchemaDropError) as e:
+        g.apply_schema(RENAMED)
+    assert "5 values of Knows.since" in str(e.value) and "allow_drop=True" in str(e.value)
+    assert "@renamed_from(since)" in str(e.value)
+    assert g.head().id == head  # nothing was published
+    no_type = "node Person { name: String @key  nick: String? }"
+    with pytest.raises(SchemaDropError, match="6 rows of Knows"):
+        g.apply_schema(no_type)
+    assert g.head().id == head
+    # A drop of a property that holds no value loses nothing: no flag needed.
+    plan = g.apply_schema(PG.replace("  nick: String?", ""))
+    assert plan.commit is not None and plan.dropped_values == {"Person.nick": 0}
+    plan = g.apply_schema(RENAMED.replace("  nick: String?", ""), allow_drop=True)
+    assert plan.commit is not None and plan.dropped_values == {"Knows.since": 5}
+
+
 def test_applying_reports_what_it_dropped(tmp_path: Path) -> None:
     g = graph(tmp_path)
     (tmp_path / "r.pg").write_text(RENAMED)
-    out = run("schema", "apply", g.uri, tmp_path / "r.pg")
+    refused = run("schema", "apply", g.uri, tmp_path / "r.pg")
+    assert refused.returncode != 0
+    assert "5 values of Knows.since" in refused.stderr and "--allow-drop" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    out = run("schema", "apply", g.uri, tmp_path / "r.pg", "--allow-drop")
     assert out.returncode == 0, out.stderr
     assert "this plan dropped 5 values of Knows.since" in out.stdout

@@ -80,3 +80,19 @@ def test_scopes_and_protected_branches(reader: httpx.Client, writer: httpx.Clien
     assert r.status_code == 403 and "protected" in r.text
     r = writer.post("/branches/main/schema", json={"schema": NEW, "dry_run": True})
     assert r.status_code == 200 and r.json()["commit"] is None
+
+
+def test_a_change_that_drops_values_needs_allow_drop(
+    reader: httpx.Client, writer: httpx.Client, branch: str
+) -> None:
+    head = reader.get(f"/branches/{branch}/schema").json()["commit"]
+    no_age = SCHEMA.replace("  age: I32? @range(0..150)\n", "")
+    r = writer.post(f"/branches/{branch}/schema", json={"schema": no_age, "dry_run": True})
+    assert r.status_code == 200 and r.json()["dropped_values"] == {"Person.age": 2}, r.text
+    r = writer.post(f"/branches/{branch}/schema", json={"schema": no_age})
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["type"] == "SchemaDropError"
+    assert "2 values of Person.age" in r.json()["error"]["message"]
+    assert reader.get(f"/branches/{branch}/schema").json()["commit"] == head
+    r = writer.post(f"/branches/{branch}/schema", json={"schema": no_age, "allow_drop": True})
+    assert r.status_code == 200 and r.json()["commit"], r.text

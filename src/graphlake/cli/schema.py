@@ -47,10 +47,15 @@ def plan(root: Root, file: SchemaFile, branch: TargetBranch = DEFAULT_BRANCH,
 
 @app.command("apply")
 def apply(root: Root, file: SchemaFile, branch: TargetBranch = DEFAULT_BRANCH,
-          message: Message = None, json: Json = False) -> None:
+          message: Message = None, json: Json = False,
+          allow_drop: Annotated[bool, typer.Option(
+              "--allow-drop", help="Apply a plan that drops stored values (a dropped "
+              "property's values, a dropped type's rows); `schema plan` counts them.")]
+          = False) -> None:
     """Change BRANCH's schema to FILE as one commit (refused if its rows break a step,
-    or if nothing changes)."""
-    result = Graph.open(root).apply_schema(_read(file), branch, message=message)
+    if nothing changes, or if it drops values without --allow-drop)."""
+    result = Graph.open(root).apply_schema(_read(file), branch, message=message,
+                                           allow_drop=allow_drop)
     _report(result, json)
 
 

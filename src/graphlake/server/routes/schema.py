@@ -28,6 +28,8 @@ class SchemaChange(BaseModel):
     # imported: `graphlake.schema` pulls in pyarrow, which the server loads lazily).
     schema_: str = Field(alias="schema", description="The new schema, as `.pg` text.")
     dry_run: bool = Field(False, description="Plan and check the rows; publish nothing.")
+    allow_drop: bool = Field(False, description="Apply a plan that drops stored values "
+                             "(the plan's `dropped_values`); refused without it.")
     message: str | None = Field(None, max_length=10_000)
 
     model_config = {"populate_by_name": True}
@@ -47,6 +49,13 @@ class SchemaPlanBody(BaseModel):
     cost: str = Field(description="The most expensive step's cost.")
     steps: list[SchemaStep]
     commit: str | None = Field(description="The published commit (null for a dry run).")
+    dropped_values: dict[str, int] = Field(
+        default_factory=dict,
+        description="What the plan drops: `Table.prop` -> non-null values, `Table` -> rows "
+                    "(applying needs `allow_drop` when any is above 0).")
+    suggestions: list[str] = Field(
+        default_factory=list, description="Likely renames: the `@renamed_from` that keeps "
+                                          "a dropped property's values.")
 
 
 @router.get(
@@ -70,5 +79,5 @@ def apply_schema(branch: BranchPath, body: SchemaChange, state: State) -> dict[s
         check_not_protected(state.config, branch, "a direct schema change")
     with state.locks.hold(branch):
         plan = state.graph.apply_schema(body.schema_, branch, message=body.message,
-                                        dry_run=body.dry_run)
+                                        dry_run=body.dry_run, allow_drop=body.allow_drop)
     return plan.to_json()
