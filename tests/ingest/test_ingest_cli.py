@@ -65,7 +65,10 @@ def test_ingest_and_merge_many_commands(tmp_path: Path) -> None:
     assert (report["outcome"], report["dry_run"]) == ("conflict", True)
     [between] = report["conflicts"]
     assert between["entity_id"] == "same" and between["sides"] == ["c", "b"]
-    assert (between["source"]["n"], between["target"]["n"]) == (1, 0)
+    # Between two sources: each side's row under its name; `target` is the target's row
+    # (the target has no row "same").
+    assert (between["rows"]["c"]["n"], between["rows"]["b"]["n"]) == (1, 0)
+    assert between["target"] is None
     # A conflict with the target is resolved by --strategy; without it, the hint offers it.
     assert "theirs: d's values" in stdout(theirs)
     assert "--strategy theirs" in with_target.stdout and "Conflicts between" not in (

@@ -91,7 +91,7 @@ def test_a_blob_read_from_the_api_writes_back_unchanged(world) -> None:
     ({"v": [NAN, 1.0]}, "ValueConstraintError", r"^M: 'n': v holds NaN or an infinity"),
     ({"v": [1.0, float("inf")]}, "ValueConstraintError", r"v holds NaN or an infinity"),
     ({"t": 2**62}, "ValueConstraintError", r"^M: 'n': t=17036-.* is outside the supported"),
-    ({"b": "not base64!"}, "TypeMismatchError", r"^M\.b: expected Blob"),
+    ({"b": "not base64!"}, "TypeMismatchError", r"^M(\.b| 'n': b): expected Blob"),
 ])
 def test_values_outside_a_type_are_422_and_change_nothing(
     world, how: str, row: dict[str, Any], type_: str, match: str
@@ -102,7 +102,10 @@ def test_values_outside_a_type_are_422_and_change_nothing(
     r = _mutate(client, "insert", full) if how == "mutation" else _load(client, full)
     assert r.status_code == 422, r.text
     error = r.json()["error"]
-    assert error["type"] == type_ and _matches(match, error["message"]), error
+    message = error["message"]
+    if how == "load":  # a value that fails conversion is named by the upload's line
+        message = message.removeprefix("upload:1: ")
+    assert error["type"] == type_ and _matches(match, message), error
     assert state(g) == before
     assert rows(client, "main", "M")  # a full read still works
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
+from rich.table import Table
 from rich.text import Text
 
 from graphlake.catalog.commits import Commit, changes_schema
@@ -25,7 +26,6 @@ from graphlake.cli.options import (
 from graphlake.cli.output import (
     arrow_table,
     console,
-    plain_table,
     print_json,
     printable,
     rows_phrase,
@@ -60,14 +60,27 @@ def log(
     elif graph or stat:
         print_log_lines(g, commits, graph, stat, tagged)
     else:
-        commits = list(commits)
-        console.print(plain_table(
-            ["commit", "time (UTC)", "author", "message", "parents"],
-            [[short(c.id), short_time(c.time), printable(_author_name(c)),
-              _decorated(tagged, c) + _marked(g, c),
-              " ".join(map(short, c.parents)) or "-"] for c in commits],
-            title=f"log of {escape(branch)}",
-        ))
+        console.print(_log_table(g, list(commits), tagged, branch))
+
+
+PARENT_ID = 7  # parents in the log table: git's short id length
+
+
+def _log_table(g: Graph, commits: list[Commit], tagged: dict[str, list[str]],
+               branch: str) -> Table:
+    """The log as a table that reads at 80 columns: ids, times and parents (7 hex, one a
+    line, as git's short ids) are never broken; the message and author wrap by words."""
+    out = Table(title=f"log of {escape(branch)}", title_justify="left")
+    out.add_column("commit", no_wrap=True)
+    out.add_column("time (UTC)", no_wrap=True)
+    out.add_column("author", overflow="fold")
+    out.add_column("message", overflow="fold", ratio=1)
+    out.add_column("parents", no_wrap=True)
+    for c in commits:
+        out.add_row(short(c.id), short_time(c.time), Text(printable(_author_name(c))),
+                    Text(_decorated(tagged, c) + _marked(g, c)),
+                    "\n".join(p[:PARENT_ID] for p in c.parents) or "-")
+    return out
 
 
 def _commit_dict(g: Graph, c: Commit, stat: bool) -> dict[str, Any]:
