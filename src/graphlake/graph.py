@@ -592,9 +592,6 @@ class Graph:
         """A PyTorch `IterableDataset` of `type` at `rev`, resolved once and leased
         (`graphlake.readers.pytorch.to_torch`: batch_size, shuffle, rank, world_size,
         drop_last, where, ...). Needs `graphlake[torch]`."""
-        from graphlake.readers.extras import require
-
-        require("torch")
         from graphlake.readers.pytorch import to_torch
 
         return to_torch(self.snapshot(rev), type, columns, **options)
@@ -605,9 +602,6 @@ class Graph:
     ) -> Any:
         """A Ray Data `Dataset` of `type` at `rev` whose read tasks read fragments of the
         pinned state (`graphlake.readers.raydata.to_ray`). Needs `graphlake[ray]`."""
-        from graphlake.readers.extras import require
-
-        require("ray")
         from graphlake.readers.raydata import to_ray
 
         return to_ray(self.snapshot(rev), type, columns, **options)
@@ -618,9 +612,6 @@ class Graph:
     ) -> Any:
         """A Hugging Face `datasets.Dataset` (or, `streaming=True`, `IterableDataset`) of
         `type` at `rev` (`graphlake.readers.hf.to_hf`). Needs `graphlake[hf]`."""
-        from graphlake.readers.extras import require
-
-        require("datasets")
         from graphlake.readers.hf import to_hf
 
         return to_hf(self.snapshot(rev), type, columns, **options)
@@ -631,9 +622,6 @@ class Graph:
     ) -> Any:
         """A Polars `LazyFrame` of `type` at `rev` pushing projections and filters down
         to Lance (`graphlake.readers.polars_frame.to_polars`). Needs `graphlake[polars]`."""
-        from graphlake.readers.extras import require
-
-        require("polars")
         from graphlake.readers.polars_frame import to_polars
 
         return to_polars(self.snapshot(rev), type, columns, **options)
