@@ -50,31 +50,27 @@ def _has_float32(ty: pa.DataType) -> bool:
 
 
 def _widened(ty: pa.DataType) -> pa.DataType:
-    if pa.types.is_float32(ty):
-        return pa.float64()
-    if pa.types.is_fixed_size_list(ty):
-        return pa.list_(ty.value_field.with_type(_widened(ty.value_type)), ty.list_size)
-    if pa.types.is_list(ty):
-        return pa.list_(ty.value_field.with_type(_widened(ty.value_type)))
-    if pa.types.is_large_list(ty):
-        return pa.large_list(ty.value_field.with_type(_widened(ty.value_type)))
-    if pa.types.is_struct(ty):
-        return pa.struct([f.with_type(_widened(f.type)) for f in ty])
-    return ty
+    """`ty` with every float32 replaced by float64."""
+    return _replaced(ty, pa.float64())
 
 
 def _text(ty: pa.DataType) -> pa.DataType:
     """`ty` with every float32 replaced by string (Arrow prints the shortest form)."""
+    return _replaced(ty, pa.string())
+
+
+def _replaced(ty: pa.DataType, leaf: pa.DataType) -> pa.DataType:
+    """`ty` with every float32 inside it (lists, vectors, structs) replaced by `leaf`."""
     if pa.types.is_float32(ty):
-        return pa.string()
+        return leaf
     if pa.types.is_fixed_size_list(ty):
-        return pa.list_(ty.value_field.with_type(_text(ty.value_type)), ty.list_size)
+        return pa.list_(ty.value_field.with_type(_replaced(ty.value_type, leaf)), ty.list_size)
     if pa.types.is_list(ty):
-        return pa.list_(ty.value_field.with_type(_text(ty.value_type)))
+        return pa.list_(ty.value_field.with_type(_replaced(ty.value_type, leaf)))
     if pa.types.is_large_list(ty):
-        return pa.large_list(ty.value_field.with_type(_text(ty.value_type)))
+        return pa.large_list(ty.value_field.with_type(_replaced(ty.value_type, leaf)))
     if pa.types.is_struct(ty):
-        return pa.struct([f.with_type(_text(f.type)) for f in ty])
+        return pa.struct([f.with_type(_replaced(f.type, leaf)) for f in ty])
     return ty
 
 
