@@ -69,4 +69,4 @@ def test_regex_match_is_linear(g: gl.Graph) -> None:
     t0 = time.perf_counter()
     out = g.query("RETURN $s =~ '(a+)+' AS m", {"s": "a" * 50_000 + "!"})
     assert out.column("m").to_pylist() == [False]
-    assert time.perf_counter() - t0 < 2.0
+    assert time.perf_counter() - t0 < 5.0  # a hang guard: `re` would never finish

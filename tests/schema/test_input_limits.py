@@ -52,7 +52,9 @@ def test_attacks_are_schema_errors(body: str, message: str) -> None:
         parse_schema(text)
     assert message in str(info.value)
     assert len(str(info.value)) < 400  # a 5,000-digit number is not echoed whole
-    assert time.perf_counter() - t0 < 1.0
+    # A hang guard, not a benchmark: each attack takes ~50 ms on an idle 2-core machine,
+    # but a CI run under four test processes once took 1.25 s for one of them.
+    assert time.perf_counter() - t0 < 10.0
 
 
 def test_card_bounds_are_capped() -> None:
@@ -77,7 +79,7 @@ def test_check_is_linear_in_time(tmp_path) -> None:
     t0 = time.perf_counter()
     with pytest.raises(gl.ValueConstraintError, match="does not match"), g.write() as w:
         w.insert("P", [{"name": "x", "v": "a" * 40 + "!"}])
-    assert time.perf_counter() - t0 < 2.0
+    assert time.perf_counter() - t0 < 5.0  # `re` would take 13.6 s (and double per "a")
     with g.write() as w:
         w.insert("P", [{"name": "y", "v": "a" * 100_000}])
     assert g.nodes("P", columns=["name"]).column("name").to_pylist() == ["y"]

@@ -68,7 +68,7 @@ def test_backtracking_check_answers_at_once(clients: dict[str, httpx.Client]) ->
         r = clients["write"].post("/branches/main/mutations", json={"operations": [
             {"op": "insert", "table": "Doc", "rows": [{"name": "d", "body": "a" * n + "!"}]}]})
         assert "does not match @check" in _error(r, 422, "ValueConstraintError")
-        assert time.perf_counter() - t0 < 2.0
+        assert time.perf_counter() - t0 < 5.0  # a hang guard: `re` took 13.6 s on 28
     assert _healthy(clients["anon"]) < 1.0
 
 
