@@ -129,3 +129,58 @@ def _proc_ip(hex_ip: str) -> str:
     raw = bytes.fromhex(hex_ip)
     words = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
     return str(ipaddress.ip_address(words))
+
+
+# --- a Ray Dataset as the source (issue 29 item 3) ------------------------------------------
+
+
+def test_ray_dataset_round_trip_is_one_validated_commit(local_ray: None, tmp_path: Path) -> None:
+    from tests.readers.helpers import SCHEMA as SAMPLE
+    from tests.readers.helpers import sample_graph
+
+    source = sample_graph(tmp_path / "src")
+    columns = ["k", "emb", "text", "label", "raw"]
+    expected = source.nodes("Sample", columns=columns).sort_by("k")
+    target = gl.Graph.init(tmp_path / "dst", SAMPLE)
+    before = target.head().id
+    staging = tmp_path / "staging"
+    result = ingest(target, source.to_ray("Sample", columns=columns, parallelism=3),
+                    table="Sample", workers=2, progress=False, staging=staging)
+    assert result.rows == 300 and target.head().parents[0] == before  # one commit on main
+    got = target.nodes("Sample", columns=columns).sort_by("k")
+    assert got.to_pylist() == expected.to_pylist()
+    assert not staging.exists()  # removed once the run finished
+
+
+def test_ray_tensor_columns_become_vectors(local_ray: None, tmp_path: Path) -> None:
+    import numpy as np
+
+    from tests.readers.helpers import SCHEMA as SAMPLE
+
+    items = [{"k": i, "emb": np.array([i, 1, 2, 3], dtype=np.float32), "text": f"t{i}",
+              "label": i % 3} for i in range(50)]
+    g = gl.Graph.init(tmp_path / "g", SAMPLE)
+    ingest(g, ray.data.from_items(items), table="Sample", workers=2, progress=False,
+           staging=tmp_path / "staging")
+    rows = g.nodes("Sample", columns=["k", "emb"]).sort_by("k").to_pylist()
+    assert [r["k"] for r in rows] == list(range(50))
+    assert rows[7]["emb"] == [7.0, 1.0, 2.0, 3.0]
+
+
+def test_ray_dataset_bad_input_changes_nothing(local_ray: None, tmp_path: Path) -> None:
+    from tests.readers.helpers import SCHEMA as SAMPLE
+
+    g = gl.Graph.init(tmp_path / "g", SAMPLE)
+    head = g.head().id
+    ds = ray.data.from_items([{"k": 1, "text": "a", "label": 1, "colour": "red"}])
+    staging = tmp_path / "staging"
+    with pytest.raises(gl.DataError, match="needs a table"):
+        ingest(g, ds, workers=1, progress=False, staging=staging)
+    with pytest.raises(gl.DataError, match="columns Sample does not: colour"):
+        ingest(g, ds, table="Sample", workers=1, progress=False, staging=staging)
+    with pytest.raises(gl.UnknownTableError, match="unknown node or edge type 'Nope'"):
+        ingest(g, ds, table="Nope", workers=1, progress=False, staging=staging)
+    bad = ray.data.from_items([{"k": 1, "text": "a", "label": "not a number"}])
+    with pytest.raises(gl.DataError):
+        ingest(g, bad, table="Sample", workers=1, progress=False, staging=staging)
+    assert g.head().id == head and g.branches() == ["main"]

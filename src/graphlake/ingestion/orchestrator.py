@@ -30,6 +30,7 @@ from graphlake import faults
 from graphlake.catalog.names import validate_identifier
 from graphlake.errors import BranchNotFoundError, DataError, UnknownTableError
 from graphlake.ingestion import plan as P
+from graphlake.ingestion import ray_source
 from graphlake.ingestion.abort import refuse_if_aborted
 from graphlake.ingestion.attempt import AttemptRecord
 from graphlake.ingestion.engines import check_engine, make_engine
@@ -74,14 +75,18 @@ def run_ingest(
     storage_options: dict[str, str] | None = None,
     ray_address: str | None = None,
     mode: str = "append",
+    staging: str | os.PathLike[str] | None = None,
 ) -> IngestResult:
     """Load `sources` into branch `into` with `workers` parallel workers, as one merge.
 
     `sources`: a Parquet file (needs `table=`), a JSONL file in graphlake's load format,
-    a list of such files, or a folder of them (one format per run). `workers` defaults to
-    the stored plan's (rerun) or the CPU count; `commit_every` (rows, JSONL: lines per
-    worker commit) to the plan's or 100,000. `engine`: "process" (spawned processes) or
-    "ray" (`pip install graphlake[ray]`; `ray_address` joins an existing cluster).
+    a list of such files, a folder of them (one format per run), or a `ray.data.Dataset`
+    (needs `table=`; Ray writes it as Parquet into `staging`, a folder every Ray node can
+    write, by default `$TMPDIR/graphlake-ray-<run id>`: see `ingestion/ray_source.py`).
+    `workers` defaults to the stored plan's (rerun) or the CPU count; `commit_every`
+    (rows, JSONL: lines per worker commit) to the plan's or 100,000. `engine`:
+    "process" (spawned processes) or "ray" (`pip install graphlake[ray]`; `ray_address`
+    joins an existing cluster).
     `run_id` names the run (a fresh ULID by default); calling again with the same id
     resumes it, or returns the recorded result once it has finished.
     `strict_disjoint=True` refuses any key that two slices both write.
@@ -102,11 +107,24 @@ def run_ingest(
         validate_identifier(run_id, "ingest run id")
     options = graph.storage_options if storage_options is None else storage_options
     store = graph.store
+    staged: Path | None = None
+    if ray_source.is_ray_dataset(sources):
+        if run_id is None:
+            from ulid import ULID
+
+            run_id = str(ULID())
+        staged = ray_source.staging_dir(run_id, staging)
+        if graph.store.get(P.run_key(run_id, P.DONE_FILE)) is None:
+            ray_source.check_dataset(sources, graph.schemas.of(graph.head(into)), table)
+            ray_source.stage(sources, staged)
+        sources = staged
 
     if run_id is not None:
         recorded = _recorded(graph, run_id, sources, table, into, workers, commit_every,
                              mode)
         if recorded is not None:
+            if staged is not None:
+                ray_source.remove(staged)
             return recorded
     head = graph.head(into)  # an unknown branch fails here
     inputs = _validate_inputs(graph.schemas.of(head), sources, table)
@@ -125,6 +143,8 @@ def run_ingest(
         refuse_if_aborted(store, plan.run_id)  # after the heartbeat: see abort.py
         result = _run(graph, plan, engine, options, strict_disjoint, progress, ray_address,
                       resumed, planned - started)
+    if staged is not None:
+        ray_source.remove(staged)
     result.timings["total"] = time.perf_counter() - started
     return result
 
