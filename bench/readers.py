@@ -56,12 +56,21 @@ def build(path: Path, rows: int, chunk: int = 100_000) -> None:
         g.load(table, table="Sample", message=f"rows {start}..")
 
 
-def _epoch(loader) -> tuple[int, float]:
+def _epoch(loader, steady: list[float] | None = None) -> tuple[int, float]:
+    """Rows and seconds of one epoch, worker start-up included; `steady` gets the rows/s
+    after the first batch (the workers have started and imported torch by then)."""
     started = time.perf_counter()
     rows = 0
+    first: float | None = None
+    first_rows = 0
     for batch in loader:
         rows += len(batch["k"])
-    return rows, time.perf_counter() - started
+        if first is None:
+            first, first_rows = time.perf_counter(), rows
+    end = time.perf_counter()
+    if steady is not None and first is not None and end > first:
+        steady.append((rows - first_rows) / (end - first))
+    return rows, end - started
 
 
 def _batch_tensors(batch, **_: object) -> dict:
@@ -223,20 +232,31 @@ def main() -> None:
         print(f"built {args.rows:,} + {args.rows // 10:,} + {min(args.loop_rows, args.rows):,}"
               f" rows in {time.perf_counter() - t0:.1f} s")
 
-        results = {}
+        results: dict[str, list[float]] = {}
+        steady: dict[str, list[float]] = {}
         for kind in ("lance.torch", "graphlake", "lance.torch", "graphlake"):  # alternate
-            rows, s = _epoch(loader_of(kind, big, args.workers, args.batch_size))
+            rows, s = _epoch(loader_of(kind, big, args.workers, args.batch_size),
+                             steady.setdefault(kind, []))
             assert rows == args.rows, (kind, rows)
             results.setdefault(kind, []).append(rows / s)
+        in_process = []
+        for _ in range(2):
+            rows, s = _epoch(loader_of("graphlake", big, 0, args.batch_size))
+            in_process.append(rows / s)
         ours, theirs = max(results["graphlake"]), max(results["lance.torch"])
+        ours_steady, theirs_steady = max(steady["graphlake"]), max(steady["lance.torch"])
         loop_rows, loop_s = python_loop(loop, args.batch_size)
         baseline = loop_rows / loop_s
-        print(f"to_torch:    {ours:12,.0f} rows/s (best of 2, {args.workers} workers, "
-              f"batch {args.batch_size})")
-        print(f"lance.torch: {theirs:12,.0f} rows/s -> to_torch is {ours / theirs:.2f}x "
-              f"(target >= 0.80)")
+        print(f"to_torch:    {ours:12,.0f} rows/s per epoch, {ours_steady:,.0f} after the "
+              f"first batch (best of 2, {args.workers} workers, batch {args.batch_size})")
+        print(f"lance.torch: {theirs:12,.0f} rows/s per epoch, {theirs_steady:,.0f} after the "
+              f"first batch -> to_torch is {ours / theirs:.2f}x / "
+              f"{ours_steady / theirs_steady:.2f}x (target >= 0.80)")
+        print(f"to_torch in process (0 workers): {max(in_process):,.0f} rows/s")
         print(f"nodes+loop:  {baseline:12,.0f} rows/s ({loop_rows:,} rows) -> to_torch is "
-              f"{ours / baseline:.1f}x (target >= 20)")
+              f"{ours / baseline:.1f}x per epoch with {args.workers} workers, "
+              f"{ours_steady / baseline:.1f}x after the first batch, "
+              f"{max(in_process) / baseline:.1f}x in process (target >= 20)")
 
         m_big = epoch_memory(big, args.workers, args.batch_size)
         m_small = epoch_memory(small, args.workers, args.batch_size)
