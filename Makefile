@@ -34,7 +34,7 @@ lint: $(TEST_STAMP)
 	$(BIN)/lint-imports --no-cache
 
 test: $(TEST_STAMP) lint
-	$(BIN)/pytest -q -n $(TEST_JOBS) --dist loadfile
+	$(BIN)/pytest -q -n $(TEST_JOBS) --dist loadfile --durations=30
 
 bench: $(TEST_STAMP)
 	$(BIN)/python bench/write.py

@@ -65,7 +65,7 @@ def test_demo_installs_core_and_server_only_then_test_adds_the_rest(checkout: Pa
     assert test[-3:] == [
         "ruff check src tests bench",
         "lint-imports --no-cache",
-        "pytest -q -n 4 --dist loadfile",
+        "pytest -q -n 4 --dist loadfile --durations=30",
     ]
     assert installs(make(checkout, "test")) == []
     assert installs(make(checkout, "demo")) == []  # its stamp is still current
