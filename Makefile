@@ -15,7 +15,7 @@ TEST_EXTRAS ?= dev,server,ray,torch,hf,polars
 DEMO_STAMP := $(VENV)/.installed-$(DEMO_EXTRAS)
 TEST_STAMP := $(VENV)/.installed-$(TEST_EXTRAS)
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint docs bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,8 +36,13 @@ lint: $(TEST_STAMP)
 test: $(TEST_STAMP) lint
 	$(BIN)/pytest -q -n $(TEST_JOBS) --dist loadfile --durations=30
 
+# The docs site (docs/, mkdocs.yml); --strict fails on a broken link. The CLI and HTTP
+# reference pages are generated from the code by docs/hooks.py on every build.
+docs: $(TEST_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -d site
+
 bench: $(TEST_STAMP)
 	$(BIN)/python bench/write.py
 
 clean:
-	rm -rf $(VENV) $(DEMO_DIR) .pytest_cache
+	rm -rf $(VENV) $(DEMO_DIR) .pytest_cache site docs/reference
