@@ -15,7 +15,7 @@ TEST_EXTRAS ?= dev,server,ray,torch,hf,polars
 DEMO_STAMP := $(VENV)/.installed-$(DEMO_EXTRAS)
 TEST_STAMP := $(VENV)/.installed-$(TEST_EXTRAS)
 
-.PHONY: demo test lint docs bench clean
+.PHONY: demo test test-fast lint docs bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,12 @@ lint: $(TEST_STAMP)
 
 test: $(TEST_STAMP) lint
 	$(BIN)/pytest -q -n $(TEST_JOBS) --dist loadfile --durations=30
+
+# The edit loop's lane: the storage-light packages, no `slow` and no `s3` tests, no lint
+# (about 2 minutes on the 2-core machine; `make test` stays the full suite CI runs).
+FAST_TESTS ?= tests/schema tests/catalog tests/core tests/query tests/search
+test-fast: $(TEST_STAMP)
+	$(BIN)/pytest -q -n $(TEST_JOBS) --dist loadfile -m "not slow and not s3" $(FAST_TESTS)
 
 # The docs site (docs/, mkdocs.yml); --strict fails on a broken link. The CLI and HTTP
 # reference pages are generated from the code by docs/hooks.py on every build.

@@ -78,6 +78,7 @@ def test_version_answers_before_the_cli_is_imported() -> None:
     assert proc.stdout == f"graphlake {gl.__version__}\n", proc.stderr
 
 
+@pytest.mark.slow  # over 10 s: outside `make test-fast`
 def test_server_starts_without_the_data_stack_and_warms_it_up(tmp_path: Path,
                                                                schema_text: str) -> None:
     """`graphlake serve` answers /health before pyarrow, Lance and DuckDB are loaded; its

@@ -92,6 +92,7 @@ def _check_all(social, oracle, start: int, stop: int) -> None:
     assert not bad, f"{len(bad)} of {stop - start} differ:\n" + "\n".join(bad[:20])
 
 
+@pytest.mark.slow  # over 10 s: outside `make test-fast`
 def test_generated(social, oracle):
     _check_all(social, oracle, len(HAND), len(HAND) + len(GENERATED))
 

@@ -24,6 +24,7 @@ def root(tmp_path_factory) -> str:
     return uri
 
 
+@pytest.mark.slow  # over 10 s: outside `make test-fast`
 def test_query_command(root):
     as_json, as_text, explained, bad_syntax, bad_param = run_all(
         ("query", root, "MATCH (a:Person)-[:Knows]->(b) WHERE a.age < $max "

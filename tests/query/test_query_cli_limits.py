@@ -26,6 +26,7 @@ def root(tmp_path_factory) -> str:
     return uri
 
 
+@pytest.mark.slow  # over 10 s: outside `make test-fast`
 def test_sql_and_query_take_a_timeout(root) -> None:
     for command, text in (("sql", LONG_SQL), ("query", LONG_CYPHER)):
         started = time.monotonic()
@@ -40,6 +41,7 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+@pytest.mark.slow  # over 10 s: outside `make test-fast`
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("command,text", [("sql", LONG_SQL), ("query", LONG_CYPHER)])
 def test_ctrl_c_stops_a_running_query_within_a_second(root, command, text) -> None:

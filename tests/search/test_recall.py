@@ -34,6 +34,7 @@ def recall(g: gl.Graph, queries, truth) -> float:
     return sum(hits) / (10 * len(truth))
 
 
+@pytest.mark.slow  # over 10 s: outside `make test-fast`
 def test_recall_before_and_after_optimize(setup):
     g, queries, truth = setup
     assert recall(g, queries, truth) == 1.0  # no index yet: exact
