@@ -33,6 +33,7 @@ from graphlake.cli.output import CommandError, jsonable
 from graphlake.read.floats import shortest_floats, shortest_schema
 from graphlake.read.order import KEY_ORDER, OrderBy, lance_ordering
 from graphlake.read.snapshot import Snapshot
+from graphlake.sqltext import ident, string_literal
 
 SCAN_BATCH_ROWS = 8192  # rows per batch read from a Lance table
 
@@ -132,16 +133,15 @@ def _jsonl(path: Path, schema: pa.Schema, batches: Iterator[pa.RecordBatch]) -> 
     try:
         con.execute("SET TimeZone = 'UTC'")  # timestamps with a zone print in UTC
         con.register("batches", pa.RecordBatchReader.from_batches(schema, batches))
-        target = str(path).replace("'", "''")
+        target = string_literal(str(path))
         (rows,) = con.execute(f"COPY (SELECT {', '.join(map(str, selected)) or '*'} "
-                              f"FROM batches) TO '{target}' (FORMAT json)").fetchone() or (0,)
+                              f"FROM batches) TO {target} (FORMAT json)").fetchone() or (0,)
         return int(rows)
     finally:
         con.close()
 
 
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
+_quoted = ident
 
 
 def _json_select(field: pa.Field) -> str | None:

@@ -27,6 +27,7 @@ from graphlake import probes
 from graphlake.catalog.commits import TableState
 from graphlake.errors import LineageMismatchError, MergeError, MergeMemoryError
 from graphlake.merge import lineage as lin
+from graphlake.sqltext import ident
 from graphlake.storage.fragments import Rows
 from graphlake.storage.lookup import rows_where_in
 from graphlake.storage.tables import TableStore
@@ -329,14 +330,14 @@ def _layout_terms(
     for c in columns:
         in_b, in_s = c in b_schema.names, c in s_schema.names
         if in_b and in_s and b_schema.field(c).type == s_schema.field(c).type:
-            out += _hash_terms(f'"{c}"', schema.field(c).type)
+            out += _hash_terms(ident(c), schema.field(c).type)
             continue
         # Only one side has it, or the types differ: that side's terms, NULLs on the
         # other (a column with a value there then makes the row a candidate).
         for owner, has in ((b_schema, in_b), (s_schema, in_s)):
             if not has:
                 continue
-            own = _hash_terms(f'"{c}"', owner.field(c).type)
+            own = _hash_terms(ident(c), owner.field(c).type)
             out += own if owner is schema else ["NULL"] * len(own)
     return out
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from graphlake.errors import CypherNameError, CypherParameterError, CypherTypeError
 from graphlake.query import ast
 from graphlake.schema.model import FLOAT_KINDS, INTEGER_KINDS, EdgeType, NodeType, Schema
+from graphlake.sqltext import ident
 
 # Value types the checker tracks; None means "not known before running".
 STRING, INT, FLOAT, BOOL, DATE, DATETIME, LIST, MAP = (
@@ -208,8 +209,7 @@ def duck_type(value: object) -> str | None:
         fields = [(k, duck_type(v)) for k, v in value.items()]
         if any(t is None for _, t in fields):
             return None
-        return "STRUCT(" + ", ".join('"' + k.replace('"', '""') + f'" {t}'
-                                     for k, t in fields) + ")"
+        return "STRUCT(" + ", ".join(f"{ident(k)} {t}" for k, t in fields) + ")"
     return None
 
 

@@ -19,6 +19,7 @@ import datetime as dt
 import math
 from collections.abc import Callable
 
+from graphlake import sqltext
 from graphlake.errors import CypherError, CypherNameError, CypherTypeError
 from graphlake.query import ast
 from graphlake.query.checker import (
@@ -49,8 +50,7 @@ _TEMPORAL_FIELDS = ("year", "month", "day", "hour", "minute", "second")
 Typed = tuple[str, str | None]  # (SQL, type or None)
 
 
-def ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
+ident = sqltext.ident  # re-exported: the query modules quote names through expr
 
 
 def literal(value: object) -> str:
@@ -64,7 +64,7 @@ def literal(value: object) -> str:
     if isinstance(value, float):
         return f"'{value}'::DOUBLE" if not math.isfinite(value) else f"{value!r}::DOUBLE"
     if isinstance(value, str):
-        return "'" + value.replace("'", "''") + "'"
+        return sqltext.string_literal(value)
     if isinstance(value, dt.datetime):
         kind = "TIMESTAMPTZ" if value.tzinfo is not None else "TIMESTAMP"
         return f"{kind} '{value.isoformat()}'"

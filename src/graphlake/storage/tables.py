@@ -23,6 +23,7 @@ from graphlake import faults
 from graphlake.catalog.commits import TableState
 from graphlake.catalog.store import ObjectStore
 from graphlake.errors import GraphLakeError
+from graphlake.sqltext import string_literal
 from graphlake.storage import scratch, search_indexes
 
 if TYPE_CHECKING:
@@ -449,7 +450,7 @@ def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
 
 
 def sql_literal(value: str) -> str:
-    return "'" + str(value).replace("'", "''") + "'"
+    return string_literal(str(value))
 
 
 def _sql_list(values: list[str]) -> str:

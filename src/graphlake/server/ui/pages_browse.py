@@ -13,6 +13,7 @@ from graphlake.server.pages import read_page
 from graphlake.server.ui.deps import UiRoute, app_state, require_session
 from graphlake.server.ui.pages_search import search_kinds
 from graphlake.server.ui.render import render
+from graphlake.sqltext import string_literal
 
 router = APIRouter(route_class=UiRoute, include_in_schema=False)
 
@@ -62,8 +63,7 @@ def _columns(t: Any) -> list[str]:
     return fixed + [p.name for p in t.properties]
 
 
-def _literal(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
+_literal = string_literal
 
 
 @router.get("/ui/node")
