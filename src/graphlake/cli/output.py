@@ -7,15 +7,12 @@ stderr.
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
-import decimal
 import io
 import json
-import math
 import re
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +23,8 @@ from rich.table import Table
 from rich.text import Text
 
 from graphlake.errors import GraphLakeError
+from graphlake.read.jsonable import jsonable as jsonable  # re-exported for the commands
+from graphlake.read.jsonable import table_rows as table_rows
 
 if TYPE_CHECKING:  # pyarrow is imported by the commands that print Arrow tables
     import pyarrow as pa
@@ -107,32 +106,6 @@ def printable(text: str) -> str:
 def print_json(value: Any) -> None:
     sys.stdout.write(json.dumps(jsonable(value), ensure_ascii=False, allow_nan=False) + "\n")
     sys.stdout.flush()
-
-
-def jsonable(value: Any) -> Any:
-    """Plain JSON values for what Arrow hands back (dates, bytes, decimals, NaN)."""
-    if isinstance(value, Mapping):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dt.date | dt.datetime | dt.time):
-        return value.isoformat()
-    if isinstance(value, dt.timedelta):
-        return value.total_seconds()
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode("ascii")
-    if isinstance(value, decimal.Decimal):
-        return str(value)
-    return value
-
-
-def table_rows(table: pa.Table) -> list[dict[str, Any]]:
-    """Rows as JSON values; float32 values as their shortest decimal (`0.122`)."""
-    from graphlake.read.floats import shortest_floats
-
-    return [jsonable(row) for row in shortest_floats(table).to_pylist()]
 
 
 # --- rich tables -------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from graphlake.cli.output import jsonable, table_rows
+from graphlake.read.jsonable import jsonable, table_rows
 
 if TYPE_CHECKING:  # pyarrow loads with the first data request (see app.py)
     import pyarrow as pa

@@ -32,7 +32,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graphlake import errors as gle
-from graphlake.cli.output import jsonable
+from graphlake.read.jsonable import jsonable
 
 log = logging.getLogger("graphlake.server")
 
