@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from graphlake.merge.conflicts import SCHEMA_CONFLICT, Conflict
+from graphlake.conflicts import SCHEMA_CONFLICT, Conflict
 from graphlake.schema.model import EdgeType, NodeType, Property, Schema, TableType
 
 __all__ = ["SCHEMA_CONFLICT", "SchemaMerge", "SchemaSide", "merge_schemas",
