@@ -11,8 +11,8 @@ import pytest
 
 import graphlake as gl
 from graphlake.errors import HistoryUnreadableError
-from graphlake.merge import lineage
 from graphlake.merge.diff import commit_stat
+from graphlake.storage import lineage
 
 ZERO = dt.timedelta(0)
 S1 = "node Company { name: String @key  city: String? }"

@@ -17,8 +17,8 @@ from __future__ import annotations
 import pytest
 
 import graphlake as gl
-from graphlake.merge import lineage as lin
 from graphlake.merge.delta import DiscoverySettings, _verify, discover
+from graphlake.storage import lineage as lin
 from graphlake.storage.fragments import appended_fragments
 
 MODES = ("on", "off", "verify")

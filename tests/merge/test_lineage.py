@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 import graphlake as gl
 from graphlake import probes
-from graphlake.merge import lineage as lin
 from graphlake.merge.delta import DiscoverySettings, TableDelta, _verify, discover
+from graphlake.storage import lineage as lin
 from tests.conftest import SOCIAL, state
 
 COST_SCHEMA = """

@@ -4,7 +4,7 @@ Discovery finds candidate keys; the rows of those keys are then read by key (BTR
 index) at both states and compared, so a key whose changes net to zero is no change.
 
 Two discovery paths:
-- lineage (`merge.lineage`): Lance's version deltas along the branch tree, O(changed rows);
+- lineage (`storage.lineage`): Lance's version deltas along the branch tree, O(changed rows);
 - walk: every row of both states as a narrow (id, row hash) pair, joined in DuckDB under
   a memory limit (spilling to disk); payload columns are hashed while streaming, never
   held. Exceeding the budget raises `MergeMemoryError`; it never returns a partial result.
@@ -26,8 +26,8 @@ import pyarrow as pa
 from graphlake import probes
 from graphlake.catalog.commits import TableState
 from graphlake.errors import LineageMismatchError, MergeError, MergeMemoryError
-from graphlake.merge import lineage as lin
 from graphlake.sqltext import ident
+from graphlake.storage import lineage as lin
 from graphlake.storage.fragments import Rows
 from graphlake.storage.lookup import rows_where_in
 from graphlake.storage.tables import TableStore

@@ -52,7 +52,7 @@ class Adoption:
 
 def plan_adoption(tables: TableStore, base: TableState, source: TableState) -> Adoption | None:
     """The source's new fragments if adopting them is provably an append, else None."""
-    from graphlake.merge.lineage import LineageUnavailable, branch_parents
+    from graphlake.storage.lineage import LineageUnavailable, branch_parents
 
     if source.lance_branch in (MAIN, base.lance_branch):
         return None
