@@ -328,3 +328,28 @@ class ReaderError(GraphLakeError, ValueError):
     """A reader (scan, PyTorch, Ray, Hugging Face, Polars) was given arguments it
     cannot honour: `rank >= world_size`, a batch size below 1, a Blob column asked for
     as a tensor."""
+
+
+class ResolutionError(MergeError):
+    """A per-conflict resolution is malformed or names no conflict; nothing was published."""
+
+
+class ResolutionTypeError(ResolutionError, TypeMismatchError):
+    """A resolution's value does not have its property's type."""
+
+
+class ReviewError(GraphLakeError):
+    """A merge request operation cannot run."""
+
+
+class ReviewNotFoundError(ReviewError):
+    """No merge request has this id."""
+
+
+class ReviewStateError(ReviewError):
+    """The merge request is not open (merged or closed): it cannot change any more."""
+
+
+class ReviewPermissionError(ReviewError):
+    """A merge request rule refuses this: approving your own request, too few approvals,
+    or a merge into a branch that accepts merges only through requests."""

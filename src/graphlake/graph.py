@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from graphlake.read.snapshot import Snapshot
     from graphlake.recovery.fsck import FsckReport
     from graphlake.recovery.recover import RecoveryReport
+    from graphlake.review.workflow import Reviews
     from graphlake.schema.model import Schema
     from graphlake.search.query import SearchPlan
     from graphlake.search.upkeep import Threshold
@@ -431,6 +432,7 @@ class Graph:
         lineage: str | None = None,
         memory_budget: int | None = None,
         author: str | Author | None = None,
+        resolutions: Sequence[Mapping[str, Any]] | None = None,
     ) -> MergeResult:
         """Three-way merge of `source` (a branch or any revision, e.g. a commit id) into
         branch `into`, published as one commit (its second parent is `source`'s commit).
@@ -440,14 +442,16 @@ class Graph:
         constraint violations of the merged result are never auto-resolved.
         `lineage` ("on" | "off" | "verify", default $GRAPHLAKE_MERGE_LINEAGE or "on")
         chooses how changed rows are found; `memory_budget` (bytes, default 256 MiB)
-        bounds the fallback walk.
+        bounds the fallback walk. `resolutions` settle single conflicts
+        (`[{"table", "key", "property", "take", "value"}]`, see merge/resolutions.py);
+        the merge commit records them in `meta.resolutions`.
         """
         from graphlake.merge import engine as merge_engine
 
         with acting_as(author):
             return merge_engine.merge(self.repo, source, into, strategy=strategy,
                                       dry_run=dry_run, message=message, lineage=lineage,
-                                      memory_budget=memory_budget)
+                                      memory_budget=memory_budget, resolutions=resolutions)
 
     def revert(
         self,
@@ -687,6 +691,20 @@ class Graph:
         return run_query(self.snapshot(branch), cypher, params, max_rows=max_rows,
                          timeout_s=timeout_s, limits=SqlLimits(timeout_s=DEFAULT_TIMEOUT_S),
                          explain=explain)
+
+    # --- merge requests ---------------------------------------------------------------
+
+    @property
+    def reviews(self) -> Reviews:
+        """Merge requests (`open`, `list`, `get`, `preview`, `approve`, `comment`,
+        `close`, `merge`): see graphlake/review/workflow.py. One instance per Graph, so
+        its preview cache lives as long as the Graph."""
+        found = self.__dict__.get("_reviews")
+        if found is None:
+            from graphlake.review.workflow import Reviews
+
+            found = self.__dict__.setdefault("_reviews", Reviews(self.repo))
+        return found
 
 
 def _is_local(uri: str) -> bool:

@@ -43,6 +43,7 @@ from graphlake.storage.plan import TablePlan
 from graphlake.write.backfill import ColumnWrite
 
 if TYPE_CHECKING:
+    from graphlake.merge.resolutions import Resolver
     from graphlake.repo import Repo
 
 
@@ -94,6 +95,8 @@ class MergeInputs:
     # merged result's constraint checks read them (an edge's endpoints, say).
     fixed: dict[str, TableState] = field(default_factory=dict)
     fixed_plans: dict[str, TablePlan] = field(default_factory=dict)  # their deletions
+    # Per-conflict resolutions (merge.resolutions): the strategy of the keys they name.
+    resolver: Resolver | None = field(default=None, compare=False)
 
     def source_name(self, i: int) -> str:
         return self.source_names[i] if i < len(self.source_names) else f"source {i + 1}"
@@ -307,7 +310,7 @@ def _images(
             continue
         b = _base_row(key, ds, g.dt, rows)
         t = g.dt.side.get(key) if key in g.dt.keys else b
-        s, conflicts = _combine_sources(table, key, b, ds, t)
+        s, conflicts, _ = _combine_sources(table, key, b, ds, t)
         clashes += conflicts
         if not touched and s == t:
             continue  # an uncertain base, but this group's sources agree with the target
@@ -435,14 +438,22 @@ def _three_way(
     for key in sorted(keys):
         b = _base_row(key, deltas, dt, base_rows or {})
         t = dt.side.get(key) if key in dt.keys else b
-        s, source_conflicts = _combine_sources(t_type.name, key, b, deltas, t)
+        resolver = inputs.resolver if inputs.resolver and inputs.resolver.has(
+            t_type.name, key) else None
+        s, source_conflicts, settled = _combine_sources(t_type.name, key, b, deltas, t,
+                                                        resolver, t_type)
+        outcome.resolved += settled
         if source_conflicts:
             outcome.conflicts += source_conflicts
             continue
-        decision, conflict = merge_key(t_type.name, key, b, s, t, strategy, key in uncertain)
+        decision, conflict = merge_key(t_type.name, key, b, s, t,
+                                       None if resolver else strategy, key in uncertain)
         if conflict is not None:
             conflict = _with_target(conflict, inputs,
                                     [d.label for d in deltas if key in d.keys])
+            decided = resolver.decide(t_type, conflict, b, s, t) if resolver else None
+            if decided is not None:
+                decision, conflict = decided
             (outcome.resolved if conflict.resolution else outcome.conflicts).append(conflict)
         if decision.action == "put":
             changes.append((key, t, decision.row))
@@ -476,27 +487,36 @@ def _rows(repo: Repo, state: TableState, keys: set[str]) -> dict[str, Row]:
 
 
 def _combine_sources(
-    table: str, key: str, b: Row | None, deltas: list[TableDelta], t: Row | None
-) -> tuple[Row | None, list[Conflict]]:
+    table: str, key: str, b: Row | None, deltas: list[TableDelta], t: Row | None,
+    resolver: Resolver | None = None, t_type: NodeType | EdgeType | None = None,
+) -> tuple[Row | None, list[Conflict], list[Conflict]]:
     """The sources' combined image of `key`: each source's change merged in turn against
     the base by the per-key rules; a disagreement between sources is a conflict (which
-    reports `t`, the target's row, as its target)."""
+    reports `t`, the target's row, as its target) unless a resolution settles it (the
+    third list)."""
     acc = b
     acc_from: list[str] = []  # the sources whose changes `acc` holds
     conflicts: list[Conflict] = []
+    settled: list[Conflict] = []
     for d in deltas:
         if key not in d.keys:
             continue
         decision, conflict = merge_key(table, key, b, d.side.get(key), acc)
         if conflict is not None:
-            conflicts.append(between_sources(conflict, d.label, ",".join(acc_from), t))
-            continue
+            conflict = between_sources(conflict, d.label, ",".join(acc_from), t)
+            decided = (resolver.decide(t_type, conflict, b, d.side.get(key), acc)
+                       if resolver and t_type else None)
+            if decided is None:
+                conflicts.append(conflict)
+                continue
+            decision, conflict = decided
+            settled.append(conflict)
         acc_from.append(d.label)
         if decision.action == "put":
             acc = decision.row
         elif decision.action == "delete":
             acc = None
-    return acc, conflicts
+    return acc, conflicts, settled
 
 
 def _plan(

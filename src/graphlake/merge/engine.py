@@ -11,22 +11,23 @@ target wait for it (`graphlake.catalog.intents`) and the next attempt lands.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ulid import ULID
 
 from graphlake import probes
 from graphlake.catalog.commits import Commit, TableState
 from graphlake.catalog.intents import MergeIntent, MergeIntents
-from graphlake.errors import MergeConflictError, MergeError
+from graphlake.errors import MergeConflictError, MergeError, ResolutionError
 from graphlake.merge import result as R
 from graphlake.merge.base import MergeBase, bases_per_source, merge_base_of
 from graphlake.merge.classify import Classification, MergeInputs, classify
 from graphlake.merge.counts import fill_counts
 from graphlake.merge.delta import DiscoverySettings
+from graphlake.merge.resolutions import Resolver, parse_resolutions
 from graphlake.merge.rows import STRATEGIES
 from graphlake.merge.schema_merge import Prepared, prepare
 from graphlake.merge.timing import PhaseTimer
@@ -60,9 +61,14 @@ def merge(
     message: str | None = None,
     lineage: str | None = None,
     memory_budget: int | None = None,
+    resolutions: Sequence[Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
 ) -> R.MergeResult:
+    """`resolutions` settle single conflicts (merge.resolutions); `meta` adds entries
+    to the merge commit's meta (a merge request records its id there)."""
     return _run(repo, [source], into, strategy=strategy, dry_run=dry_run, message=message,
-                lineage=lineage, memory_budget=memory_budget, strict_disjoint=False)
+                lineage=lineage, memory_budget=memory_budget, strict_disjoint=False,
+                resolutions=resolutions, meta=meta)
 
 
 def merge_many(
@@ -76,6 +82,8 @@ def merge_many(
     message: str | None = None,
     lineage: str | None = None,
     memory_budget: int | None = None,
+    resolutions: Sequence[Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
 ) -> R.MergeResult:
     if isinstance(sources, str) or not sources:
         raise MergeError("merge_many takes a non-empty list of source branches")
@@ -83,15 +91,20 @@ def merge_many(
         raise MergeError("merge_many: a source branch is listed twice")
     return _run(repo, list(sources), into, strategy=strategy, dry_run=dry_run,
                 message=message, lineage=lineage, memory_budget=memory_budget,
-                strict_disjoint=strict_disjoint)
+                strict_disjoint=strict_disjoint, resolutions=resolutions, meta=meta)
 
 
 def _run(
     repo: Repo, sources: list[str], into: str, *, strategy: str | None, dry_run: bool,
     message: str | None, lineage: str | None, memory_budget: int | None,
-    strict_disjoint: bool,
+    strict_disjoint: bool, resolutions: Sequence[Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
 ) -> R.MergeResult:
     settings = DiscoverySettings.resolve(lineage, memory_budget)
+    parsed = parse_resolutions(resolutions)
+    extra = {**(meta or {})}
+    if parsed:
+        extra["resolutions"] = [r.to_dict() for r in parsed]
     repo.branch_ref(into)  # the target must be a branch; sources may be any revision
     if into in sources:
         raise MergeError(f"cannot merge branch {into!r} into itself")
@@ -102,7 +115,8 @@ def _run(
             MergeIntent(MergeIntents(repo.store), into) as intent:
         return retry_while_head_moves(
             lambda: _merge_once(repo, sources, into, strategy, dry_run, message, settings,
-                                strict_disjoint),
+                                strict_disjoint, Resolver(parsed) if parsed else None,
+                                extra),
             branch=into, what="merge", attempts=MAX_ATTEMPTS, max_wait_s=MAX_WAIT_S,
             on_lost=intent.claim,
         )
@@ -111,6 +125,7 @@ def _run(
 def _merge_once(
     repo: Repo, sources: list[str], into: str, strategy: str | None, dry_run: bool,
     message: str | None, settings: DiscoverySettings, strict_disjoint: bool,
+    resolver: Resolver | None = None, extra: Mapping[str, Any] | None = None,
 ) -> R.MergeResult:
     timer = PhaseTimer()
     label = sources[0] if len(sources) == 1 else ",".join(sources)
@@ -130,6 +145,8 @@ def _merge_once(
             base = merge_base_of(repo, [target, *(h for _, h in pending)])
             source_bases = own_bases(repo, target, pending)
             result.base = base.commit.id
+    if resolver is not None and (not pending or fast_forward):
+        resolver.check_all_used([])  # nothing conflicts: every resolution is a mistake
     if not pending:
         result.base = target.id
         return _finish(result, timer)
@@ -143,12 +160,19 @@ def _merge_once(
     if len(pending) > 1 and schemas_differ(base, target, pending):
         from graphlake.merge.many_schema import fold
 
+        if resolver is not None:
+            raise ResolutionError("resolutions are not supported yet by a merge_many whose "
+                                  "sources have different schemas")
         return _finish(fold(repo, into, t_ref, target, pending, base, strategy, dry_run,
                             message, settings, strict_disjoint, timer, result), timer)
     step = classify_step(repo, base, target, pending, source_bases, into, strategy,
-                         dry_run, t_ref.incarnation, strict_disjoint, settings, timer)
+                         dry_run, t_ref.incarnation, strict_disjoint, settings, timer,
+                         resolver)
     if step.prep is not None:
         result.resolved = list(step.prep.resolved)
+    if resolver is not None:
+        resolver.check_all_used(step.cls.conflicts if step.cls else step.prep.conflicts
+                                if step.prep else [])
     if step.cls is None:  # schema conflicts: the rows cannot be merged yet
         assert step.prep is not None
         if dry_run:
@@ -173,7 +197,7 @@ def _merge_once(
         result.commit = None
         return _finish(result, timer)
     with timer.phase("publish"), probes.collect() as counts:
-        commit = _publish(repo, into, t_ref, target, cls, pending, inputs, message)
+        commit = _publish(repo, into, t_ref, target, cls, pending, inputs, message, extra)
     result.commit = commit.id
     _record_index_work(result, commit, counts)
     return _finish(result, timer)
@@ -195,6 +219,7 @@ def classify_step(
     repo: Repo, base: MergeBase, target: Commit, pending: list[tuple[str, Commit]],
     source_bases: tuple[MergeBase, ...], into: str, strategy: str | None, dry_run: bool,
     owner: str, strict_disjoint: bool, settings: DiscoverySettings, timer: PhaseTimer,
+    resolver: Resolver | None = None,
 ) -> Step:
     """Merge the schemas if they differ (one source at most), then classify the rows."""
     prep = None
@@ -211,7 +236,7 @@ def classify_step(
                          discover_target=prep.discover_target if prep else {},
                          walk=frozenset(prep.walk) if prep else frozenset(),
                          fixed=prep.fixed if prep else {},
-                         fixed_plans=prep.deletions if prep else {})
+                         fixed_plans=prep.deletions if prep else {}, resolver=resolver)
     cls = classify(repo, inputs, timer, settings)
     if prep is not None:
         cls.conflicts = prep.conflicts + cls.conflicts
@@ -303,6 +328,7 @@ def _drop_contained(
 def _publish(
     repo: Repo, into: str, t_ref: RefEntry, target: Commit, cls: Classification,
     pending: list[tuple[str, Commit]], inputs: MergeInputs, message: str | None,
+    extra: Mapping[str, Any] | None = None,
 ) -> Commit:
     op = "merge" if len(pending) == 1 else "merge_many"
     names = [n for n, _ in pending]
@@ -310,7 +336,8 @@ def _publish(
         repo, into, t_ref, target, cls, op,
         parents=(target.id, *(h.id for _, h in pending)),
         message=message or f"merge {', '.join(names)} into {into}",
-        meta={"merge_base": inputs.base.commit.id, "sources": names, **_bases_meta(inputs)},
+        meta={"merge_base": inputs.base.commit.id, "sources": names, **_bases_meta(inputs),
+              **(extra or {})},
     )
 
 

@@ -74,6 +74,11 @@ def _take(s: Row | None, t: Row | None) -> Decision:
     return Decision("put", s)
 
 
+def merge_cells(b: Row, s: Row, t: Row) -> tuple[Row, list[str]]:
+    """Cell by cell against the base: the merged row and the properties that clash."""
+    return _merge_cells(b, s, t)
+
+
 def _merge_cells(b: Row, s: Row, t: Row) -> tuple[Row, list[str]]:
     merged: Row = {}
     clashes: list[str] = []

@@ -30,6 +30,10 @@ A config file is TOML (`.toml`) or JSON (any other suffix):
     log_max_commits = 10000       # largest `limit` of a log
     ui_sessions_per_token = 100   # web UI sessions one token may hold (its oldest go first)
 
+    [branches."main"]             # merge request rules of merges into main (server and UI)
+    required_approvals = 1        # approvals by others than the author, at the current heads
+    merge_only_via_request = true # POST /merge into main is refused (403): use a request
+
     [auto_optimize]               # background optimizer of search indexes (server/auto_optimize.py)
     enabled = false               # off unless asked for
     interval_s = 60.0             # pause between two checks of the branches
@@ -55,6 +59,8 @@ from dataclasses import dataclass, field, fields
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
+
+from graphlake.review.rules import BranchRules
 
 TOKENS_ENV = "GRAPHLAKE_TOKENS"
 MIN_TOKEN_CHARS = 16
@@ -160,6 +166,12 @@ class ServerConfig:
     token_names: dict[str, str] = field(default_factory=dict)
     # token -> the branch patterns (fnmatch) it may change; absent: every branch.
     token_branches: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # branch -> the merge request rules of merges into it (`[branches."NAME"]`).
+    branch_rules: dict[str, BranchRules] = field(default_factory=dict)
+
+    def rules_for(self, branch: str) -> BranchRules:
+        """The rules of merges into `branch` (none: `BranchRules()`)."""
+        return self.branch_rules.get(branch, BranchRules())
 
     def __repr__(self) -> str:  # never print the tokens themselves
         return (
@@ -194,10 +206,11 @@ def load_config(
 ) -> ServerConfig:
     """The configuration from a file (optional) plus `GRAPHLAKE_TOKENS` from `env`."""
     data: Mapping[str, Any] = _read_file(Path(path)) if path is not None else {}
-    unknown = sorted(set(data) - {"tokens", "protected_branches", "limits", "auto_optimize"})
+    known = {"tokens", "protected_branches", "limits", "auto_optimize", "branches"}
+    unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"unknown config key(s) {unknown} "
-                          f"(known: tokens, protected_branches, limits, auto_optimize)")
+                          f"(known: {', '.join(sorted(known))})")
     tokens = _file_tokens(data.get("tokens", []))
     names, branch_rules = _token_details(data.get("tokens", []))
     environ = os.environ if env is None else env
@@ -221,7 +234,33 @@ def load_config(
         allow_short_tokens=allow_short_tokens,
         token_names=names,
         token_branches=branch_rules,
+        branch_rules=_branch_rules(data.get("branches", {})),
     )
+
+
+_RULE_KEYS = {"required_approvals", "require_checks", "merge_only_via_request"}
+
+
+def _branch_rules(data: object) -> dict[str, BranchRules]:
+    """`[branches."NAME"]` tables: the merge request rules of merges into NAME."""
+    if not isinstance(data, Mapping):
+        raise ConfigError('branches must be a table of [branches."NAME"] tables')
+    out: dict[str, BranchRules] = {}
+    for name, rules in data.items():
+        if not isinstance(rules, Mapping) or set(rules) - _RULE_KEYS:
+            raise ConfigError(f"branches.{name}: use the keys {', '.join(sorted(_RULE_KEYS))}")
+        n = rules.get("required_approvals", 0)
+        if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= 100:
+            raise ConfigError(f"branches.{name}.required_approvals must be 0-100, got {n!r}")
+        flags = {k: rules.get(k, False) for k in ("require_checks", "merge_only_via_request")}
+        for key, value in flags.items():
+            if not isinstance(value, bool):
+                raise ConfigError(f"branches.{name}.{key} must be true or false")
+        if flags["require_checks"]:
+            raise ConfigError(f"branches.{name}.require_checks: data checks are not "
+                              "supported yet (issue 26 item 3); remove the key")
+        out[str(name)] = BranchRules(n, **flags)
+    return out
 
 
 def parse_token_list(text: str) -> dict[str, Scope]:

@@ -39,6 +39,10 @@ log = logging.getLogger("graphlake.server")
 # Checked in order; the first class the exception is an instance of decides.
 STATUS_BY_ERROR: tuple[tuple[type[gle.GraphLakeError], int], ...] = (
     (gle.BranchPermissionError, 403),
+    (gle.ReviewPermissionError, 403),
+    (gle.ReviewNotFoundError, 404),
+    (gle.ReviewStateError, 409),
+    (gle.ResolutionTypeError, 422),
     (gle.MergeConflictError, 409),
     (gle.ConcurrentWriteError, 409),
     (gle.BranchExistsError, 409),

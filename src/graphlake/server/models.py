@@ -225,6 +225,12 @@ LINEAGE_HELP = ("How changed rows are found: on (lineage, falling back to a walk
                 "else on.")
 
 
+RESOLUTIONS_HELP = ("Per-conflict resolutions: [{table, key, property (null: the whole row), "
+                    "take: ours | theirs | base | value | a merge_many side's name, value}]. "
+                    "Resolved values are validated like a write; the merge commit records "
+                    "them.")
+
+
 class MergeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -239,6 +245,8 @@ class MergeRequest(BaseModel):
     dry_run: bool = False
     message: str | None = Field(default=None, max_length=10_000)
     lineage: Lineage | None = Field(default=None, description=LINEAGE_HELP)
+    resolutions: list[dict[str, Any]] | None = Field(
+        default=None, max_length=10_000, description=RESOLUTIONS_HELP)
 
 
 class ResetRequest(BaseModel):
@@ -310,3 +318,30 @@ class MergeOutcome(BaseModel):
     resolved: list[ConflictBody]
     stats: dict[str, dict[str, Any]]
     timings: dict[str, float]
+
+
+# --- merge requests (review before merge) ----------------------------------------------
+
+
+class ReviewOpen(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(min_length=1, max_length=1000, description="Branch to merge.")
+    into: str | None = Field(default=None, max_length=1000,
+                             description="Target branch (default: main).")
+    title: str = Field(min_length=1, max_length=500)
+    description: str = Field(default="", max_length=20_000)
+
+
+class ReviewComment(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1, max_length=20_000)
+
+
+class ReviewMerge(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    strategy: Literal["ours", "theirs"] | None = None
+    resolutions: list[dict[str, Any]] | None = Field(
+        default=None, max_length=10_000, description=RESOLUTIONS_HELP)

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query
 from graphlake.server.auth import ReadScope, WriteScope
 from graphlake.server.convert import jsonable
 from graphlake.server.deps import AppState, State
+from graphlake.server.errors import ApiError
 from graphlake.server.models import (
     Diff,
     MergeConflictBody,
@@ -72,21 +73,33 @@ def run_diff(state: AppState, a: str, b: str | None,
 )
 def merge(body: MergeRequest, state: State) -> dict[str, Any]:
     result = run_merge(state, body.source, body.into, strategy=body.strategy,
-                       dry_run=body.dry_run, message=body.message, lineage=body.lineage)
+                       dry_run=body.dry_run, message=body.message, lineage=body.lineage,
+                       resolutions=body.resolutions)
     return jsonable(result.to_dict())
 
 
 def run_merge(state: AppState, source: str, into: str | None, *, strategy: str | None,
               dry_run: bool, message: str | None = None,
-              lineage: str | None = None) -> MergeResult:
+              lineage: str | None = None,
+              resolutions: list[dict[str, Any]] | None = None) -> MergeResult:
     """The merge both this route and the web UI run: a merge holds the target's writer
     lock, a dry run (the UI's preview) a read slot like any read (`max_concurrent_reads`)."""
     # Protected targets accept merges: a write token suffices (protection only refuses
     # direct mutations and loads).
     into = into or state.graph.info.default_branch
+    if not dry_run:
+        check_not_request_only(state, into)
     with state.reads.hold() if dry_run else state.locks.hold(into):
         return state.graph.merge(source, into, strategy=strategy, dry_run=dry_run,
-                                 message=message, lineage=lineage)
+                                 message=message, lineage=lineage, resolutions=resolutions)
+
+
+def check_not_request_only(state: AppState, into: str) -> None:
+    """A branch with `merge_only_via_request` takes merges through merge requests only."""
+    if state.config.rules_for(into).merge_only_via_request:
+        raise ApiError(403, "ReviewPermissionError",
+                       f"branch {into!r} rule merge_only_via_request = true: merge into it "
+                       "through a merge request (POST /merge-requests)")
 
 
 @router.post(
@@ -101,6 +114,8 @@ def run_merge(state: AppState, source: str, into: str | None, *, strategy: str |
 )
 def merge_many(body: MergeManyRequest, state: State) -> dict[str, Any]:
     into = body.into or state.graph.info.default_branch
+    if not body.dry_run:
+        check_not_request_only(state, into)
     with state.reads.hold() if body.dry_run else state.locks.hold(into):
         result = state.graph.merge_many(body.sources, into,
                                         strict_disjoint=body.strict_disjoint,

@@ -1,0 +1,1 @@
+"""Merge requests: the review workflow above the merge engine (see workflow.py)."""

@@ -1,0 +1,206 @@
+"""`Graph.reviews`: open, approve, comment on, close and merge merge requests.
+
+A request is stored by `catalog.reviews` (events appended by conditional create). This
+layer adds what needs the merge engine and the branches:
+
+- its *preview*: the dry-run merge of the source's head into the target's head (outcome,
+  routes, conflicts), a diff summary, and the approvals given at those heads. It is
+  computed once per pair of heads and cached in memory (a read writes nothing to the
+  graph root); a new commit on either branch makes the next preview compute again, and
+  resets the approvals (each approval records the heads it saw);
+- its *merge*: the source commit the checks saw, merged by the engine with the caller's
+  resolutions and strategy; the merge commit records `meta.merge_request`, then the
+  request records the merge commit (event "merged").
+
+`rules` (review.rules.BranchRules) are passed by the server for the target branch;
+without them (the library, the local CLI) only the request's own integrity holds: the
+author never approves their own request, a request that is not open never changes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from graphlake.catalog.authors import Author, acting_as, current_author
+from graphlake.catalog.reviews import MergeRequest, ReviewStore
+from graphlake.errors import MergeError, ReviewError, ReviewPermissionError
+from graphlake.merge import engine
+from graphlake.merge.diff import diff
+from graphlake.merge.resolutions import parse_resolutions
+from graphlake.merge.result import CONFLICT
+from graphlake.review.rules import BranchRules
+
+if TYPE_CHECKING:
+    from graphlake.repo import Repo
+
+__all__ = ["Reviews"]
+
+_CACHE_SIZE = 256
+MAX_COMMENT = 20_000
+
+
+def _who(by: str | Author | None) -> str:
+    if by is None:
+        return current_author().name
+    if isinstance(by, Author):
+        return by.name
+    if not isinstance(by, str) or not by.strip():
+        raise ReviewError("'by' names who acts: a non-empty string")
+    return by
+
+
+class Reviews:
+    """The merge requests of one graph (one instance per `Graph`: it holds the cache)."""
+
+    def __init__(self, repo: Repo) -> None:
+        self.repo = repo
+        self.store = ReviewStore(repo.store)
+        self._cache: OrderedDict[tuple[str, str, str], dict[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def on_change(self) -> list[Callable[[MergeRequest, dict[str, Any]], None]]:
+        """Callbacks `(request, event)` after every state change (for webhooks)."""
+        return self.store.on_change
+
+    # --- reading -------------------------------------------------------------------------
+
+    def get(self, rid: int) -> MergeRequest:
+        return self.store.get(rid)
+
+    def list(self, state: str | None = None) -> list[MergeRequest]:
+        return self.store.list(state)
+
+    def heads(self, mr: MergeRequest) -> tuple[str, str]:
+        """(source head, target head) as they are now."""
+        return self.repo.resolve(mr.source).id, self.repo.branch_head(mr.into)[1].id
+
+    def preview(self, rid: int | MergeRequest, rules: BranchRules | None = None
+                ) -> dict[str, Any]:
+        """What merging the request now would do, and whether its rules hold."""
+        mr = rid if isinstance(rid, MergeRequest) else self.get(rid)
+        if mr.state != "open":
+            return {"state": mr.state, "merge_commit": mr.merge_commit}
+        source_head, target_head = self.heads(mr)
+        merged = self._dry_run(mr, source_head, target_head)
+        approvals = [a.to_dict() for a in mr.current_approvals(source_head, target_head)
+                     if a.by != mr.author]
+        out = {**merged, "source_head": source_head, "target_head": target_head,
+               "approvals": approvals}
+        out["blocked_by"] = self._blockers(mr, out, rules)
+        out["mergeable"] = not out["blocked_by"]
+        return out
+
+    def _dry_run(self, mr: MergeRequest, source_head: str, target_head: str
+                 ) -> dict[str, Any]:
+        key = (source_head, target_head, mr.into)
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+                return hit
+        result = engine.merge(self.repo, source_head, mr.into, dry_run=True)
+        summary: dict[str, dict[str, int]] = {}
+        if result.outcome != "already_up_to_date":
+            base = result.base or target_head
+            for table, changes in diff(self.repo, base, source_head, limit=0).items():
+                summary[table] = dict(changes.counts)
+        computed = {
+            "outcome": result.outcome, "base": result.base,
+            "routes": dict(result.routes),
+            "conflicts": [c.to_dict() for c in result.conflicts],
+            "diff": summary,
+        }
+        if result.target != mr.into or self.repo.branch_head(mr.into)[1].id != target_head:
+            return computed  # the target moved while computing: do not cache
+        with self._lock:
+            self._cache[key] = computed
+            while len(self._cache) > _CACHE_SIZE:
+                self._cache.popitem(last=False)
+        return computed
+
+    @staticmethod
+    def _blockers(mr: MergeRequest, preview: Mapping[str, Any],
+                  rules: BranchRules | None) -> list[str]:
+        out = []
+        if preview["outcome"] == CONFLICT:
+            out.append(f"{len(preview['conflicts'])} unresolved conflict(s)")
+        if rules is not None and len(preview["approvals"]) < rules.required_approvals:
+            out.append(f"required_approvals: {len(preview['approvals'])} of "
+                       f"{rules.required_approvals} approval(s) at the current heads")
+        return out
+
+    # --- changing ------------------------------------------------------------------------
+
+    def open(self, source: str, into: str, title: str, description: str = "",
+             author: str | Author | None = None) -> MergeRequest:
+        """A new open request to merge branch `source` into branch `into`."""
+        if source == into:
+            raise MergeError(f"cannot merge branch {into!r} into itself")
+        self.repo.branch_ref(source)  # both must be live branches (typed errors)
+        self.repo.branch_ref(into)
+        return self.store.open(source, into, title, description, _who(author))
+
+    def approve(self, rid: int, by: str | Author | None = None) -> MergeRequest:
+        """Approve at the current heads; the author cannot approve their own request."""
+        who = _who(by)
+
+        def check(mr: MergeRequest) -> None:
+            if mr.author == who:
+                raise ReviewPermissionError(f"{who!r} opened merge request {rid}: the author "
+                                            "of a request cannot approve it")
+
+        mr = self.get(rid)
+        check(mr)
+        source_head, target_head = self.heads(mr)
+        return self.store.append(rid, "approved", who, {"source_head": source_head,
+                                                        "target_head": target_head}, check)
+
+    def comment(self, rid: int, text: str, by: str | Author | None = None) -> MergeRequest:
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_COMMENT:
+            raise ReviewError(f"a comment is a non-empty string of at most {MAX_COMMENT} "
+                              "characters")
+        return self.store.append(rid, "commented", _who(by), {"text": text})
+
+    def close(self, rid: int, by: str | Author | None = None) -> MergeRequest:
+        """Close without merging (a closed request never changes again)."""
+        return self.store.append(rid, "closed", _who(by))
+
+    def merge(
+        self, rid: int, resolutions: Sequence[Mapping[str, Any]] | None = None,
+        strategy: str | None = None, by: str | Author | None = None,
+        rules: BranchRules | None = None, lineage: str | None = None,
+    ) -> MergeRequest:
+        """Merge the request's source into its target as one commit recording the
+        request's id, then mark the request merged. Conflicts the resolutions and
+        strategy leave raise `MergeConflictError` (nothing changes); with `rules`,
+        too few approvals at the current heads raise `ReviewPermissionError`.
+        The returned request's `result` is the `MergeResult`."""
+        who = _who(by)
+        mr = self.get(rid)
+        self.store.check_open(mr, "merged")
+        source_head, target_head = self.heads(mr)
+        if rules is not None:
+            given = [a for a in mr.current_approvals(source_head, target_head)
+                     if a.by != mr.author]
+            if len(given) < rules.required_approvals:
+                raise ReviewPermissionError(
+                    f"branch {mr.into!r} rule required_approvals = "
+                    f"{rules.required_approvals}: merge request {rid} has {len(given)} "
+                    "approval(s) at the current heads of its branches (a new commit on "
+                    "either branch resets approvals)")
+        with acting_as(who):
+            result = engine.merge(self.repo, source_head, mr.into, strategy=strategy,
+                                  message=f"merge request #{rid}: {mr.title} "
+                                  f"({mr.source} into {mr.into})",
+                                  lineage=lineage, resolutions=resolutions,
+                                  meta={"merge_request": rid, "source_branch": mr.source})
+        merged = self.store.append(rid, "merged", who, {
+            "commit": result.commit, "outcome": result.outcome,
+            "source_head": source_head,
+            "resolutions": [r.to_dict() for r in parse_resolutions(resolutions)]})
+        merged.result = result
+        return merged
