@@ -32,6 +32,7 @@ demo: $(DEMO_STAMP)
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/lint-imports --no-cache
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -d site
 
 test: $(TEST_STAMP) lint
 	$(BIN)/pytest -q -n $(TEST_JOBS) --dist loadfile --durations=30
@@ -45,7 +46,7 @@ test-fast: $(TEST_STAMP)
 # The docs site (docs/, mkdocs.yml); --strict fails on a broken link. The CLI and HTTP
 # reference pages are generated from the code by docs/hooks.py on every build.
 docs: $(TEST_STAMP)
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -d site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -d site
 
 bench: $(TEST_STAMP)
 	$(BIN)/python bench/write.py

@@ -1,4 +1,4 @@
-"""`--help` texts and the README's CLI synopsis, checked against the commands themselves.
+"""`--help` texts and the docs' CLI synopsis (docs/cli.md), checked against the commands themselves.
 
 In-process (no subprocess): the typer app is turned into its click command tree.
 """
@@ -15,7 +15,7 @@ from rich.text import Text
 
 from graphlake.cli.app import app
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+CLI_PAGE = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 
 
 def _commands(cmd: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
@@ -47,8 +47,8 @@ def test_help_texts_survive_rich_markup() -> None:
 
 
 def _readme_synopsis() -> dict[tuple[str, ...], str]:
-    """Command path -> its synopsis text, from the code block under README's `## CLI`."""
-    section = README.read_text().split("\n## CLI\n", 1)[1]
+    """Command path -> its synopsis text, from the first code block of docs/cli.md."""
+    section = CLI_PAGE.read_text().split("# CLI\n", 1)[1]
     block = section.split("```", 2)[1]
     lines: dict[tuple[str, ...], str] = {}
     last: tuple[str, ...] | None = None

@@ -44,3 +44,10 @@ def test_the_readme_tour_runs_in_a_repl_and_its_reads_find_rows(tmp_path: Path) 
     assert g.get("Person", "Bob", branch="dev")["age"] == 42  # the birthday ran
     # The README prints the real answers of those two lines.
     assert "# Bob" in tour_code() and "Carol" in tour_code().split("g.query(")[-1]
+
+
+def test_the_docs_quick_start_is_the_readme_tour() -> None:
+    page = (README.parent / "docs" / "quickstart.md").read_text(encoding="utf-8")
+    text = README.read_text(encoding="utf-8")
+    tour = text[text.index("## A short tour (Python)"):text.index("## Documentation")]
+    assert tour.split("\n", 1)[1].strip() in page

@@ -1,4 +1,4 @@
-"""The README's Python ingest snippet runs as pasted; without its main guard, a script
+"""The ingest guide's Python ingest snippet runs as pasted; without its main guard, a script
 fails at once with one line that says what to add (not with a resume advice)."""
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ PERSON = "node Person { name: String @key  age: I32? }"
 
 
 def _snippet() -> str:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Parallel ingest", 1)[1]
+    page = (REPO / "docs" / "guides" / "ingest.md").read_text(encoding="utf-8")
+    section = page.split("# Parallel ingest", 1)[1]
     return re.search(r"```python\n(.*?)```", section, re.S).group(1)
 
 

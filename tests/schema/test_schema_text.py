@@ -31,9 +31,11 @@ def _candidates() -> dict[str, str]:
     for path in sorted(ROOT.rglob("*.pg")):
         if ".venv" not in path.parts:
             found.setdefault(path.read_text("utf-8"), str(path.relative_to(ROOT)))
-    readme = (ROOT / "README.md").read_text("utf-8")
-    for i, block in enumerate(re.findall(r"```[a-z]*\n(.*?)```", readme, re.S)):
-        found.setdefault(block, f"README.md block {i}")
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    for page in pages:
+        text = page.read_text("utf-8")
+        for i, block in enumerate(re.findall(r"```[a-z]*\n(.*?)```", text, re.S)):
+            found.setdefault(block, f"{page.relative_to(ROOT)} block {i}")
     return found
 
 
