@@ -4,7 +4,11 @@ publication in flight needs.
 Kept: the head of every live branch, every commit reachable from one (time travel by
 commit id keeps working), every (table, Lance branch, version) those commits pin, and
 every file those versions' manifests reference, in whichever Lance branch's directory
-it lives (a fork reads its parent's files, a zero-copy adoption its source's).
+it lives (a fork reads its parent's files, a zero-copy adoption its source's). Also
+the version each kept Lance branch on a pinned state's path to Lance main forked from
+(the branch's own copy; Lance keeps the parent's): the merge engine's lineage enters a
+branch there, so without it every later merge and diff across the fork falls back to
+the O(rows) walk (one manifest per such branch).
 
 Removed, when older than the cutoff: Lance versions no kept commit pins (intermediate
 versions of one write, lost-race and crashed writers' versions, versions of deleted

@@ -4,10 +4,14 @@ Lance facts this relies on (pylance 14.0.2, measured; see the substrate notes):
 
 * `cleanup_old_versions(versions=[...])` on a branch's head removes exactly those versions
   of that branch (never the head, never a version a child branch forked from) and the
-  files only they referenced, in that branch's own directory. It does not know that
-  another branch reads a file through a base registered by zero-copy adoption: cleaning
-  an adopted source branch's old versions deletes files the target still reads. So every
-  candidate is checked against the files the kept manifests of *all* branches reference.
+  files only they referenced, in that branch's own directory. It does remove a branch's
+  own copy of its fork version (its first version), which `ds.delta(begin=fork)` on the
+  branch needs: lineage (`merge.lineage`) starts every segment on a branch there, so
+  that version is kept for every branch on a pinned state's path to Lance main.
+  Cleanup does not know that another branch reads a file through a base registered by
+  zero-copy adoption: cleaning an adopted source branch's old versions deletes files the
+  target still reads. So every candidate is checked against the files the kept
+  manifests of *all* branches reference.
 * `explain_cleanup_old_versions` lists the same candidates without deleting (the dry run,
   and the check above). With `delete_unverified=True` it also lists files no manifest
   references (a crashed or lost-race writer's data); those are removed here, by key,
@@ -46,6 +50,7 @@ class _Branch:
     versions: dict[int, dt.datetime]
     parent: str | None
     created: dt.datetime
+    fork: int | None = None  # the parent's version this branch forked from (its first)
 
 
 @dataclass
@@ -109,8 +114,11 @@ class TableSweep:
         doomed = self._doomed(branches, kept_refs, listing)
         for name in _leaves_first(doomed, branches):
             self._drop_branch(root, name, listing, dry_run)
+        lineage = _lineage_branches(set(self.pinned), branches)
         for name in sorted(set(branches) - doomed):
-            self._clean_branch(branches[name], kept_refs, listing, dry_run)
+            b = branches[name]
+            keep = {b.fork} if name in lineage and b.fork is not None else set()
+            self._clean_branch(b, kept_refs, listing, dry_run, keep)
 
     # --- reading the table ------------------------------------------------------------
 
@@ -122,6 +130,7 @@ class TableSweep:
                 head = root.checkout_version((name, None))
                 created = dt.datetime.fromtimestamp(int(info.get("create_at") or 0), dt.UTC)
                 out[name] = self._branch(name, head, info.get("parent_branch") or MAIN, created)
+                out[name].fork = int(info["parent_version"])
         except (OSError, ValueError, RuntimeError) as exc:
             raise TableUnsafe(f"cannot read its Lance branches: {exc}") from None
         missing = sorted(set(self.pinned) - set(out))
@@ -239,10 +248,11 @@ class TableSweep:
     # --- versions of kept branches ----------------------------------------------------
 
     def _clean_branch(
-        self, b: _Branch, kept: _Refs, listing: dict[str, ObjectInfo], dry_run: bool
+        self, b: _Branch, kept: _Refs, listing: dict[str, ObjectInfo], dry_run: bool,
+        keep: set[int],
     ) -> None:
         head = b.head.version
-        pinned = self.pinned.get(b.name, set())
+        pinned = self.pinned.get(b.name, set()) | keep
         removable = sorted(
             v for v, t in b.versions.items() if v != head and v not in pinned and t < self.cutoff
         )
@@ -356,6 +366,20 @@ def _owner(rel: str) -> str:
 
 def _is_manifest(rel: str) -> bool:
     return "/_versions/" in f"/{rel}" and rel.endswith(".manifest")
+
+
+def _lineage_branches(pinned: set[str], branches: dict[str, _Branch]) -> set[str]:
+    """Lance branches on the path from a pinned branch up to Lance main: the ones a
+    lineage path between two pinned states can cross. Each such path enters a branch at
+    its fork version (`ds.delta(begin=fork, ...)` on the branch, and deleted row ids are
+    mapped to keys there), so that version of the branch must stay (the parent's copy of
+    it Lance keeps by itself)."""
+    out: set[str] = set()
+    for name in pinned:
+        while name in branches and name != MAIN and name not in out:
+            out.add(name)
+            name = branches[name].parent or MAIN
+    return out
 
 
 def _leaves_first(names: set[str], branches: dict[str, _Branch]) -> list[str]:
