@@ -19,7 +19,7 @@ import lance
 import pytest
 
 import graphlake as gl
-from graphlake.merge import lineage
+from graphlake.storage import lineage
 
 ZERO = dt.timedelta(0)
 SCHEMA = """

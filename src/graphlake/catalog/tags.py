@@ -115,18 +115,23 @@ class TagStore:
         self._store.delete(self.key(name))
         return tag
 
-    def list(self) -> dict[str, Tag]:
-        """Every tag, name -> tag, sorted by name."""
-        out: dict[str, Tag] = {}
+    def names(self) -> list[str]:
+        """Every tag's name, sorted: one listing, no object read."""
+        out: list[str] = []
         for key in self._store.list(TAGS_DIR):
             leaf = key.rsplit("/", 1)[-1]
             if not leaf.endswith(".json"):
                 continue
             try:
-                name = decode_name(leaf.removesuffix(".json"))
+                out.append(decode_name(leaf.removesuffix(".json")))
             except InvalidNameError:
                 _log.warning("ignoring unexpected object %s", key)
-                continue
+        return sorted(out)
+
+    def list(self) -> dict[str, Tag]:
+        """Every tag, name -> tag, sorted by name."""
+        out: dict[str, Tag] = {}
+        for name in self.names():
             tag = self.get(name)
             if tag is not None:
                 out[name] = tag

@@ -6,7 +6,7 @@ Lance facts this relies on (pylance 14.0.2, measured; see the substrate notes):
   of that branch (never the head, never a version a child branch forked from) and the
   files only they referenced, in that branch's own directory. It does remove a branch's
   own copy of its fork version (its first version), which `ds.delta(begin=fork)` on the
-  branch needs: lineage (`merge.lineage`) starts every segment on a branch there, so
+  branch needs: lineage (`storage.lineage`) starts every segment on a branch there, so
   that version is kept for every branch on a pinned state's path to Lance main.
   Cleanup does not know that another branch reads a file through a base registered by
   zero-copy adoption: cleaning an adopted source branch's old versions deletes files the

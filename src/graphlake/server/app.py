@@ -20,6 +20,7 @@ Endpoints (JSON; tokens as `Authorization: Bearer <token>`):
     POST   /merge   {source, into, strategy?, dry_run?, message?}        write
     GET    /ingest                                  read   (ingest runs, newest first)
     GET    /ingest/{run_id}                         read   (progress per worker, result)
+    GET    /webhooks/deliveries?webhook=&limit=     admin  (the webhook delivery log)
     GET    /ui/...                                  the web UI (session cookie; ui/)
 
 Branch names may contain `/`; each route's fixed suffix (`/log`, `/tables/{table}`, ...)
@@ -66,6 +67,7 @@ from graphlake.server.routes import (
     search,
     tables,
     tags,
+    webhooks,
     writes,
 )
 
@@ -111,7 +113,7 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
     app.add_middleware(SecurityHeaders, paths=(app.openapi_url or "",),
                        headers=ui.SECURITY_HEADERS)
     for module in (health, branches, history, tables, query, writes, merge, ingest, schema,
-                   search, tags, reviews):
+                   search, tags, reviews, webhooks):
         app.include_router(module.router)
     return app
 
@@ -153,8 +155,16 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
 
         auto = AutoOptimizer(state.graph, state.config.auto_optimize)
         auto.start()
+    hooks = None
+    if state.config.webhooks:  # README "Webhooks": delivered by background threads
+        from graphlake.server.webhooks.engine import WebhookEngine
+
+        hooks = state.webhooks = WebhookEngine(state.graph, state.config.webhooks)
+        hooks.start()
     state.workers.start(1)  # one query worker ready; more start as queries arrive
     yield
+    if hooks is not None:
+        hooks.stop()
     if auto is not None:
         auto.stop()
 

@@ -41,6 +41,19 @@ A config file is TOML (`.toml`) or JSON (any other suffix):
     uncovered_fraction = 0.1      # optimize a branch once an index's uncovered rows reach
     uncovered_rows = 100000       # this fraction of its indexed rows, or this many rows
 
+    [[webhooks]]                  # signed JSON POSTs per commit and tag (server/webhooks/)
+    url = "https://ci.example.org/hook"   # http(s) only
+    secret = "a-long-random-secret"       # HMAC-SHA256 key, at least 16 characters
+    events = ["commit", "merge", "tag"]   # of commit, merge, tag, merge_request (default all)
+    branches = ["main", "dev/*"]          # branch patterns (fnmatch; default every branch)
+    name = "ci"                   # its id in the delivery log and its cursor (default: from url)
+    timeout_s = 5.0               # one POST
+    max_attempts = 5              # POSTs of one delivery before it is marked failed
+    backoff_s = 0.5               # first pause between attempts; doubles, at most 30 s
+    retry_pause_s = 60.0          # a failed delivery is tried again after this (never skipped)
+    poll_interval_s = 1.0         # how often the branches and tags are read
+    log_size = 1000               # deliveries kept in its log
+
 Tokens also come from the environment: `GRAPHLAKE_TOKENS="tok1:read,tok2:write,tok3:admin"`
 (added to the file's); an entry may name its token: `ingest-bot:tok2:write` (a token
 given this way cannot contain `:`). A server with no token at all refuses to start unless
@@ -68,6 +81,10 @@ MIN_TOKEN_CHARS = 16
 
 class ConfigError(Exception):
     """The server configuration is unusable; the message says what to fix."""
+
+
+class WebhookConfigError(ConfigError):
+    """A `[[webhooks]]` entry is unusable; the message names the entry."""
 
 
 class Scope(IntEnum):
@@ -152,6 +169,113 @@ class AutoOptimize:
         return cls(enabled=enabled, branches=tuple(branches), **numbers)
 
 
+WEBHOOK_EVENTS = ("commit", "merge", "tag", "merge_request")
+MIN_SECRET_CHARS = 16
+_HOOK_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+
+
+@dataclass(frozen=True)
+class Webhook:
+    """One `[[webhooks]]` entry (see server/webhooks/)."""
+
+    name: str
+    url: str
+    secret: str = field(repr=False)
+    events: tuple[str, ...] = WEBHOOK_EVENTS
+    branches: tuple[str, ...] = ("*",)
+    timeout_s: float = 5.0
+    max_attempts: int = 5
+    backoff_s: float = 0.5
+    retry_pause_s: float = 60.0
+    poll_interval_s: float = 1.0
+    log_size: int = 1000
+
+    @classmethod
+    def from_mapping(cls, data: object, n: int) -> Webhook:
+        import urllib.parse
+
+        if not isinstance(data, Mapping):
+            raise WebhookConfigError(f"webhooks entry {n}: must be a table/object")
+        url = data.get("url")
+        where = f"webhooks entry {n}" + _hook_label(data.get("name"), url)
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise WebhookConfigError(f"{where}: unknown key(s) {unknown} "
+                                     f"(known: {sorted(known)})")
+        parsed = urllib.parse.urlsplit(url) if isinstance(url, str) else None
+        if parsed is None or parsed.scheme.lower() not in ("http", "https") \
+                or not parsed.hostname:
+            raise WebhookConfigError(f"{where}: url must be an http:// or https:// URL "
+                                     "with a host")
+        secret = data.get("secret")
+        if not isinstance(secret, str) or len(secret) < MIN_SECRET_CHARS:
+            raise WebhookConfigError(f"{where}: secret must be a string of at least "
+                                     f"{MIN_SECRET_CHARS} characters (the HMAC key)")
+        events = data.get("events", list(WEBHOOK_EVENTS))
+        if not isinstance(events, list) or not events \
+                or not all(isinstance(e, str) for e in events):
+            raise WebhookConfigError(f"{where}: events must be a non-empty list of "
+                                     f"{', '.join(WEBHOOK_EVENTS)}")
+        bad = sorted(set(events) - set(WEBHOOK_EVENTS))
+        if bad:
+            raise WebhookConfigError(f"{where}: unknown event(s) {bad} "
+                                     f"(known: {', '.join(WEBHOOK_EVENTS)})")
+        branches = data.get("branches", ["*"])
+        if not isinstance(branches, list) or not branches or not all(
+                isinstance(b, str) and b for b in branches):
+            raise WebhookConfigError(f"{where}: branches must be a non-empty list of "
+                                     'branch patterns, e.g. ["main", "dev/*"]')
+        name = data.get("name")
+        if name is None:
+            name = "hook-" + hashlib.sha256(url.encode()).hexdigest()[:12]
+        elif not isinstance(name, str) or not 0 < len(name) <= 64 \
+                or not set(name) <= _HOOK_NAME_CHARS or name[0] == ".":
+            raise WebhookConfigError(f"{where}: name must be 1-64 letters, digits, '.', "
+                                     "'_' or '-' (not starting with '.')")
+        numbers: dict[str, Any] = {}
+        for key in ("timeout_s", "max_attempts", "backoff_s", "retry_pause_s",
+                    "poll_interval_s", "log_size"):
+            value = data.get(key, getattr(cls, key))
+            if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+                raise WebhookConfigError(f"{where}: {key} must be a positive number, "
+                                         f"got {value!r}")
+            numbers[key] = int(value) if key in ("max_attempts", "log_size") else float(value)
+        return cls(name=name, url=url, secret=secret, events=tuple(dict.fromkeys(events)),
+                   branches=tuple(branches), **numbers)
+
+
+def _hook_label(name: object, url: object) -> str:
+    """` (name)`, else ` (scheme://host/path)` of the URL: never its user:password part."""
+    import urllib.parse
+
+    if isinstance(name, str) and name:
+        return f" ({name[:64]})"
+    if not isinstance(url, str):
+        return ""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        host = parts.hostname or ""
+        return f" ({parts.scheme}://{host}{parts.path})"[:120] if parts.scheme else \
+            f" ({url[:60]!r})"
+    except ValueError:
+        return ""
+
+
+def _webhooks(entries: object) -> tuple[Webhook, ...]:
+    if not isinstance(entries, list):
+        raise WebhookConfigError("webhooks must be a list of [[webhooks]] entries")
+    hooks = tuple(Webhook.from_mapping(e, n) for n, e in enumerate(entries, start=1))
+    seen: set[str] = set()
+    for n, hook in enumerate(hooks, start=1):
+        if hook.name in seen:
+            raise WebhookConfigError(f"webhooks entry {n}{_hook_label(None, hook.url)}: "
+                                     "another entry has "
+                                     f"the name {hook.name!r}; give each a distinct name")
+        seen.add(hook.name)
+    return hooks
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     """Everything `create_app` needs besides the graph root."""
@@ -160,6 +284,7 @@ class ServerConfig:
     protected_branches: frozenset[str] = frozenset()
     limits: Limits = field(default_factory=Limits)
     auto_optimize: AutoOptimize = field(default_factory=AutoOptimize)
+    webhooks: tuple[Webhook, ...] = ()
     no_auth: bool = False  # every request is allowed; only when asked for explicitly
     allow_short_tokens: bool = False  # tokens under MIN_TOKEN_CHARS (tests only)
     # token -> its name (the author of the commits it makes); unnamed: `display_name`.
@@ -206,7 +331,8 @@ def load_config(
 ) -> ServerConfig:
     """The configuration from a file (optional) plus `GRAPHLAKE_TOKENS` from `env`."""
     data: Mapping[str, Any] = _read_file(Path(path)) if path is not None else {}
-    known = {"tokens", "protected_branches", "limits", "auto_optimize", "branches"}
+    known = {"tokens", "protected_branches", "limits", "auto_optimize", "branches",
+             "webhooks"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"unknown config key(s) {unknown} "
@@ -230,6 +356,7 @@ def load_config(
         protected_branches=frozenset(protected),
         limits=Limits.from_mapping(limits),
         auto_optimize=AutoOptimize.from_mapping(auto),
+        webhooks=_webhooks(data.get("webhooks", [])),
         no_auth=no_auth,
         allow_short_tokens=allow_short_tokens,
         token_names=names,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, Request
 
@@ -21,6 +21,9 @@ from graphlake.isolation import Workers, shared_workers
 from graphlake.server.auth import TokenTable
 from graphlake.server.config import ServerConfig
 from graphlake.server.slots import Slots
+
+if TYPE_CHECKING:
+    from graphlake.server.webhooks.engine import WebhookEngine
 from graphlake.server.throttle import FailureThrottle
 
 QUERY_WARM = "graphlake.query.isolated:warm"  # run once in each new query worker
@@ -54,6 +57,9 @@ class AppState:
                            "reads (table reads, SQL, search, diffs, merge "
                            "previews, history pages)")
         self.loads = Slots(limits.max_concurrent_loads, "max_concurrent_loads", "loads")
+        # The webhook engine while the app runs (server/webhooks/; None without webhooks):
+        # its `emit_merge_request` is the hook for events no ref shows.
+        self.webhooks: WebhookEngine | None = None
 
     @property
     def workers(self) -> Workers:
