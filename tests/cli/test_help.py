@@ -81,3 +81,38 @@ def test_readme_cli_synopsis_matches_the_commands() -> None:
         for path, text in synopsis.items()
     }
     assert not any(unknown.values()), unknown
+
+
+def test_every_help_fits_80_columns_and_reads_plainly() -> None:
+    """Issue 23 item 11: at 80 columns no help line is wider, no `<bool>`/`<str>` type
+    labels, no `{root}` placeholders in the usage line, and a docstring's sentence is
+    never broken where the source wrapped it."""
+    import inspect
+
+    from rich.cells import cell_len
+    from typer.testing import CliRunner
+
+    runner = CliRunner()
+    problems = []
+    for path, cmd in _commands(typer.main.get_command(app)):
+        result = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "80"},
+                               terminal_width=80)
+        out = result.output
+        where = " ".join(("graphlake", *path))
+        if result.exit_code != 0:
+            problems.append((where, "exit", result.exit_code))
+        if any(cell_len(line) > 80 for line in out.splitlines()):
+            problems.append((where, "wider than 80"))
+        if re.search(r"<(bool|str|int|float|path)>", out):
+            problems.append((where, "angle-bracket type"))
+        usage = next((line for line in out.splitlines() if "Usage:" in line), "")
+        if re.search(r"\{\w+\}", usage):
+            problems.append((where, "placeholder in usage", usage.strip()))
+        doc = inspect.getdoc(cmd.callback) if getattr(cmd, "callback", None) else None
+        if doc:
+            first = " ".join(line.strip() for line in doc.split("\n\n")[0].splitlines())
+            first = first.replace("\\[", "[")  # rich markup escape
+            flat = " ".join(re.sub(r"[│╭╮╰╯─]", " ", out).split())
+            if " ".join(first.split()) not in flat:
+                problems.append((where, "first paragraph broken", first[:60]))
+    assert problems == []

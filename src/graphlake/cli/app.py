@@ -24,6 +24,7 @@ from graphlake.cli.backfill import backfill
 from graphlake.cli.diff import diff
 from graphlake.cli.export import export
 from graphlake.cli.gc import gc
+from graphlake.cli.helptext import plain_metavars
 from graphlake.cli.ingest import ingest
 from graphlake.cli.ingest_status import ingest_status
 from graphlake.cli.merge import merge, merge_many
@@ -36,6 +37,10 @@ from graphlake.cli.serve import serve
 
 class _Group(TyperGroup):
     """The root command group; every subcommand runs inside its error handling."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        plain_metavars(self)  # `ROOT`, `TEXT`, no `<bool>`: see helptext.py
 
     def invoke(self, ctx: typer.Context) -> Any:
         with reported_errors():
