@@ -18,6 +18,7 @@ or one whose changes B has already) changes nothing and returns `already_up_to_d
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
 from graphlake.catalog.commits import Commit
@@ -30,8 +31,10 @@ from graphlake.merge.classify import Classification
 from graphlake.merge.conflicts import SCHEMA_CONFLICT, Conflict
 from graphlake.merge.delta import DiscoverySettings
 from graphlake.merge.rows import STRATEGIES
+from graphlake.merge.shown import reported
 from graphlake.merge.timing import PhaseTimer
 from graphlake.retry import retry_while_head_moves
+from graphlake.storage.scratch import scratch
 
 if TYPE_CHECKING:
     from graphlake.repo import Repo
@@ -80,13 +83,18 @@ def _apply(
     commit = repo.resolve(rev)
     parent = parent_of(repo, commit, mainline)
     base, source = (commit, parent) if kind == REVERT else (parent, commit)
-    with MergeIntent(MergeIntents(repo.store), branch) as intent:
-        return retry_while_head_moves(
-            lambda: _apply_once(repo, kind, rev, commit, base, source, branch, mainline,
-                                strategy, dry_run, message, settings),
-            branch=branch, what=kind.replace("_", "-"), attempts=engine.MAX_ATTEMPTS,
-            max_wait_s=engine.MAX_WAIT_S, on_lost=intent.claim,
-        )
+    def run() -> R.MergeResult:
+        # A dry run's scratch forks and merged schema leave nothing in the root.
+        with scratch(repo.tables) if dry_run else nullcontext(), \
+                MergeIntent(MergeIntents(repo.store), branch) as intent:
+            return retry_while_head_moves(
+                lambda: _apply_once(repo, kind, rev, commit, base, source, branch, mainline,
+                                    strategy, dry_run, message, settings),
+                branch=branch, what=kind.replace("_", "-"), attempts=engine.MAX_ATTEMPTS,
+                max_wait_s=engine.MAX_WAIT_S, on_lost=intent.claim,
+            )
+
+    return reported(repo, branch, [commit.id, parent.id], run)
 
 
 def _apply_once(

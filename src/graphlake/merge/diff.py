@@ -110,8 +110,49 @@ def diff(repo: Repo, a: str, b: str, limit: int | None = None,
         changes = table_diff(repo, ca.tables[source], cb.tables[name], limit,
                              after.is_edge, project, added)
         if changes:
-            out[name] = changes
+            out[name] = shown(changes, before, after, _renames(steps, name))
     return out
+
+
+def _renames(steps: list[Step], table: str) -> dict[str, str]:
+    """New property name -> old, for `table`'s properties renamed between a and b."""
+    from graphlake.schema.changes import RenameProperty
+
+    return {s.new.name: s.old.name for s in steps
+            if isinstance(s, RenameProperty) and s.table == table}
+
+
+def shown(changes: TableDiff, before: TableType, after: TableType,
+          renames: dict[str, str]) -> TableDiff:
+    """`changes` with float32 values as their shortest decimal (`read.floats`): new
+    values and inserted rows by b's types, old values and deleted rows by a's (under b's
+    names). Only what is shown changes; which rows and properties changed was decided
+    on the stored values."""
+    from graphlake.read.floats import shortest_rows
+    from graphlake.schema.arrow import arrow_schema
+
+    new_types = {f.name: f.type for f in arrow_schema(after)}
+    a_types = {f.name: f.type for f in arrow_schema(before)}
+    old_types = {**new_types, **a_types,
+                 **{n: a_types[o] for n, o in renames.items() if o in a_types}}
+    changes.inserted_rows = _keyed(changes.inserted_rows, new_types)
+    changes.deleted_rows = _keyed(changes.deleted_rows, old_types)
+    keys = list(changes.changes)
+    olds = shortest_rows([{p: v[0] for p, v in changes.changes[k].items()} for k in keys],
+                         old_types)
+    news = shortest_rows([{p: v[1] for p, v in changes.changes[k].items()} for k in keys],
+                         new_types)
+    changes.changes = {
+        k: {p: (o[p], n[p]) for p in changes.changes[k]}  # type: ignore[index]
+        for k, o, n in zip(keys, olds, news, strict=True)
+    }
+    return changes
+
+
+def _keyed(rows: dict[str, Row], types: dict[str, Any]) -> dict[str, Row]:
+    from graphlake.read.floats import shortest_rows
+
+    return dict(zip(rows, shortest_rows(list(rows.values()), types), strict=True))  # type: ignore[arg-type]
 
 
 def _readable(repo: Repo, commit: Commit, table: str) -> None:
@@ -138,10 +179,7 @@ def _projection(before: TableType, after: TableType, table: str,
     """Maps a row of `before`'s layout to `after`'s: renamed properties under their new
     names, properties `before` lacks at their default (or null), dropped ones gone.
     Also returns those properties `before` lacks, with their defaults."""
-    from graphlake.schema.changes import RenameProperty
-
-    renames = {s.new.name: s.old.name for s in steps
-               if isinstance(s, RenameProperty) and s.table == table}
+    renames = _renames(steps, table)
     fixed = [c for c in ("id", *ENDPOINTS) if after.is_edge or c == "id"]
     props = [(p.name, renames.get(p.name, p.name), p.default) for p in after.properties]
     had = set(before.property_names)

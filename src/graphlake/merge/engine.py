@@ -30,6 +30,7 @@ from graphlake.merge.delta import DiscoverySettings
 from graphlake.merge.resolutions import Resolver, parse_resolutions
 from graphlake.merge.rows import STRATEGIES
 from graphlake.merge.schema_merge import Prepared, prepare
+from graphlake.merge.shown import reported
 from graphlake.merge.timing import PhaseTimer
 from graphlake.recovery.publication import Publication
 from graphlake.retry import HeadMoved, retry_while_head_moves
@@ -111,15 +112,18 @@ def _run(
     if strategy is not None and strategy not in STRATEGIES:
         raise MergeError(f"unknown strategy {strategy!r} (use one of: {', '.join(STRATEGIES)})")
     # A dry run's scratch forks and merged schema leave nothing in the root.
-    with scratch(repo.tables) if dry_run else nullcontext(), \
-            MergeIntent(MergeIntents(repo.store), into) as intent:
-        return retry_while_head_moves(
-            lambda: _merge_once(repo, sources, into, strategy, dry_run, message, settings,
-                                strict_disjoint, Resolver(parsed) if parsed else None,
-                                extra),
-            branch=into, what="merge", attempts=MAX_ATTEMPTS, max_wait_s=MAX_WAIT_S,
-            on_lost=intent.claim,
-        )
+    def run() -> R.MergeResult:
+        with scratch(repo.tables) if dry_run else nullcontext(), \
+                MergeIntent(MergeIntents(repo.store), into) as intent:
+            return retry_while_head_moves(
+                lambda: _merge_once(repo, sources, into, strategy, dry_run, message,
+                                    settings, strict_disjoint,
+                                    Resolver(parsed) if parsed else None, extra),
+                branch=into, what="merge", attempts=MAX_ATTEMPTS, max_wait_s=MAX_WAIT_S,
+                on_lost=intent.claim,
+            )
+
+    return reported(repo, into, sources, run)
 
 
 def _merge_once(

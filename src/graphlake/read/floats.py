@@ -9,12 +9,15 @@ so a row read this way can be written back unchanged. Vectorised in Arrow (a cas
 text and back); NaN, infinities and nulls stay what they are.
 
 Every place that turns Arrow values into JSON or text (the CLI's tables and `--json`,
-export CSV/JSONL, HTTP and the web UI) converts through this one function.
+export CSV/JSONL, HTTP and the web UI) converts through this one function; rows already
+turned into Python values (diff rows, merge conflict rows) through `shortest_rows`, the
+same rule on the column's type.
 """
 
 from __future__ import annotations
 
-from typing import TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
 
 import pyarrow as pa
 
@@ -32,6 +35,31 @@ def shortest_floats(data: T) -> T:
     if isinstance(data, pa.RecordBatch):
         return pa.RecordBatch.from_arrays(columns, schema=new_schema)
     return pa.Table.from_arrays(columns, schema=new_schema)
+
+
+def shortest_rows(
+    rows: Sequence[dict[str, Any] | None], types: Mapping[str, pa.DataType]
+) -> list[dict[str, Any] | None]:
+    """Rows of Python values (as `to_pylist` gives them, e.g. a diff's or a conflict's)
+    with every value of a float32 column in `types` (name -> the column's Arrow type,
+    float32 also inside lists, vectors and structs) replaced by its shortest decimal, as
+    `shortest_floats` does for tables. Other columns, missing ones and None rows stay;
+    a column whose values do not fit its type is left as it is. New dicts; `rows` is
+    not changed."""
+    out = [None if r is None else dict(r) for r in rows]
+    for name, ty in types.items():
+        if not _has_float32(ty):
+            continue
+        at = [i for i, r in enumerate(out) if r is not None and r.get(name) is not None]
+        if not at:
+            continue
+        try:
+            column = pa.array([out[i][name] for i in at], type=ty)  # type: ignore[index]
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError):
+            continue
+        for i, value in zip(at, _widen(column, _widened(ty)).to_pylist(), strict=True):
+            out[i][name] = value  # type: ignore[index]
+    return out
 
 
 def shortest_schema(schema: pa.Schema) -> pa.Schema:
