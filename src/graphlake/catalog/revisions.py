@@ -17,7 +17,6 @@ if it looks like a commit id prefix or contains `...` (a branch may legally be c
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 
@@ -42,6 +41,7 @@ from graphlake.errors import (
     RevisionSyntaxError,
     UnknownRevisionError,
 )
+from graphlake.hints import nearest
 
 __all__ = ["RANGE", "Resolver", "Revision", "RevisionRange", "parse_revision", "split_range"]
 
@@ -242,7 +242,7 @@ class Resolver:
         return sorted(self._refs.list())
 
     def _nearest(self, name: str) -> list[str]:
-        return difflib.get_close_matches(name, self._names(), n=_NEAREST, cutoff=0.6)
+        return nearest(name, self._names(), n=_NEAREST)
 
 
 def _suggest(nearest: list[str], names: list[str]) -> str:

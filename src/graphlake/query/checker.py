@@ -9,10 +9,10 @@ the schema knows.
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from graphlake import hints
 from graphlake.errors import CypherNameError, CypherParameterError, CypherTypeError
 from graphlake.query import ast
 from graphlake.schema.model import FLOAT_KINDS, INTEGER_KINDS, EdgeType, NodeType, Schema
@@ -29,14 +29,7 @@ _FAMILY = {STRING: "string", INT: "number", FLOAT: "number", BOOL: "boolean", DA
            PATH: "path"}
 
 
-def closest(name: str, known: Iterable[str]) -> str | None:
-    """The known name `name` is most likely a misspelling of (None: none is close)."""
-    known = list(known)
-    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-    if not close:
-        low = {k.lower(): k for k in known}
-        close = [low[name.lower()]] if name.lower() in low else []
-    return close[0] if close else None
+closest = hints.closest  # re-exported: the query modules import it from here
 
 
 def suggest(name: str, known: Iterable[str]) -> str:

@@ -19,7 +19,6 @@ older version still opens and reads; the writes that need the check refuse it
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import math
 import os
 import re
@@ -33,6 +32,7 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, Un
 
 from graphlake.errors import SchemaError
 from graphlake.grammar import lark_parser
+from graphlake.hints import did_you_mean
 from graphlake.regex import pattern_problem
 from graphlake.schema.model import (
     FLOAT_KINDS,
@@ -315,11 +315,7 @@ def _error(message: str, tok: Token) -> SchemaError:
     return SchemaError(message, tok.line, tok.column)
 
 
-def _did_you_mean(word: str, choices: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    if not close:  # difflib is case-sensitive; catch `string` for `String` as well
-        close = [c for c in choices if c.lower() == word.lower()][:1]
-    return f" (did you mean '{close[0]}'?)" if close else ""
+_did_you_mean = did_you_mean
 
 
 def _is_name(arg: _Arg) -> bool:
