@@ -65,6 +65,7 @@ from graphlake.server.routes import (
     search,
     tables,
     tags,
+    timeline,
     writes,
 )
 
@@ -110,7 +111,7 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
     app.add_middleware(SecurityHeaders, paths=(app.openapi_url or "",),
                        headers=ui.SECURITY_HEADERS)
     for module in (health, branches, history, tables, query, writes, merge, ingest, schema,
-                   search, tags):
+                   search, tags, timeline):
         app.include_router(module.router)
     return app
 

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 from graphlake.errors import (
     ChangeFeedError,
-    CommitNotFoundError,
     CursorExpiredError,
     CursorResetError,
 )
@@ -169,14 +168,13 @@ def _chain_after(
         newer.reverse()
         return newer
     root = newer[-1].id
-    try:
-        repo.commits.get(start[0])
-    except CommitNotFoundError:
+    # Asked of the store, not the commit cache: gc may have removed it since it was read.
+    if not repo.store.exists(repo.commits.key(start[0])):
         raise CursorExpiredError(
             f"the cursor's commit {start[0][:12]} is gone (gc removed it); the oldest "
             f"point of {branch!r} is its root commit {root[:12]}: start again without a "
             "cursor", oldest=root,
-        ) from None
+        )
     raise CursorResetError(
         f"branch {branch!r} was reset past the cursor: commit {start[0][:12]} is no "
         f"longer on its first-parent history (head is now {head.id[:12]})", head=head.id,
