@@ -189,6 +189,11 @@ class KeyNotFoundError(DataError):
     """An update or delete names a key that does not exist."""
 
 
+class RowNotFoundError(KeyNotFoundError):
+    """Row history or blame of a key that no commit of the branch's first-parent history
+    holds (blame: that the branch's head does not hold). HTTP 404."""
+
+
 class ValueConstraintError(DataError):
     """An enum, `@range` or `@check` constraint is violated, or a node key, edge id or
     edge endpoint is the empty string."""
@@ -317,6 +322,32 @@ class ApplyCommitError(MergeError):
 
 class LineageMismatchError(MergeError):
     """`lineage="verify"`: lineage discovery and the walk found different changes."""
+
+
+# --- change feed ------------------------------------------------------------------------
+
+
+class ChangeFeedError(GraphLakeError):
+    """A change-feed request cannot be served as asked: a limit out of range, or a
+    cursor that is malformed, not this graph's, or for another branch (HTTP 400)."""
+
+
+class CursorExpiredError(ChangeFeedError):
+    """The cursor's commit is gone (`gc` removed it after the branch moved away from
+    it): `.oldest` names the oldest point the feed can resume from (HTTP 410)."""
+
+    def __init__(self, message: str, oldest: str):
+        self.oldest = oldest
+        super().__init__(message)
+
+
+class CursorResetError(ChangeFeedError):
+    """The branch was reset past the cursor (its commit is no longer on the branch's
+    first-parent history): `.head` names the branch's new head (HTTP 409)."""
+
+    def __init__(self, message: str, head: str):
+        self.head = head
+        super().__init__(message)
 
 
 class MissingExtraError(GraphLakeError, ImportError):

@@ -46,6 +46,9 @@ if TYPE_CHECKING:
     from graphlake.search.query import SearchPlan
     from graphlake.search.upkeep import Threshold
     from graphlake.storage.tables import TableStore
+    from graphlake.timeline.feed import ChangePage
+    from graphlake.timeline.rows import BlameLine
+    from graphlake.timeline.rows import HistoryEntry as RowHistoryEntry
     from graphlake.write.schema_apply import SchemaPlan
     from graphlake.write.transaction import Transaction
 
@@ -706,6 +709,42 @@ class Graph:
             found = self.__dict__.setdefault("_reviews", Reviews(self.repo))
         return found
 
+
+    # --- row history, blame and the change feed (graphlake.timeline) ------------------
+
+    def row_history(
+        self, type: str, key: Any, branch: str = DEFAULT_BRANCH, limit: int | None = None
+    ) -> list[RowHistoryEntry]:
+        """The commits that changed row `key` of `type` (insert, update, delete), newest
+        first along the first parents of revision `branch`, each with author, time,
+        message and old -> new per property; at most `limit`. Follows lineage: only the
+        commits whose delta touches the row's table, only the row's key (README "Row
+        history"). `RowNotFoundError` when no commit there holds the row."""
+        from graphlake.timeline.rows import row_history
+
+        return row_history(self.repo, type, key, branch, limit)
+
+    def blame(self, type: str, key: Any, branch: str = DEFAULT_BRANCH) -> list[BlameLine]:
+        """For each property of row `key` of `type` at revision `branch`, the commit that
+        set its current value, following merges into the merged-in branch that made
+        the change (as git blame does), not the merge commit."""
+        from graphlake.timeline.rows import blame
+
+        return blame(self.repo, type, key, branch)
+
+    def changes(
+        self, branch: str = DEFAULT_BRANCH, since: str | None = None, limit: int = 1000
+    ) -> ChangePage:
+        """The next page of `branch`'s change feed after cursor `since` (None: from the
+        beginning of its history): entries (commit, author, time, table, key, op,
+        old -> new) oldest first along first parents, and `cursor`, which resumes
+        exactly after the last entry in any process. `limit` 1..10000. Typed errors:
+        `ChangeFeedError` (a foreign cursor, another branch's, a bad limit),
+        `CursorExpiredError` (gc removed the cursor's commit), `CursorResetError` (the
+        branch was reset past it)."""
+        from graphlake.timeline.feed import changes
+
+        return changes(self.repo, branch, since, limit)
 
 def _is_local(uri: str) -> bool:
     return "://" not in uri or uri.startswith("file://")

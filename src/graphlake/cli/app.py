@@ -33,6 +33,7 @@ from graphlake.cli.output import console, reported_errors
 from graphlake.cli.query import query
 from graphlake.cli.search import search
 from graphlake.cli.serve import serve
+from graphlake.cli.timeline import blame, changes, history
 
 
 class _Group(TyperGroup):
@@ -113,6 +114,9 @@ app.command("recover")(recovery.recover)
 app.command("fsck")(recovery.fsck)
 app.command("demo")(demo.demo)
 app.command("serve")(serve)
+app.command("history")(history)
+app.command("blame")(blame)
+app.command("changes")(changes)
 
 
 def main() -> None:

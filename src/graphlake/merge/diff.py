@@ -155,6 +155,24 @@ def _keyed(rows: dict[str, Row], types: dict[str, Any]) -> dict[str, Row]:
     return dict(zip(rows, shortest_rows(list(rows.values()), types), strict=True))  # type: ignore[arg-type]
 
 
+def layout_projection(repo: Repo, a: Commit, b: Commit, name: str
+                      ) -> Callable[[Row], Row] | None:
+    """Maps a row of table `name` (b's name) as `a` stores it into b's layout, as `diff`
+    compares them (renamed properties under their new names, added ones at their
+    default); None when both layouts are the same."""
+    if a.schema_id == b.schema_id:
+        return None
+    from graphlake.schema.changes import describe_changes
+
+    sa, sb = repo.schemas.of(a), repo.schemas.of(b)
+    steps = describe_changes(sa, sb)
+    renames = {s.table: s.old for s in steps if isinstance(s, _rename_type())}
+    before, after = sa.table(renames.get(name, name)), sb.table(name)
+    if before is None or after is None or before.properties == after.properties:
+        return None
+    return _projection(before, after, name, steps)[0]
+
+
 def _readable(repo: Repo, commit: Commit, table: str) -> None:
     """Open `commit`'s state of `table`, or raise `HistoryUnreadableError` naming both."""
     state = commit.tables[table]

@@ -67,6 +67,7 @@ from graphlake.server.routes import (
     search,
     tables,
     tags,
+    timeline,
     webhooks,
     writes,
 )
@@ -113,7 +114,7 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
     app.add_middleware(SecurityHeaders, paths=(app.openapi_url or "",),
                        headers=ui.SECURITY_HEADERS)
     for module in (health, branches, history, tables, query, writes, merge, ingest, schema,
-                   search, tags, reviews, webhooks):
+                   search, tags, reviews, webhooks, timeline):
         app.include_router(module.router)
     return app
 

@@ -5,9 +5,11 @@ Status codes follow the exception class (most specific class first):
 - 400: bad input: `InvalidNameError`, `QueryError`, `MergeError`, `LoadFormatError`, any
   other `DataError` or `GraphLakeError`, malformed JSON, a bad cursor;
 - 401 / 403: no or unknown token / too small a scope or a protected branch;
-- 404: `BranchNotFoundError`, `UnknownTableError`, `CommitNotFoundError`;
+- 404: `BranchNotFoundError`, `UnknownTableError`, `CommitNotFoundError`,
+  `RowNotFoundError` (row history or blame of a row the branch never held);
 - 409: `MergeConflictError` (body adds `merge_conflicts`), `ConcurrentWriteError`,
-  `BranchExistsError`;
+  `BranchExistsError`, `CursorResetError` (the branch was reset past a feed cursor);
+- 410: `CursorExpiredError` (gc removed a feed cursor's commit);
 - 408: `QueryTimeoutError` (a query past its time limit);
 - 413: a request body over its limit, `QueryTooLargeError` (a query past its memory
   limit, or its generated SQL or result past a size cap);
@@ -43,6 +45,9 @@ STATUS_BY_ERROR: tuple[tuple[type[gle.GraphLakeError], int], ...] = (
     (gle.ReviewNotFoundError, 404),
     (gle.ReviewStateError, 409),
     (gle.ResolutionTypeError, 422),
+    (gle.CursorExpiredError, 410),
+    (gle.CursorResetError, 409),
+    (gle.RowNotFoundError, 404),
     (gle.MergeConflictError, 409),
     (gle.ConcurrentWriteError, 409),
     (gle.BranchExistsError, 409),
