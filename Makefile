@@ -31,6 +31,7 @@ demo: $(DEMO_STAMP)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check --quiet src tests bench docs/hooks.py
 	$(BIN)/lint-imports --no-cache
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -d site
 

@@ -31,8 +31,7 @@ def changes(n: int) -> dict[str, dict[str, object]]:
     """Which rows each side changes (the same choice as merge_cost.py)."""
     return {
         "dev": {"insert": "new-dev", "update": key(n // 3), "delete": n // 2, "value": -1},
-        "main": {"insert": "new-main", "update": key(n // 4), "delete": (2 * n) // 3,
-                 "value": -2},
+        "main": {"insert": "new-main", "update": key(n // 4), "delete": (2 * n) // 3, "value": -2},
     }
 
 
@@ -81,10 +80,10 @@ def build(n: int, constrained: bool, folder: Path) -> dict[str, float]:
         con.execute("CREATE TABLE link(id TEXT PRIMARY KEY, src TEXT NOT NULL, dst TEXT NOT NULL)")
     t0 = time.perf_counter()
     con.execute("BEGIN")
-    con.executemany("INSERT INTO item VALUES (?, ?, ?)",
-                    ((key(i), i, f"t{i}") for i in range(n)))
-    con.executemany("INSERT INTO link VALUES (?, ?, ?)",
-                    ((edge(i), key(i), key(i + 1)) for i in range(n - 1)))
+    con.executemany("INSERT INTO item VALUES (?, ?, ?)", ((key(i), i, f"t{i}") for i in range(n)))
+    con.executemany(
+        "INSERT INTO link VALUES (?, ?, ?)", ((edge(i), key(i), key(i + 1)) for i in range(n - 1))
+    )
     con.execute("COMMIT")
     con.execute("SELECT dolt_commit('-A', '-m', 'base')").fetchall()
     load_s = time.perf_counter() - t0
@@ -109,12 +108,19 @@ def merge(folder: Path, constrained: bool, n: int) -> dict[str, object]:
     seconds = time.perf_counter() - t0
     peak = _maxrss_mb()
     spec = changes(n)
-    got = dict(con.execute(
-        "SELECT key, n FROM item WHERE key IN (?, ?, ?, ?, ?, ?)",
-        (spec["dev"]["update"], spec["main"]["update"], spec["dev"]["insert"],
-         spec["main"]["insert"], key(int(spec["dev"]["delete"])),  # type: ignore[arg-type]
-         key(int(spec["main"]["delete"]))),  # type: ignore[arg-type]
-    ).fetchall())
+    got = dict(
+        con.execute(
+            "SELECT key, n FROM item WHERE key IN (?, ?, ?, ?, ?, ?)",
+            (
+                spec["dev"]["update"],
+                spec["main"]["update"],
+                spec["dev"]["insert"],
+                spec["main"]["insert"],
+                key(int(spec["dev"]["delete"])),  # type: ignore[arg-type]
+                key(int(spec["main"]["delete"])),
+            ),  # type: ignore[arg-type]
+        ).fetchall()
+    )
     links = con.execute("SELECT count(*) FROM link").fetchone()[0]
     conflicts = con.execute("SELECT count(*) FROM dolt_conflicts").fetchone()[0]
     problems = []
@@ -122,16 +128,25 @@ def merge(folder: Path, constrained: bool, n: int) -> dict[str, object]:
         problems.append(f"merged on {branch}")
     if got.get(spec["dev"]["update"]) != -1 or got.get(spec["main"]["update"]) != -2:
         problems.append("updates lost")
-    if set(got) != {spec["dev"]["update"], spec["main"]["update"], spec["dev"]["insert"],
-                    spec["main"]["insert"]}:
+    if set(got) != {
+        spec["dev"]["update"],
+        spec["main"]["update"],
+        spec["dev"]["insert"],
+        spec["main"]["insert"],
+    }:
         problems.append(f"rows {sorted(got)}")
     if links != n - 1 - 4:
         problems.append(f"{links} links")
     if conflicts:
         problems.append(f"{conflicts} conflicts")
     con.close()
-    return {"seconds": seconds, "rss_base_mb": base_rss, "rss_peak_mb": peak,
-            "result": str(out[0][0]) if out else "", "check": "; ".join(problems) or "ok"}
+    return {
+        "seconds": seconds,
+        "rss_base_mb": base_rss,
+        "rss_peak_mb": peak,
+        "result": str(out[0][0]) if out else "",
+        "check": "; ".join(problems) or "ok",
+    }
 
 
 def _maxrss_mb() -> float:

@@ -25,8 +25,9 @@ def main() -> None:
     folder = tempfile.TemporaryDirectory(prefix="ladybug-bench-")  # removed at exit
     db = ladybug.Database(str(Path(folder.name) / "db"))
     con = ladybug.Connection(db)
-    con.execute("CREATE NODE TABLE Person(id STRING, name STRING, age INT32, city STRING, "
-                "PRIMARY KEY(id))")
+    con.execute(
+        "CREATE NODE TABLE Person(id STRING, name STRING, age INT32, city STRING, PRIMARY KEY(id))"
+    )
     con.execute("CREATE REL TABLE Knows(FROM Person TO Person, id STRING)")
     con.execute(f"COPY Person FROM '{job['person']}'")
     con.execute(f"COPY Knows FROM '{job['knows']}'")

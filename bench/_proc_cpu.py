@@ -80,7 +80,7 @@ def _cpu_of(pid: int) -> float | None:
     except OSError:
         return None
     # Fields after the command name (which may hold spaces) start after the last ')'.
-    rest = stat[stat.rindex(")") + 2:].split()
+    rest = stat[stat.rindex(")") + 2 :].split()
     return (int(rest[11]) + int(rest[12])) / _TICK  # fields 14 and 15: utime, stime
 
 

@@ -16,8 +16,7 @@ import pyarrow as pa
 from graphlake.regex import full_match
 
 CASES = [
-    ("email-ish", r"[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}",
-     lambda i: f"user{i}@example.com"),
+    ("email-ish", r"[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}", lambda i: f"user{i}@example.com"),
     ("digits", r"[0-9]{3}-[0-9]{4}", lambda i: f"{i % 1000:03d}-{i % 10000:04d}"),
     ("(a+)+ attack", r"(a+)+", lambda i: "a" * 22 + "!"),  # re: ~0.3 s a row
 ]
@@ -44,11 +43,11 @@ def main() -> None:
             values = [make(i) for i in range(rows)]
             col = pa.chunked_array([pa.array(values, pa.string())])
             rx = re.compile(pattern)
-            old = _median(lambda rx=rx, values=values: [rx.fullmatch(v) for v in values],
-                          args.reps)
+            old = _median(lambda rx=rx, values=values: [rx.fullmatch(v) for v in values], args.reps)
             new = _median(lambda col=col, pattern=pattern: full_match(col, pattern), args.reps)
-            print(f"{name:14} {rows:>7} {old * 1e3:>10.3f}ms {new * 1e3:>10.3f}ms "
-                  f"{old / new:>7.2f}x")
+            print(
+                f"{name:14} {rows:>7} {old * 1e3:>10.3f}ms {new * 1e3:>10.3f}ms {old / new:>7.2f}x"
+            )
 
 
 if __name__ == "__main__":

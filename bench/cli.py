@@ -95,9 +95,12 @@ def serve_once(gl: list[str], root: Path) -> tuple[float, float]:
     port = _free_port()
     url = f"http://127.0.0.1:{port}/health"
     t0 = time.perf_counter()
-    proc = subprocess.Popen([*gl, "serve", str(root), "--port", str(port), "--no-auth",
-                             "--log-level", "warning"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    proc = subprocess.Popen(
+        [*gl, "serve", str(root), "--port", str(port), "--no-auth", "--log-level", "warning"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=ENV,
+    )
     try:
         while not _healthy(url):
             if proc.poll() is not None:
@@ -115,8 +118,13 @@ def serve_once(gl: list[str], root: Path) -> tuple[float, float]:
 
 def demo_graph(gl: list[str], work: Path) -> Path:
     root = work / "demo-graph"
-    subprocess.run([*gl, "demo", str(root), "--fresh"], check=True, env=ENV,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [*gl, "demo", str(root), "--fresh"],
+        check=True,
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return root
 
 
@@ -125,8 +133,11 @@ def cases(gl: list[str], root: Path) -> list[Case]:
         Case("graphlake --help", 0.3, lambda: run_once([*gl, "--help"])),
         Case("graphlake --version", 0.3, lambda: run_once([*gl, "--version"])),
         Case("graphlake log (demo)", 1.0, lambda: run_once([*gl, "log", str(root)])),
-        Case("graphlake branch list (demo)", 1.0,
-             lambda: run_once([*gl, "branch", "list", str(root)])),
+        Case(
+            "graphlake branch list (demo)",
+            1.0,
+            lambda: run_once([*gl, "branch", "list", str(root)]),
+        ),
         Case("graphlake serve -> /health", 2.0, lambda: serve_once(gl, root)),
     ]
 
@@ -134,28 +145,44 @@ def cases(gl: list[str], root: Path) -> list[Case]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=7, help="processes per command (median)")
-    ap.add_argument("--demo", type=Path, default=None,
-                    help="an existing demo graph (default: build one in a temp folder)")
+    ap.add_argument(
+        "--demo",
+        type=Path,
+        default=None,
+        help="an existing demo graph (default: build one in a temp folder)",
+    )
     args = ap.parse_args()
     gl = graphlake_command()
     work = Path(tempfile.mkdtemp(prefix="gl-bench-cli-"))
     try:
         root = args.demo or demo_graph(gl, work)
-        print(f"{os.cpu_count()} cores, Python {sys.version.split()[0]}, command: "
-              f"{' '.join(gl)}, {args.runs} runs each, load {load_average()} at start\n",
-              flush=True)
+        print(
+            f"{os.cpu_count()} cores, Python {sys.version.split()[0]}, command: "
+            f"{' '.join(gl)}, {args.runs} runs each, load {load_average()} at start\n",
+            flush=True,
+        )
         rows = []
         for case in cases(gl, root):
             case.run()  # warm the OS file cache; not counted
             runs = [case.run() for _ in range(args.runs)]
             wall = median([w for w, _ in runs])
             cpu = median([c for _, c in runs])
-            rows.append([case.name, f"{wall:.3f}", f"{cpu:.3f}", f"{case.target_s:.1f}",
-                         "PASS" if wall <= case.target_s else "MISS"])
+            rows.append(
+                [
+                    case.name,
+                    f"{wall:.3f}",
+                    f"{cpu:.3f}",
+                    f"{case.target_s:.1f}",
+                    "PASS" if wall <= case.target_s else "MISS",
+                ]
+            )
             print(f"  {case.name}: wall {wall:.3f} s, CPU {cpu:.3f} s", flush=True)
         print()
-        print(render_table(["command", "wall s (median)", "CPU s (median)", "target s",
-                            "wall vs target"], rows))
+        print(
+            render_table(
+                ["command", "wall s (median)", "CPU s (median)", "target s", "wall vs target"], rows
+            )
+        )
         print(f"load at end: {load_average()}")
     finally:
         shutil.rmtree(work, ignore_errors=True)

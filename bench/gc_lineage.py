@@ -73,8 +73,12 @@ def run(rows: int, branches: int, writes: int, root: Path) -> None:
     import graphlake as gl
 
     g = gl.Graph.init(str(root), SCHEMA)
-    g.load(pa.table({"key": [f"k{i:07d}" for i in range(rows)],
-                     "n": pa.array(range(rows), pa.int64())}), table="Item")
+    g.load(
+        pa.table(
+            {"key": [f"k{i:07d}" for i in range(rows)], "n": pa.array(range(rows), pa.int64())}
+        ),
+        table="Item",
+    )
     merges: list[tuple[str, str]] = []
     for b in range(branches):
         g.create_branch(f"b{b}")
@@ -90,21 +94,28 @@ def run(rows: int, branches: int, writes: int, root: Path) -> None:
     report = g.gc(grace=dt.timedelta(0), reflog_keep=dt.timedelta(0))
     after = _bytes(root)
     kept, kept_bytes = _fork_manifests(g)
-    print(f"{rows:,} rows, {branches} branches (+{(branches + 1) // 2} nested), "
-          f"{writes} writes each")
-    print(f"bytes before gc {before:,}, after {after:,}; gc removed {report.bytes:,} bytes "
-          f"({report.versions} versions, {report.files} files)")
-    print(f"fork-version manifests present after gc: {kept} ({kept_bytes:,} bytes, "
-          f"{100 * kept_bytes / max(after, 1):.3f}% of the graph)")
+    print(
+        f"{rows:,} rows, {branches} branches (+{(branches + 1) // 2} nested), {writes} writes each"
+    )
+    print(
+        f"bytes before gc {before:,}, after {after:,}; gc removed {report.bytes:,} bytes "
+        f"({report.versions} versions, {report.files} files)"
+    )
+    print(
+        f"fork-version manifests present after gc: {kept} ({kept_bytes:,} bytes, "
+        f"{100 * kept_bytes / max(after, 1):.3f}% of the graph)"
+    )
     g = gl.Graph.open(str(root))
     for source, into in merges:
         start = time.perf_counter()
         r = g.merge(source, into=into, strategy="theirs")
         took = time.perf_counter() - start
         st = r.stats["Item"]
-        print(f"  merge {source:>8} -> {into:<5} {r.outcome:<7} discovery={st.discovery:<13}"
-              f" fallback={st.fallback!s:<16} rows_scanned={st.rows_scanned:>9,}"
-              f" {took * 1000:7.1f} ms")
+        print(
+            f"  merge {source:>8} -> {into:<5} {r.outcome:<7} discovery={st.discovery:<13}"
+            f" fallback={st.fallback!s:<16} rows_scanned={st.rows_scanned:>9,}"
+            f" {took * 1000:7.1f} ms"
+        )
 
 
 def main() -> None:

@@ -37,16 +37,22 @@ SCHEMA = "node Person { name: String @key  age: I32  city: String }"
 def build(root: Path, rows: int) -> gl.Graph:
     rng = np.random.default_rng(7)
     names = pa.array([f"P{i:08d}" for i in rng.permutation(rows)])
-    table = pa.table({"name": names,
-                      "age": pa.array(rng.integers(0, 100, rows), pa.int32()),
-                      "city": pa.array([f"city-{i % 977}" for i in range(rows)])})
+    table = pa.table(
+        {
+            "name": names,
+            "age": pa.array(rng.integers(0, 100, rows), pa.int32()),
+            "city": pa.array([f"city-{i % 977}" for i in range(rows)]),
+        }
+    )
     g = gl.Graph.init(root, SCHEMA)
     with g.write(message="load") as w:
         w.insert("Person", table)
     touched = names.take(pa.array(rng.choice(rows, rows // 100, replace=False)))
     with g.write(message="update 1%") as w:
-        w.update("Person", pa.table({"name": touched,
-                                     "age": pa.array(np.full(len(touched), 42), pa.int32())}))
+        w.update(
+            "Person",
+            pa.table({"name": touched, "age": pa.array(np.full(len(touched), 42), pa.int32())}),
+        )
     return g
 
 
@@ -70,8 +76,10 @@ def main() -> None:
     try:
         t0 = time.perf_counter()
         g = build(tmp / "g", args.rows)
-        print(f"{machine()}\n{args.rows:,} rows loaded + 1% updated in "
-              f"{time.perf_counter() - t0:.1f} s; median of {args.reps}\n")
+        print(
+            f"{machine()}\n{args.rows:,} rows loaded + 1% updated in "
+            f"{time.perf_counter() - t0:.1f} s; median of {args.reps}\n"
+        )
         snapshot = g.snapshot("main")
 
         def export(order: str | None) -> int:
@@ -79,8 +87,10 @@ def main() -> None:
 
         cases: list[tuple[str, Callable[[str | None], object]]] = [
             ("first page (limit 20)", lambda o: g.nodes("Person", limit=20, order_by=o)),
-            ("filtered page (age > 50, limit 20)",
-             lambda o: g.nodes("Person", where="age > 50", limit=20, order_by=o)),
+            (
+                "filtered page (age > 50, limit 20)",
+                lambda o: g.nodes("Person", where="age > 50", limit=20, order_by=o),
+            ),
             ("full table", lambda o: g.nodes("Person", order_by=o)),
             ("export batches", export),
         ]
@@ -89,8 +99,7 @@ def main() -> None:
             fn("id")  # warm the file cache for both
             unordered = median_s(lambda fn=fn: fn(None), args.reps)
             ordered = median_s(lambda fn=fn: fn("id"), args.reps)
-            print(f"{label:<36}{ordered:>11.3f}{unordered:>13.3f}"
-                  f"{ordered / unordered:>7.1f}x")
+            print(f"{label:<36}{ordered:>11.3f}{unordered:>13.3f}{ordered / unordered:>7.1f}x")
         print(f"\npeak RSS {peak_rss_mib():.0f} MiB")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -53,13 +53,13 @@ from _util import median, render_table  # noqa: E402
 SCHEMAS = {
     # (vector, constrained) -> schema text
     (False, False): "node Item { key: String @key  n: I64  tag: String? }\n"
-                    "edge Link: Item -> Item\n",
+    "edge Link: Item -> Item\n",
     (False, True): "node Item { key: String @key  n: I64  tag: String? @unique }\n"
-                   "edge Link: Item -> Item @card(0..3)\n",
+    "edge Link: Item -> Item @card(0..3)\n",
     (True, False): "node Item { key: String @key  n: I64  tag: String?  emb: Vector(128)? }\n"
-                   "edge Link: Item -> Item\n",
+    "edge Link: Item -> Item\n",
     (True, True): "node Item { key: String @key  n: I64  tag: String? @unique  "
-                  "emb: Vector(128)? }\nedge Link: Item -> Item @card(0..3)\n",
+    "emb: Vector(128)? }\nedge Link: Item -> Item @card(0..3)\n",
 }
 VARIANTS = {  # name -> (vector, constrained)
     "scalar": (False, False),
@@ -74,8 +74,20 @@ LINEAGE_TARGET = 1.5  # lineage merge time, largest / smallest size
 DOLT_TARGET = 10.0  # doltlite constrained merge time / graphlake constrained merge time
 RSS_TARGET_MB = 600.0  # walk fallback peak RSS, largest size, Vector(128)
 RSS_GROWTH_TARGET = 1.3  # ... and largest / one size down
-HEADER = ("system", "rows", "variant", "discovery", "merge ms", "runs", "Item route/disc",
-          "Link route/disc", "rows read d/l/s", "RSS base MB", "RSS peak MB", "check")
+HEADER = (
+    "system",
+    "rows",
+    "variant",
+    "discovery",
+    "merge ms",
+    "runs",
+    "Item route/disc",
+    "Link route/disc",
+    "rows read d/l/s",
+    "RSS base MB",
+    "RSS peak MB",
+    "check",
+)
 
 
 # --- the changes (the same rows in doltlite: see _doltlite.changes) ---------------------
@@ -87,10 +99,20 @@ def key(i: int) -> str:
 
 def changes(n: int) -> dict[str, dict[str, object]]:
     return {
-        "dev": {"insert": "new-dev", "update": key(n // 3), "delete": key(n // 2),
-                "value": -1, "tag": "nd"},
-        "main": {"insert": "new-main", "update": key(n // 4), "delete": key((2 * n) // 3),
-                 "value": -2, "tag": "nm"},
+        "dev": {
+            "insert": "new-dev",
+            "update": key(n // 3),
+            "delete": key(n // 2),
+            "value": -1,
+            "tag": "nd",
+        },
+        "main": {
+            "insert": "new-main",
+            "update": key(n // 4),
+            "delete": key((2 * n) // 3),
+            "value": -2,
+            "tag": "nm",
+        },
     }
 
 
@@ -123,8 +145,11 @@ def child_build(variant: str, n: int, folder: str) -> dict[str, float]:
     g = gl.Graph.init(folder, SCHEMAS[(vector, constrained)])
     rng = np.random.default_rng(n)
     keys = pa.array([key(i) for i in range(n)], type=pa.string())
-    cols = {"key": keys, "n": pa.array(np.arange(n, dtype=np.int64)),
-            "tag": pa.array([f"t{i}" for i in range(n)], type=pa.string())}
+    cols = {
+        "key": keys,
+        "n": pa.array(np.arange(n, dtype=np.int64)),
+        "tag": pa.array([f"t{i}" for i in range(n)], type=pa.string()),
+    }
     if vector:
         flat = pa.array(rng.random(n * 128, dtype=np.float32))
         cols["emb"] = pa.FixedSizeListArray.from_arrays(flat, 128)
@@ -134,8 +159,13 @@ def child_build(variant: str, n: int, folder: str) -> dict[str, float]:
     g.load(items, table="Item")
     t1 = time.perf_counter()
     del items
-    links = pa.table({"id": pa.array([f"e{i:07d}" for i in range(n - 1)], type=pa.string()),
-                      "src": keys.slice(0, n - 1), "dst": keys.slice(1)})
+    links = pa.table(
+        {
+            "id": pa.array([f"e{i:07d}" for i in range(n - 1)], type=pa.string()),
+            "src": keys.slice(0, n - 1),
+            "dst": keys.slice(1),
+        }
+    )
     g.load(links, table="Link")
     t2 = time.perf_counter()
     g.create_branch("dev")
@@ -171,25 +201,37 @@ def child_merge(folder: str, lineage: str, budget: int, n: int, profile: str) ->
         try:
             result = g.merge("dev", into="main", lineage=lineage, memory_budget=budget)
         except MergeMemoryError as exc:  # a refusal is a result too (never a partial merge)
-            print(json.dumps({"seconds": time.perf_counter() - t0, "rss_base_mb": base_rss,
-                              "rss_peak_mb": maxrss_mb(), "probes": dict(counts),
-                              "error": f"refused: {type(exc).__name__}"}))
+            print(
+                json.dumps(
+                    {
+                        "seconds": time.perf_counter() - t0,
+                        "rss_base_mb": base_rss,
+                        "rss_peak_mb": maxrss_mb(),
+                        "probes": dict(counts),
+                        "error": f"refused: {type(exc).__name__}",
+                    }
+                )
+            )
             return
         seconds = time.perf_counter() - t0
     if prof is not None:
         prof.disable()
         prof.dump_stats(profile)
     peak = maxrss_mb()
-    print(json.dumps({
-        "seconds": seconds,
-        "rss_base_mb": base_rss,
-        "rss_peak_mb": peak,
-        "probes": dict(counts),
-        "outcome": result.outcome,
-        "stats": {k: v.to_dict() for k, v in result.stats.items()},
-        "timings": result.timings,
-        "check": verify(g, n),
-    }))
+    print(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "rss_base_mb": base_rss,
+                "rss_peak_mb": peak,
+                "probes": dict(counts),
+                "outcome": result.outcome,
+                "stats": {k: v.to_dict() for k, v in result.stats.items()},
+                "timings": result.timings,
+                "check": verify(g, n),
+            }
+        )
+    )
 
 
 def verify(g, n: int) -> str:
@@ -247,8 +289,9 @@ class Measure:
 
 
 def run_child(args: list[str], what: str, script: Path = Path(__file__)) -> dict:
-    proc = subprocess.run([sys.executable, str(script), *args], capture_output=True,
-                          text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, str(script), *args], capture_output=True, text=True, check=False
+    )
     if proc.returncode != 0:
         sys.stderr.write(proc.stdout + proc.stderr)
         raise SystemExit(f"{what} failed (exit {proc.returncode})")
@@ -273,8 +316,7 @@ def build_graphlake(n: int, variants: list[str], work: Path) -> None:
         say(f"  {v}: Item {b['load_items_s']:.1f} s, Link {b['load_links_s']:.1f} s")
 
 
-def bench_graphlake(n: int, variant: str, work: Path, args: argparse.Namespace
-                    ) -> list[Measure]:
+def bench_graphlake(n: int, variant: str, work: Path, args: argparse.Namespace) -> list[Measure]:
     prepared = prepared_dir(work, variant, n)
     say(f"graphlake {variant} {human(n)}: merging")
     out = []
@@ -289,13 +331,17 @@ def bench_graphlake(n: int, variant: str, work: Path, args: argparse.Namespace
             if args.profile:
                 prof = str(args.profile_dir / f"{variant}-{n}-{lineage}-{i}.prof")
             try:
-                r = run_child(["--_child-merge", str(copy), lineage, str(args.memory_budget),
-                               str(n), prof], f"merge {variant} {n} lineage={lineage}")
+                r = run_child(
+                    ["--_child-merge", str(copy), lineage, str(args.memory_budget), str(n), prof],
+                    f"merge {variant} {n} lineage={lineage}",
+                )
             finally:
                 shutil.rmtree(copy, ignore_errors=True)
             m.runs.append(r)
-            say(f"  lineage={lineage} run {i + 1}: {r['seconds'] * 1e3:.1f} ms, "
-                f"peak {r['rss_peak_mb']:.0f} MB, {r.get('error') or r['check']}")
+            say(
+                f"  lineage={lineage} run {i + 1}: {r['seconds'] * 1e3:.1f} ms, "
+                f"peak {r['rss_peak_mb']:.0f} MB, {r.get('error') or r['check']}"
+            )
         out.append(m)
     shutil.rmtree(prepared, ignore_errors=True)
     return out
@@ -308,8 +354,11 @@ def bench_doltlite(n: int, constrained: bool, work: Path, args: argparse.Namespa
     prepared = work / f"dl-{variant}-{n}"
     shutil.rmtree(prepared, ignore_errors=True)
     say(f"doltlite {variant} {human(n)}: building")
-    built = run_child(["build", str(n), "1" if constrained else "0", str(prepared)],
-                      f"doltlite build {variant} {n}", script)
+    built = run_child(
+        ["build", str(n), "1" if constrained else "0", str(prepared)],
+        f"doltlite build {variant} {n}",
+        script,
+    )
     m.note = f"load {built['load_s']:.1f} s"
     settle()
     for i in range(args.lineage_runs):
@@ -318,8 +367,11 @@ def bench_doltlite(n: int, constrained: bool, work: Path, args: argparse.Namespa
         shutil.copytree(prepared, copy)
         settle()
         try:
-            r = run_child(["merge", str(copy), "1" if constrained else "0", str(n)],
-                          f"doltlite merge {variant} {n}", script)
+            r = run_child(
+                ["merge", str(copy), "1" if constrained else "0", str(n)],
+                f"doltlite merge {variant} {n}",
+                script,
+            )
         finally:
             shutil.rmtree(copy, ignore_errors=True)
         m.runs.append(r)
@@ -348,18 +400,43 @@ def _route(stats: dict | None) -> str:
 
 def measure_row(m: Measure) -> list[str]:
     if m.note.startswith("not run"):
-        return [m.system, human(m.rows), m.variant, m.discovery, "-", "0", "-", "-", "-",
-                "-", "-", m.note]
+        return [
+            m.system,
+            human(m.rows),
+            m.variant,
+            m.discovery,
+            "-",
+            "0",
+            "-",
+            "-",
+            "-",
+            "-",
+            "-",
+            m.note,
+        ]
     checks = sorted({r.get("error") or r["check"] for r in m.runs})
     if not m.ok_runs:
-        return [m.system, human(m.rows), m.variant, m.discovery, "-", str(len(m.runs)), "-",
-                "-", "-", f"{m.base_mb:,.0f}", f"{m.peak_mb:,.0f}", "; ".join(checks)]
+        return [
+            m.system,
+            human(m.rows),
+            m.variant,
+            m.discovery,
+            "-",
+            str(len(m.runs)),
+            "-",
+            "-",
+            "-",
+            f"{m.base_mb:,.0f}",
+            f"{m.peak_mb:,.0f}",
+            "; ".join(checks),
+        ]
     last = m.ok_runs[-1]
     if m.system == "graphlake":
         st = last["stats"]
         p = last["probes"]
-        read = (f"{p.get('discovery_rows', 0):,}/{p.get('lookup_rows', 0):,}/"
-                f"{p.get('lookup_scans', 0)}")
+        read = (
+            f"{p.get('discovery_rows', 0):,}/{p.get('lookup_rows', 0):,}/{p.get('lookup_scans', 0)}"
+        )
         disc = "lineage" if m.discovery == "on" else "walk"
         item, link = _route(st.get("Item")), _route(st.get("Link"))
     else:
@@ -367,9 +444,20 @@ def measure_row(m: Measure) -> list[str]:
     check = "; ".join(checks)
     if m.note:
         check = f"{check} ({m.note})"
-    return [m.system, human(m.rows), m.variant, disc, f"{m.seconds * 1e3:,.1f}",
-            str(len(m.runs)), item, link, read, f"{m.base_mb:,.0f}", f"{m.peak_mb:,.0f}",
-            check]
+    return [
+        m.system,
+        human(m.rows),
+        m.variant,
+        disc,
+        f"{m.seconds * 1e3:,.1f}",
+        str(len(m.runs)),
+        item,
+        link,
+        read,
+        f"{m.base_mb:,.0f}",
+        f"{m.peak_mb:,.0f}",
+        check,
+    ]
 
 
 PHASES = ("resolve_base", "discover", "classify", "validate", "publish")
@@ -399,17 +487,18 @@ def phase_rows(measures: list[Measure], phases: list[str]) -> list[list[str]]:
         ms = {ph: run["timings"].get(ph, 0.0) * 1e3 for ph in phases}
         total = run["seconds"] * 1e3
         top = max(phases, key=lambda ph: ms[ph])
-        rows.append([
-            f"{human(m.rows)} {m.variant} {'lineage' if m.discovery == 'on' else 'walk'}",
-            f"{total:,.1f}",
-            *(f"{ms[ph]:,.1f}" for ph in phases),
-            f"{top} {ms[top] / total:.0%}" if total > 0 else "-",
-        ])
+        rows.append(
+            [
+                f"{human(m.rows)} {m.variant} {'lineage' if m.discovery == 'on' else 'walk'}",
+                f"{total:,.1f}",
+                *(f"{ms[ph]:,.1f}" for ph in phases),
+                f"{top} {ms[top] / total:.0%}" if total > 0 else "-",
+            ]
+        )
     return rows
 
 
-def find(measures: list[Measure], system: str, n: int, variant: str, disc: str
-         ) -> Measure | None:
+def find(measures: list[Measure], system: str, n: int, variant: str, disc: str) -> Measure | None:
     for m in measures:
         if (m.system, m.rows, m.variant, m.discovery) == (system, n, variant, disc) and m.ok_runs:
             return m
@@ -420,8 +509,7 @@ def verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
 
-def target_rows(measures: list[Measure], sizes: list[int], variants: list[str]
-                ) -> list[list[str]]:
+def target_rows(measures: list[Measure], sizes: list[int], variants: list[str]) -> list[list[str]]:
     rows: list[list[str]] = []
     small, big = sizes[0], sizes[-1]
     for v in variants:
@@ -432,8 +520,14 @@ def target_rows(measures: list[Measure], sizes: list[int], variants: list[str]
             rows.append([label, "n/a", f"<= {LINEAGE_TARGET}x", "n/a"])
             continue
         ratio = b.seconds / a.seconds
-        rows.append([label, f"{b.seconds * 1e3:.0f} / {a.seconds * 1e3:.0f} ms = {ratio:.2f}x",
-                     f"<= {LINEAGE_TARGET}x", verdict(ratio <= LINEAGE_TARGET)])
+        rows.append(
+            [
+                label,
+                f"{b.seconds * 1e3:.0f} / {a.seconds * 1e3:.0f} ms = {ratio:.2f}x",
+                f"<= {LINEAGE_TARGET}x",
+                verdict(ratio <= LINEAGE_TARGET),
+            ]
+        )
     g = find(measures, "graphlake", big, "scalar+cons", "on")
     d = find(measures, "doltlite", big, "scalar+cons", "-")
     label = f"constrained merge {human(big)}: doltlite / graphlake"
@@ -442,16 +536,28 @@ def target_rows(measures: list[Measure], sizes: list[int], variants: list[str]
         rows.append([label, f"n/a ({why})", f">= {DOLT_TARGET:g}x", "n/a"])
     else:
         ratio = d.seconds / g.seconds
-        rows.append([label, f"{d.seconds * 1e3:,.0f} / {g.seconds * 1e3:,.0f} ms = "
-                     f"{ratio:.1f}x", f">= {DOLT_TARGET:g}x", verdict(ratio >= DOLT_TARGET)])
+        rows.append(
+            [
+                label,
+                f"{d.seconds * 1e3:,.0f} / {g.seconds * 1e3:,.0f} ms = {ratio:.1f}x",
+                f">= {DOLT_TARGET:g}x",
+                verdict(ratio >= DOLT_TARGET),
+            ]
+        )
     for v in (v for v in variants if VARIANTS[v][0]):
         b = find(measures, "graphlake", big, v, "off")
         label = f"walk fallback {human(big)}, {v}: peak RSS"
         if b is None:
             rows.append([label, "n/a", f"<= {RSS_TARGET_MB:g} MB", "n/a"])
             continue
-        rows.append([label, f"{b.peak_mb:,.0f} MB (base {b.base_mb:,.0f})",
-                     f"<= {RSS_TARGET_MB:g} MB", verdict(b.peak_mb <= RSS_TARGET_MB)])
+        rows.append(
+            [
+                label,
+                f"{b.peak_mb:,.0f} MB (base {b.base_mb:,.0f})",
+                f"<= {RSS_TARGET_MB:g} MB",
+                verdict(b.peak_mb <= RSS_TARGET_MB),
+            ]
+        )
         if len(sizes) < 2:
             continue
         prev = sizes[-2]
@@ -461,8 +567,14 @@ def target_rows(measures: list[Measure], sizes: list[int], variants: list[str]
             rows.append([label, "n/a", f"<= {RSS_GROWTH_TARGET}x", "n/a"])
             continue
         ratio = b.peak_mb / a.peak_mb
-        rows.append([label, f"{b.peak_mb:,.0f} / {a.peak_mb:,.0f} MB = {ratio:.2f}x",
-                     f"<= {RSS_GROWTH_TARGET}x", verdict(ratio <= RSS_GROWTH_TARGET)])
+        rows.append(
+            [
+                label,
+                f"{b.peak_mb:,.0f} / {a.peak_mb:,.0f} MB = {ratio:.2f}x",
+                f"<= {RSS_GROWTH_TARGET}x",
+                verdict(ratio <= RSS_GROWTH_TARGET),
+            ]
+        )
     return rows
 
 
@@ -477,10 +589,12 @@ def machine_line() -> str:
         ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     except (ValueError, OSError, AttributeError):
         ram = float("nan")
-    return (f"{os.cpu_count()} cores, {ram:.1f} GiB RAM, {platform.system()} "
-            f"{platform.machine()}, Python {platform.python_version()}, "
-            f"pylance {v('pylance')}, duckdb {v('duckdb')}, pyarrow {v('pyarrow')}, "
-            f"doltlite {v('doltlite')}")
+    return (
+        f"{os.cpu_count()} cores, {ram:.1f} GiB RAM, {platform.system()} "
+        f"{platform.machine()}, Python {platform.python_version()}, "
+        f"pylance {v('pylance')}, duckdb {v('duckdb')}, pyarrow {v('pyarrow')}, "
+        f"doltlite {v('doltlite')}"
+    )
 
 
 def loadavg() -> str:
@@ -505,23 +619,48 @@ def parse_sizes(text: str) -> list[int]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--sizes", default=None, help="rows per table, comma separated "
-                   "(default 10000,100000,1000000)")
-    p.add_argument("--quick", action="store_true",
-                   help="sizes 2000,20000, variants scalar+cons and vec128, one run each")
-    p.add_argument("--variants", default=None,
-                   help=f"comma separated, of: {', '.join(VARIANTS)} (default: all)")
-    p.add_argument("--runs", type=int, default=None,
-                   help="walk merges per figure (3; quick 1)")
-    p.add_argument("--lineage-runs", type=int, default=None,
-                   help="lineage and doltlite merges per figure (5; quick 1)")
-    p.add_argument("--memory-budget", type=int, default=256 * 2**20,
-                   help="memory_budget of the merges, bytes (256 MiB)")
+    p.add_argument(
+        "--sizes",
+        default=None,
+        help="rows per table, comma separated (default 10000,100000,1000000)",
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="sizes 2000,20000, variants scalar+cons and vec128, one run each",
+    )
+    p.add_argument(
+        "--variants",
+        default=None,
+        help=f"comma separated, of: {', '.join(VARIANTS)} (default: all)",
+    )
+    p.add_argument("--runs", type=int, default=None, help="walk merges per figure (3; quick 1)")
+    p.add_argument(
+        "--lineage-runs",
+        type=int,
+        default=None,
+        help="lineage and doltlite merges per figure (5; quick 1)",
+    )
+    p.add_argument(
+        "--memory-budget",
+        type=int,
+        default=256 * 2**20,
+        help="memory_budget of the merges, bytes (256 MiB)",
+    )
     p.add_argument("--no-doltlite", action="store_true", help="skip doltlite")
-    p.add_argument("--doltlite-max", type=int, default=1_000_000,
-                   help="largest size doltlite is loaded at (bulk load is slow)")
-    p.add_argument("--profile", type=Path, default=None, metavar="DIR",
-                   help="write a cProfile file per graphlake merge into DIR")
+    p.add_argument(
+        "--doltlite-max",
+        type=int,
+        default=1_000_000,
+        help="largest size doltlite is loaded at (bulk load is slow)",
+    )
+    p.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write a cProfile file per graphlake merge into DIR",
+    )
     p.add_argument("--workdir", type=Path, default=None, help="scratch folder (temp dir)")
     p.add_argument("--_child-build", nargs="+", help=argparse.SUPPRESS)
     p.add_argument("--_child-merge", nargs=5, help=argparse.SUPPRESS)
@@ -535,10 +674,16 @@ def main(argv: list[str] | None = None) -> int:
         child_merge(folder, lineage, int(budget), int(n), prof)
         return 0
 
-    sizes = parse_sizes(args.sizes) if args.sizes else list(
-        QUICK_SIZES if args.quick else DEFAULT_SIZES)
-    variants = (args.variants.split(",") if args.variants
-                else list(QUICK_VARIANTS if args.quick else VARIANTS))
+    sizes = (
+        parse_sizes(args.sizes)
+        if args.sizes
+        else list(QUICK_SIZES if args.quick else DEFAULT_SIZES)
+    )
+    variants = (
+        args.variants.split(",")
+        if args.variants
+        else list(QUICK_VARIANTS if args.quick else VARIANTS)
+    )
     for v in variants:
         if v not in VARIANTS:
             p.error(f"unknown variant {v!r}")
@@ -563,13 +708,22 @@ def main(argv: list[str] | None = None) -> int:
             for constrained in (False, True):
                 variant = "scalar+cons" if constrained else "scalar"
                 if not run_dolt:
-                    why = ("not run: doltlite not installed (.venv/bin/pip install doltlite)"
-                           if not have_dolt else "not run: --no-doltlite")
+                    why = (
+                        "not run: doltlite not installed (.venv/bin/pip install doltlite)"
+                        if not have_dolt
+                        else "not run: --no-doltlite"
+                    )
                     measures.append(Measure("doltlite", n, variant, "-", note=why))
                 elif n > args.doltlite_max:
-                    measures.append(Measure("doltlite", n, variant, "-",
-                                            note=f"not run: above --doltlite-max "
-                                                 f"{args.doltlite_max:,}"))
+                    measures.append(
+                        Measure(
+                            "doltlite",
+                            n,
+                            variant,
+                            "-",
+                            note=f"not run: above --doltlite-max {args.doltlite_max:,}",
+                        )
+                    )
                 else:
                     measures.append(bench_doltlite(n, constrained, work, args))
     finally:
@@ -595,12 +749,15 @@ def main(argv: list[str] | None = None) -> int:
         "RSS = ru_maxrss in MB (10^6 B) before / at the end of the merge",
         "",
         "where the time goes (graphlake: MergeResult.timings of the median run, ms)",
-        render_table(("merge", "total", *phases_of(measures), "largest"),
-                     phase_rows(measures, phases_of(measures))),
+        render_table(
+            ("merge", "total", *phases_of(measures), "largest"),
+            phase_rows(measures, phases_of(measures)),
+        ),
         "",
         "targets (ratios from this run)",
-        render_table(("check", "measured", "target", "verdict"),
-                     target_rows(measures, sizes, variants)),
+        render_table(
+            ("check", "measured", "target", "verdict"), target_rows(measures, sizes, variants)
+        ),
     ]
     if not have_dolt:
         lines += ["", "doltlite not installed: .venv/bin/pip install doltlite"]

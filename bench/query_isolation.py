@@ -34,8 +34,11 @@ from graphlake.read.sql import SqlLimits, run_sql
 SCHEMA = "node Person { name: String @key  age: I32? }\nedge Knows: Person -> Person"
 QUERIES = {
     "sql SELECT 1": ("sql", "SELECT 1 AS x", None),
-    "cypher 1-hop": ("cypher", "MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN b.name",
-                     {"s": "p7"}),
+    "cypher 1-hop": (
+        "cypher",
+        "MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN b.name",
+        {"s": "p7"},
+    ),
     "cypher count": ("cypher", "MATCH (p:Person) RETURN count(*) AS n", None),
 }
 
@@ -44,8 +47,14 @@ def build(root: str, nodes: int = 1000) -> gl.Graph:
     g = gl.Graph.init(root, SCHEMA)
     with g.write(message="seed") as w:
         w.insert("Person", [{"name": f"p{i}", "age": i % 90} for i in range(nodes)])
-        w.insert("Knows", [{"id": f"k{i}-{j}", "src": f"p{i}", "dst": f"p{(i * 7 + j) % nodes}"}
-                           for i in range(nodes) for j in range(3)])
+        w.insert(
+            "Knows",
+            [
+                {"id": f"k{i}-{j}", "src": f"p{i}", "dst": f"p{(i * 7 + j) % nodes}"}
+                for i in range(nodes)
+                for j in range(3)
+            ],
+        )
     return g
 
 
@@ -72,16 +81,16 @@ def main() -> None:
                     run_query(snap, text, params, limits=limits)
                 inproc.append(time.perf_counter() - t)
                 t = time.perf_counter()
-                run_isolated(workers, kind, snap, text, params=params, limits=limits,
-                             memory_name="m")
+                run_isolated(
+                    workers, kind, snap, text, params=params, limits=limits, memory_name="m"
+                )
                 isolated.append(time.perf_counter() - t)
             a, b = median(inproc) * 1000, median(isolated) * 1000
             rows.append([name, f"{a:.1f}", f"{b:.1f}", f"{b - a:+.1f}", f"{b / a:.2f}x"])
         workers.close()
     print(f"{machine()}; load {load_average()}; {args.n} queries of each kind, median")
     print(f"worker start-up (once per worker, in the background): {startup:.2f} s")
-    print(render_table(["query", "in-process ms", "isolated ms", "overhead ms", "ratio"],
-                       rows))
+    print(render_table(["query", "in-process ms", "isolated ms", "overhead ms", "ratio"], rows))
 
 
 if __name__ == "__main__":

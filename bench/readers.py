@@ -46,13 +46,15 @@ def build(path: Path, rows: int, chunk: int = 100_000) -> None:
         n = min(chunk, rows - start)
         keys = np.arange(start, start + n, dtype=np.int64)
         emb = rng.standard_normal((n, 128), dtype=np.float32)
-        table = pa.table({
-            "id": pa.array([str(k) for k in keys]),
-            "k": keys,
-            "emb": pa.FixedSizeListArray.from_arrays(pa.array(emb.ravel()), 128),
-            "text": pa.array([f"sample text number {k}" for k in keys]),
-            "label": pa.array(keys % 10, pa.int32()),
-        })
+        table = pa.table(
+            {
+                "id": pa.array([str(k) for k in keys]),
+                "k": keys,
+                "emb": pa.FixedSizeListArray.from_arrays(pa.array(emb.ravel()), 128),
+                "text": pa.array([f"sample text number {k}" for k in keys]),
+                "label": pa.array(keys % 10, pa.int32()),
+            }
+        )
         g.load(table, table="Sample", message=f"rows {start}..")
 
 
@@ -95,8 +97,9 @@ def loader_of(kind: str, path: Path, workers: int, batch_size: int):
         state = g.head().tables["Sample"]
         lance_ds = g.repo.tables.open(state)
         # lance.torch's own converter refuses strings: give it graphlake's (same output).
-        ds = LanceDataset(lance_ds, batch_size=batch_size, columns=COLUMNS,
-                          to_tensor_fn=_batch_tensors)
+        ds = LanceDataset(
+            lance_ds, batch_size=batch_size, columns=COLUMNS, to_tensor_fn=_batch_tensors
+        )
     kwargs = {"multiprocessing_context": "spawn"} if workers else {}
     return tud.DataLoader(ds, batch_size=None, num_workers=workers, **kwargs)
 
@@ -113,11 +116,13 @@ def python_loop(path: Path, batch_size: int) -> tuple[int, float]:
     table = g.nodes("Sample", columns=COLUMNS)
     records = table.to_pylist()
     for i in range(0, len(records), batch_size):
-        chunk = records[i:i + batch_size]
-        batch = {"k": torch.tensor([r["k"] for r in chunk]),
-                 "emb": torch.tensor([r["emb"] for r in chunk]),
-                 "label": torch.tensor([r["label"] for r in chunk]),
-                 "text": [r["text"] for r in chunk]}
+        chunk = records[i : i + batch_size]
+        batch = {
+            "k": torch.tensor([r["k"] for r in chunk]),
+            "emb": torch.tensor([r["emb"] for r in chunk]),
+            "label": torch.tensor([r["label"] for r in chunk]),
+            "text": [r["text"] for r in chunk],
+        }
         rows += len(batch["k"])
     return rows, time.perf_counter() - started
 
@@ -179,8 +184,20 @@ def memory_child(path: Path, workers: int, batch_size: int) -> None:
 
 def epoch_memory(path: Path, workers: int, batch_size: int) -> dict:
     out = subprocess.run(
-        [sys.executable, __file__, "--memory-child", str(path), "--workers", str(workers),
-         "--batch-size", str(batch_size)], capture_output=True, text=True, check=True)
+        [
+            sys.executable,
+            __file__,
+            "--memory-child",
+            str(path),
+            "--workers",
+            str(workers),
+            "--batch-size",
+            str(batch_size),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -190,8 +207,9 @@ def ranks(path: Path) -> dict:
     g = gl.Graph.open(path)
 
     def keys(rank: int, epoch: int) -> list[int]:
-        ds = g.to_torch("Sample", columns=["k"], batch_size=512, shuffle=42, rank=rank,
-                        world_size=2)
+        ds = g.to_torch(
+            "Sample", columns=["k"], batch_size=512, shuffle=42, rank=rank, world_size=2
+        )
         ds.set_epoch(epoch)
         out = [k for b in ds for k in b["k"].tolist()]
         ds.close()
@@ -211,8 +229,12 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--batch-size", type=int, default=1024)
-    parser.add_argument("--loop-rows", type=int, default=100_000,
-                        help="rows for the g.nodes() + Python loop baseline (it is slow)")
+    parser.add_argument(
+        "--loop-rows",
+        type=int,
+        default=100_000,
+        help="rows for the g.nodes() + Python loop baseline (it is slow)",
+    )
     parser.add_argument("--memory-child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.memory_child:
@@ -229,14 +251,17 @@ def main() -> None:
         build(big, args.rows)
         build(small, args.rows // 10)
         build(loop, min(args.loop_rows, args.rows))
-        print(f"built {args.rows:,} + {args.rows // 10:,} + {min(args.loop_rows, args.rows):,}"
-              f" rows in {time.perf_counter() - t0:.1f} s")
+        print(
+            f"built {args.rows:,} + {args.rows // 10:,} + {min(args.loop_rows, args.rows):,}"
+            f" rows in {time.perf_counter() - t0:.1f} s"
+        )
 
         results: dict[str, list[float]] = {}
         steady: dict[str, list[float]] = {}
         for kind in ("lance.torch", "graphlake", "lance.torch", "graphlake"):  # alternate
-            rows, s = _epoch(loader_of(kind, big, args.workers, args.batch_size),
-                             steady.setdefault(kind, []))
+            rows, s = _epoch(
+                loader_of(kind, big, args.workers, args.batch_size), steady.setdefault(kind, [])
+            )
             assert rows == args.rows, (kind, rows)
             results.setdefault(kind, []).append(rows / s)
         in_process = []
@@ -247,23 +272,31 @@ def main() -> None:
         ours_steady, theirs_steady = max(steady["graphlake"]), max(steady["lance.torch"])
         loop_rows, loop_s = python_loop(loop, args.batch_size)
         baseline = loop_rows / loop_s
-        print(f"to_torch:    {ours:12,.0f} rows/s per epoch, {ours_steady:,.0f} after the "
-              f"first batch (best of 2, {args.workers} workers, batch {args.batch_size})")
-        print(f"lance.torch: {theirs:12,.0f} rows/s per epoch, {theirs_steady:,.0f} after the "
-              f"first batch -> to_torch is {ours / theirs:.2f}x / "
-              f"{ours_steady / theirs_steady:.2f}x (target >= 0.80)")
+        print(
+            f"to_torch:    {ours:12,.0f} rows/s per epoch, {ours_steady:,.0f} after the "
+            f"first batch (best of 2, {args.workers} workers, batch {args.batch_size})"
+        )
+        print(
+            f"lance.torch: {theirs:12,.0f} rows/s per epoch, {theirs_steady:,.0f} after the "
+            f"first batch -> to_torch is {ours / theirs:.2f}x / "
+            f"{ours_steady / theirs_steady:.2f}x (target >= 0.80)"
+        )
         print(f"to_torch in process (0 workers): {max(in_process):,.0f} rows/s")
-        print(f"nodes+loop:  {baseline:12,.0f} rows/s ({loop_rows:,} rows) -> to_torch is "
-              f"{ours / baseline:.1f}x per epoch with {args.workers} workers, "
-              f"{ours_steady / baseline:.1f}x after the first batch, "
-              f"{max(in_process) / baseline:.1f}x in process (target >= 20)")
+        print(
+            f"nodes+loop:  {baseline:12,.0f} rows/s ({loop_rows:,} rows) -> to_torch is "
+            f"{ours / baseline:.1f}x per epoch with {args.workers} workers, "
+            f"{ours_steady / baseline:.1f}x after the first batch, "
+            f"{max(in_process) / baseline:.1f}x in process (target >= 20)"
+        )
 
         m_big = epoch_memory(big, args.workers, args.batch_size)
         m_small = epoch_memory(small, args.workers, args.batch_size)
         ratio = m_big["peak_pss_mib"] / m_small["peak_pss_mib"]
-        print(f"peak PSS, loader + workers: {m_big['peak_pss_mib']:.0f} MiB for "
-              f"{m_big['rows']:,} rows, {m_small['peak_pss_mib']:.0f} MiB for "
-              f"{m_small['rows']:,} rows -> {ratio:.2f}x (target <= 1.5)")
+        print(
+            f"peak PSS, loader + workers: {m_big['peak_pss_mib']:.0f} MiB for "
+            f"{m_big['rows']:,} rows, {m_small['peak_pss_mib']:.0f} MiB for "
+            f"{m_small['rows']:,} rows -> {ratio:.2f}x (target <= 1.5)"
+        )
         print("ranks 0/2 and 1/2:", ranks(small))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

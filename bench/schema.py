@@ -79,11 +79,16 @@ def build(root: Path, n: int):
     with g.write(message="load") as w:
         for lo in range(0, n, 100_000):
             hi = min(n, lo + 100_000)
-            w.insert("Item", pa.table({
-                "key": pa.array([f"k{i:08d}" for i in range(lo, hi)]),
-                "score": pa.array([float(i) for i in range(lo, hi)]),
-                "emb": vectors(hi - lo, lo),
-            }))
+            w.insert(
+                "Item",
+                pa.table(
+                    {
+                        "key": pa.array([f"k{i:08d}" for i in range(lo, hi)]),
+                        "score": pa.array([float(i) for i in range(lo, hi)]),
+                        "emb": vectors(hi - lo, lo),
+                    }
+                ),
+            )
     return g
 
 
@@ -97,9 +102,11 @@ def run(root: Path, n: int) -> dict[str, float]:
     for label in ("add", "rename", "drop"):
         fig[f"{label}_s"], fig[f"{label}_bytes"] = float("inf"), 0
     for i in range(REPEATS):  # the median of the wall times, the largest byte count
-        steps = [("add", schema(f"note{i}: String?")),
-                 ("rename", schema(f"memo{i}: String? @renamed_from(note{i})")),
-                 ("drop", schema())]
+        steps = [
+            ("add", schema(f"note{i}: String?")),
+            ("rename", schema(f"memo{i}: String? @renamed_from(note{i})")),
+            ("drop", schema()),
+        ]
         for label, text in steps:
             secs, written, _ = measured(root, lambda t=text: g.apply_schema(t, "ops"))
             fig.setdefault(f"{label}_all", []).append(secs)
@@ -124,8 +131,12 @@ def run(root: Path, n: int) -> dict[str, float]:
         g.apply_schema(schema(f"tag{i}: String?"), f"so{i}")
     # Main updates 1% of the rows (whole rows: the update path writes them).
     step = 100
-    changed = pa.table({"key": keys.take(pa.array(range(0, n, step))),
-                        "score": pa.array([-1.0] * len(range(0, n, step)))})
+    changed = pa.table(
+        {
+            "key": keys.take(pa.array(range(0, n, step))),
+            "score": pa.array([-1.0] * len(range(0, n, step))),
+        }
+    )
     secs, one_pct, _ = measured(root, lambda: _update(g, changed))
     fig["one_pct_bytes"] = one_pct
     secs, written, r = measured(root, lambda: g.merge("bf", into="main"))
@@ -155,35 +166,91 @@ def report(small: dict, big: dict) -> str:
     rows = []
     meta_cap = big["table_bytes"] * META_FRACTION
     for label in ("add", "rename", "drop"):
-        rows.append((f"{label} property: bytes written", f"{small[f'{label}_bytes']:,}",
-                     f"{big[f'{label}_bytes']:,}", f"<= {meta_cap:,.0f}",
-                     verdict(big[f"{label}_bytes"] <= meta_cap)))
+        rows.append(
+            (
+                f"{label} property: bytes written",
+                f"{small[f'{label}_bytes']:,}",
+                f"{big[f'{label}_bytes']:,}",
+                f"<= {meta_cap:,.0f}",
+                verdict(big[f"{label}_bytes"] <= meta_cap),
+            )
+        )
         ratio = big[f"{label}_s"] / small[f"{label}_s"]
-        rows.append((f"{label} property: wall time", f"{small[f'{label}_s'] * 1000:.0f} ms",
-                     f"{big[f'{label}_s'] * 1000:.0f} ms", f"big/10k <= {RATIO}x",
-                     f"{ratio:.2f}x {verdict(ratio <= RATIO)}"))
+        rows.append(
+            (
+                f"{label} property: wall time",
+                f"{small[f'{label}_s'] * 1000:.0f} ms",
+                f"{big[f'{label}_s'] * 1000:.0f} ms",
+                f"big/10k <= {RATIO}x",
+                f"{ratio:.2f}x {verdict(ratio <= RATIO)}",
+            )
+        )
     cap = COLUMN_SLACK * big["column_bytes"]
-    rows.append(("backfill Vector(128): bytes written", f"{small['backfill_bytes']:,}",
-                 f"{big['backfill_bytes']:,}", f"<= {cap:,.0f}",
-                 verdict(big["backfill_bytes"] <= cap)))
-    rows.append(("backfill Vector(128): wall time", f"{small['backfill_s']:.2f} s",
-                 f"{big['backfill_s']:.2f} s", "-", "-"))
+    rows.append(
+        (
+            "backfill Vector(128): bytes written",
+            f"{small['backfill_bytes']:,}",
+            f"{big['backfill_bytes']:,}",
+            f"<= {cap:,.0f}",
+            verdict(big["backfill_bytes"] <= cap),
+        )
+    )
+    rows.append(
+        (
+            "backfill Vector(128): wall time",
+            f"{small['backfill_s']:.2f} s",
+            f"{big['backfill_s']:.2f} s",
+            "-",
+            "-",
+        )
+    )
     cap = COLUMN_SLACK * (big["column_bytes"] + big["one_pct_bytes"])
-    rows.append(("merge backfill into main (1% updated): bytes", f"{small['merge_bf_bytes']:,}",
-                 f"{big['merge_bf_bytes']:,}", f"<= {cap:,.0f}",
-                 verdict(big["merge_bf_bytes"] <= cap and not big["merge_bf_conflicts"])))
-    rows.append(("merge backfill: route / conflicts",
-                 f"{small['merge_bf_route']} / {small['merge_bf_conflicts']}",
-                 f"{big['merge_bf_route']} / {big['merge_bf_conflicts']}", "no conflict", "-"))
-    rows.append(("merge backfill: wall time", f"{small['merge_bf_s']:.2f} s",
-                 f"{big['merge_bf_s']:.2f} s", "-", "-"))
+    rows.append(
+        (
+            "merge backfill into main (1% updated): bytes",
+            f"{small['merge_bf_bytes']:,}",
+            f"{big['merge_bf_bytes']:,}",
+            f"<= {cap:,.0f}",
+            verdict(big["merge_bf_bytes"] <= cap and not big["merge_bf_conflicts"]),
+        )
+    )
+    rows.append(
+        (
+            "merge backfill: route / conflicts",
+            f"{small['merge_bf_route']} / {small['merge_bf_conflicts']}",
+            f"{big['merge_bf_route']} / {big['merge_bf_conflicts']}",
+            "no conflict",
+            "-",
+        )
+    )
+    rows.append(
+        (
+            "merge backfill: wall time",
+            f"{small['merge_bf_s']:.2f} s",
+            f"{big['merge_bf_s']:.2f} s",
+            "-",
+            "-",
+        )
+    )
     ratio = big["merge_so_s"] / small["merge_so_s"]
-    rows.append(("merge schema-only branch: wall time", f"{small['merge_so_s'] * 1000:.0f} ms",
-                 f"{big['merge_so_s'] * 1000:.0f} ms", f"big/10k <= {RATIO}x",
-                 f"{ratio:.2f}x {verdict(ratio <= RATIO)}"))
-    rows.append(("merge schema-only branch: bytes written", f"{small['merge_so_bytes']:,}",
-                 f"{big['merge_so_bytes']:,}", f"<= {meta_cap:,.0f}",
-                 verdict(big["merge_so_bytes"] <= meta_cap)))
+    rows.append(
+        (
+            "merge schema-only branch: wall time",
+            f"{small['merge_so_s'] * 1000:.0f} ms",
+            f"{big['merge_so_s'] * 1000:.0f} ms",
+            f"big/10k <= {RATIO}x",
+            f"{ratio:.2f}x {verdict(ratio <= RATIO)}",
+        )
+    )
+    rows.append(
+        (
+            "merge schema-only branch: bytes written",
+            f"{small['merge_so_bytes']:,}",
+            f"{big['merge_so_bytes']:,}",
+            f"<= {meta_cap:,.0f}",
+            verdict(big["merge_so_bytes"] <= meta_cap),
+        )
+    )
     return render_table(HEADER, rows)
 
 
@@ -206,11 +273,15 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if args.workdir is None:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"graphlake schema benchmark: {rows:,} rows with a Vector({DIM}) vs "
-          f"{small_rows:,}; {machine()}; load {load}")
-    print(f"table size: {small['table_bytes']:,} / {big['table_bytes']:,} bytes; "
-          f"new column {big['column_bytes']:,} bytes; 1% update wrote "
-          f"{big['one_pct_bytes']:,} bytes")
+    print(
+        f"graphlake schema benchmark: {rows:,} rows with a Vector({DIM}) vs "
+        f"{small_rows:,}; {machine()}; load {load}"
+    )
+    print(
+        f"table size: {small['table_bytes']:,} / {big['table_bytes']:,} bytes; "
+        f"new column {big['column_bytes']:,} bytes; 1% update wrote "
+        f"{big['one_pct_bytes']:,} bytes"
+    )
     print(report(small, big))
     return 0
 

@@ -59,8 +59,10 @@ def main(argv: list[str]) -> int:
                 gl.Graph.open(str(workdir / size)).optimize("main")
             figures[size] = merges(workdir / size, "o" if do_optimize else "p")
         (s_t, s_b), (b_t, b_b) = figures["small"], figures["big"]
-        print(f"{label}: 10k {s_t * 1000:.0f} ms / {s_b:,} B; big {b_t * 1000:.0f} ms / "
-              f"{b_b:,} B; big/10k {b_t / s_t:.2f}x")
+        print(
+            f"{label}: 10k {s_t * 1000:.0f} ms / {s_b:,} B; big {b_t * 1000:.0f} ms / "
+            f"{b_b:,} B; big/10k {b_t / s_t:.2f}x"
+        )
     return 0
 
 

@@ -37,8 +37,16 @@ def build(root: Path, n: int, with_schema_change: bool):
     g = gl.Graph.init(str(root), SCHEMA.format(extra=""))
     keys = pa.array([f"k{i:08d}" for i in range(n)])
     with g.write(message="load") as w:
-        w.insert("Item", pa.table({"key": keys, "score": pa.array([float(i) for i in range(n)]),
-                                   "age": pa.array(list(range(n)), pa.int32())}))
+        w.insert(
+            "Item",
+            pa.table(
+                {
+                    "key": keys,
+                    "score": pa.array([float(i) for i in range(n)]),
+                    "age": pa.array(list(range(n)), pa.int32()),
+                }
+            ),
+        )
     g.create_branch("source")
     g.create_branch("target")
     if with_schema_change:
@@ -58,8 +66,14 @@ def measure(root: Path, n: int, with_schema_change: bool) -> tuple[str, ...]:
     secs = time.perf_counter() - start
     st = r.stats["Item"]
     label = "columns differ (walk)" if with_schema_change else "same columns (reference)"
-    return (label, f"{secs:.2f} s", str(st.discovery), f"{st.rows_scanned:,}",
-            f"{st.source_changes:,} + {st.target_changes:,}", str(len(r.conflicts)))
+    return (
+        label,
+        f"{secs:.2f} s",
+        str(st.discovery),
+        f"{st.rows_scanned:,}",
+        f"{st.source_changes:,} + {st.target_changes:,}",
+        str(len(r.conflicts)),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,13 +85,16 @@ def main(argv: list[str] | None = None) -> int:
     work = args.workdir or Path(tempfile.mkdtemp(prefix="graphlake-schema-rows-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
-        rows = [measure(work / f"g{i}", args.rows, change)
-                for i, change in enumerate((False, True))]
+        rows = [
+            measure(work / f"g{i}", args.rows, change) for i, change in enumerate((False, True))
+        ]
     finally:
         if args.workdir is None:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"graphlake schema-rows benchmark: {args.rows:,} rows, 1% updated on each side; "
-          f"{machine()}; load {load}")
+    print(
+        f"graphlake schema-rows benchmark: {args.rows:,} rows, 1% updated on each side; "
+        f"{machine()}; load {load}"
+    )
     print(render_table(HEADER, rows))
     return 0
 

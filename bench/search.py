@@ -51,7 +51,7 @@ def make_vectors(rows: int, dim: int, seed: int = 42) -> np.ndarray:
     out = np.empty((rows, dim), dtype=np.float32)
     for lo in range(0, rows, 100_000):  # chunked: 1M x 128 of float64 noise is 1 GiB
         n = min(100_000, rows - lo)
-        out[lo:lo + n] = centres[rng.integers(0, 256, n)] + 0.5 * rng.normal(size=(n, dim))
+        out[lo : lo + n] = centres[rng.integers(0, 256, n)] + 0.5 * rng.normal(size=(n, dim))
     return out
 
 
@@ -60,17 +60,19 @@ def exact_top10(vectors: np.ndarray, queries: np.ndarray) -> list[set[int]]:
     qs = queries / np.linalg.norm(queries, axis=1, keepdims=True)
     out = []
     for lo in range(0, len(qs), 64):
-        sims = qs[lo:lo + 64] @ unit.T
+        sims = qs[lo : lo + 64] @ unit.T
         out += [set(np.argpartition(-s, 10)[:10].tolist()) for s in sims]
     return out
 
 
 def arrow(vectors: np.ndarray, lo: int = 0) -> pa.Table:
     n, dim = vectors.shape
-    return pa.table({
-        "name": pa.array([f"v{i}" for i in range(lo, lo + n)]),
-        "e": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), dim),
-    })
+    return pa.table(
+        {
+            "name": pa.array([f"v{i}" for i in range(lo, lo + n)]),
+            "e": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), dim),
+        }
+    )
 
 
 def schema(dim: int, indexed: bool) -> str:
@@ -90,6 +92,7 @@ def graphlake_query(g: gl.Graph) -> Callable[[np.ndarray], list[int]]:
     def run(q: np.ndarray) -> list[int]:
         t = g.search("V", vector=q, k=10, columns=["name"])
         return [int(n[1:]) for n in t["name"].to_pylist()]
+
     return run
 
 
@@ -110,14 +113,21 @@ def lancedb_table(root: Path, vectors: np.ndarray) -> tuple[object, float]:
 def lancedb_query(tbl: object) -> Callable[[np.ndarray], list[int]]:
     def run(q: np.ndarray) -> list[int]:
         query = tbl.search(q, vector_column_name="e")  # type: ignore[attr-defined]
-        t = (query.distance_type("cosine").limit(10).refine_factor(REFINE_FACTOR)
-             .select(["name"]).to_arrow())
+        t = (
+            query.distance_type("cosine")
+            .limit(10)
+            .refine_factor(REFINE_FACTOR)
+            .select(["name"])
+            .to_arrow()
+        )
         return [int(n[1:]) for n in t["name"].to_pylist()]
+
     return run
 
 
 def measure(
-    systems: dict[str, Callable[[np.ndarray], list[int]]], queries: np.ndarray,
+    systems: dict[str, Callable[[np.ndarray], list[int]]],
+    queries: np.ndarray,
     truth: list[set[int]],
 ) -> dict[str, tuple[float, float, float]]:
     """Per system: (recall@10, p50 ms, p95 ms), the systems alternating per query."""
@@ -131,8 +141,10 @@ def measure(
             got = run(q)
             lat[name].append((time.perf_counter() - t0) * 1000)
             hits[name] += len(want & set(got))
-    return {s: (hits[s] / (10 * len(queries)), percentile(lat[s], 50), percentile(lat[s], 95))
-            for s in systems}
+    return {
+        s: (hits[s] / (10 * len(queries)), percentile(lat[s], 50), percentile(lat[s], 95))
+        for s in systems
+    }
 
 
 # --- phases -------------------------------------------------------------------------------
@@ -149,7 +161,7 @@ def sharded(
         name = f"shard{i}"
         g.create_branch(name)
         lo = i * step
-        g.load(arrow(vectors[lo:lo + step], lo), branch=name, table="V")
+        g.load(arrow(vectors[lo : lo + step], lo), branch=name, table="V")
         names.append(name)
     t0 = time.perf_counter()
     r = g.merge_many(names)
@@ -164,17 +176,23 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=1000)
     ap.add_argument("--shards", type=int, default=8)
     ap.add_argument("--quick", action="store_true", help="20k rows, 100 queries")
-    ap.add_argument("--no-merge", action="store_true",
-                    help="phase 1 only (the optimized index): a 1M run that fits an hour")
+    ap.add_argument(
+        "--no-merge",
+        action="store_true",
+        help="phase 1 only (the optimized index): a 1M run that fits an hour",
+    )
     args = ap.parse_args()
     if args.quick:
         args.rows, args.queries = 20_000, 100
-    print(f"# search bench: {args.rows} x Vector({args.dim}), {args.queries} queries, "
-          f"{args.shards} shards\n# {machine()}\n# load {load_average()}")
+    print(
+        f"# search bench: {args.rows} x Vector({args.dim}), {args.queries} queries, "
+        f"{args.shards} shards\n# {machine()}\n# load {load_average()}"
+    )
     vectors = make_vectors(args.rows, args.dim)
     rng = np.random.default_rng(1)
     queries = vectors[rng.integers(0, args.rows, args.queries)] + 0.2 * rng.normal(
-        size=(args.queries, args.dim)).astype(np.float32)
+        size=(args.queries, args.dim)
+    ).astype(np.float32)
     truth = exact_top10(vectors, queries)
     tmp = Path(tempfile.mkdtemp(prefix="gl-search-bench-"))
     rows: list[list[str]] = []
@@ -184,8 +202,7 @@ def main() -> None:
         build_gl = timed(lambda: g.optimize())
         rows += progress([["index build, graphlake optimize (s)", f"{build_gl:.1f}", "", ""]])
         tbl, build_ldb = lancedb_table(tmp / "ldb", vectors)
-        rows += progress([["index build, LanceDB create_index (s)", f"{build_ldb:.1f}", "",
-                           ""]])
+        rows += progress([["index build, LanceDB create_index (s)", f"{build_ldb:.1f}", "", ""]])
         ldb = lancedb_query(tbl)
         res = measure({"graphlake": graphlake_query(g), "lancedb": ldb}, queries, truth)
         rows += progress(report("optimized", res))
@@ -199,8 +216,9 @@ def main() -> None:
         merged, merge_idx, calls = sharded(tmp / "m1", vectors, args.shards, indexed=True)
         (cov,) = merged.search("V", vector=queries[0], explain=True).coverage
         res = measure({"graphlake": graphlake_query(merged), "lancedb": ldb}, queries, truth)
-        rows += progress(report(f"after merge_many, {cov.exact_rows} rows exact", res,
-                                target=False))
+        rows += progress(
+            report(f"after merge_many, {cov.exact_rows} rows exact", res, target=False)
+        )
         build_merged = timed(lambda: merged.optimize())
         res = measure({"graphlake": graphlake_query(merged), "lancedb": ldb}, queries, truth)
         rows += report("after merge_many + optimize", res)
@@ -226,18 +244,29 @@ def verdict(ok: bool) -> str:
     return "ok" if ok else "MISSED"
 
 
-def report(phase: str, res: dict[str, tuple[float, float, float]],
-           target: bool = True) -> list[list[str]]:
+def report(
+    phase: str, res: dict[str, tuple[float, float, float]], target: bool = True
+) -> list[list[str]]:
     (r_gl, p50, p95), (r_ldb, l50, l95) = res["graphlake"], res["lancedb"]
     out = [
-        [f"{phase}: recall@10 graphlake / LanceDB", f"{r_gl:.3f} / {r_ldb:.3f}",
-         f">= {RECALL_TARGET}", verdict(r_gl >= RECALL_TARGET)],
-        [f"{phase}: p50 ms graphlake / LanceDB", f"{p50:.1f} / {l50:.1f} ({p50 / l50:.2f}x)",
-         f"<= {RATIO_TARGET}x" if target else "", verdict(p50 <= RATIO_TARGET * l50)
-         if target else ""],
-        [f"{phase}: p95 ms graphlake / LanceDB", f"{p95:.1f} / {l95:.1f} ({p95 / l95:.2f}x)",
-         f"<= {RATIO_TARGET}x" if target else "", verdict(p95 <= RATIO_TARGET * l95)
-         if target else ""],
+        [
+            f"{phase}: recall@10 graphlake / LanceDB",
+            f"{r_gl:.3f} / {r_ldb:.3f}",
+            f">= {RECALL_TARGET}",
+            verdict(r_gl >= RECALL_TARGET),
+        ],
+        [
+            f"{phase}: p50 ms graphlake / LanceDB",
+            f"{p50:.1f} / {l50:.1f} ({p50 / l50:.2f}x)",
+            f"<= {RATIO_TARGET}x" if target else "",
+            verdict(p50 <= RATIO_TARGET * l50) if target else "",
+        ],
+        [
+            f"{phase}: p95 ms graphlake / LanceDB",
+            f"{p95:.1f} / {l95:.1f} ({p95 / l95:.2f}x)",
+            f"<= {RATIO_TARGET}x" if target else "",
+            verdict(p95 <= RATIO_TARGET * l95) if target else "",
+        ],
     ]
     return out
 

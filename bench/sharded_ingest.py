@@ -74,8 +74,7 @@ def make_rows(n: int, start: int = 0, seed: int = 7) -> pa.Table:
     rng = np.random.default_rng(seed + start)
     keys = pa.array([f"doc-{i:09d}" for i in range(start, start + n)])
     text = pa.array([f"lorem ipsum dolor sit amet {i}" for i in range(start, start + n)])
-    emb = pa.FixedSizeListArray.from_arrays(
-        pa.array(rng.random(n * DIM, dtype=np.float32)), DIM)
+    emb = pa.FixedSizeListArray.from_arrays(pa.array(rng.random(n * DIM, dtype=np.float32)), DIM)
     return pa.table({"key": keys, "text": text, "emb": emb})
 
 
@@ -140,8 +139,9 @@ class MergeRun:
         return self.written / self.shard_bytes if self.shard_bytes else float("nan")
 
 
-def bench_ingest(work: Path, parquet: Path, rows: int, workers: int,
-                 commit_every: int) -> IngestRun:
+def bench_ingest(
+    work: Path, parquet: Path, rows: int, workers: int, commit_every: int
+) -> IngestRun:
     from graphlake.ingestion import ingest
 
     root = work / f"ingest-{workers}"
@@ -152,21 +152,24 @@ def bench_ingest(work: Path, parquet: Path, rows: int, workers: int,
     self0 = _cpu_self()
     with ChildCpuSampler() as sampler:
         t0 = time.perf_counter()
-        result = ingest(g, parquet, table="Doc", workers=workers, commit_every=commit_every,
-                        progress=False)
+        result = ingest(
+            g, parquet, table="Doc", workers=workers, commit_every=commit_every, progress=False
+        )
         seconds = time.perf_counter() - t0
         _reap_workers()  # their exit runs after `ingest` returns; not in the next run's time
     cpu = _cpu_with_children() - cpu0 - sampler.own_cpu_s
     orchestrator = _cpu_self() - self0 - sampler.own_cpu_s
     processes = [("orchestrator", orchestrator)] + [
-        (f"{c.cmdline} {c.pid}", c.cpu_s) for c in sampler.children.values()]
+        (f"{c.cmdline} {c.pid}", c.cpu_s) for c in sampler.children.values()
+    ]
     assert result.rows == rows, (result.rows, rows)
     assert g.snapshot().dataset("Doc").count_rows() == rows
     merge = result.merge
     adopted = merge.stats["Doc"].adopted_rows if merge and "Doc" in merge.stats else 0
     shutil.rmtree(root, ignore_errors=True)
-    return IngestRun(workers, seconds, rows, result.timings.get("merge", 0.0), adopted,
-                     load, cpu, processes)
+    return IngestRun(
+        workers, seconds, rows, result.timings.get("merge", 0.0), adopted, load, cpu, processes
+    )
 
 
 def bench_merge(work: Path, data: pa.Table, shards: int) -> MergeRun:
@@ -187,14 +190,14 @@ def bench_merge(work: Path, data: pa.Table, shards: int) -> MergeRun:
     except gl.GraphLakeError as exc:  # reported in the table, not hidden
         seconds = time.perf_counter() - t0
         shutil.rmtree(root, ignore_errors=True)
-        return MergeRun(shards, per, seconds, 0, shard_bytes, 0,
-                        error=f"{type(exc).__name__}: {exc}")
+        return MergeRun(
+            shards, per, seconds, 0, shard_bytes, 0, error=f"{type(exc).__name__}: {exc}"
+        )
     seconds = time.perf_counter() - t0
     written = tree_bytes(root) - before
     assert g.snapshot().dataset("Doc").count_rows() == per * shards
     shutil.rmtree(root, ignore_errors=True)
-    return MergeRun(shards, per, seconds, written, shard_bytes,
-                    result.stats["Doc"].adopted_rows)
+    return MergeRun(shards, per, seconds, written, shard_bytes, result.stats["Doc"].adopted_rows)
 
 
 def _median_run(runs: list[IngestRun]) -> IngestRun:
@@ -212,8 +215,12 @@ def main() -> None:
     ap.add_argument("--workers", default="1,2,4", help="worker counts, comma-separated")
     ap.add_argument("--shards", default="8,64", help="shard counts for merge_many")
     ap.add_argument("--commit-every", type=int, default=100_000)
-    ap.add_argument("--repeat", type=int, default=1,
-                    help="rounds of the worker counts, run in turn (medians reported)")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="rounds of the worker counts, run in turn (medians reported)",
+    )
     ap.add_argument("--quick", action="store_true", help="50k rows, 1 and 2 workers, 8 shards")
     ap.add_argument("--dir", type=Path, default=None, help="work folder (default: a temp dir)")
     args = ap.parse_args()
@@ -227,8 +234,11 @@ def main() -> None:
         print(f"machine: {machine()}")
         import pyarrow.parquet as pq
 
-        print(f"rows: {args.rows:,} (key, text, emb Vector({DIM})), commit_every "
-              f"{args.commit_every:,}, process engine\n", flush=True)
+        print(
+            f"rows: {args.rows:,} (key, text, emb Vector({DIM})), commit_every "
+            f"{args.commit_every:,}, process engine\n",
+            flush=True,
+        )
         data = make_rows(args.rows)
         parquet = work / "docs.parquet"
         pq.write_table(data, parquet, row_group_size=64 * 1024)
@@ -238,39 +248,96 @@ def main() -> None:
             runs = {}
             for w in worker_counts:
                 runs[w] = r = bench_ingest(work, parquet, args.rows, w, args.commit_every)
-                print(f"  round {i + 1}: {w} worker(s) {r.seconds:.2f} s, merge "
-                      f"{r.merge_seconds:.2f} s, {r.cores:.2f} cores busy, load {r.load:.2f}",
-                      flush=True)
-                print("    CPU s: " + ", ".join(f"{what} {cpu:.2f}" for what, cpu in r.processes)
-                      + f"; total {r.cpu_seconds:.2f} (exact)", flush=True)
+                print(
+                    f"  round {i + 1}: {w} worker(s) {r.seconds:.2f} s, merge "
+                    f"{r.merge_seconds:.2f} s, {r.cores:.2f} cores busy, load {r.load:.2f}",
+                    flush=True,
+                )
+                print(
+                    "    CPU s: "
+                    + ", ".join(f"{what} {cpu:.2f}" for what, cpu in r.processes)
+                    + f"; total {r.cpu_seconds:.2f} (exact)",
+                    flush=True,
+                )
             rounds.append(runs)
         ingests = [_median_run([runs[w] for runs in rounds]) for w in worker_counts]
         # Each round's ratio to its own 1-worker run, then the median over rounds.
-        speedup = {w: median([runs[1].seconds / runs[w].seconds for runs in rounds])
-                   for w in worker_counts if 1 in worker_counts}
-        cpu_ratio = {w: median([runs[w].cpu_seconds / runs[1].cpu_seconds for runs in rounds])
-                     for w in worker_counts if 1 in worker_counts}
-        rows = [[str(r.workers), f"{r.seconds:.2f}", f"{r.rate:,.0f}",
-                 f"{speedup[r.workers]:.2f}x" if speedup else "-", f"{r.cpu_seconds:.2f}",
-                 f"{cpu_ratio[r.workers]:.2f}x" if cpu_ratio else "-", f"{r.merge_seconds:.2f}",
-                 f"{r.cores:.2f}", f"{r.load:.2f}", f"{r.adopted:,}"] for r in ingests]
-        print("ingest, end to end" + (f" (median of {args.repeat} rounds)"
-                                      if args.repeat > 1 else ""))
-        print(render_table(["workers", "seconds", "rows/s", "vs 1 worker", "CPU s",
-                            "CPU vs 1 worker", "merge s", "cores busy", "load",
-                            "adopted rows"], rows))
+        speedup = {
+            w: median([runs[1].seconds / runs[w].seconds for runs in rounds])
+            for w in worker_counts
+            if 1 in worker_counts
+        }
+        cpu_ratio = {
+            w: median([runs[w].cpu_seconds / runs[1].cpu_seconds for runs in rounds])
+            for w in worker_counts
+            if 1 in worker_counts
+        }
+        rows = [
+            [
+                str(r.workers),
+                f"{r.seconds:.2f}",
+                f"{r.rate:,.0f}",
+                f"{speedup[r.workers]:.2f}x" if speedup else "-",
+                f"{r.cpu_seconds:.2f}",
+                f"{cpu_ratio[r.workers]:.2f}x" if cpu_ratio else "-",
+                f"{r.merge_seconds:.2f}",
+                f"{r.cores:.2f}",
+                f"{r.load:.2f}",
+                f"{r.adopted:,}",
+            ]
+            for r in ingests
+        ]
+        print(
+            "ingest, end to end" + (f" (median of {args.repeat} rounds)" if args.repeat > 1 else "")
+        )
+        print(
+            render_table(
+                [
+                    "workers",
+                    "seconds",
+                    "rows/s",
+                    "vs 1 worker",
+                    "CPU s",
+                    "CPU vs 1 worker",
+                    "merge s",
+                    "cores busy",
+                    "load",
+                    "adopted rows",
+                ],
+                rows,
+            )
+        )
         print(flush=True)
         one = next((r for r in ingests if r.workers == 1), None)
 
         merges = [bench_merge(work, data, n) for n in shard_counts]
-        rows = [[str(m.shards), f"{m.rows_per_shard:,}", f"{m.seconds:.3f}",
-                 f"{m.written / 2**20:.2f}" if not m.error else "error",
-                 f"{m.shard_bytes / 2**20:.1f}",
-                 f"{m.written_share:.3%}" if not m.error else "-", f"{m.adopted:,}"]
-                for m in merges]
+        rows = [
+            [
+                str(m.shards),
+                f"{m.rows_per_shard:,}",
+                f"{m.seconds:.3f}",
+                f"{m.written / 2**20:.2f}" if not m.error else "error",
+                f"{m.shard_bytes / 2**20:.1f}",
+                f"{m.written_share:.3%}" if not m.error else "-",
+                f"{m.adopted:,}",
+            ]
+            for m in merges
+        ]
         print("merge_many of insert-only shards (strict_disjoint)")
-        print(render_table(["shards", "rows/shard", "merge s", "written MiB",
-                            "shard data MiB", "written/shard", "adopted rows"], rows))
+        print(
+            render_table(
+                [
+                    "shards",
+                    "rows/shard",
+                    "merge s",
+                    "written MiB",
+                    "shard data MiB",
+                    "written/shard",
+                    "adopted rows",
+                ],
+                rows,
+            )
+        )
         for m in merges:
             if m.error:
                 print(f"  {m.shards} shards failed after {m.seconds:.2f} s: {m.error}")
@@ -279,22 +346,46 @@ def main() -> None:
         m64 = next((m for m in merges if m.shards == 64), None)
         two = next((r for r in ingests if r.workers == 2), None)
         best = max(ingests, key=lambda r: r.rate, default=None)
-        merge_ok = None if m64 is None else (
-            m64.error is None and m64.seconds <= MERGE_SECONDS_TARGET
-            and m64.written_share < MERGE_WRITTEN_TARGET)
+        merge_ok = (
+            None
+            if m64 is None
+            else (
+                m64.error is None
+                and m64.seconds <= MERGE_SECONDS_TARGET
+                and m64.written_share < MERGE_WRITTEN_TARGET
+            )
+        )
         cpu_ok = None if one is None or two is None else cpu_ratio[2] <= CPU_RATIO_TARGET
         print(f"targets ({os.cpu_count()} cores)")
-        print(f"  merge_many 64 shards <= {MERGE_SECONDS_TARGET:.0f} s, written < 1%: "
-              f"{verdict(merge_ok)}" + (" (64 shards not measured)" if m64 is None else
-                                        " (the merge failed)" if m64.error else
-                                        f" ({m64.seconds:.2f} s, {m64.written_share:.3%})"))
-        print(f"  2 workers <= {CPU_RATIO_TARGET}x the CPU seconds of 1 worker: "
-              f"{verdict(cpu_ok)}" + (f" ({cpu_ratio[2]:.2f}x; wall-clock speed-up "
-                                      f"{speedup[2]:.2f}x)" if one and two else ""))
-        print(f"  end-to-end ingest >= {RATE_TARGET:,} rows/s: "
-              + ("n/a (not measured)" if best is None else
-                 f"{verdict(best.rate >= RATE_TARGET)} ({best.rate:,.0f} rows/s with "
-                 f"{best.workers} worker{'s' if best.workers > 1 else ''})"))
+        print(
+            f"  merge_many 64 shards <= {MERGE_SECONDS_TARGET:.0f} s, written < 1%: "
+            f"{verdict(merge_ok)}"
+            + (
+                " (64 shards not measured)"
+                if m64 is None
+                else " (the merge failed)"
+                if m64.error
+                else f" ({m64.seconds:.2f} s, {m64.written_share:.3%})"
+            )
+        )
+        print(
+            f"  2 workers <= {CPU_RATIO_TARGET}x the CPU seconds of 1 worker: "
+            f"{verdict(cpu_ok)}"
+            + (
+                f" ({cpu_ratio[2]:.2f}x; wall-clock speed-up {speedup[2]:.2f}x)"
+                if one and two
+                else ""
+            )
+        )
+        print(
+            f"  end-to-end ingest >= {RATE_TARGET:,} rows/s: "
+            + (
+                "n/a (not measured)"
+                if best is None
+                else f"{verdict(best.rate >= RATE_TARGET)} ({best.rate:,.0f} rows/s with "
+                f"{best.workers} worker{'s' if best.workers > 1 else ''})"
+            )
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

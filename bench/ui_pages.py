@@ -38,20 +38,29 @@ def build(root: Path, n: int) -> str:
 
     g = gl.Graph.init(root, SCHEMA)
     names = [f"p{i:07d}" for i in range(n)]
-    persons = pa.table({"name": names, "age": pa.array([i % 90 for i in range(n)], pa.int32()),
-                        "city": [("Oslo", "Rome", "Paris", "Lima")[i % 4] for i in range(n)]})
+    persons = pa.table(
+        {
+            "name": names,
+            "age": pa.array([i % 90 for i in range(n)], pa.int32()),
+            "city": [("Oslo", "Rome", "Paris", "Lima")[i % 4] for i in range(n)],
+        }
+    )
     loaded = g.load(persons, table="Person", message=f"load {n} persons")
-    edges = pa.table({"id": [f"k{i}" for i in range(n)], "src": names,
-                      "dst": names[1:] + names[:1],
-                      "since": pa.array([2000 + i % 25 for i in range(n)], pa.int32())})
+    edges = pa.table(
+        {
+            "id": [f"k{i}" for i in range(n)],
+            "src": names,
+            "dst": names[1:] + names[:1],
+            "since": pa.array([2000 + i % 25 for i in range(n)], pa.int32()),
+        }
+    )
     g.load(edges, table="Knows", message=f"load {n} edges")
     g.create_branch("dev", from_="main")
     with g.write("dev", message="dev: 100 birthdays, 10 newcomers") as w:
         w.update("Person", [{"name": names[i], "age": 91} for i in range(0, n, n // 100)])
         new = [f"new{i}" for i in range(10)]
         w.insert("Person", [{"name": x, "age": 20} for x in new])
-        w.insert("Knows", [{"id": f"kn{i}", "src": x, "dst": names[0]}
-                           for i, x in enumerate(new)])
+        w.insert("Knows", [{"id": f"kn{i}", "src": x, "dst": names[0]} for i, x in enumerate(new)])
     with g.write("main", message="main: one birthday") as w:
         w.update("Person", [{"name": names[0], "age": 92}])
     return loaded.id
@@ -68,8 +77,10 @@ def main() -> int:
         work = Path(tmp)
         t0 = time.perf_counter()
         load_commit = build(work / "graph", args.rows)
-        print(f"built {args.rows:,} persons + {args.rows:,} edges in "
-              f"{time.perf_counter() - t0:.1f} s; {machine()}")
+        print(
+            f"built {args.rows:,} persons + {args.rows:,} edges in "
+            f"{time.perf_counter() - t0:.1f} s; {machine()}"
+        )
         (work / "server.toml").write_text(config_text())
         server = Server(work / "graph", work, ["--config", str(work / "server.toml")]).start()
         try:
@@ -80,12 +91,17 @@ def main() -> int:
                 browse = c.get("/ui/browse?table=Person").text
                 cursor = re.search(r'cursor=([^"&]+)', browse).group(1)  # type: ignore[union-attr]
                 pages = [
-                    "/ui/branches", "/ui/history?ref=main", "/ui/history?ref=dev",
-                    f"/ui/commit/{load_commit}", "/ui/diff?a=main...dev",
-                    "/ui/merge?source=dev&into=main", "/ui/browse?table=Person",
+                    "/ui/branches",
+                    "/ui/history?ref=main",
+                    "/ui/history?ref=dev",
+                    f"/ui/commit/{load_commit}",
+                    "/ui/diff?a=main...dev",
+                    "/ui/merge?source=dev&into=main",
+                    "/ui/browse?table=Person",
                     f"/ui/browse?table=Person&cursor={cursor}",
                     "/ui/browse?table=Person&where=age%20%3E%2089&columns=id,age",
-                    "/ui/browse?table=Knows", "/ui/node?table=Person&id=p0000000",
+                    "/ui/browse?table=Knows",
+                    "/ui/node?table=Person&id=p0000000",
                     "/ui/ingest",
                 ]
                 print(f"{'page':58} {'first s':>8} {'median s':>9} {'KiB':>6}")
@@ -100,8 +116,10 @@ def main() -> int:
                         c.get(url)
                         times.append(time.perf_counter() - start)
                     shown = url if len(url) <= 58 else url[:55] + "..."
-                    print(f"{shown:58} {first:8.3f} {statistics.median(times):9.3f} "
-                          f"{len(r.content) / 1024:6.1f}")
+                    print(
+                        f"{shown:58} {first:8.3f} {statistics.median(times):9.3f} "
+                        f"{len(r.content) / 1024:6.1f}"
+                    )
         finally:
             server.stop()
     print(f"load average {load_average()}")

@@ -42,8 +42,9 @@ def main() -> int:
         try:
             with sync_playwright() as p:
                 browser = launch(p)
-                page = browser.new_context(base_url=server.url, viewport=VIEWPORT,
-                                           device_scale_factor=1).new_page()
+                page = browser.new_context(
+                    base_url=server.url, viewport=VIEWPORT, device_scale_factor=1
+                ).new_page()
                 page.goto("/ui/login")
                 page.fill("input[name=token]", WRITE_TOKEN)
                 page.click("button[type=submit]")
@@ -59,8 +60,12 @@ def main() -> int:
                     page.wait_for_url("**/ui/commit/**")
                 timed(page, "/ui/history?ref=main")
                 shot(page, args.out / "ui-history.png")
-                for url in ("/ui/branches", "/ui/diff?a=main~2&b=main",
-                            "/ui/browse?table=Person", "/ui/node?table=Person&id=Alice"):
+                for url in (
+                    "/ui/branches",
+                    "/ui/diff?a=main~2&b=main",
+                    "/ui/browse?table=Person",
+                    "/ui/node?table=Person&id=Alice",
+                ):
                     timed(page, url)
                 browser.close()
         finally:

@@ -69,12 +69,14 @@ def make_parquet(path: Path, n: int, seed: int = 7) -> None:
         [None if i % 10 == 0 else f"user{i}@example.org" for i in order.tolist()],
         type=pa.string(),
     )
-    table = pa.table({
-        "name": names,
-        "age": pa.array(rng.integers(0, 100, n, dtype=np.int32)),
-        "email": emails,
-        "score": pa.array(rng.random(n)),
-    })
+    table = pa.table(
+        {
+            "name": names,
+            "age": pa.array(rng.integers(0, 100, n, dtype=np.int32)),
+            "email": emails,
+            "score": pa.array(rng.random(n)),
+        }
+    )
     pq.write_table(table, path)
 
 
@@ -102,20 +104,26 @@ def child_load(parquet: str, graph_dir: str) -> None:
     cpu = cpu_seconds() - cpu0
     peak = peak_rss_mib()
     ds = g.snapshot().dataset("Person")
-    print(json.dumps({
-        "seconds": seconds,
-        "cpu_seconds": cpu,
-        "rows": ds.count_rows(),
-        "peak_rss_mib": peak,
-        "rss_before_mib": max(before_peak, before_cur),
-        "fragments": len(ds.get_fragments()),
-    }))
+    print(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "cpu_seconds": cpu,
+                "rows": ds.count_rows(),
+                "peak_rss_mib": peak,
+                "rss_before_mib": max(before_peak, before_cur),
+                "fragments": len(ds.get_fragments()),
+            }
+        )
+    )
 
 
 def run_load(parquet: Path, graph_dir: Path) -> dict:
     proc = subprocess.run(
         [sys.executable, __file__, "--_child-load", str(parquet), str(graph_dir)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if proc.returncode != 0:
         sys.stderr.write(proc.stdout + proc.stderr)
@@ -155,8 +163,12 @@ class CommitBench:
 
     def insert(self, record: bool) -> None:
         self._serial += 1
-        row = {"name": f"new{self._serial:09d}", "age": 42,
-               "email": f"new{self._serial}@bench.org", "score": 0.5}
+        row = {
+            "name": f"new{self._serial:09d}",
+            "age": 42,
+            "email": f"new{self._serial}@bench.org",
+            "score": 0.5,
+        }
         t0 = time.perf_counter()
         with self.graph.write(message="bench insert") as w:
             w.insert("Person", [row])
@@ -182,8 +194,14 @@ def verdict(ok: bool) -> str:
     return "ok" if ok else "MISSED"
 
 
-def report(args: argparse.Namespace, loads: dict[str, dict], small: CommitBench,
-           big: CommitBench, small_frags: int, big_frags: int) -> str:
+def report(
+    args: argparse.Namespace,
+    loads: dict[str, dict],
+    small: CommitBench,
+    big: CommitBench,
+    small_frags: int,
+    big_frags: int,
+) -> str:
     big_runs = loads["big"]
     rates = [r["rows"] / r["seconds"] for r in big_runs]
     rate = median(rates)
@@ -193,17 +211,28 @@ def report(args: argparse.Namespace, loads: dict[str, dict], small: CommitBench,
     s, b = human(small.n_rows), human(big.n_rows)
     runs = f"median of {len(rates)}" if len(rates) > 1 else "1 run"
     rows: list[tuple[str, str, str, str]] = [
-        (f"bulk load {b} rows (Parquet), {runs}", f"{rate:,.0f} rows/s",
-         f">= {BULK_TARGET:,} rows/s", f"{rate / BULK_TARGET:.2f}x {verdict(rate >= BULK_TARGET)}"),
+        (
+            f"bulk load {b} rows (Parquet), {runs}",
+            f"{rate:,.0f} rows/s",
+            f">= {BULK_TARGET:,} rows/s",
+            f"{rate / BULK_TARGET:.2f}x {verdict(rate >= BULK_TARGET)}",
+        ),
         ("  each run", " / ".join(f"{x / 1000:,.0f}k" for x in rates), "", ""),
-        ("  load wall time (median)", f"{median([r['seconds'] for r in big_runs]):.2f} s",
-         "", ""),
-        ("  load CPU time, all threads (median)",
-         f"{median([r['cpu_seconds'] for r in big_runs]):.2f} s", "", ""),
+        ("  load wall time (median)", f"{median([r['seconds'] for r in big_runs]):.2f} s", "", ""),
+        (
+            "  load CPU time, all threads (median)",
+            f"{median([r['cpu_seconds'] for r in big_runs]):.2f} s",
+            "",
+            "",
+        ),
         ("  peak RSS of the load process", f"{rss:,.0f} MiB", "", ""),
         ("  ... of which the load added", f"{rss_delta:,.0f} MiB", "", ""),
-        (f"bulk load {s} rows (Parquet)",
-         f"{small_load['rows'] / small_load['seconds']:,.0f} rows/s", "", ""),
+        (
+            f"bulk load {s} rows (Parquet)",
+            f"{small_load['rows'] / small_load['seconds']:,.0f} rows/s",
+            "",
+            "",
+        ),
     ]
     ratios = []
     for kind in ("update", "insert"):
@@ -211,15 +240,28 @@ def report(args: argparse.Namespace, loads: dict[str, dict], small: CommitBench,
         for bench in (small, big):
             ms = getattr(bench, f"{kind}_ms")
             lat[bench.label] = median(ms)
-            rows.append((f"one-row {kind}, {human(bench.n_rows)} rows: median / p90",
-                         f"{median(ms):.1f} / {percentile(ms, 90):.1f} ms", "", ""))
+            rows.append(
+                (
+                    f"one-row {kind}, {human(bench.n_rows)} rows: median / p90",
+                    f"{median(ms):.1f} / {percentile(ms, 90):.1f} ms",
+                    "",
+                    "",
+                )
+            )
         ratio = lat["big"] / lat["small"]
         ratios.append((kind, ratio))
     for kind, ratio in ratios:
-        rows.append((f"one-row {kind} latency {b} / {s} (median)", f"{ratio:.2f}x",
-                     f"<= {RATIO_TARGET}x", verdict(ratio <= RATIO_TARGET)))
-    rows.append(("fragments after the commits (small / big)",
-                 f"{small_frags} / {big_frags}", "", ""))
+        rows.append(
+            (
+                f"one-row {kind} latency {b} / {s} (median)",
+                f"{ratio:.2f}x",
+                f"<= {RATIO_TARGET}x",
+                verdict(ratio <= RATIO_TARGET),
+            )
+        )
+    rows.append(
+        ("fragments after the commits (small / big)", f"{small_frags} / {big_frags}", "", "")
+    )
     lines = [
         "graphlake write benchmark",
         f"machine: {machine()}",
@@ -239,11 +281,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="100k rows, 10 commits: a smoke run")
     p.add_argument("--commits", type=int, default=None, help="timed commits per kind (30)")
     p.add_argument("--warmup", type=int, default=None, help="untimed commits first (3)")
-    p.add_argument("--load-runs", type=int, default=None,
-                   help="bulk loads to take the median of (3; --quick: 1)")
+    p.add_argument(
+        "--load-runs",
+        type=int,
+        default=None,
+        help="bulk loads to take the median of (3; --quick: 1)",
+    )
     p.add_argument("--workdir", type=Path, default=None, help="keep data here (temp dir)")
-    p.add_argument("--_child-load", nargs=2, metavar=("PARQUET", "GRAPH"),
-                   help=argparse.SUPPRESS)
+    p.add_argument("--_child-load", nargs=2, metavar=("PARQUET", "GRAPH"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args._child_load:
         child_load(*args._child_load)

@@ -39,9 +39,13 @@ def cli_reference() -> str:
     from graphlake.cli.app import app
 
     root = typer.main.get_command(app)
-    lines = ["# CLI reference", "",
-             "Generated from the commands themselves (`docs/hooks.py`); "
-             "`graphlake CMD --help` prints the same.", ""]
+    lines = [
+        "# CLI reference",
+        "",
+        "Generated from the commands themselves (`docs/hooks.py`); "
+        "`graphlake CMD --help` prints the same.",
+        "",
+    ]
     for path, command in _commands(root, ("graphlake",)):
         lines += _command_doc(path, command)
     return "\n".join(lines) + "\n"
@@ -65,8 +69,7 @@ def _command_doc(path: tuple[str, ...], command: Any) -> list[str]:
     ctx = command.context_class(command, info_name=" ".join(path))
     usage = " ".join(command.collect_usage_pieces(ctx))
     depth = min(len(path), 4)
-    lines = [f"{'#' * depth} `{' '.join(path[1:])}`", "",
-             f"```\n{' '.join(path)} {usage}\n```", ""]
+    lines = [f"{'#' * depth} `{' '.join(path[1:])}`", "", f"```\n{' '.join(path)} {usage}\n```", ""]
     if command.help:
         lines += [_flow(command.help), ""]
     params = [p for p in command.params if not getattr(p, "hidden", False)]
@@ -76,8 +79,11 @@ def _command_doc(path: tuple[str, ...], command: Any) -> list[str]:
             names = ", ".join(f"`{n}`" for n in (*p.opts, *p.secondary_opts))
             text = getattr(p, "help", None) or ""
             default = p.default if not callable(p.default) else None
-            if p.param_type_name == "option" and default not in (None, False, (), "") \
-                    and not p.is_flag:
+            if (
+                p.param_type_name == "option"
+                and default not in (None, False, (), "")
+                and not p.is_flag
+            ):
                 text += f" (default: `{default}`)"
             lines.append(f"| {names} | {_cell(text)} |")
         lines.append("")
@@ -86,8 +92,10 @@ def _command_doc(path: tuple[str, ...], command: Any) -> list[str]:
 
 def _flow(text: str) -> str:
     """Docstring paragraphs as flowing text (single newlines joined)."""
-    paras = [" ".join(line.strip() for line in block.splitlines())
-             for block in text.strip().split("\n\n")]
+    paras = [
+        " ".join(line.strip() for line in block.splitlines())
+        for block in text.strip().split("\n\n")
+    ]
     return "\n\n".join(p.replace("\b", "").strip() for p in paras)
 
 
@@ -106,11 +114,15 @@ def http_reference() -> str:
     with tempfile.TemporaryDirectory(prefix="graphlake-docs-") as tmp:
         g = gl.Graph.init(Path(tmp) / "g", "node Doc { name: String @key }")
         spec = create_app(g, ServerConfig(no_auth=True)).openapi()
-    lines = ["# HTTP reference", "",
-             "Generated from the server's OpenAPI document (`docs/hooks.py`); a running "
-             "server serves the same at `/openapi.json`. Errors are "
-             '`{"error": {"type", "message"}}`; see the [server guide](../server.md) for '
-             "scopes, limits and tokens.", ""]
+    lines = [
+        "# HTTP reference",
+        "",
+        "Generated from the server's OpenAPI document (`docs/hooks.py`); a running "
+        "server serves the same at `/openapi.json`. Errors are "
+        '`{"error": {"type", "message"}}`; see the [server guide](../server.md) for '
+        "scopes, limits and tokens.",
+        "",
+    ]
     for path in sorted(spec["paths"]):
         if path.startswith("/ui") or path == "/":
             continue

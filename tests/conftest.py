@@ -59,16 +59,22 @@ def reopen(g: gl.Graph) -> gl.Graph:
 def seed_people(g: gl.Graph) -> None:
     """One commit: Alice, Bob, Carol, Acme, Alice->Bob, Bob->Carol, Alice@Acme."""
     with g.write(message="seed") as w:
-        w.insert("Person", [
-            {"name": "Alice", "age": 30, "email": "alice@x.org", "role": "eng"},
-            {"name": "Bob", "age": 40},
-            {"name": "Carol"},
-        ])
+        w.insert(
+            "Person",
+            [
+                {"name": "Alice", "age": 30, "email": "alice@x.org", "role": "eng"},
+                {"name": "Bob", "age": 40},
+                {"name": "Carol"},
+            ],
+        )
         w.insert("Company", [{"name": "Acme", "founded": "1999-01-02"}])
-        w.insert("Knows", [
-            {"id": "k1", "src": "Alice", "dst": "Bob"},
-            {"id": "k2", "src": "Bob", "dst": "Carol", "since": "2020-05-01"},
-        ])
+        w.insert(
+            "Knows",
+            [
+                {"id": "k1", "src": "Alice", "dst": "Bob"},
+                {"id": "k2", "src": "Bob", "dst": "Carol", "since": "2020-05-01"},
+            ],
+        )
         w.insert("WorksAt", [{"id": "w1", "src": "Alice", "dst": "Acme"}])
 
 
@@ -87,4 +93,3 @@ def state(g: gl.Graph, branch: str = "main") -> dict:
         rows = snap.read(name).to_pylist()
         out[name] = sorted(rows, key=lambda r: r["id"])
     return out
-

@@ -40,8 +40,14 @@ def checkout(tmp_path: Path) -> Path:
 
 def make(checkout: Path, *args: str) -> list[str]:
     """Run make; the tool calls it made, one per line (the log is emptied)."""
-    subprocess.run(["make", "-s", "PYTHON=./fakepy", *args], cwd=checkout, check=True,
-                   capture_output=True, text=True, timeout=60)
+    subprocess.run(
+        ["make", "-s", "PYTHON=./fakepy", *args],
+        cwd=checkout,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     log = checkout / "log"
     lines = log.read_text().splitlines() if log.exists() else []
     log.write_text("")
@@ -49,8 +55,11 @@ def make(checkout: Path, *args: str) -> list[str]:
 
 
 def installs(lines: list[str]) -> list[str]:
-    return [ln.removeprefix("pip install --quiet -e ") for ln in lines
-            if ln.startswith("pip install --quiet -e ")]
+    return [
+        ln.removeprefix("pip install --quiet -e ")
+        for ln in lines
+        if ln.startswith("pip install --quiet -e ")
+    ]
 
 
 def test_demo_installs_core_and_server_only_then_test_adds_the_rest(checkout: Path) -> None:
@@ -62,8 +71,9 @@ def test_demo_installs_core_and_server_only_then_test_adds_the_rest(checkout: Pa
     test = make(checkout, "test")
     assert installs(test) == [".[dev,server,ray,torch,hf,polars]"]
     assert "venv .venv" not in test  # the venv is reused
-    assert test[-4:] == [
+    assert test[-5:] == [
         "ruff check src tests bench",
+        "ruff format --check --quiet src tests bench docs/hooks.py",
         "lint-imports --no-cache",
         "mkdocs build --strict --quiet -d site",
         "pytest -q -n 4 --dist loadfile --durations=30",
@@ -78,5 +88,4 @@ def test_a_newer_pyproject_or_other_extras_install_again(checkout: Path) -> None
     later = pyproject.stat().st_mtime + 10
     os.utime(pyproject, (later, later))
     assert installs(make(checkout, "demo")) == [".[server]"]
-    assert installs(make(checkout, "demo", "DEMO_EXTRAS=server,pandas")) == [
-        ".[server,pandas]"]
+    assert installs(make(checkout, "demo", "DEMO_EXTRAS=server,pandas")) == [".[server,pandas]"]

@@ -72,6 +72,7 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
+
 __all__ = [
     "BranchExistsError",
     "BranchNotFoundError",

@@ -21,7 +21,10 @@ UNIQUE_VIOLATION = "unique_violation"
 CARDINALITY_VIOLATION = "cardinality_violation"
 VALUE_CONSTRAINT_VIOLATION = "value_constraint_violation"
 CONSTRAINT_KINDS = (
-    ORPHAN_EDGE, UNIQUE_VIOLATION, CARDINALITY_VIOLATION, VALUE_CONSTRAINT_VIOLATION,
+    ORPHAN_EDGE,
+    UNIQUE_VIOLATION,
+    CARDINALITY_VIOLATION,
+    VALUE_CONSTRAINT_VIOLATION,
 )
 # Schema conflicts: the two sides changed one type or property incompatibly
 # (`graphlake.schema.merge3`). `strategy` resolves these like data conflicts.
@@ -60,18 +63,26 @@ class Conflict:
 
 def with_target(conflict: Conflict, sources: str, target: str) -> Conflict:
     """A merge_many conflict of the sources' combined row with the target's."""
-    return replace(conflict, sides=(sources, target),
-                   rows={sources: conflict.source, target: conflict.target})
+    return replace(
+        conflict, sides=(sources, target), rows={sources: conflict.source, target: conflict.target}
+    )
 
 
-def between_sources(conflict: Conflict, later: str, earlier: str,
-                    target_row: dict[str, Any] | None) -> Conflict:
+def between_sources(
+    conflict: Conflict, later: str, earlier: str, target_row: dict[str, Any] | None
+) -> Conflict:
     """A merge_many conflict between two sources, made from the per-key rule's conflict
     of `later`'s row (as source) with `earlier`'s (as target): `rows` holds both under
     their names, `source` the later source's row, `target` the target's `target_row`."""
     message = conflict.message.replace("on both sides", f"by {later} and {earlier}")
     message = message.replace("on the target", f"on {earlier}").replace(
-        "on the source", f"on {later}")
-    return replace(conflict, message=message, sides=(later, earlier), between_sources=True,
-                   rows={later: conflict.source, earlier: conflict.target},
-                   target=target_row)
+        "on the source", f"on {later}"
+    )
+    return replace(
+        conflict,
+        message=message,
+        sides=(later, earlier),
+        between_sources=True,
+        rows={later: conflict.source, earlier: conflict.target},
+        target=target_row,
+    )

@@ -24,11 +24,11 @@ EXIT_CODE = 86
 OPERATIONS = ("write", "merge", "merge_many", "optimize", "schema")
 # In order of occurrence within one publication.
 STEPS = (
-    "after_record",        # the recovery record exists; nothing else yet
+    "after_record",  # the recovery record exists; nothing else yet
     "after_table_effect",  # one table's new Lance versions exist (repeats per table)
-    "before_ref_cas",      # every effect and the commit object exist; ref not moved
-    "after_ref_cas",       # the ref moved (published); the record is still there
-    "during_cleanup",      # on the way out: the record is about to be removed
+    "before_ref_cas",  # every effect and the commit object exist; ref not moved
+    "after_ref_cas",  # the ref moved (published); the record is still there
+    "during_cleanup",  # on the way out: the record is about to be removed
 )
 # Between the Lance commits of one table effect (delete, then append, then index).
 TABLE_POINTS = ("table.after_delete", "table.after_append")
@@ -52,9 +52,7 @@ class FaultConfigError(GraphLakeError):
 def _parse(spec: str) -> tuple[str, int]:
     name, _, nth = spec.partition(":")
     if name not in POINTS:
-        raise FaultConfigError(
-            f"{ENV}={spec!r}: unknown fault point (see graphlake.faults.POINTS)"
-        )
+        raise FaultConfigError(f"{ENV}={spec!r}: unknown fault point (see graphlake.faults.POINTS)")
     try:
         n = int(nth) if nth else 1
     except ValueError:

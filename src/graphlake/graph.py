@@ -97,8 +97,13 @@ class Graph:
         return self.schemas.text(self.resolve(revision).schema_id)
 
     def apply_schema(
-        self, pg_text: str, branch: str = DEFAULT_BRANCH, message: str | None = None,
-        dry_run: bool = False, *, allow_drop: bool = False,
+        self,
+        pg_text: str,
+        branch: str = DEFAULT_BRANCH,
+        message: str | None = None,
+        dry_run: bool = False,
+        *,
+        allow_drop: bool = False,
         author: str | Author | None = None,
     ) -> SchemaPlan:
         """Change `branch`'s schema to `pg_text`: returns the plan (typed steps, each with
@@ -114,8 +119,9 @@ class Graph:
         from graphlake.write.schema_apply import apply_schema
 
         with acting_as(author):
-            return apply_schema(self.repo, pg_text, branch, message=message, dry_run=dry_run,
-                                allow_drop=allow_drop)
+            return apply_schema(
+                self.repo, pg_text, branch, message=message, dry_run=dry_run, allow_drop=allow_drop
+            )
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -145,12 +151,18 @@ class Graph:
         for name in parsed.table_names:
             t = parsed.table(name)
             states[name] = tables.create(
-                f"{name}-{ULID()}".lower(), arrow_schema(t), index_columns(t), incarnation,
+                f"{name}-{ULID()}".lower(),
+                arrow_schema(t),
+                index_columns(t),
+                incarnation,
                 text_columns=t.search,
             )
         with acting_as(author):
             commit = Commit.create(
-                parents=(), message="init", schema_id=sid, tables=states,
+                parents=(),
+                message="init",
+                schema_id=sid,
+                tables=states,
             )
             CommitStore(store).put(commit)
             RefStore(store).create(DEFAULT_BRANCH, commit.id, incarnation=incarnation)
@@ -198,13 +210,15 @@ class Graph:
         validate_branch_name(name)
         commit = self.resolve(from_)
         if self.repo.tags.get(name) is not None:
-            raise BranchExistsError(f"{name!r} is a tag: branches and tags share one "
-                                    "namespace (pick another name)")
+            raise BranchExistsError(
+                f"{name!r} is a tag: branches and tags share one namespace (pick another name)"
+            )
         self.refs.create(name, commit.id)
         return name
 
-    def reset_branch(self, branch: str, rev: str, *,
-                     author: str | Author | None = None) -> RefEntry:
+    def reset_branch(
+        self, branch: str, rev: str, *, author: str | Author | None = None
+    ) -> RefEntry:
         """Move `branch` to the commit revision `rev` names (any commit: back, forward or
         sideways), as one compare-and-swap recorded in the reflog (`action` "reset").
         Nothing is rewritten: the commits it leaves stay reachable from the reflog for
@@ -216,8 +230,7 @@ class Graph:
         with acting_as(author):
             return self.refs.cas(branch, ref, commit.id, action="reset")
 
-    def reflog(self, branch: str = DEFAULT_BRANCH, limit: int | None = None
-               ) -> list[ReflogEntry]:
+    def reflog(self, branch: str = DEFAULT_BRANCH, limit: int | None = None) -> list[ReflogEntry]:
         """Every move of `branch` (write, merge, revert, reset, create, delete...),
         newest first: time, author, old -> new commit, action. Works for a deleted
         branch too; `BranchNotFoundError` if it never existed."""
@@ -228,8 +241,14 @@ class Graph:
 
     # --- tags -------------------------------------------------------------------------
 
-    def tag(self, name: str, rev: str = DEFAULT_BRANCH, message: str | None = None, *,
-            author: str | Author | None = None) -> Tag:
+    def tag(
+        self,
+        name: str,
+        rev: str = DEFAULT_BRANCH,
+        message: str | None = None,
+        *,
+        author: str | Author | None = None,
+    ) -> Tag:
         """Name the commit revision `rev` names as tag `name`, forever: an existing tag
         (`TagExistsError`) or a branch of that name (`TagExistsError`) is refused, and
         `gc` keeps everything a tag reaches. A tag is a revision wherever one is taken."""
@@ -238,8 +257,10 @@ class Graph:
         if self.repo.tags.get(name) is None:
             ref = self.refs.head(name)
             if ref is not None and ref.commit is not None:
-                raise TagExistsError(f"{name!r} is a branch: branches and tags share one "
-                                     "namespace (pick another name)")
+                raise TagExistsError(
+                    f"{name!r} is a branch: branches and tags share one "
+                    "namespace (pick another name)"
+                )
         with acting_as(author) as who:
             return self.repo.tags.create(name, commit.id, message, who)
 
@@ -276,8 +297,7 @@ class Graph:
         span = self.revisions.range(branch)
         if span is None:
             return self.history.log(self.resolve(branch).id, limit=limit)
-        return self.history.log(span.end.id, limit=limit,
-                                exclude=[b.id for b in span.bases])
+        return self.history.log(span.end.id, limit=limit, exclude=[b.id for b in span.bases])
 
     def _ref(self, branch: str) -> RefEntry:
         """The ref of a branch that writing needs (a commit revision is refused)."""
@@ -306,8 +326,7 @@ class Graph:
         from graphlake.write.transaction import Transaction
 
         self._ref(branch)
-        return Transaction(self.repo, branch, message, meta, expect_head=expect_head,
-                           author=author)
+        return Transaction(self.repo, branch, message, meta, expect_head=expect_head, author=author)
 
     def transact(
         self,
@@ -361,12 +380,24 @@ class Graph:
         from graphlake.write.load import load
 
         with acting_as(author):
-            return load(self.repo, source, branch=branch, mode=mode, table=table,
-                        message=message, progress=progress, coerce=coerce)
+            return load(
+                self.repo,
+                source,
+                branch=branch,
+                mode=mode,
+                table=table,
+                message=message,
+                progress=progress,
+                coerce=coerce,
+            )
 
     def optimize(
-        self, branch: str = DEFAULT_BRANCH, *, if_needed: bool = False,
-        threshold: Threshold | None = None, author: str | Author | None = None,
+        self,
+        branch: str = DEFAULT_BRANCH,
+        *,
+        if_needed: bool = False,
+        threshold: Threshold | None = None,
+        author: str | Author | None = None,
     ) -> Commit:
         """Compact fragments and refresh indexes of every table on `branch` (building or
         retraining the declared ANN and full-text indexes: README "Search"), as one
@@ -408,8 +439,12 @@ class Graph:
         return report
 
     def gc(
-        self, *, grace: dt.timedelta = dt.timedelta(hours=1), dry_run: bool = False,
-        progress: Any = None, reflog_keep: dt.timedelta | None = None,
+        self,
+        *,
+        grace: dt.timedelta = dt.timedelta(hours=1),
+        dry_run: bool = False,
+        progress: Any = None,
+        reflog_keep: dt.timedelta | None = None,
     ) -> GcReport:
         """Remove table versions, files and commit objects that no live branch, no
         commit reachable from one and no publication in flight needs. Only what is
@@ -419,8 +454,13 @@ class Graph:
         from graphlake.catalog.reflog import REFLOG_KEEP
         from graphlake.maintenance.gc import gc
 
-        return gc(self.repo, grace=grace, dry_run=dry_run, progress=progress,
-                  reflog_keep=REFLOG_KEEP if reflog_keep is None else reflog_keep)
+        return gc(
+            self.repo,
+            grace=grace,
+            dry_run=dry_run,
+            progress=progress,
+            reflog_keep=REFLOG_KEEP if reflog_keep is None else reflog_keep,
+        )
 
     # --- merging ----------------------------------------------------------------------
 
@@ -452,9 +492,17 @@ class Graph:
         from graphlake.merge import engine as merge_engine
 
         with acting_as(author):
-            return merge_engine.merge(self.repo, source, into, strategy=strategy,
-                                      dry_run=dry_run, message=message, lineage=lineage,
-                                      memory_budget=memory_budget, resolutions=resolutions)
+            return merge_engine.merge(
+                self.repo,
+                source,
+                into,
+                strategy=strategy,
+                dry_run=dry_run,
+                message=message,
+                lineage=lineage,
+                memory_budget=memory_budget,
+                resolutions=resolutions,
+            )
 
     def revert(
         self,
@@ -477,8 +525,16 @@ class Graph:
         from graphlake.merge import apply
 
         with acting_as(author):
-            return apply.revert(self.repo, rev, branch, mainline=mainline, strategy=strategy,
-                                dry_run=dry_run, message=message, lineage=lineage)
+            return apply.revert(
+                self.repo,
+                rev,
+                branch,
+                mainline=mainline,
+                strategy=strategy,
+                dry_run=dry_run,
+                message=message,
+                lineage=lineage,
+            )
 
     def cherry_pick(
         self,
@@ -499,9 +555,16 @@ class Graph:
         from graphlake.merge import apply
 
         with acting_as(author):
-            return apply.cherry_pick(self.repo, rev, into, mainline=mainline,
-                                     strategy=strategy, dry_run=dry_run, message=message,
-                                     lineage=lineage)
+            return apply.cherry_pick(
+                self.repo,
+                rev,
+                into,
+                mainline=mainline,
+                strategy=strategy,
+                dry_run=dry_run,
+                message=message,
+                lineage=lineage,
+            )
 
     def merge_many(
         self,
@@ -527,14 +590,18 @@ class Graph:
 
         with acting_as(author):
             return merge_engine.merge_many(
-                self.repo, sources, into, strict_disjoint=strict_disjoint, strategy=strategy,
-                dry_run=dry_run, message=message, lineage=lineage,
+                self.repo,
+                sources,
+                into,
+                strict_disjoint=strict_disjoint,
+                strategy=strategy,
+                dry_run=dry_run,
+                message=message,
+                lineage=lineage,
                 memory_budget=memory_budget,
             )
 
-    def diff(
-        self, a: str, b: str | None = None, limit: int | None = None
-    ) -> dict[str, TableDiff]:
+    def diff(self, a: str, b: str | None = None, limit: int | None = None) -> dict[str, TableDiff]:
         """Per table: what revision `b` inserted, updated (old -> new per property) and
         deleted since revision `a`; with `b` omitted, `a` is a range `A...B` (from the merge
         base of A and B to B). Counts cover every change; rows are kept for at most `limit`
@@ -593,7 +660,10 @@ class Graph:
     # --- readers of a pinned revision (graphlake.readers; each behind an extra) -------
 
     def to_torch(
-        self, type: str, rev: str = DEFAULT_BRANCH, columns: Sequence[str] | None = None,
+        self,
+        type: str,
+        rev: str = DEFAULT_BRANCH,
+        columns: Sequence[str] | None = None,
         **options: Any,
     ) -> Any:
         """A PyTorch `IterableDataset` of `type` at `rev`, resolved once and leased
@@ -604,7 +674,10 @@ class Graph:
         return to_torch(self.snapshot(rev), type, columns, **options)
 
     def to_ray(
-        self, type: str, rev: str = DEFAULT_BRANCH, columns: Sequence[str] | None = None,
+        self,
+        type: str,
+        rev: str = DEFAULT_BRANCH,
+        columns: Sequence[str] | None = None,
         **options: Any,
     ) -> Any:
         """A Ray Data `Dataset` of `type` at `rev` whose read tasks read fragments of the
@@ -614,7 +687,10 @@ class Graph:
         return to_ray(self.snapshot(rev), type, columns, **options)
 
     def to_hf(
-        self, type: str, rev: str = DEFAULT_BRANCH, columns: Sequence[str] | None = None,
+        self,
+        type: str,
+        rev: str = DEFAULT_BRANCH,
+        columns: Sequence[str] | None = None,
         **options: Any,
     ) -> Any:
         """A Hugging Face `datasets.Dataset` (or, `streaming=True`, `IterableDataset`) of
@@ -624,7 +700,10 @@ class Graph:
         return to_hf(self.snapshot(rev), type, columns, **options)
 
     def to_polars(
-        self, type: str, rev: str = DEFAULT_BRANCH, columns: Sequence[str] | None = None,
+        self,
+        type: str,
+        rev: str = DEFAULT_BRANCH,
+        columns: Sequence[str] | None = None,
         **options: Any,
     ) -> Any:
         """A Polars `LazyFrame` of `type` at `rev` pushing projections and filters down
@@ -645,8 +724,13 @@ class Graph:
         `timeout_s` (default 60 s) bounds the whole query (`QueryTimeoutError`)."""
         from graphlake.read.sql import DEFAULT_TIMEOUT_S, SqlLimits, run_sql
 
-        return run_sql(self.snapshot(branch), query, max_rows=max_rows,
-                       limits=SqlLimits(timeout_s=DEFAULT_TIMEOUT_S), timeout_s=timeout_s)
+        return run_sql(
+            self.snapshot(branch),
+            query,
+            max_rows=max_rows,
+            limits=SqlLimits(timeout_s=DEFAULT_TIMEOUT_S),
+            timeout_s=timeout_s,
+        )
 
     def search(
         self,
@@ -670,8 +754,9 @@ class Graph:
         instead of rows. See README "Search"."""
         from graphlake.search import query
 
-        req = query.SearchRequest(type, vector, text, k, where, columns, near,
-                                  (on,) if isinstance(on, str) else tuple(on))
+        req = query.SearchRequest(
+            type, vector, text, k, where, columns, near, (on,) if isinstance(on, str) else tuple(on)
+        )
         snap = self.snapshot(branch)
         return query.explain(snap, req) if explain else query.search(snap, req)
 
@@ -691,9 +776,15 @@ class Graph:
         from graphlake.query.executor import run_query
         from graphlake.read.sql import DEFAULT_TIMEOUT_S, SqlLimits
 
-        return run_query(self.snapshot(branch), cypher, params, max_rows=max_rows,
-                         timeout_s=timeout_s, limits=SqlLimits(timeout_s=DEFAULT_TIMEOUT_S),
-                         explain=explain)
+        return run_query(
+            self.snapshot(branch),
+            cypher,
+            params,
+            max_rows=max_rows,
+            timeout_s=timeout_s,
+            limits=SqlLimits(timeout_s=DEFAULT_TIMEOUT_S),
+            explain=explain,
+        )
 
     # --- merge requests ---------------------------------------------------------------
 
@@ -708,7 +799,6 @@ class Graph:
 
             found = self.__dict__.setdefault("_reviews", Reviews(self.repo))
         return found
-
 
     # --- row history, blame and the change feed (graphlake.timeline) ------------------
 
@@ -745,6 +835,7 @@ class Graph:
         from graphlake.timeline.feed import changes
 
         return changes(self.repo, branch, since, limit)
+
 
 def _is_local(uri: str) -> bool:
     return "://" not in uri or uri.startswith("file://")

@@ -1,4 +1,4 @@
-""""Did you mean ...?": the one home for suggesting a known name for a misspelt one.
+""" "Did you mean ...?": the one home for suggesting a known name for a misspelt one.
 
 Used by the schema parser (types, annotations, properties), the Cypher checker and parser
 (labels, properties, functions, keywords) and revision lookup (branch and tag names), so

@@ -65,9 +65,16 @@ class _Worker:
         parent, child = socket.socketpair()
         with child:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "graphlake.isolation", str(child.fileno()),
-                 str(memory_mb), warm or ""],
-                pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL,
+                [
+                    sys.executable,
+                    "-m",
+                    "graphlake.isolation",
+                    str(child.fileno()),
+                    str(memory_mb),
+                    warm or "",
+                ],
+                pass_fds=(child.fileno(),),
+                stdin=subprocess.DEVNULL,
                 env={**os.environ, "MALLOC_ARENA_MAX": "2"},
             )
         self.conn = Connection(parent.detach())
@@ -120,8 +127,9 @@ class Workers:
                 if self._live >= self.count or self._closed:
                     return
                 self._live += 1
-            threading.Thread(target=self._spawn_idle, daemon=True,
-                             name="graphlake-worker-start").start()
+            threading.Thread(
+                target=self._spawn_idle, daemon=True, name="graphlake-worker-start"
+            ).start()
 
     def _spawn(self) -> _Worker:
         worker = _Worker(self.memory_mb, self.warm)
@@ -186,8 +194,15 @@ class Workers:
             worker.kill()
 
     # --- jobs
-    def run(self, job: str, args: tuple, *, timeout_s: float | None, stopped: Stopped,
-            cancelled: Callable[[], bool] | None = None) -> Any:
+    def run(
+        self,
+        job: str,
+        args: tuple,
+        *,
+        timeout_s: float | None,
+        stopped: Stopped,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> Any:
         """The value of `job(*args)` in a worker; `QueryTimeoutError` after `timeout_s`,
         `QueryTooLargeError` past the memory limit, `QueryError("cancelled")` once
         `cancelled()` is true. The worker is killed in all three cases."""

@@ -51,8 +51,15 @@ class Lanes:
         unique_parents = list(dict.fromkeys(parents))
         outgoing = _fork_starts(col, len(unique_parents), len(self.lanes))
         after = self._fork(col, unique_parents)
-        return Drawing(before, prefix.ljust(width), under.ljust(width), after,
-                       column=col, incoming=incoming, outgoing=outgoing)
+        return Drawing(
+            before,
+            prefix.ljust(width),
+            under.ljust(width),
+            after,
+            column=col,
+            incoming=incoming,
+            outgoing=outgoing,
+        )
 
     def _join_ends(self, commit_id: str, col: int) -> list[int]:
         kept = [i for i, c in enumerate(self.lanes) if c != commit_id or i == col]
@@ -69,7 +76,7 @@ class Lanes:
         lane to its right (a root's lane ends, and lanes right of it close up)."""
         starts = _fork_starts(col, len(parents), len(self.lanes))
         ends = list(range(len(starts)))
-        self.lanes = self.lanes[:col] + parents + self.lanes[col + 1:]
+        self.lanes = self.lanes[:col] + parents + self.lanes[col + 1 :]
         return _moves(starts, ends)
 
 

@@ -73,8 +73,10 @@ def _problem(pattern: str) -> str | None:
             reason = reason.decode("utf-8", "replace")
         return str(reason)
     if compiled.programsize > MAX_PROGRAM_SIZE:
-        return (f"it compiles to {compiled.programsize} RE2 instructions "
-                f"(at most {MAX_PROGRAM_SIZE}); use smaller repetition counts")
+        return (
+            f"it compiles to {compiled.programsize} RE2 instructions "
+            f"(at most {MAX_PROGRAM_SIZE}); use smaller repetition counts"
+        )
     return None
 
 
@@ -115,8 +117,7 @@ def _shape_problem(pattern: str) -> str | None:
             if m is not None:
                 for count in m.groups():
                     if count and (len(count) > 6 or int(count) > MAX_REPEAT):
-                        return (f"the repetition count {{{m.group(0)[1:-1]}}} is over "
-                                f"{MAX_REPEAT}")
+                        return f"the repetition count {{{m.group(0)[1:-1]}}} is over {MAX_REPEAT}"
                 i = m.end()
                 continue
         i += 1

@@ -88,4 +88,3 @@ class Repo:
 
     def head(self, branch: str) -> Commit:
         return self.branch_head(branch)[1]
-

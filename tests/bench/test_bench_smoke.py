@@ -15,7 +15,10 @@ BENCH = Path(__file__).resolve().parents[2] / "bench" / "write.py"
 def test_write_bench_quick_run() -> None:
     proc = subprocess.run(
         [sys.executable, str(BENCH), "--quick", "--rows", "20000"],
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "graphlake write benchmark" in proc.stdout

@@ -17,7 +17,11 @@ SCRIPT = ROOT / "bench" / "merge_cost.py"
 def test_merge_cost_quick_runs_and_reports() -> None:
     proc = subprocess.run(
         [sys.executable, str(SCRIPT), "--quick"],
-        cwd=ROOT, capture_output=True, text=True, timeout=240, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     out = proc.stdout

@@ -18,8 +18,14 @@ SCRIPT = ROOT / "bench" / "query.py"
 def test_query_bench_quick_runs_and_reports() -> None:
     if importlib.util.find_spec("ladybug") is None:  # never imported here (subprocess)
         pytest.skip("ladybug is not installed")
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--quick"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=240, check=False)
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--quick"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     out = proc.stdout
     assert "graphlake 1,000 ms" in out and "ladybug 1,000 ms" in out

@@ -15,7 +15,10 @@ BENCH = Path(__file__).resolve().parents[2] / "bench" / "schema.py"
 def test_schema_bench_quick_run() -> None:
     proc = subprocess.run(
         [sys.executable, str(BENCH), "--rows", "2000"],
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "graphlake schema benchmark" in proc.stdout

@@ -17,9 +17,22 @@ BENCH = Path(__file__).resolve().parents[2] / "bench" / "search.py"
 def test_search_bench_tiny_run() -> None:
     pytest.importorskip("lancedb")
     proc = subprocess.run(
-        [sys.executable, str(BENCH), "--rows", "1000", "--dim", "8", "--queries", "5",
-         "--shards", "2"],
-        capture_output=True, text=True, timeout=300, check=False,
+        [
+            sys.executable,
+            str(BENCH),
+            "--rows",
+            "1000",
+            "--dim",
+            "8",
+            "--queries",
+            "5",
+            "--shards",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
     assert proc.returncode == 0, proc.stderr[-2000:]

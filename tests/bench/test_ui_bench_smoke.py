@@ -13,8 +13,13 @@ BENCH = Path(__file__).resolve().parents[2] / "bench" / "ui_pages.py"
 
 def test_ui_pages_bench_times_every_page() -> None:
     pytest.importorskip("jinja2")
-    proc = subprocess.run([sys.executable, str(BENCH), "--rows", "1000", "--runs", "1"],
-                          capture_output=True, text=True, timeout=300, check=False)
+    proc = subprocess.run(
+        [sys.executable, str(BENCH), "--rows", "1000", "--runs", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     rows = [line.split() for line in proc.stdout.splitlines() if line.startswith("/ui/")]
     assert len(rows) == 12, proc.stdout

@@ -33,13 +33,15 @@ def _no_ambient_author(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def _commit(author: Author | None = None) -> Commit:
-    return Commit.create((), "init", "ssssssss", TABLES, {"k": 1},
-                         time="2025-01-02T03:04:05Z", author=author)
+    return Commit.create(
+        (), "init", "ssssssss", TABLES, {"k": 1}, time="2025-01-02T03:04:05Z", author=author
+    )
 
 
 def test_parse_author_forms() -> None:
-    assert parse_author("Ada Lovelace <ada@example.org>") == Author("Ada Lovelace",
-                                                                    "ada@example.org")
+    assert parse_author("Ada Lovelace <ada@example.org>") == Author(
+        "Ada Lovelace", "ada@example.org"
+    )
     assert parse_author("  bob  ") == Author("bob")
     assert str(Author("Ada", "ada@x.org")) == "Ada <ada@x.org>"
 

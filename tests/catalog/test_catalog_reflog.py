@@ -36,8 +36,13 @@ def test_every_move_is_in_the_reflog(g: gl.Graph) -> None:
     g.reset_branch("main", "main~2", author="Reset")
     log = g.reflog("main")
     assert [(e.action, e.author) for e in log] == [
-        ("reset", "Reset"), ("revert", "R"), ("write", "W2"), ("merge (fast-forward)", "M"),
-        ("write", "W"), ("create", "Init")]
+        ("reset", "Reset"),
+        ("revert", "R"),
+        ("write", "W2"),
+        ("merge (fast-forward)", "M"),
+        ("write", "W"),
+        ("create", "Init"),
+    ]
     assert all(e.old == older.new for e, older in itertools.pairwise(log))
     assert log[-1].old is None and log[0].new == g.head().id
     assert [e.action for e in g.reflog("main", limit=2)] == ["reset", "revert"]
@@ -73,8 +78,7 @@ def test_reset_errors_change_nothing(g: gl.Graph) -> None:
 
 def test_concurrent_writers_lose_no_entry(g: gl.Graph) -> None:
     def write(i: int) -> None:
-        g.transact(lambda w: w.upsert("Person", [{"name": f"p{i}", "age": i}]),
-                   author=f"w{i}")
+        g.transact(lambda w: w.upsert("Person", [{"name": f"p{i}", "age": i}]), author=f"w{i}")
 
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(write, range(8)))
@@ -101,8 +105,9 @@ gl.Graph.open(sys.argv[1]).revert("main", author="crasher")
 """
 
 
-@pytest.mark.parametrize("point", ["merge.after_table_effect", "merge.before_ref_cas",
-                                   "merge.after_ref_cas"])
+@pytest.mark.parametrize(
+    "point", ["merge.after_table_effect", "merge.before_ref_cas", "merge.after_ref_cas"]
+)
 def test_tags_and_the_reflog_survive_a_crash_and_gc(tmp_path: Path, point: str) -> None:
     import os
     import subprocess
@@ -117,8 +122,12 @@ def test_tags_and_the_reflog_survive_a_crash_and_gc(tmp_path: Path, point: str) 
         w.insert("Person", [{"name": "b"}])
     g.delete_branch("gone")
     env = {**os.environ, "GRAPHLAKE_FAULT": point}
-    done = subprocess.run([sys.executable, "-c", CRASHING_REVERT, str(tmp_path / "g")],
-                          env=env, capture_output=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", CRASHING_REVERT, str(tmp_path / "g")],
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
     assert done.returncode == 86, done.stderr
     fresh = gl.Graph.open(g.uri)  # recovers the crashed publication
     fresh.gc(grace=dt.timedelta(0))

@@ -1,10 +1,10 @@
 """Revisions (`main~2^2`, id prefixes, `A...B`) resolved over a hand-built commit graph.
 
-    r - a - b - m ---- o      main  (m: merge of b and x; o: 3-parent merge of m, y, z)
-         \\      /    /|
-          +--- x    / |       dev
-          +------- y  |       feature
-          +---------- z
+r - a - b - m ---- o      main  (m: merge of b and x; o: 3-parent merge of m, y, z)
+     \\      /    /|
+      +--- x    / |       dev
+      +------- y  |       feature
+      +---------- z
 """
 
 from __future__ import annotations
@@ -32,8 +32,16 @@ from tests.catalog.conftest import Root
 
 EPOCH = datetime(2025, 1, 1, tzinfo=UTC)
 TABLES = {"Person": TableState("person", "main", 1, "01JOWNER")}
-GRAPH = [("r",), ("a", "r"), ("b", "a"), ("x", "a"), ("m", "b", "x"), ("y", "a"),
-         ("z", "a"), ("o", "m", "y", "z")]
+GRAPH = [
+    ("r",),
+    ("a", "r"),
+    ("b", "a"),
+    ("x", "a"),
+    ("m", "b", "x"),
+    ("y", "a"),
+    ("z", "a"),
+    ("o", "m", "y", "z"),
+]
 
 
 class Repo:
@@ -44,8 +52,13 @@ class Repo:
         self.resolver = Resolver(self.refs, self.commits, History(self.commits))
         self.ids: dict[str, str] = {}
         for minute, (name, *parents) in enumerate(GRAPH):
-            commit = Commit.create([self.ids[p] for p in parents], name, "s", TABLES,
-                                   time=EPOCH + timedelta(minutes=minute))
+            commit = Commit.create(
+                [self.ids[p] for p in parents],
+                name,
+                "s",
+                TABLES,
+                time=EPOCH + timedelta(minutes=minute),
+            )
             self.commits.put(commit)
             self.ids[name] = commit.id
         for branch, at in (("main", "o"), ("dev", "x"), ("feature", "y")):
@@ -61,13 +74,32 @@ def repo(root: Root) -> Repo:
     return Repo(root)
 
 
-@pytest.mark.parametrize(("revision", "expected"), [
-    ("main", "o"), ("dev", "x"), ("main~0", "o"), ("main~", "m"), ("main~1", "m"),
-    ("main~2", "b"), ("main~3", "a"), ("main~4", "r"), ("main~~", "b"),
-    ("main^", "m"), ("main^0", "o"), ("main^1", "m"), ("main^2", "y"), ("main^3", "z"),
-    ("main~1^2", "x"), ("main~1^2~1", "a"), ("main^3~", "a"), ("main~2^", "a"),
-    ("dev^", "a"), ("main^^2", "x"), ("main~1^1~1^1", "r"),
-])
+@pytest.mark.parametrize(
+    ("revision", "expected"),
+    [
+        ("main", "o"),
+        ("dev", "x"),
+        ("main~0", "o"),
+        ("main~", "m"),
+        ("main~1", "m"),
+        ("main~2", "b"),
+        ("main~3", "a"),
+        ("main~4", "r"),
+        ("main~~", "b"),
+        ("main^", "m"),
+        ("main^0", "o"),
+        ("main^1", "m"),
+        ("main^2", "y"),
+        ("main^3", "z"),
+        ("main~1^2", "x"),
+        ("main~1^2~1", "a"),
+        ("main^3~", "a"),
+        ("main~2^", "a"),
+        ("dev^", "a"),
+        ("main^^2", "x"),
+        ("main~1^1~1^1", "r"),
+    ],
+)
 def test_branch_revisions(repo: Repo, revision: str, expected: str) -> None:
     assert repo.name(revision) == expected
 
@@ -130,10 +162,21 @@ def test_ambiguous_prefix_lists_candidates(repo: Repo, root: Root) -> None:
     assert "abcdef10000" in str(err.value) and "abcdef11111" in str(err.value)
 
 
-@pytest.mark.parametrize("revision", [
-    "", "~1", "^", "main~x", "main^-1", "main~1x", "main~1~-2", "ma!n", "main~1 ",
-    "main~1234567890",
-])
+@pytest.mark.parametrize(
+    "revision",
+    [
+        "",
+        "~1",
+        "^",
+        "main~x",
+        "main^-1",
+        "main~1x",
+        "main~1~-2",
+        "ma!n",
+        "main~1 ",
+        "main~1234567890",
+    ],
+)
 def test_malformed_revisions(repo: Repo, revision: str) -> None:
     with pytest.raises(RevisionSyntaxError) as err:
         repo.resolver.commit(revision)

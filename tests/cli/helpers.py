@@ -41,7 +41,10 @@ def run(*args: object, env: dict[str, str] | None = None) -> Proc:
     full_env.update({"COLUMNS": "200", "NO_COLOR": "1", **(env or {})})
     return subprocess.run(
         [sys.executable, "-m", "graphlake.cli.app", *map(str, args)],
-        capture_output=True, text=True, env=full_env, timeout=120,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=120,
     )
 
 

@@ -17,8 +17,9 @@ def test_backfill_from_jsonl_and_parquet_and_bad_input(tmp_path: Path) -> None:
     g.load(RECORDS)
     g.create_branch("dev")
     head = g.head().id
-    jsonl = write_jsonl(tmp_path / "ages.jsonl", [{"name": "Bob", "age": 41},
-                                                  {"name": "Carol", "age": 7}])
+    jsonl = write_jsonl(
+        tmp_path / "ages.jsonl", [{"name": "Bob", "age": 41}, {"name": "Carol", "age": 7}]
+    )
     parquet = tmp_path / "emb.parquet"
     pq.write_table(pa.table({"name": ["Carol"], "embedding": [[1.0, 2.0]]}), parquet)
     missing = write_jsonl(tmp_path / "missing.jsonl", [{"name": "Nobody", "age": 1}])

@@ -73,8 +73,7 @@ def graph(built: Built) -> Path:
 
 
 def test_log_lists_commits_newest_first(built: Built) -> None:
-    log_json, log_text = run_all(("log", built.root, "--json"),
-                                 ("log", built.root, "--limit", "1"))
+    log_json, log_text = run_all(("log", built.root, "--json"), ("log", built.root, "--limit", "1"))
     commits = parsed(log_json)
     assert [c["message"] for c in commits] == ["load (append)", "init"]
     assert commits[1]["id"] == built.init_commit and commits[1]["parents"] == []
@@ -91,7 +90,8 @@ def test_show_reads_a_table_with_filter_columns_and_limit(graph: Path) -> None:
         ("show", graph, "Person", "--columns", "name,embedding", "--limit", "3"),
     )
     assert sorted(parsed(filtered), key=lambda r: r["name"]) == [
-        {"name": "Alice", "age": 30}, {"name": "Bob", "age": 40},
+        {"name": "Alice", "age": 30},
+        {"name": "Bob", "age": 40},
     ]
     assert [(e["src"], e["dst"], e["since"]) for e in parsed(edges)] == [
         ("Alice", "Bob", "2020-05-01")
@@ -102,8 +102,10 @@ def test_show_reads_a_table_with_filter_columns_and_limit(graph: Path) -> None:
 
 
 def test_sql_runs_on_a_branch(graph: Path) -> None:
-    join = ("SELECT p.name AS person, c.name AS company FROM WorksAt w "
-            "JOIN Person p ON p.id = w.src JOIN Company c ON c.id = w.dst")
+    join = (
+        "SELECT p.name AS person, c.name AS company FROM WorksAt w "
+        "JOIN Person p ON p.id = w.src JOIN Company c ON c.id = w.dst"
+    )
     as_rows, as_text, too_many = run_all(
         ("sql", graph, join, "--json"),
         ("sql", graph, "SELECT count(*) AS people FROM Person", "--branch", "main"),
@@ -117,8 +119,10 @@ def test_sql_runs_on_a_branch(graph: Path) -> None:
 
 def test_branch_create_list_delete(built: Built, files: Path) -> None:
     graph = built.root
-    feature, old = run_all(("branch", "create", graph, "feature"),
-                           ("branch", "create", graph, "old", "--from", built.init_commit[:10]))
+    feature, old = run_all(
+        ("branch", "create", graph, "feature"),
+        ("branch", "create", graph, "old", "--from", built.init_commit[:10]),
+    )
     assert "Created branch feature" in stdout(feature)
     assert f"Created branch old at {built.init_commit[:12]}" in stdout(old)
 
@@ -127,8 +131,9 @@ def test_branch_create_list_delete(built: Built, files: Path) -> None:
     assert "Loaded 1 row into feature" in out and "add Dan" in out
     assert "Person" in out and "+1" in out
 
-    listed, main_delete = run_all(("branch", "list", graph, "--json"),
-                                  ("branch", "delete", graph, "main"))
+    listed, main_delete = run_all(
+        ("branch", "list", graph, "--json"), ("branch", "delete", graph, "main")
+    )
     branches = {b["name"]: b for b in parsed(listed)}
     assert set(branches) == {"main", "feature", "old"}
     assert branches["main"]["default"] and not branches["feature"]["default"]
@@ -188,18 +193,39 @@ def test_demo_end_to_end(tmp_path: Path, graph: Path) -> None:
     (other / "keep.txt").write_text("precious")
 
     # At 80 columns the two branches' tables print one after the other.
-    demo, refused, kept = run_all(("demo", target, "--fresh"), ("demo", other, "--fresh"),
-                                  ("demo", graph), env={"COLUMNS": "80"})
+    demo, refused, kept = run_all(
+        ("demo", target, "--fresh"),
+        ("demo", other, "--fresh"),
+        ("demo", graph),
+        env={"COLUMNS": "80"},
+    )
     out = stdout(demo)
-    for expected in ("Removed the previous graph", "Loaded 119 rows into main",
-                     "Person @ main", "Person @ dev", "(unchanged)",
-                     "who works where @ main", "who works where @ dev", "rows per branch",
-                     "nearest to Zoe @ dev", "hire Zoe at Acme, promote Alice",
-                     "diff main → dev", "Merged dev into main as commit", "pointer_adoption",
-                     "insertion_replay", "three_way", "Merge of exp into main stopped on 1 "
-                     "conflict", "divergent_update", "age: 29 → exp 41",
-                     "Merged exp into main", "resolved conflicts", "theirs",
-                     "Bob's age on main is now 41", "log of main", "merge dev into main"):
+    for expected in (
+        "Removed the previous graph",
+        "Loaded 119 rows into main",
+        "Person @ main",
+        "Person @ dev",
+        "(unchanged)",
+        "who works where @ main",
+        "who works where @ dev",
+        "rows per branch",
+        "nearest to Zoe @ dev",
+        "hire Zoe at Acme, promote Alice",
+        "diff main → dev",
+        "Merged dev into main as commit",
+        "pointer_adoption",
+        "insertion_replay",
+        "three_way",
+        "Merge of exp into main stopped on 1 conflict",
+        "divergent_update",
+        "age: 29 → exp 41",
+        "Merged exp into main",
+        "resolved conflicts",
+        "theirs",
+        "Bob's age on main is now 41",
+        "log of main",
+        "merge dev into main",
+    ):
         assert expected in out, expected
     before_merge = out.split("main head:")[0]
     main_part, dev_part = before_merge.split("Person @ main")[1].split("Person @ dev")

@@ -36,7 +36,10 @@ def test_show_plan_apply_and_log(root: Path, tmp_path: Path) -> None:
     assert stdout(shown) == SCHEMA
     plan = json.loads(stdout(planned_json))
     assert [s["kind"] for s in plan["steps"]] == [
-        "rename_property", "widen_property", "add_property"]
+        "rename_property",
+        "widen_property",
+        "add_property",
+    ]
     assert plan["cost"] == "column" and plan["commit"] is None
     assert "no changes" in stdout(unchanged)
     assert gl.Graph.open(str(root)).schema_text("dev") == SCHEMA  # the plans wrote nothing
@@ -61,8 +64,9 @@ def test_show_plan_apply_and_log(root: Path, tmp_path: Path) -> None:
         (SCHEMA.replace("age: I32?", "age: I32"), "age is null"),
     ],
 )
-def test_bad_schemas_fail_with_one_line(root: Path, tmp_path: Path, text: str,
-                                        message: str) -> None:
+def test_bad_schemas_fail_with_one_line(
+    root: Path, tmp_path: Path, text: str, message: str
+) -> None:
     file = tmp_path / "bad.pg"
     file.write_text(text)
     head = gl.Graph.open(str(root)).head().id

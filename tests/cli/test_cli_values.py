@@ -32,11 +32,12 @@ def test_a_blob_shown_as_json_loads_back_unchanged(tmp_path: Path) -> None:
     with g.write() as w:
         w.insert("M", [{"k": "a", "x": 0.25, "v": [1.0, 2.0], "d": "2020-02-03", "b": RAW}])
     shown = as_json("show", root, "M")
-    records = [{"type": "M", "data": {k: v for k, v in row.items() if k != "id"}}
-               for row in shown]
+    records = [{"type": "M", "data": {k: v for k, v in row.items() if k != "id"}} for row in shown]
     write_jsonl(tmp_path / "same.jsonl", records)
-    write_jsonl(tmp_path / "copy.jsonl", [{"type": "M", "data": {**r["data"], "k": "copy"}}
-                                          for r in records])
+    write_jsonl(
+        tmp_path / "copy.jsonl",
+        [{"type": "M", "data": {**r["data"], "k": "copy"}} for r in records],
+    )
     ok("load", root, tmp_path / "same.jsonl", "--mode", "merge")
     ok("load", root, tmp_path / "copy.jsonl")
     assert g.get("M", "a")["b"] == RAW and g.get("M", "copy")["b"] == RAW
@@ -51,11 +52,13 @@ def test_values_outside_a_type_fail_with_one_error_line(tmp_path: Path) -> None:
     nan.write_text(json.dumps({"type": "M", "data": {"k": "n", "x": float("nan")}}) + "\n")
     inf = tmp_path / "inf.jsonl"
     inf.write_text(json.dumps({"type": "M", "data": {"k": "i", "v": [1, float("inf")]}}) + "\n")
-    pq.write_table(pa.table({"k": ["far"], "d": pa.array([3_000_000], pa.date32())}),
-                   tmp_path / "far.parquet")
+    pq.write_table(
+        pa.table({"k": ["far"], "d": pa.array([3_000_000], pa.date32())}), tmp_path / "far.parquet"
+    )
     before = state(g)
     nan_run, inf_run, far_run = concurrently(
-        lambda: run("load", root, nan), lambda: run("load", root, inf),
+        lambda: run("load", root, nan),
+        lambda: run("load", root, inf),
         lambda: run("load", root, tmp_path / "far.parquet", "--table", "M"),
     )
     assert "M: 'n': x=nan is outside @range" in error(nan_run)

@@ -31,9 +31,11 @@ def root(tmp_path: Path) -> Path:
 
 
 def test_diff_shows_old_new_values_endpoints_and_pages(root: Path) -> None:
-    text, paged, as_dict = run_all(("diff", root, "main", "dev"),
-                                   ("diff", root, "main", "dev", "--limit", "1"),
-                                   ("diff", root, "main", "dev", "--json", "--limit", "2"))
+    text, paged, as_dict = run_all(
+        ("diff", root, "main", "dev"),
+        ("diff", root, "main", "dev", "--limit", "1"),
+        ("diff", root, "main", "dev", "--json", "--limit", "2"),
+    )
     out = stdout(text)
     assert "Person  +3 ~1 -0" in out and "Knows  +1 ~0 -1" in out
     assert "~ Bob: age: 40 → 41" in out
@@ -49,10 +51,17 @@ def test_diff_shows_old_new_values_endpoints_and_pages(root: Path) -> None:
 def test_load_merge_counts_the_rows_it_updated(root: Path) -> None:
     """A merge load that updates 2 rows changes no row count: it must not read `+0`."""
     source = root.parent / "updates.jsonl"
-    write_jsonl(source, [{"type": "Person", "data": {"name": "Alice", "age": 31}},
-                         {"type": "Person", "data": {"name": "Carol", "age": 5}}])
-    summary, text = run_all(("load", root, source, "--mode", "merge", "--json"),
-                            ("load", root, source, "--mode", "merge", "--branch", "dev"))
+    write_jsonl(
+        source,
+        [
+            {"type": "Person", "data": {"name": "Alice", "age": 31}},
+            {"type": "Person", "data": {"name": "Carol", "age": 5}},
+        ],
+    )
+    summary, text = run_all(
+        ("load", root, source, "--mode", "merge", "--json"),
+        ("load", root, source, "--mode", "merge", "--branch", "dev"),
+    )
     assert parsed(summary)["tables"] == {
         "Person": {"rows": 3, "delta": 0, "inserted": 0, "updated": 2, "deleted": 0},
     }
@@ -67,8 +76,9 @@ def test_log_graph_draws_an_n_way_merge_and_stat_counts_rows(root: Path) -> None
             w.insert("Person", [{"name": f"P{name}"}])
     merged = g.merge_many(["x", "y"], into="main", message="octopus")
     assert len(g.head("main").parents) == 3, merged
-    drawn, as_json_ = run_all(("log", root, "--graph", "--stat"),
-                              ("log", root, "--stat", "--json", "--limit", "2"))
+    drawn, as_json_ = run_all(
+        ("log", root, "--graph", "--stat"), ("log", root, "--stat", "--json", "--limit", "2")
+    )
     lines = stdout(drawn).splitlines()
     assert lines[0].startswith("* ") and "octopus" in lines[0]
     assert lines[1].split() == ["|", "Person", "+2", "~0", "-0"]  # against the first parent

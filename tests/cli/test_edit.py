@@ -29,15 +29,29 @@ def test_insert_takes_rows_as_arguments_rows_and_file_in_one_commit(
 ) -> None:
     before = gl.Graph.open(root).head().id
     rows = write_jsonl(tmp_path / "rows.jsonl", [{"name": "Eve", "age": 22}])
-    out = parsed(run("insert", root, "Person", '{"name": "Dan"}',
-                     "--rows", '[{"name": "Fay", "age": 5}]', "--file", rows, "--json"))
+    out = parsed(
+        run(
+            "insert",
+            root,
+            "Person",
+            '{"name": "Dan"}',
+            "--rows",
+            '[{"name": "Fay", "age": 5}]',
+            "--file",
+            rows,
+            "--json",
+        )
+    )
     assert out["op"] == "insert" and out["rows"] == 3 and out["changed"]
     g = gl.Graph.open(root)
     head = g.head()
     assert head.id == out["commit"] and head.parents == (before,)  # one commit
     assert head.message == "insert Person (3 rows)"
     assert {k: v for k, v in _people(root).items() if k in ("Dan", "Eve", "Fay")} == {
-        "Dan": None, "Eve": 22, "Fay": 5}
+        "Dan": None,
+        "Eve": 22,
+        "Fay": 5,
+    }
 
 
 def test_update_upsert_and_delete_with_branch_and_message(root: Path) -> None:
@@ -102,8 +116,12 @@ def test_a_row_that_does_not_parse_names_where_and_changes_nothing(
     rows = tmp_path / "rows.jsonl"
     rows.write_text('{"name": "Dan"}\n\n{"name": \n')
     head = gl.Graph.open(root).head().id
-    procs = run_all(*(("insert", root, "Person", *(rows if a == "ROWS" else a for a in args))
-                      for args, _ in BAD_JSON))
+    procs = run_all(
+        *(
+            ("insert", root, "Person", *(rows if a == "ROWS" else a for a in args))
+            for args, _ in BAD_JSON
+        )
+    )
     for proc, (_, where) in zip(procs, BAD_JSON, strict=True):
         assert where in error(proc)
     assert gl.Graph.open(root).head().id == head
@@ -140,9 +158,20 @@ def test_rows_may_come_from_stdin(root: Path) -> None:
     import sys
 
     proc = subprocess.run(
-        [sys.executable, "-m", "graphlake.cli.app", "insert", str(root), "Company",
-         "--file", "-", "--json"],
-        input=json.dumps({"name": "Globex"}) + "\n", capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "graphlake.cli.app",
+            "insert",
+            str(root),
+            "Company",
+            "--file",
+            "-",
+            "--json",
+        ],
+        input=json.dumps({"name": "Globex"}) + "\n",
+        capture_output=True,
+        text=True,
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr

@@ -29,11 +29,26 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("export") / "g"
     g = gl.Graph.init(path, SCHEMA)
     with g.write() as w:
-        w.insert("Doc", [{"name": "a", "n": 1, "body": "aGk=", "v": [0.5, 1.0],
-                          "tags": ["x", "y"], "day": "2024-02-29",
-                          "at": "2024-02-29T12:00:00Z"}])
-        w.insert("Doc", pa.table({"name": [f"k{i:05d}" for i in range(ROWS)],
-                                  "n": pa.array(range(ROWS), pa.int64())}))
+        w.insert(
+            "Doc",
+            [
+                {
+                    "name": "a",
+                    "n": 1,
+                    "body": "aGk=",
+                    "v": [0.5, 1.0],
+                    "tags": ["x", "y"],
+                    "day": "2024-02-29",
+                    "at": "2024-02-29T12:00:00Z",
+                }
+            ],
+        )
+        w.insert(
+            "Doc",
+            pa.table(
+                {"name": [f"k{i:05d}" for i in range(ROWS)], "n": pa.array(range(ROWS), pa.int64())}
+            ),
+        )
     return path
 
 
@@ -55,31 +70,43 @@ def test_a_table_exports_to_every_format_and_reads_back(root: Path, tmp_path: Pa
     lines = jsonl.read_text().splitlines()
     assert len(lines) == ROWS + 1
     row = next(r for r in map(json.loads, lines) if r["name"] == "a")
-    assert row == {"id": "a", "name": "a", "n": 1, "body": "aGk=", "v": [0.5, 1.0],
-                   "tags": ["x", "y"], "day": "2024-02-29",
-                   "at": "2024-02-29T12:00:00+00:00"}
+    assert row == {
+        "id": "a",
+        "name": "a",
+        "n": 1,
+        "body": "aGk=",
+        "v": [0.5, 1.0],
+        "tags": ["x", "y"],
+        "day": "2024-02-29",
+        "at": "2024-02-29T12:00:00+00:00",
+    }
 
 
 def test_jsonl_renders_every_type_as_json_output_does(root: Path, tmp_path: Path) -> None:
     """JSONL goes through DuckDB's JSON writer; `sql --json` (Python's `jsonable`) is the
     reference rendering: NaN and infinities null, blobs base64, ISO times, decimals as
     text; a type it does not cover (a struct, an interval) takes the Python path."""
-    query = ("SELECT n, 'nan'::DOUBLE AS f, 'inf'::FLOAT AS g, [1.5, 'nan'::DOUBLE] AS l, "
-             "body, v, tags, day, \"at\", 1.50::DECIMAL(5, 2) AS d, "
-             "TIMESTAMP '2020-01-01 01:02:03.25' AS ts, "
-             "TIMESTAMPTZ '2020-01-01 01:02:03+02' AS tz, TIME '01:02:03' AS t, "
-             "'é\x01\"' AS s, NULL AS z FROM Doc WHERE name = 'a'")
+    query = (
+        "SELECT n, 'nan'::DOUBLE AS f, 'inf'::FLOAT AS g, [1.5, 'nan'::DOUBLE] AS l, "
+        'body, v, tags, day, "at", 1.50::DECIMAL(5, 2) AS d, '
+        "TIMESTAMP '2020-01-01 01:02:03.25' AS ts, "
+        "TIMESTAMPTZ '2020-01-01 01:02:03+02' AS tz, TIME '01:02:03' AS t, "
+        "'é\x01\"' AS s, NULL AS z FROM Doc WHERE name = 'a'"
+    )
     out, out2 = tmp_path / "q.jsonl", tmp_path / "q2.jsonl"
     shown, exported, with_struct = run_all(
-        ("sql", root, query, "--json"), ("export", root, "-q", query, "-o", out),
-        ("export", root, "-q", f"SELECT {{'a': 1}} AS st, * FROM ({query})", "-o", out2))
+        ("sql", root, query, "--json"),
+        ("export", root, "-q", query, "-o", out),
+        ("export", root, "-q", f"SELECT {{'a': 1}} AS st, * FROM ({query})", "-o", out2),
+    )
     assert exported.returncode == 0 and with_struct.returncode == 0, exported.stderr
     (expected,) = parsed(shown)
     assert expected["f"] is None and expected["d"] == "1.50" and expected["body"] == "aGk="
     assert '"n":1,' in out.read_text()  # DuckDB's compact writer, not json.dumps
     assert [json.loads(line) for line in out.read_text().splitlines()] == [expected]
     assert [json.loads(line) for line in out2.read_text().splitlines()] == [
-        {"st": {"a": 1}, **expected}]
+        {"st": {"a": 1}, **expected}
+    ]
 
 
 def test_a_query_result_exports_without_a_row_cap(root: Path, tmp_path: Path) -> None:
@@ -95,8 +122,16 @@ def test_a_query_result_exports_without_a_row_cap(root: Path, tmp_path: Path) ->
 
 def test_format_option_overrides_the_suffix(root: Path, tmp_path: Path) -> None:
     out = tmp_path / "rows.txt"
-    proc = run("export", root, "-q", "SELECT name FROM Doc WHERE name = 'a'",
-               "--format", "jsonl", "-o", out)
+    proc = run(
+        "export",
+        root,
+        "-q",
+        "SELECT name FROM Doc WHERE name = 'a'",
+        "--format",
+        "jsonl",
+        "-o",
+        out,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(out.read_text()) == {"name": "a"}
 

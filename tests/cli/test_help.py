@@ -25,8 +25,9 @@ def _commands(cmd: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str,
 
 
 def _leaves() -> dict[tuple[str, ...], Any]:
-    return {p: c for p, c in _commands(typer.main.get_command(app))
-            if p and not hasattr(c, "commands")}
+    return {
+        p: c for p, c in _commands(typer.main.get_command(app)) if p and not hasattr(c, "commands")
+    }
 
 
 def _options(cmd: Any) -> set[str]:
@@ -95,8 +96,7 @@ def test_every_help_fits_80_columns_and_reads_plainly() -> None:
     runner = CliRunner()
     problems = []
     for path, cmd in _commands(typer.main.get_command(app)):
-        result = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "80"},
-                               terminal_width=80)
+        result = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "80"}, terminal_width=80)
         out = result.output
         where = " ".join(("graphlake", *path))
         if result.exit_code != 0:

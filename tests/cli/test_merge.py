@@ -69,8 +69,12 @@ def test_merge_clean_fast_forward_up_to_date_dry_run_and_errors(clean: Path) -> 
     )
     result = parsed(merged)
     assert result["outcome"] == "merged" and result["base"] is not None
-    assert result["routes"] == {"Person": "three_way", "Company": "no_change",
-                                "Knows": "pointer_adoption", "WorksAt": "no_change"}
+    assert result["routes"] == {
+        "Person": "three_way",
+        "Company": "no_change",
+        "Knows": "pointer_adoption",
+        "WorksAt": "no_change",
+    }
     person = result["stats"]["Person"]
     assert (person["source_changes"], person["target_changes"]) == (3, 1)
     assert "publish" in result["timings"] and result["conflicts"] == []
@@ -110,7 +114,10 @@ def test_merge_conflict_exits_1_and_strategy_theirs_resolves(tmp_path: Path) -> 
     assert report["outcome"] == "conflict"
     [conflict] = report["conflicts"]
     assert (conflict["kind"], conflict["table"], conflict["entity_id"]) == (
-        "divergent_update", "Person", "Bob")
+        "divergent_update",
+        "Person",
+        "Bob",
+    )
     assert conflict["properties"] == ["age"]
     assert (conflict["source"]["age"], conflict["target"]["age"]) == (41, 42)
 
@@ -131,13 +138,19 @@ def test_merge_conflict_exits_1_and_strategy_theirs_resolves(tmp_path: Path) -> 
 
 
 def test_diff_lists_inserted_updated_and_deleted_ids(clean: Path) -> None:
-    as_json, as_text = run_all(("diff", clean, "main-copy", "dev", "--json"),
-                               ("diff", clean, "main-copy", "dev", "--limit", "1"))
-    ids = {t: {k: d[k] for k in ("inserted", "updated", "deleted")}
-           for t, d in parsed(as_json).items()}
+    as_json, as_text = run_all(
+        ("diff", clean, "main-copy", "dev", "--json"),
+        ("diff", clean, "main-copy", "dev", "--limit", "1"),
+    )
+    ids = {
+        t: {k: d[k] for k in ("inserted", "updated", "deleted")} for t, d in parsed(as_json).items()
+    }
     assert ids == {
-        "Person": {"inserted": ["Erin", "Frank"],
-                   "updated": {"Alice": ["age"], "Carol": ["age"]}, "deleted": []},
+        "Person": {
+            "inserted": ["Erin", "Frank"],
+            "updated": {"Alice": ["age"], "Carol": ["age"]},
+            "deleted": [],
+        },
         "Company": {"inserted": [], "updated": {}, "deleted": ["Hooli"]},
         "Knows": {"inserted": ["k-erin"], "updated": {}, "deleted": []},
     }
@@ -157,8 +170,9 @@ def test_merge_many_conflict_between_sources_names_each_row(tmp_path: Path) -> N
         g.create_branch(name)
         with g.write(name) as w:
             w.update("Person", [{"name": "Alice", "age": age}])
-    table, js = run_all(("merge-many", g.uri, "mm-a", "mm-b"),
-                        ("merge-many", g.uri, "mm-a", "mm-b", "--json"))
+    table, js = run_all(
+        ("merge-many", g.uri, "mm-a", "mm-b"), ("merge-many", g.uri, "mm-a", "mm-b", "--json")
+    )
     assert table.returncode == 1 and js.returncode == 1
     assert "age: 30 → mm-b 32 / mm-a 31 / main 30" in table.stdout
     [c] = parsed(js, 1)["conflicts"]

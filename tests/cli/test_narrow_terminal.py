@@ -20,30 +20,45 @@ ABSTRACT = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eius
 
 
 def _cells(out: str) -> list[list[str]]:
-    return [[c.strip() for c in re.split("[│┃]", line)[1:-1]]
-            for line in out.splitlines() if line.startswith(("│", "┃"))]
+    return [
+        [c.strip() for c in re.split("[│┃]", line)[1:-1]]
+        for line in out.splitlines()
+        if line.startswith(("│", "┃"))
+    ]
 
 
 def test_show_and_search_at_80_columns_break_no_word(tmp_path: Path) -> None:
     root = tmp_path / "g"
     g = gl.Graph.init(root, SCHEMA)
     with g.write() as w:
-        w.insert("Paper", [{"title": TITLE, "published": "2015-01-01", "abstract": ABSTRACT,
-                            "venue": "Proceedings of the VLDB Endowment",
-                            "embedding": [0.125] * 8, "ncited": 10000, "citations": 12345}])
+        w.insert(
+            "Paper",
+            [
+                {
+                    "title": TITLE,
+                    "published": "2015-01-01",
+                    "abstract": ABSTRACT,
+                    "venue": "Proceedings of the VLDB Endowment",
+                    "embedding": [0.125] * 8,
+                    "ncited": 10000,
+                    "citations": 12345,
+                }
+            ],
+        )
     narrow = {"COLUMNS": "80"}
-    show, search = run_all(("show", root, "Paper"),
-                           ("search", root, "Paper", "--near", TITLE, "-c", "title,ncited"),
-                           env=narrow)
+    show, search = run_all(
+        ("show", root, "Paper"),
+        ("search", root, "Paper", "--near", TITLE, "-c", "title,ncited"),
+        env=narrow,
+    )
     out = stdout(show)
     assert all(len(line) <= 80 for line in out.splitlines())
     header, *rows = _cells(out)
-    columns = ["id", "title", "published", "abstract", "venue", "embedding", "ncited",
-               "citations"]
+    columns = ["id", "title", "published", "abstract", "venue", "embedding", "ncited", "citations"]
     shown = [h for h in header if h]
     # Headers whole; columns that do not fit are left out and named, never squeezed.
-    assert shown == columns[:len(shown)] and len(shown) >= 5
-    hidden = columns[len(shown):]
+    assert shown == columns[: len(shown)] and len(shown) >= 5
+    hidden = columns[len(shown) :]
     assert not hidden or f"not shown: {', '.join(hidden)}" in out
     words = " ".join(" ".join(r) for r in rows).split()
     assert "2015-01-01" in words

@@ -30,8 +30,12 @@ def test_float32_prints_its_shortest_decimal_everywhere(tmp_path: Path) -> None:
     g = _graph(root)
     assert g.nodes("M").schema.field("f").type == pa.float32()  # stored as float32
     csv, jsonl = tmp_path / "m.csv", tmp_path / "m.jsonl"
-    shown, table, *_ = run_all(("show", root, "M", "--json"), ("show", root, "M"),
-                               ("export", root, "M", "-o", csv), ("export", root, "M", "-o", jsonl))
+    shown, table, *_ = run_all(
+        ("show", root, "M", "--json"),
+        ("show", root, "M"),
+        ("export", root, "M", "-o", csv),
+        ("export", root, "M", "-o", jsonl),
+    )
     rows = json.loads(stdout(shown))
     assert rows[0]["f"] == 0.122 and rows[0]["v"] == [0.122, 0.51, -3.3] and rows[0]["d"] == 0.1
     assert "0.122" in stdout(table) and "0.12200" not in table.stdout

@@ -63,7 +63,10 @@ def test_reading_commands_take_revisions(history: History) -> None:
     assert list(changes) == ["Person"]
     person = changes["Person"]
     assert (person["inserted"], person["updated"], person["deleted"]) == (
-        ["Dave"], {"Bob": ["age"]}, [])
+        ["Dave"],
+        {"Bob": ["age"]},
+        [],
+    )
     text = stdout(diff_text)
     assert "merge base of main~1 and dev" in text and "Mia" not in text
 

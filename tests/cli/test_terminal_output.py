@@ -74,20 +74,34 @@ def test_run_ids_are_not_cut_at_80_columns(monkeypatch: pytest.MonkeyPatch) -> N
     run_id = "01KBC8Z3M8Q0N5W7X2Y4Z6A8B0"
     out = io.StringIO()
     monkeypatch.setattr(ingest_status, "console", Console(file=out, width=80, no_color=True))
-    ingest_status.print_runs([RunSummary(
-        run_id=run_id, state="failed", created="2026-12-01T15:00:00.000000Z",
-        into="a-target-branch-with-a-long-name", format="jsonl", table=None, workers=4,
-        phases=["nodes"], done=1_000_000, total=2_000_000, rows=1_000_000, unit="lines",
-    )])
+    ingest_status.print_runs(
+        [
+            RunSummary(
+                run_id=run_id,
+                state="failed",
+                created="2026-12-01T15:00:00.000000Z",
+                into="a-target-branch-with-a-long-name",
+                format="jsonl",
+                table=None,
+                workers=4,
+                phases=["nodes"],
+                done=1_000_000,
+                total=2_000_000,
+                rows=1_000_000,
+                unit="lines",
+            )
+        ]
+    )
     assert run_id in out.getvalue(), out.getvalue()
 
 
-def test_a_parquet_load_of_the_wrong_type_names_the_cli_option(root: Path,
-                                                                tmp_path: Path) -> None:
+def test_a_parquet_load_of_the_wrong_type_names_the_cli_option(root: Path, tmp_path: Path) -> None:
     data = tmp_path / "people.parquet"
     pq.write_table(pa.table({"name": ["Zoe"], "age": ["7"]}), data)
-    strict, cast = run_all(("load", root, data, "--table", "Person"),
-                           ("load", root, data, "--table", "Person", "--coerce", "-b", "main"))
+    strict, cast = run_all(
+        ("load", root, data, "--table", "Person"),
+        ("load", root, data, "--table", "Person", "--coerce", "-b", "main"),
+    )
     line = error(strict)  # refused before anything is written, whichever runs first
     assert "Person.age" in line and "--coerce" in line and "coerce=True" not in line
     assert cast.returncode == 0, cast.stderr

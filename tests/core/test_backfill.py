@@ -34,8 +34,15 @@ def _files(root: Path) -> dict[str, int]:
 def wide(tmp_path_factory: pytest.TempPathFactory) -> gl.Graph:
     """2,000 items with a Vector(64) each (512 KB of vectors), score set on even keys."""
     g = gl.Graph.init(str(tmp_path_factory.mktemp("wide") / "g"), WIDE)
-    rows = [{"key": f"i{i:04d}", "score": i if i % 2 == 0 else None, "tag": None,
-             "emb": [float(i)] * 64} for i in range(N)]
+    rows = [
+        {
+            "key": f"i{i:04d}",
+            "score": i if i % 2 == 0 else None,
+            "tag": None,
+            "emb": [float(i)] * 64,
+        }
+        for i in range(N)
+    ]
     with g.write(message="seed") as w:
         w.insert("Item", rows)
     return g
@@ -46,8 +53,11 @@ def _written(g: gl.Graph, fn) -> int:
     before = _files(root)
     fn()
     after = _files(root)
-    return sum(size for path, size in after.items() if path not in before
-               and "/data/" in path and path.endswith(".lance"))
+    return sum(
+        size
+        for path, size in after.items()
+        if path not in before and "/data/" in path and path.endswith(".lance")
+    )
 
 
 def test_backfill_writes_only_that_column_and_keeps_keys_not_given(wide: gl.Graph) -> None:
@@ -100,13 +110,16 @@ def test_backfill_a_vector_from_arrow_and_an_indexed_column(wide: gl.Graph) -> N
     assert [r["key"] for r in found] == ["i0007"]
 
 
-@pytest.mark.parametrize("rows, error", [
-    ([{"key": "nope", "score": 1}, {"key": "i0001", "score": 2}], KeyNotFoundError),
-    ([{"key": "i0001", "score": "x"}], TypeMismatchError),
-    ([{"key": "i0001", "score": 1}, {"key": "i0001", "score": 2}], DuplicateKeyError),
-    ([{"key": "i0001", "score": 1, "tag": "t"}], DataError),
-    ([{"score": 1}], DataError),
-])
+@pytest.mark.parametrize(
+    "rows, error",
+    [
+        ([{"key": "nope", "score": 1}, {"key": "i0001", "score": 2}], KeyNotFoundError),
+        ([{"key": "i0001", "score": "x"}], TypeMismatchError),
+        ([{"key": "i0001", "score": 1}, {"key": "i0001", "score": 2}], DuplicateKeyError),
+        ([{"key": "i0001", "score": 1, "tag": "t"}], DataError),
+        ([{"score": 1}], DataError),
+    ],
+)
 def test_bad_backfills_are_typed_errors_and_change_nothing(
     wide: gl.Graph, rows: list[dict], error: type[Exception]
 ) -> None:
@@ -146,8 +159,11 @@ def test_backfill_checks_constraints_on_the_resulting_column(people: gl.Graph) -
     assert state(g) == before
     # Swapping two unique values in one backfill is fine: the result is unique.
     with g.write() as w:
-        w.set_property("Person", "email", [{"name": "Alice", "email": "bob@x.org"},
-                                           {"name": "Bob", "email": "alice@x.org"}])
+        w.set_property(
+            "Person",
+            "email",
+            [{"name": "Alice", "email": "bob@x.org"}, {"name": "Bob", "email": "alice@x.org"}],
+        )
         w.set_property("Knows", "since", [{"id": "k1", "since": "2021-01-01"}])
     assert g.get("Person", "Bob")["email"] == "alice@x.org"
     assert g.get("Person", "Carol")["email"] is None
@@ -160,8 +176,7 @@ def test_a_backfill_branch_merges_into_a_main_that_changed_other_rows(wide: gl.G
     g.create_branch("bf3", "main")
     g.create_branch("m3", "main")
     with g.write("bf3") as w:
-        w.set_property("Item", "score", [{"key": f"i{i:04d}", "score": -i}
-                                         for i in range(0, 20)])
+        w.set_property("Item", "score", [{"key": f"i{i:04d}", "score": -i} for i in range(0, 20)])
     with g.write("m3") as w:
         w.update("Item", [{"key": "i0100", "tag": "changed"}])
     r = g.merge("bf3", into="m3")
@@ -176,8 +191,7 @@ def test_the_columns_keep_their_order(wide: gl.Graph) -> None:
     wide.create_branch("bf5", "main")
     with wide.write("bf5") as w:
         w.set_property("Item", "score", [{"key": "i0001", "score": 5}])
-    assert wide.snapshot("bf5").read("Item").column_names == ["id", "key", "score", "tag",
-                                                              "emb"]
+    assert wide.snapshot("bf5").read("Item").column_names == ["id", "key", "score", "tag", "emb"]
 
 
 def test_rows_another_branch_wrote_keep_the_column_after_a_merge(wide: gl.Graph) -> None:

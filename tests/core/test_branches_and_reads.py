@@ -107,16 +107,19 @@ def test_sql_over_pinned_snapshot(people: gl.Graph) -> None:
     assert people.sql("SELECT count(*) AS n FROM Person", branch="dev").to_pylist() == [{"n": 4}]
 
 
-@pytest.mark.parametrize("query", [
-    "SELECT * FROM read_csv('/etc/passwd')",
-    "COPY Person TO '/tmp/x.csv'",
-    "ATTACH '/tmp/x.db' AS x",
-    "CREATE TABLE t AS SELECT 1",
-    "INSTALL httpfs",
-    "SELECT 1; SELECT 2",
-    "SET enable_external_access = true",
-    "SELEC 1",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "COPY Person TO '/tmp/x.csv'",
+        "ATTACH '/tmp/x.db' AS x",
+        "CREATE TABLE t AS SELECT 1",
+        "INSTALL httpfs",
+        "SELECT 1; SELECT 2",
+        "SET enable_external_access = true",
+        "SELEC 1",
+    ],
+)
 def test_sql_is_read_only(people: gl.Graph, query: str) -> None:
     before = state(people)
     with pytest.raises(gl.QueryError):

@@ -49,8 +49,7 @@ def test_a_column_of_the_wrong_type_is_refused(
 
 
 @pytest.mark.parametrize("columns,where,arrow_type", WRONG)
-def test_dicts_refuse_the_same_values(g: Graph, columns: dict, where: str,
-                                      arrow_type: str) -> None:
+def test_dicts_refuse_the_same_values(g: Graph, columns: dict, where: str, arrow_type: str) -> None:
     row = {k: v[0] for k, v in columns.items()}
     with pytest.raises(TypeMismatchError, match=where.replace(".", r"\.")), g.write() as w:
         w.insert("Item", [row])
@@ -67,8 +66,14 @@ def test_width_and_layout_may_differ(g: Graph) -> None:
     frame = pd.DataFrame({"name": ["a"], "qty": [3], "price": [2], "v": [[1.0, 2.0]]})
     with g.write() as w:
         w.insert("Item", frame)
-    assert g.get("Item", "a") == {"id": "a", "name": "a", "label": None, "price": 2.0,
-                                  "qty": 3, "v": [1.0, 2.0]}
+    assert g.get("Item", "a") == {
+        "id": "a",
+        "name": "a",
+        "label": None,
+        "price": 2.0,
+        "qty": 3,
+        "v": [1.0, 2.0],
+    }
 
 
 @pytest.mark.parametrize("container", ["dicts", "arrow", "pandas"])

@@ -7,9 +7,7 @@ import multiprocessing as mp
 import graphlake as gl
 
 
-def _writer(
-    uri: str, options, prefix: str, n: int, shared_key: str, out: mp.Queue
-) -> None:
+def _writer(uri: str, options, prefix: str, n: int, shared_key: str, out: mp.Queue) -> None:
     g = gl.Graph.open(uri, options)
     acked: list[str] = []
     shared = "lost"

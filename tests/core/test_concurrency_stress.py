@@ -48,8 +48,12 @@ MERGE_TRIES = 3  # a refused merge is tried again (rare since merge intents)
 
 
 def _step(counter: str, value: int, message: str) -> dict[str, Any]:
-    return {"name": f"{counter}@{value}#{message}", "counter": counter, "value": value,
-            "by": message}
+    return {
+        "name": f"{counter}@{value}#{message}",
+        "counter": counter,
+        "value": value,
+        "by": message,
+    }
 
 
 def _increment_in(w: gl.graph.Transaction, counter: str) -> None:
@@ -60,10 +64,12 @@ def _increment_in(w: gl.graph.Transaction, counter: str) -> None:
     w.update("Counter", [{"name": counter, "n": value}])
 
 
-def _increment(g: gl.Graph, branch: str, counter: str, message: str,
-               transact: bool = False) -> Commit:
+def _increment(
+    g: gl.Graph, branch: str, counter: str, message: str, transact: bool = False
+) -> Commit:
     """One read-modify-write of `counter` on `branch`; returns the published commit."""
     if transact:
+
         def fn(w: gl.graph.Transaction) -> gl.graph.Transaction:
             _increment_in(w, counter)
             return w
@@ -121,16 +127,28 @@ def _writer(uri: str, wid: int, barrier: Any, out: Any) -> None:
 def _merger(uri: str, barrier: Any, stop: Any, out: Any) -> None:
     """Round j: branch(es) off main, write there, merge into main (every third round two
     branches at once with merge_many)."""
-    report: dict[str, Any] = {"who": "merger", "acked": [], "refused": [], "errors": Tally(),
-                              "outcomes": Tally(), "merge_seconds": [], "conflicts": []}
+    report: dict[str, Any] = {
+        "who": "merger",
+        "acked": [],
+        "refused": [],
+        "errors": Tally(),
+        "outcomes": Tally(),
+        "merge_seconds": [],
+        "conflicts": [],
+    }
     try:
         g = gl.Graph.open(uri)
         barrier.wait(timeout=120)
         j = 0
         while j < MIN_ROUNDS or not stop.is_set():
             names = [f"m{j}a", f"m{j}b"] if j % 3 == 2 else [f"m{j}"]
-            effect: dict[str, Any] = {"message": f"merge r{j}", "names": names, "keys": [],
-                                      "counter": None, "branch_commits": []}
+            effect: dict[str, Any] = {
+                "message": f"merge r{j}",
+                "names": names,
+                "keys": [],
+                "counter": None,
+                "branch_commits": [],
+            }
             # Both sources of a merge_many fork from one commit, as ingest shards do
             # (sources forked at different commits of main are covered by
             # tests/merge/test_merge_many_fork_points.py and the merge oracle).
@@ -140,14 +158,14 @@ def _merger(uri: str, barrier: Any, stop: Any, out: Any) -> None:
                 keys = [f"{name}-{n}" for n in range(3)]
                 with g.write(name, message=f"{name} items") as w:
                     w.insert("Item", [{"name": key, "by": name} for key in keys])
-                    w.insert("Link", [{"id": f"l-{key}", "src": key, "dst": "root"}
-                                      for key in keys])
+                    w.insert(
+                        "Link", [{"id": f"l-{key}", "src": key, "dst": "root"} for key in keys]
+                    )
                 effect["keys"] += keys
                 effect["branch_commits"].append(w.commit.id)
                 if k == 0:  # only one branch per round raises the merge-only counter
                     effect["counter"] = MERGED
-                    effect["branch_commits"].append(
-                        _increment(g, name, MERGED, f"{name} +1").id)
+                    effect["branch_commits"].append(_increment(g, name, MERGED, f"{name} +1").id)
             t0 = time.monotonic()
             result = None
             for _ in range(MERGE_TRIES):  # a refused merge changed nothing: try again
@@ -161,14 +179,20 @@ def _merger(uri: str, barrier: Any, stop: Any, out: Any) -> None:
                     report["errors"][type(exc).__name__] += 1
                     for c in getattr(exc, "conflicts", ()):
                         report["conflicts"].append(
-                            f"r{j} {c.kind} {c.table} {c.entity_id}: {c.message}")
+                            f"r{j} {c.kind} {c.table} {c.entity_id}: {c.message}"
+                        )
             if result is None:
                 report["refused"].append(effect)
             else:
                 report["outcomes"][result.outcome] += 1
-                report["acked"].append({**effect, "commit": result.commit,
-                                        "outcome": result.outcome,
-                                        "during_writes": not stop.is_set()})
+                report["acked"].append(
+                    {
+                        **effect,
+                        "commit": result.commit,
+                        "outcome": result.outcome,
+                        "during_writes": not stop.is_set(),
+                    }
+                )
             report["merge_seconds"].append(round(time.monotonic() - t0, 2))
             j += 1
     except BaseException:
@@ -230,16 +254,23 @@ def test_four_writers_and_a_merger_on_one_branch(tmp_path: Path) -> None:
 
     elapsed = time.monotonic() - started
     errors = sum((r["errors"] for r in reports), Tally())
-    print(f"\nstress: {len(writes)} writes acked, {len(refused)} refused, {len(merges)} "
-          f"merges acked ({dict(merger_report['outcomes'])}, "
-          f"{sum(e['during_writes'] for e in merges)} while writers ran), "
-          f"{len(refused_merges)} refused; "
-          f"errors {dict(errors)}; merges took {merger_report['merge_seconds']} s; "
-          f"{elapsed:.1f} s in all")
+    print(
+        f"\nstress: {len(writes)} writes acked, {len(refused)} refused, {len(merges)} "
+        f"merges acked ({dict(merger_report['outcomes'])}, "
+        f"{sum(e['during_writes'] for e in merges)} while writers ran), "
+        f"{len(refused_merges)} refused; "
+        f"errors {dict(errors)}; merges took {merger_report['merge_seconds']} s; "
+        f"{elapsed:.1f} s in all"
+    )
 
 
-def _check(g: gl.Graph, writes: list[dict], refused: list[dict], merges: list[dict],
-           refused_merges: list[dict]) -> None:
+def _check(
+    g: gl.Graph,
+    writes: list[dict],
+    refused: list[dict],
+    merges: list[dict],
+    refused_merges: list[dict],
+) -> None:
     log = g.log("main")
     in_log = {c.id for c in log}
     messages = Tally(c.message for c in log)
@@ -258,21 +289,26 @@ def _check(g: gl.Graph, writes: list[dict], refused: list[dict], merges: list[di
     for e in refused_merges:
         assert messages[e["message"]] == 0, f"refused {e['message']} was published"
         assert not set(e["branch_commits"]) & in_log, f"refused {e['message']} leaked"
-    expected_commits = 2 + len(writes) + sum(
-        (e["outcome"] == "merged") + len(e["branch_commits"]) for e in merges)
+    expected_commits = (
+        2 + len(writes) + sum((e["outcome"] == "merged") + len(e["branch_commits"]) for e in merges)
+    )
     assert len(log) == expected_commits, "main's history has commits nobody acknowledged"
 
     # No key twice; exactly the acknowledged rows, nothing lost, nothing extra.
-    tables = {name: g.nodes(name) if name in g.schema.nodes else g.edges(name)
-              for name in g.schema.table_names}
+    tables = {
+        name: g.nodes(name) if name in g.schema.nodes else g.edges(name)
+        for name in g.schema.table_names
+    }
     for name, t in tables.items():
         ids = t.column("id").to_pylist()
         assert len(ids) == len(set(ids)), f"duplicate keys in {name}"
     items = set(tables["Item"].column("id").to_pylist())
-    expected_items = {"root"} | {e["key"] for e in writes if e["key"]} | {
-        k for e in merges for k in e["keys"]}
+    expected_items = (
+        {"root"} | {e["key"] for e in writes if e["key"]} | {k for e in merges for k in e["keys"]}
+    )
     assert items == expected_items, (
-        f"lost {sorted(expected_items - items)[:5]}, extra {sorted(items - expected_items)[:5]}")
+        f"lost {sorted(expected_items - items)[:5]}, extra {sorted(items - expected_items)[:5]}"
+    )
     links = tables["Link"].to_pylist()
     assert {r["src"] for r in links} == expected_items - {"root"}
     assert all(r["dst"] == "root" for r in links)
@@ -281,7 +317,8 @@ def _check(g: gl.Graph, writes: list[dict], refused: list[dict], merges: list[di
     # steps only from acknowledged commits.
     counters = {r["id"]: r["n"] for r in tables["Counter"].to_pylist()}
     acked_messages = {e["message"] for e in writes} | {
-        f"{e['names'][0]} +1" for e in merges if e["counter"]}
+        f"{e['names'][0]} +1" for e in merges if e["counter"]
+    }
     steps = tables["Step"].to_pylist()
     assert {r["by"] for r in steps} <= acked_messages, "a refused increment left a step"
     for c in (*SHARED, MERGED):
@@ -353,8 +390,10 @@ def test_merges_land_under_continuous_single_row_writes(tmp_path: Path) -> None:
     out = ctx.Queue()
     barrier = ctx.Barrier(HAMMER_WRITERS + 1)
     stop = ctx.Event()
-    writers = [ctx.Process(target=_hammer, args=(uri, i, barrier, stop, out))
-               for i in range(HAMMER_WRITERS)]
+    writers = [
+        ctx.Process(target=_hammer, args=(uri, i, barrier, stop, out))
+        for i in range(HAMMER_WRITERS)
+    ]
     for p in writers:
         p.start()
     seconds: list[float] = []
@@ -384,8 +423,10 @@ def test_merges_land_under_continuous_single_row_writes(tmp_path: Path) -> None:
     crashes = {r["who"]: r["crash"] for r in reports if "crash" in r}
     assert not crashes, crashes
     acked = [k for r in reports for k in r["acked"]]
-    print(f"\nmerges took {seconds} s; writers acked {len(acked)}, "
-          f"refused {dict(sum((r['errors'] for r in reports), Tally()))}")
+    print(
+        f"\nmerges took {seconds} s; writers acked {len(acked)}, "
+        f"refused {dict(sum((r['errors'] for r in reports), Tally()))}"
+    )
     assert not failures, failures
     assert outcomes == ["merged"] * MERGES
     assert max(seconds) <= MERGE_BOUND_S, seconds

@@ -34,6 +34,9 @@ def test_every_layer_suggests_the_same_way(tmp_path: Path) -> None:
 
 
 def test_no_module_calls_difflib_itself() -> None:
-    offenders = [str(p.relative_to(ROOT)) for p in sorted(ROOT.rglob("*.py"))
-                 if p.name != "hints.py" and "get_close_matches" in p.read_text("utf-8")]
+    offenders = [
+        str(p.relative_to(ROOT))
+        for p in sorted(ROOT.rglob("*.py"))
+        if p.name != "hints.py" and "get_close_matches" in p.read_text("utf-8")
+    ]
     assert offenders == []

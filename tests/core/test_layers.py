@@ -13,8 +13,20 @@ from pathlib import Path
 import graphlake
 
 ROOT = Path(graphlake.__file__).parent
-BELOW_GRAPH = ("catalog", "constraints", "maintenance", "merge", "query", "read", "readers",
-               "recovery", "schema", "search", "storage", "write")
+BELOW_GRAPH = (
+    "catalog",
+    "constraints",
+    "maintenance",
+    "merge",
+    "query",
+    "read",
+    "readers",
+    "recovery",
+    "schema",
+    "search",
+    "storage",
+    "write",
+)
 BOTTOM = ("errors.py", "faults.py", "probes.py", "retry.py", "repo.py")
 
 
@@ -36,9 +48,11 @@ def _lower_modules() -> list[Path]:
 
 def test_nothing_below_graph_imports_it() -> None:
     offenders = {
-        str(p.relative_to(ROOT)): sorted(m for m in _imports(p)
-                                         if m == "graphlake.graph" or m == "graphlake.Graph"
-                                         or m.startswith("graphlake.graph."))
+        str(p.relative_to(ROOT)): sorted(
+            m
+            for m in _imports(p)
+            if m == "graphlake.graph" or m == "graphlake.Graph" or m.startswith("graphlake.graph.")
+        )
         for p in _lower_modules()
     }
     assert {k: v for k, v in offenders.items() if v} == {}
@@ -47,8 +61,10 @@ def test_nothing_below_graph_imports_it() -> None:
 def test_the_check_sees_an_import(tmp_path: Path) -> None:
     # The walk must find imports in function bodies and TYPE_CHECKING blocks too.
     probe = tmp_path / "probe.py"
-    probe.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-                     "    from graphlake.graph import Graph\n"
-                     "def f():\n    import graphlake.graph\n")
+    probe.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from graphlake.graph import Graph\n"
+        "def f():\n    import graphlake.graph\n"
+    )
     assert {"graphlake.graph", "graphlake.graph.Graph"} <= _imports(probe)
     assert len(_lower_modules()) > 60

@@ -17,12 +17,15 @@ def write_jsonl(path, records) -> None:
 
 def test_load_jsonl_nodes_and_edges(graph: gl.Graph, tmp_path) -> None:
     f = tmp_path / "g.jsonl"
-    write_jsonl(f, [
-        {"type": "Person", "data": {"name": "Alice", "age": 30}},
-        {"type": "Person", "data": {"name": "Bob"}},
-        {"edge": "Knows", "from": "Alice", "to": "Bob", "data": {"since": "2021-01-01"}},
-        {"edge": "Knows", "id": "kx", "from": "Bob", "to": "Alice"},
-    ])
+    write_jsonl(
+        f,
+        [
+            {"type": "Person", "data": {"name": "Alice", "age": 30}},
+            {"type": "Person", "data": {"name": "Bob"}},
+            {"edge": "Knows", "from": "Alice", "to": "Bob", "data": {"since": "2021-01-01"}},
+            {"edge": "Knows", "id": "kx", "from": "Bob", "to": "Alice"},
+        ],
+    )
     seen: list[int] = []
     commit = graph.load(f, progress=seen.append)
     assert sum(seen) == 4
@@ -38,17 +41,26 @@ def test_load_modes(graph: gl.Graph) -> None:
     graph.load([{"type": "Person", "data": {"name": "A", "age": 1}}])
     with pytest.raises(gl.DuplicateKeyError):
         graph.load([{"type": "Person", "data": {"name": "A", "age": 2}}])
-    graph.load([{"type": "Person", "data": {"name": "A", "age": 2}},
-                {"type": "Person", "data": {"name": "B"}}], mode="merge")
+    graph.load(
+        [
+            {"type": "Person", "data": {"name": "A", "age": 2}},
+            {"type": "Person", "data": {"name": "B"}},
+        ],
+        mode="merge",
+    )
     assert graph.get("Person", "A")["age"] == 2
     graph.load([{"type": "Person", "data": {"name": "C"}}], mode="overwrite")
     assert graph.nodes("Person").column("id").to_pylist() == ["C"]
 
 
 def test_overwrite_refuses_to_strand_edges(graph: gl.Graph) -> None:
-    graph.load([{"type": "Person", "data": {"name": "A"}},
-                {"type": "Person", "data": {"name": "B"}},
-                {"edge": "Knows", "from": "A", "to": "B"}])
+    graph.load(
+        [
+            {"type": "Person", "data": {"name": "A"}},
+            {"type": "Person", "data": {"name": "B"}},
+            {"edge": "Knows", "from": "A", "to": "B"},
+        ]
+    )
     with pytest.raises(gl.NodeHasEdgesError):
         graph.load([{"type": "Person", "data": {"name": "A"}}], mode="overwrite")
     assert graph.nodes("Person").num_rows == 2
@@ -58,8 +70,7 @@ def test_load_parquet_and_arrow(graph: gl.Graph, tmp_path) -> None:
     t = pa.table({"name": [f"p{i}" for i in range(1000)], "age": list(range(1000))})
     t = t.set_column(1, "age", t.column("age").cast(pa.int32()).combine_chunks().slice(0))
     f = tmp_path / "people.parquet"
-    pq.write_table(t.set_column(1, "age", pa.array([i % 100 for i in range(1000)], pa.int32())),
-                   f)
+    pq.write_table(t.set_column(1, "age", pa.array([i % 100 for i in range(1000)], pa.int32())), f)
     graph.load(f, table="Person")
     assert graph.nodes("Person").num_rows == 1000
     graph.load(pa.table({"name": ["extra"]}), table="Person")
@@ -84,12 +95,20 @@ def test_unknown_type_in_jsonl_names_the_line(graph: gl.Graph, tmp_path) -> None
 
 
 def test_load_merge_mode_edges_without_id_are_new(graph: gl.Graph) -> None:
-    graph.load([{"type": "Person", "data": {"name": "A"}},
-                {"type": "Person", "data": {"name": "B"}},
-                {"edge": "Knows", "id": "e1", "from": "A", "to": "B"}])
-    graph.load([{"edge": "Knows", "from": "B", "to": "A"},
-                {"edge": "Knows", "id": "e1", "from": "A", "to": "B",
-                 "data": {"since": "2020-01-01"}}], mode="merge")
+    graph.load(
+        [
+            {"type": "Person", "data": {"name": "A"}},
+            {"type": "Person", "data": {"name": "B"}},
+            {"edge": "Knows", "id": "e1", "from": "A", "to": "B"},
+        ]
+    )
+    graph.load(
+        [
+            {"edge": "Knows", "from": "B", "to": "A"},
+            {"edge": "Knows", "id": "e1", "from": "A", "to": "B", "data": {"since": "2020-01-01"}},
+        ],
+        mode="merge",
+    )
     edges = {(e["src"], e["dst"]): e for e in graph.edges("Knows").to_pylist()}
     assert set(edges) == {("A", "B"), ("B", "A")}
     assert str(edges[("A", "B")]["since"]) == "2020-01-01"

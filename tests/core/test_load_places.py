@@ -20,8 +20,9 @@ edge Knows: Person -> Person { since: Date? }
 
 def test_a_bad_jsonl_value_names_file_line_and_row(tmp_path: Path) -> None:
     g = gl.Graph.init(tmp_path / "g", SCHEMA)
-    lines = [json.dumps({"type": "Person", "data": {"name": f"B{i}", "age": i}})
-             for i in range(9000)]
+    lines = [
+        json.dumps({"type": "Person", "data": {"name": f"B{i}", "age": i}}) for i in range(9000)
+    ]
     lines[3777] = json.dumps({"type": "Person", "data": {"name": "B3777", "age": "x"}})
     big = tmp_path / "big.jsonl"
     big.write_text("\n".join(lines) + "\n")

@@ -85,9 +85,7 @@ def test_an_intent_only_holds_writers_of_its_branch(people: gl.Graph, clock: Fak
     assert clock.sleeps == []
 
 
-def test_an_expired_intent_does_not_block_and_is_removed(
-    people: gl.Graph, clock: FakeTime
-) -> None:
+def test_an_expired_intent_does_not_block_and_is_removed(people: gl.Graph, clock: FakeTime) -> None:
     # A merger killed while it held an intent never releases it: its lease ends it.
     intents = MergeIntents(people.store)
     intents.declare("main")
@@ -116,9 +114,7 @@ def test_optimize_waits_for_a_live_intent(people: gl.Graph, clock: FakeTime) -> 
     assert len(clock.sleeps) == 1
 
 
-def test_stray_objects_in_the_intents_folder_are_ignored(
-    people: gl.Graph, clock: FakeTime
-) -> None:
+def test_stray_objects_in_the_intents_folder_are_ignored(people: gl.Graph, clock: FakeTime) -> None:
     intents = MergeIntents(people.store)
     folder = intents.declare("main", lease_s=-1).key.rsplit("/", 1)[0]
     people.store.put(f"{folder}/notes.txt", b"hello")
@@ -130,8 +126,9 @@ def test_stray_objects_in_the_intents_folder_are_ignored(
 # --- the merge side ---------------------------------------------------------------------
 
 
-def _merge_sees(monkeypatch: pytest.MonkeyPatch, g: gl.Graph, losses: int,
-                then: Callable[..., Any]) -> list[list[str]]:
+def _merge_sees(
+    monkeypatch: pytest.MonkeyPatch, g: gl.Graph, losses: int, then: Callable[..., Any]
+) -> list[list[str]]:
     """Make each merge attempt record the intents on main; the first `losses` attempts
     lose the race, the next one runs `then`."""
     seen: list[list[str]] = []
@@ -202,8 +199,11 @@ def test_a_merge_that_wins_at_once_declares_nothing(
     _feature(people)
     declared: list[str] = []
     real_declare = MergeIntents.declare
-    monkeypatch.setattr(MergeIntents, "declare",
-                        lambda self, *a, **k: declared.append("x") or real_declare(self, *a, **k))
+    monkeypatch.setattr(
+        MergeIntents,
+        "declare",
+        lambda self, *a, **k: declared.append("x") or real_declare(self, *a, **k),
+    )
     assert people.merge("feat", into="main").outcome == "merged"
     assert declared == []
 

@@ -22,7 +22,8 @@ def test_optimize_compacts_without_changing_content(people: gl.Graph) -> None:
     after = state(g)
     assert fragments(g, "Person") == 1
     assert {k: v for k, v in after.items() if k != "head"} == {
-        k: v for k, v in before.items() if k != "head"}
+        k: v for k, v in before.items() if k != "head"
+    }
     assert commit.message == "optimize" and g.head().id == commit.id
     assert g.optimize().id == commit.id  # nothing left to do: no new commit
 

@@ -98,8 +98,10 @@ def test_transact_never_loses_an_increment_across_processes(people: gl.Graph) ->
     if people.uri.startswith("s3://"):
         pytest.skip("covered locally; moto is slow")
     ctx = mp.get_context("spawn")
-    procs = [ctx.Process(target=_process_increments,
-                         args=(people.uri, people.storage_options, 6)) for _ in range(2)]
+    procs = [
+        ctx.Process(target=_process_increments, args=(people.uri, people.storage_options, 6))
+        for _ in range(2)
+    ]
     for p in procs:
         p.start()
     for p in procs:

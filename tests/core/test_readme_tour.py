@@ -16,7 +16,7 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 def tour_code() -> str:
     text = README.read_text(encoding="utf-8")
-    section = text[text.index("## A short tour (Python)"):]
+    section = text[text.index("## A short tour (Python)") :]
     match = re.search(r"```python\n(.*?)```", section, re.S)
     assert match is not None
     return match.group(1)
@@ -49,5 +49,5 @@ def test_the_readme_tour_runs_in_a_repl_and_its_reads_find_rows(tmp_path: Path) 
 def test_the_docs_quick_start_is_the_readme_tour() -> None:
     page = (README.parent / "docs" / "quickstart.md").read_text(encoding="utf-8")
     text = README.read_text(encoding="utf-8")
-    tour = text[text.index("## A short tour (Python)"):text.index("## Documentation")]
+    tour = text[text.index("## A short tour (Python)") : text.index("## Documentation")]
     assert tour.split("\n", 1)[1].strip() in page

@@ -25,8 +25,9 @@ class Flaky:
 
 
 def run(attempt: Callable[[], object], attempts: int = 3, **kw: object) -> object:
-    return retry_while_head_moves(attempt, branch="main", what="write", attempts=attempts,
-                                  max_wait_s=0.001, **kw)
+    return retry_while_head_moves(
+        attempt, branch="main", what="write", attempts=attempts, max_wait_s=0.001, **kw
+    )
 
 
 def test_lost_races_are_retried() -> None:
@@ -37,8 +38,9 @@ def test_lost_races_are_retried() -> None:
 
 def test_gives_up_after_the_last_attempt() -> None:
     attempt = Flaky(*(ConcurrentWriteError("cas") for _ in range(5)))
-    with pytest.raises(ConcurrentWriteError, match="kept moving during the write: gave up "
-                                                   "after 3 attempts") as e:
+    with pytest.raises(
+        ConcurrentWriteError, match="kept moving during the write: gave up after 3 attempts"
+    ) as e:
         run(attempt)
     assert attempt.calls == 3
     assert not isinstance(e.value, StaleReadError)
@@ -73,12 +75,20 @@ def test_hooks_run_before_every_attempt_and_after_every_retried_loss() -> None:
         calls.append("attempt")
         return attempt()
 
-    assert run(traced, before_attempt=lambda: calls.append("before"),
-               on_lost=lambda: calls.append("lost")) == "done"
-    assert calls == ["before", "attempt", "lost", "before", "attempt", "lost", "before",
-                     "attempt"]
+    assert (
+        run(
+            traced,
+            before_attempt=lambda: calls.append("before"),
+            on_lost=lambda: calls.append("lost"),
+        )
+        == "done"
+    )
+    assert calls == ["before", "attempt", "lost", "before", "attempt", "lost", "before", "attempt"]
     calls.clear()
     with pytest.raises(ConcurrentWriteError, match="gave up"):
-        run(lambda: calls.append("attempt") or Flaky(ConcurrentWriteError("cas"))(),
-            attempts=2, on_lost=lambda: calls.append("lost"))
+        run(
+            lambda: calls.append("attempt") or Flaky(ConcurrentWriteError("cas"))(),
+            attempts=2,
+            on_lost=lambda: calls.append("lost"),
+        )
     assert calls == ["attempt", "lost", "attempt"]

@@ -51,9 +51,19 @@ def test_reads_take_any_revision(people: gl.Graph) -> None:
     g = people
     ids = build_history(g)
     expected = {
-        "main": "O", "main~1": "M", "main^": "M", "main^2": "f1", "main^3": "f2",
-        "main~1^2": "d2", "main~1^2~1": "d1", "main~2": "m1", "main~3": "seed",
-        "main~1^1": "m1", "dev~1": "d1", ids["d2"][:8] + "^": "d1", ids["O"]: "O",
+        "main": "O",
+        "main~1": "M",
+        "main^": "M",
+        "main^2": "f1",
+        "main^3": "f2",
+        "main~1^2": "d2",
+        "main~1^2~1": "d1",
+        "main~2": "m1",
+        "main~3": "seed",
+        "main~1^1": "m1",
+        "dev~1": "d1",
+        ids["d2"][:8] + "^": "d1",
+        ids["O"]: "O",
     }
     for revision, name in expected.items():
         assert g.resolve(revision).id == ids[name], revision

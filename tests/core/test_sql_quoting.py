@@ -29,8 +29,11 @@ def test_duckdb_reads_back_every_literal_and_name(value: str) -> None:
 
 def test_no_module_quotes_by_hand() -> None:
     assert COPY.search("""x.replace("'", "''")""") and COPY.search("""x.replace('"', '""')""")
-    offenders = [f"{p.relative_to(ROOT)}:{n}" for p in sorted(ROOT.rglob("*.py"))
-                 if p.name != "sqltext.py"
-                 for n, line in enumerate(p.read_text("utf-8").splitlines(), 1)
-                 if COPY.search(line)]
+    offenders = [
+        f"{p.relative_to(ROOT)}:{n}"
+        for p in sorted(ROOT.rglob("*.py"))
+        if p.name != "sqltext.py"
+        for n, line in enumerate(p.read_text("utf-8").splitlines(), 1)
+        if COPY.search(line)
+    ]
     assert offenders == [], f"quote with graphlake.sqltext instead: {offenders}"

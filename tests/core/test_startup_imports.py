@@ -29,8 +29,9 @@ def _imported_after(code: str, watch: tuple[str, ...]) -> list[str]:
         import json, sys
         print(json.dumps([m for m in {list(watch)!r} if m in sys.modules]))
     """)
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -73,14 +74,19 @@ def test_version_answers_before_the_cli_is_imported() -> None:
     """
     out = _imported_after(code, ("typer", "rich", "graphlake.cli.app", *CLI_HEAVY))
     assert out == []
-    proc = subprocess.run([sys.executable, "-m", "graphlake.cli.entry", "--version"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "graphlake.cli.entry", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.stdout == f"graphlake {gl.__version__}\n", proc.stderr
 
 
 @pytest.mark.slow  # over 10 s: outside `make test-fast`
-def test_server_starts_without_the_data_stack_and_warms_it_up(tmp_path: Path,
-                                                               schema_text: str) -> None:
+def test_server_starts_without_the_data_stack_and_warms_it_up(
+    tmp_path: Path, schema_text: str
+) -> None:
     """`graphlake serve` answers /health before pyarrow, Lance and DuckDB are loaded; its
     start-up then imports them in the background (so a data request need not wait)."""
     pytest.importorskip("fastapi")
@@ -101,10 +107,17 @@ def test_server_starts_without_the_data_stack_and_warms_it_up(tmp_path: Path,
     assert "lance" in _imported_after(code, HEAVY)
 
 
-@pytest.mark.parametrize("argv", [["log", "{root}"], ["log", "{root}", "--branch", "dev", "--json"],
-                                  ["branch", "list", "{root}"]])
-def test_log_and_branch_list_read_only_the_catalog(tmp_path: Path, schema_text: str,
-                                                   argv: list[str]) -> None:
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["log", "{root}"],
+        ["log", "{root}", "--branch", "dev", "--json"],
+        ["branch", "list", "{root}"],
+    ],
+)
+def test_log_and_branch_list_read_only_the_catalog(
+    tmp_path: Path, schema_text: str, argv: list[str]
+) -> None:
     root = tmp_path / "g"
     g = gl.Graph.init(root, schema_text)
     g.load([{"type": "Person", "data": {"name": "ada"}}])

@@ -120,11 +120,17 @@ def test_finite_vectors_and_nulls_pass(g: gl.Graph) -> None:
 FAR = [
     ("d", pa.array([FAR_DAYS], pa.date32()), r"d=10183-09-21 is outside the supported Date"),
     ("d", pa.array([-800_000], pa.date32()), "outside the supported Date range"),
-    ("t", pa.array([FAR_US], pa.timestamp("us", tz="UTC")),
-     r"t=17036-.* is outside the supported DateTime range"),
+    (
+        "t",
+        pa.array([FAR_US], pa.timestamp("us", tz="UTC")),
+        r"t=17036-.* is outside the supported DateTime range",
+    ),
     ("t", pa.array([FAR_US], pa.timestamp("us")), "outside the supported DateTime range"),
-    ("ds", pa.array([[0, FAR_DAYS]], pa.list_(pa.date32())),
-     r"ds=\['1970-01-01', '10183-09-21'\] has an item that is outside"),
+    (
+        "ds",
+        pa.array([[0, FAR_DAYS]], pa.list_(pa.date32())),
+        r"ds=\['1970-01-01', '10183-09-21'\] has an item that is outside",
+    ),
 ]
 
 
@@ -134,12 +140,16 @@ def test_dates_outside_the_supported_range_are_refused(
 ) -> None:
     rows = pa.table({"k": ["far"], prop: values})
     pq.write_table(rows, tmp_path / "far.parquet")
+
     def insert() -> None:
         with g.write() as w:
             w.insert("M", rows)
 
-    for write in (insert, lambda: g.load(tmp_path / "far.parquet", table="M"),
-                  lambda: g.load(rows, table="M", mode="merge")):
+    for write in (
+        insert,
+        lambda: g.load(tmp_path / "far.parquet", table="M"),
+        lambda: g.load(rows, table="M", mode="merge"),
+    ):
         before = state(g)
         with pytest.raises(gl.ValueConstraintError, match=rf"^M: 'far': .*{match}"):
             write()
@@ -158,8 +168,13 @@ def test_the_edges_of_the_range_are_accepted(g: gl.Graph) -> None:
     low = dt.datetime(1, 1, 1, tzinfo=dt.UTC)
     high = dt.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=dt.UTC)
     with g.write() as w:
-        w.insert("M", [{"k": "lo", "d": dt.date.min, "t": low, "ds": [dt.date.min]},
-                       {"k": "hi", "d": dt.date.max, "t": high, "ds": [dt.date.max]}])
+        w.insert(
+            "M",
+            [
+                {"k": "lo", "d": dt.date.min, "t": low, "ds": [dt.date.min]},
+                {"k": "hi", "d": dt.date.max, "t": high, "ds": [dt.date.max]},
+            ],
+        )
     assert g.get("M", "hi")["t"] == high and g.get("M", "lo")["d"] == dt.date.min
     assert g.fsck().ok
 
@@ -171,8 +186,14 @@ def test_fsck_reports_nan_in_a_range_and_a_vector_and_far_dates(
         m.setattr(check, "value_violations", lambda t, rows: [])
         m.setattr(coerce, "_check_dates", lambda t, rows: None)
         with g.write() as w:
-            w.insert("M", [{"k": "n1", "x": NAN}, {"k": "n2", "v": [NAN, 1.0]},
-                           {"k": "n3", "v": [1.0, -INF]}])
+            w.insert(
+                "M",
+                [
+                    {"k": "n1", "x": NAN},
+                    {"k": "n2", "v": [NAN, 1.0]},
+                    {"k": "n3", "v": [1.0, -INF]},
+                ],
+            )
         g.load(pa.table({"k": ["n4"], "d": pa.array([FAR_DAYS], pa.date32())}), table="M")
     before = g.head().id  # (`state` cannot list a row of year 10183)
     report = g.fsck()
@@ -180,8 +201,9 @@ def test_fsck_reports_nan_in_a_range_and_a_vector_and_far_dates(
     assert {p.where for p in report.problems} == {"main:M"}, messages
     assert any("'n1'" in m and "x=nan is outside @range" in m for m in messages), messages
     assert sum("v holds NaN or an infinity" in m for m in messages) == 2, messages
-    assert any("'n4'" in m and "d=10183-09-21 is outside the supported Date range" in m
-               for m in messages), messages
+    assert any(
+        "'n4'" in m and "d=10183-09-21 is outside the supported Date range" in m for m in messages
+    ), messages
     assert g.head().id == before
 
 
@@ -211,12 +233,14 @@ def test_blob_bytes_and_arrow_text_columns(g: gl.Graph) -> None:
 
 @pytest.mark.parametrize("write", [_insert, _load_records, _load_jsonl])
 @pytest.mark.parametrize("bad", ["not base64!", "abc", "é"])
-def test_blob_text_that_is_not_base64_is_a_type_error(g: gl.Graph, write: Write,
-                                                      bad: str) -> None:
+def test_blob_text_that_is_not_base64_is_a_type_error(g: gl.Graph, write: Write, bad: str) -> None:
     before = state(g)
     # A load names the record too: `record 1: M 'new': b: expected Blob ...`.
-    with pytest.raises(gl.TypeMismatchError, match=r"(M\.b|M 'new': b): expected Blob "
-                                                   r"\(bytes, or text in base64\), got"):
+    with pytest.raises(
+        gl.TypeMismatchError,
+        match=r"(M\.b|M 'new': b): expected Blob "
+        r"\(bytes, or text in base64\), got",
+    ):
         write(g, {"b": bad})
     assert state(g) == before
 
@@ -231,7 +255,8 @@ def test_vector_check_on_sliced_chunks_with_null_rows() -> None:
     values[7 * 2] = INF  # row 7, which is null
     values[15 * 2] = -INF  # row 15
     vectors = pa.FixedSizeListArray.from_arrays(
-        pa.array(values, pa.float32()), 2, mask=pa.array([i == 7 for i in range(20)]))
+        pa.array(values, pa.float32()), 2, mask=pa.array([i == 7 for i in range(20)])
+    )
     col = pa.chunked_array([vectors.slice(1, 10), vectors.slice(11)])
     ids = pa.chunked_array([pa.array([f"r{i}" for i in range(1, 20)])])
     found = domain_violations("M", Property("v", TypeRef("Vector", dim=2), True), col, ids)

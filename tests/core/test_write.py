@@ -18,8 +18,13 @@ def names(g: gl.Graph, table: str = "Person", branch: str = "main") -> list[str]
 def test_insert_and_read_back(people: gl.Graph) -> None:
     assert names(people) == ["Alice", "Bob", "Carol"]
     alice = people.get("Person", "Alice")
-    assert alice == {"id": "Alice", "name": "Alice", "age": 30, "email": "alice@x.org",
-                     "role": "eng"}
+    assert alice == {
+        "id": "Alice",
+        "name": "Alice",
+        "age": 30,
+        "email": "alice@x.org",
+        "role": "eng",
+    }
     acme = people.get("Company", "Acme")
     assert acme["founded"] == dt.date(1999, 1, 2)
     knows = people.edges("Knows").to_pylist()
@@ -115,7 +120,9 @@ def test_arrow_and_pandas_rows(graph: gl.Graph) -> None:
 
 
 def test_multimodal_types(tmp_path) -> None:
-    g = gl.Graph.init(tmp_path / "m", """
+    g = gl.Graph.init(
+        tmp_path / "m",
+        """
         node Doc {
           slug: String @key
           n: I64
@@ -126,11 +133,24 @@ def test_multimodal_types(tmp_path) -> None:
           body: Blob?
           ok: Bool?
         }
-    """)
+    """,
+    )
     with g.write() as w:
-        w.insert("Doc", [{"slug": "d1", "n": 7, "score": 0.5, "at": "2024-01-02T03:04:05Z",
-                          "tags": ["a", "b"], "emb": [0.1, 0.2, 0.3], "body": b"\x00\x01",
-                          "ok": True}])
+        w.insert(
+            "Doc",
+            [
+                {
+                    "slug": "d1",
+                    "n": 7,
+                    "score": 0.5,
+                    "at": "2024-01-02T03:04:05Z",
+                    "tags": ["a", "b"],
+                    "emb": [0.1, 0.2, 0.3],
+                    "body": b"\x00\x01",
+                    "ok": True,
+                }
+            ],
+        )
     row = g.get("Doc", "d1")
     assert row["n"] == 7 and row["tags"] == ["a", "b"] and row["ok"] is True
     assert row["body"] == b"\x00\x01"
@@ -176,11 +196,14 @@ def test_commit_meta_is_recorded_with_the_data(graph: gl.Graph) -> None:
 
 def card_graph(tmp_path) -> gl.Graph:
     """P nodes A and B, each with its one At edge (a1, b1) to C X, under @card(1..2)."""
-    g = gl.Graph.init(tmp_path / "g", """
+    g = gl.Graph.init(
+        tmp_path / "g",
+        """
         node P { name: String @key }
         node C { name: String @key }
         edge At: P -> C @card(1..2)
-    """)
+    """,
+    )
     with g.write() as w:
         w.insert("P", [{"name": "A"}, {"name": "B"}])
         w.insert("C", [{"name": "X"}])

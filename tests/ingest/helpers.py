@@ -20,12 +20,18 @@ edge Tagged: Doc -> Tag
 
 def doc_table(prefix: str, n: int, start: int = 0) -> pa.Table:
     keys = [f"{prefix}{i:06d}" for i in range(start, start + n)]
-    return pa.table({"key": keys, "n": pa.array(range(start, start + n), pa.int64()),
-                     "text": [f"text {k}" for k in keys]})
+    return pa.table(
+        {
+            "key": keys,
+            "n": pa.array(range(start, start + n), pa.int64()),
+            "text": [f"text {k}" for k in keys],
+        }
+    )
 
 
-def write_parquet_files(folder: Path, sizes: Sequence[int], row_group_size: int = 1_000
-                        ) -> list[Path]:
+def write_parquet_files(
+    folder: Path, sizes: Sequence[int], row_group_size: int = 1_000
+) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for i, n in enumerate(sizes):

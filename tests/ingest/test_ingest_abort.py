@@ -34,15 +34,18 @@ def test_a_failed_run_is_aborted_and_others_are_refused(tmp_path: Path) -> None:
     g.store.delete("_graphlake/ingest/bad/aborting.json")
     assert ingest_branches(g) == ["ingest/bad/w0", "ingest/bad/w1"]
     assert [k for k in run_objects(g) if not k.endswith("attempt.json")] == [
-        k for k in before[1] if not k.endswith("attempt.json")]
+        k for k in before[1] if not k.endswith("attempt.json")
+    ]
 
     with pytest.raises(IngestRunNotFoundError, match="no ingest run 'nope'"):
         gl.abort_ingest(g, "nope")
     with AttemptRecord(g.store, "bad"), pytest.raises(IngestRunActiveError, match="running"):
         gl.abort_ingest(g, "bad")  # another process is resuming it right now
     g.store.delete("_graphlake/ingest/bad/attempt.json")  # that attempt went away
-    assert (g.branches(), run_objects(g)) == (before[0], [
-        k for k in before[1] if not k.endswith("attempt.json")])
+    assert (g.branches(), run_objects(g)) == (
+        before[0],
+        [k for k in before[1] if not k.endswith("attempt.json")],
+    )
 
     unknown, aborted, inputs_too, neither = run_all(
         ("ingest", g.uri, "--abort", "nope"),
@@ -53,16 +56,20 @@ def test_a_failed_run_is_aborted_and_others_are_refused(tmp_path: Path) -> None:
     assert "no ingest run 'nope'" in error(unknown, 2)
     assert "not INPUT files" in error(inputs_too, 2)
     assert "needs INPUT files (or --abort RUN_ID)" in error(neither, 2)
-    assert parsed(aborted) == {"run_id": "bad", "aborted": True,
-                               "branches_removed": ["ingest/bad/w0", "ingest/bad/w1"]}
+    assert parsed(aborted) == {
+        "run_id": "bad",
+        "aborted": True,
+        "branches_removed": ["ingest/bad/w0", "ingest/bad/w1"],
+    }
     assert ingest_branches(g) == [] and run_objects(g) == [] and list_runs(g) == []
     assert g.head().id == trunk and g.fsck().ok
     with pytest.raises(IngestRunNotFoundError):
         gl.abort_ingest(g, "bad")
 
     ok = write_jsonl(tmp_path / "ok.jsonl", doc_records(10))
-    (done,) = run_all(("ingest", g.uri, ok, "--workers", "1", "--run-id", "ok", "--mode",
-                       "merge", "--json"))
+    (done,) = run_all(
+        ("ingest", g.uri, ok, "--workers", "1", "--run-id", "ok", "--mode", "merge", "--json")
+    )
     assert parsed(done)["rows"] == 10 and len(gl.Graph.open(g.uri).nodes("Doc")) == 10
     with pytest.raises(IngestRunActiveError, match="finished"):
         gl.abort_ingest(g, "ok")

@@ -17,7 +17,11 @@ SCRIPT = ROOT / "bench" / "sharded_ingest.py"
 def test_sharded_ingest_quick_runs_and_reports() -> None:
     proc = subprocess.run(
         [sys.executable, str(SCRIPT), "--quick"],
-        cwd=ROOT, capture_output=True, text=True, timeout=280, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=280,
+        check=False,
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     out = proc.stdout

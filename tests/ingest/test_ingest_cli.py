@@ -17,8 +17,7 @@ def _shards(root: Path) -> gl.Graph:
     another value (a conflict between sources); d inserts a1 with another value than a
     (a conflict with a, and with t, a's copy)."""
     g = gl.Graph.init(root, SCHEMA)
-    for name, docs in (("a", ["a1", "a2"]), ("b", ["b1", "same"]), ("c", ["same"]),
-                       ("d", ["a1"])):
+    for name, docs in (("a", ["a1", "a2"]), ("b", ["b1", "same"]), ("c", ["same"]), ("d", ["a1"])):
         g.create_branch(name)
         with g.write(name) as w:
             w.insert("Doc", [{"key": k, "n": {"c": 1, "d": 5}.get(name, 0)} for k in docs])
@@ -33,21 +32,46 @@ def test_ingest_and_merge_many_commands(tmp_path: Path) -> None:
     shards = _shards(merge_root)
     a_head = shards.head("a").id
     ingested, missing, merged, conflict, overlap, unknown, dry, theirs, with_target = run_all(
-        ("ingest", ingest_root, tmp_path / "in", "--table", "Doc", "--workers", "2",
-         "--run-id", "cli-run", "--commit-every", "1000", "--json"),
+        (
+            "ingest",
+            ingest_root,
+            tmp_path / "in",
+            "--table",
+            "Doc",
+            "--workers",
+            "2",
+            "--run-id",
+            "cli-run",
+            "--commit-every",
+            "1000",
+            "--json",
+        ),
         ("ingest", ingest_root, tmp_path / "nope.parquet", "--table", "Doc"),
         ("merge-many", merge_root, "a", "b", "--into", "main", "--json"),
         ("merge-many", merge_root, "b", "c", "--into", "a"),
         ("merge-many", merge_root, "b", "c", "--into", "a", "--strict-disjoint"),
         ("merge-many", merge_root, "a", "nope", "--into", "main"),
-        ("merge-many", merge_root, "b", "c", "--into", "a", "--dry-run", "--json",
-         "--lineage", "verify"),
+        (
+            "merge-many",
+            merge_root,
+            "b",
+            "c",
+            "--into",
+            "a",
+            "--dry-run",
+            "--json",
+            "--lineage",
+            "verify",
+        ),
         ("merge-many", merge_root, "d", "b", "--into", "t", "--strategy", "theirs"),
         ("merge-many", merge_root, "d", "b", "--into", "a"),
     )
     result = parsed(ingested)
     assert (result["run_id"], result["rows"], result["rows_per_worker"]) == (
-        "cli-run", 5_000, [2_500, 2_500])
+        "cli-run",
+        5_000,
+        [2_500, 2_500],
+    )
     assert result["merges"]["all"]["stats"]["Doc"]["adopted_rows"] == 5_000
     assert len(keys(g)) == 5_000 and ingest_branches(g) == []
     assert "no such file" in error(missing, 2)
@@ -72,7 +96,8 @@ def test_ingest_and_merge_many_commands(tmp_path: Path) -> None:
     # A conflict with the target is resolved by --strategy; without it, the hint offers it.
     assert "theirs: d's values" in stdout(theirs)
     assert "--strategy theirs" in with_target.stdout and "Conflicts between" not in (
-        with_target.stdout)
+        with_target.stdout
+    )
     t = gl.Graph.open(merge_root)
     assert t.get("Doc", "a1", branch="t")["n"] == 5
     assert len(t.head("t").parents) == 3 and t.head("a").id == a_head
@@ -80,8 +105,9 @@ def test_ingest_and_merge_many_commands(tmp_path: Path) -> None:
     assert "strict_disjoint: sources overlap in Doc" in error(overlap, 2)
     assert "nope" in error(unknown, 2)
 
-    (again,) = run_all(("ingest", ingest_root, tmp_path / "in", "--table", "Doc",
-                        "--run-id", "cli-run"))
+    (again,) = run_all(
+        ("ingest", ingest_root, tmp_path / "in", "--table", "Doc", "--run-id", "cli-run")
+    )
     assert "had finished already" in stdout(again)
 
 

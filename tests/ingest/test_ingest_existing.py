@@ -38,7 +38,8 @@ def test_parquet_keys_on_the_target_are_refused_before_the_workers(tmp_path: Pat
     with pytest.raises(gl.DuplicateKeyError) as info:
         ingest(g, paths, table="Doc", workers=2, run_id="again", progress=False)
     assert str(info.value).startswith(
-        "Doc: 2 key(s) of the input exist on 'main' already: 'p0-000003', 'p1-000007';")
+        "Doc: 2 key(s) of the input exist on 'main' already: 'p0-000003', 'p1-000007';"
+    )
     assert "--mode merge" in str(info.value)
     _unchanged(g, head)
 
@@ -52,9 +53,11 @@ def test_jsonl_keys_on_the_target_are_refused_before_the_workers(tmp_path: Path)
     with pytest.raises(gl.DuplicateKeyError) as info:
         ingest(g, path, workers=2, progress=False)
     message = str(info.value)
-    assert message.startswith("Doc: 8 key(s) of the input exist on 'main' already: "
-                              "'j000000', 'j000005', 'j000010', 'j000015', 'j000020' "
-                              "(and 3 more);")
+    assert message.startswith(
+        "Doc: 8 key(s) of the input exist on 'main' already: "
+        "'j000000', 'j000005', 'j000010', 'j000015', 'j000020' "
+        "(and 3 more);"
+    )
     _unchanged(g, head)
 
 
@@ -62,8 +65,7 @@ def test_mode_merge_upserts_keys_the_target_holds(tmp_path: Path) -> None:
     g = _seeded(tmp_path / "g", ["p1-000007", "p0-000003", "other"])
     trunk = g.head().id
     paths = write_parquet_files(tmp_path / "in", [300, 200])
-    result = ingest(g, paths, table="Doc", workers=2, run_id="m", mode="merge",
-                    progress=False)
+    result = ingest(g, paths, table="Doc", workers=2, run_id="m", mode="merge", progress=False)
     head = g.head()
     assert result.commit == head.id and head.parents[0] == trunk and len(head.parents) == 3
     assert g.nodes("Doc").num_rows == 501  # 500 input keys, 2 of them updated, + "other"
@@ -71,8 +73,9 @@ def test_mode_merge_upserts_keys_the_target_holds(tmp_path: Path) -> None:
     assert (row["n"], row["text"]) == (3, "text p0-000003")
     assert g.get("Doc", "other")["n"] == 0 and ingest_branches(g) == []
 
-    again = ingest(g, paths, table="Doc", workers=2, run_id="m2", mode="merge",
-                   progress=False)  # idempotent: the same rows again
+    again = ingest(
+        g, paths, table="Doc", workers=2, run_id="m2", mode="merge", progress=False
+    )  # idempotent: the same rows again
     assert g.nodes("Doc").num_rows == 501 and again.rows == 500
     with pytest.raises(gl.GraphLakeError, match="mode 'append' != planned 'merge'"):
         ingest(g, paths, table="Doc", run_id="m", progress=False)

@@ -29,7 +29,9 @@ def test_worker_module_and_public_function_in_a_fresh_process(tmp_path: Path) ->
     parquet = write_parquet_files(tmp_path / "in", [30])[0]
     out = subprocess.run(
         [sys.executable, "-c", CODE, str(tmp_path / "g"), SCHEMA, str(parquet)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["30", "30"]

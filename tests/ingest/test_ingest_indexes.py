@@ -26,8 +26,9 @@ def _unindexed(g: gl.Graph, state: TableState) -> int:
 def test_multi_worker_shards_skip_indexes_and_main_is_fully_indexed(tmp_path: Path) -> None:
     g = gl.Graph.init(tmp_path / "g", SCHEMA)
     paths = write_parquet_files(tmp_path / "in", [ROWS], row_group_size=10_000)
-    result = ingest(g, [str(p) for p in paths], table="Doc", workers=2,
-                    commit_every=ROWS, progress=False)
+    result = ingest(
+        g, [str(p) for p in paths], table="Doc", workers=2, commit_every=ROWS, progress=False
+    )
     head = g.head()
     assert len(head.parents) == 3 and result.merge.stats["Doc"].adopted_rows == ROWS
     for shard_head in head.parents[1:]:
@@ -60,8 +61,12 @@ def test_the_fragment_count_refresh_still_runs_without_large_append_indexing(
     unindexed = []
     for i in range(4):
         with g.write() as w:
-            w.insert("Doc", pa.table({"key": [f"k{i}-{j}" for j in range(20)],
-                                      "n": pa.array(range(20), pa.int64())}))
+            w.insert(
+                "Doc",
+                pa.table(
+                    {"key": [f"k{i}-{j}" for j in range(20)], "n": pa.array(range(20), pa.int64())}
+                ),
+            )
         unindexed.append(_unindexed(g, g.head().tables["Doc"]))
     assert unindexed == [1, 2, 0, 1]  # the third unindexed fragment triggers the refresh
     g.tables.index_large_appends = True
@@ -82,15 +87,21 @@ def test_unindexed_shards_resume_and_main_stays_exact_for_keyed_work(
     g = gl.Graph.init(tmp_path / "g", SCHEMA)
     n = T.INDEX_APPEND_THRESHOLD + 3_000
     paths = [str(p) for p in write_parquet_files(tmp_path / "in", [n, n], 10_000)]
-    args = {"table": "Doc", "workers": 2, "commit_every": T.INDEX_APPEND_THRESHOLD,
-            "run_id": "big", "progress": False}
+    args = {
+        "table": "Doc",
+        "workers": 2,
+        "commit_every": T.INDEX_APPEND_THRESHOLD,
+        "run_id": "big",
+        "progress": False,
+    }
     monkeypatch.setenv(CRASH_AFTER_ENV, "1:1")
     with pytest.raises(IngestError, match="did not finish"):
         ingest(g, paths, **args)
     crashed = g.head("ingest/big/w1")
     assert crashed.meta["offset"] == T.INDEX_APPEND_THRESHOLD
     assert _unindexed(g, crashed.tables["Doc"]) == len(
-        g.tables.open(crashed.tables["Doc"]).get_fragments())
+        g.tables.open(crashed.tables["Doc"]).get_fragments()
+    )
     monkeypatch.delenv(CRASH_AFTER_ENV)
     result = ingest(g, paths, **args)
     assert result.resumed and result.rows_per_worker == [n, n]
@@ -98,8 +109,13 @@ def test_unindexed_shards_resume_and_main_stays_exact_for_keyed_work(
     assert g.tables.open(main).count_rows() == 2 * n and _unindexed(g, main) == 0
     every = [f"p{f}-{i:06d}" for f in range(2) for i in range(n)]
     assert sorted(g.nodes("Doc", columns=["id"]).column("id").to_pylist()) == every
-    probe = ["p0-000000", f"p0-{n - 1:06d}", "p1-000000", f"p1-{T.INDEX_APPEND_THRESHOLD:06d}",
-             f"p1-{n - 1:06d}"]
+    probe = [
+        "p0-000000",
+        f"p0-{n - 1:06d}",
+        "p1-000000",
+        f"p1-{T.INDEX_APPEND_THRESHOLD:06d}",
+        f"p1-{n - 1:06d}",
+    ]
     for key in probe:
         assert g.get("Doc", key)["n"] == int(key[3:])
     with pytest.raises(gl.DuplicateKeyError), g.write() as w:
@@ -124,12 +140,25 @@ def test_unindexed_shards_resume_and_main_stays_exact_for_keyed_work(
         assert g.merge("dev", into=f"into-{mode}", lineage=mode).outcome == "merged"
     assert not _diff_rows(g)
     g.merge("dev", into="main")
-    got = {k: (g.get("Doc", k) or {}).get("n") for k in
-           ["p1-000000", f"p0-{n - 1:06d}", f"p1-{T.INDEX_APPEND_THRESHOLD:06d}", "dev-new",
-            "p0-000000", "main-new"]}
-    assert got == {"p1-000000": -1, f"p0-{n - 1:06d}": -2,
-                   f"p1-{T.INDEX_APPEND_THRESHOLD:06d}": None, "dev-new": 7,
-                   "p0-000000": -3, "main-new": 8}
+    got = {
+        k: (g.get("Doc", k) or {}).get("n")
+        for k in [
+            "p1-000000",
+            f"p0-{n - 1:06d}",
+            f"p1-{T.INDEX_APPEND_THRESHOLD:06d}",
+            "dev-new",
+            "p0-000000",
+            "main-new",
+        ]
+    }
+    assert got == {
+        "p1-000000": -1,
+        f"p0-{n - 1:06d}": -2,
+        f"p1-{T.INDEX_APPEND_THRESHOLD:06d}": None,
+        "dev-new": 7,
+        "p0-000000": -3,
+        "main-new": 8,
+    }
     assert g.tables.open(g.head().tables["Doc"]).count_rows() == 2 * n + 1
 
 

@@ -41,8 +41,11 @@ def test_nodes_and_edges_land_as_one_commit(tmp_path: Path, card: str) -> None:
     head = g.head()
     assert head.parents[0] == trunk and len(head.parents) == 3  # one merge of 2 shards
     assert result.commit == head.id and list(result.merges) == ["all"]
-    assert (g.nodes("Product").num_rows, g.nodes("Maker").num_rows,
-            g.edges("MadeBy").num_rows) == (300, 4, 300)
+    assert (g.nodes("Product").num_rows, g.nodes("Maker").num_rows, g.edges("MadeBy").num_rows) == (
+        300,
+        4,
+        300,
+    )
     assert result.rows == 604 and ingest_branches(g) == []
     assert g.fsck().ok
 
@@ -58,5 +61,8 @@ def test_cross_shard_violations_are_refused_at_the_merge(tmp_path: Path) -> None
         ingest(g, path, workers=2, progress=False)
     [conflict] = info.value.conflicts
     assert (conflict.kind, conflict.table, conflict.entity_id) == (
-        "cardinality_violation", "MadeBy", "lonely")
+        "cardinality_violation",
+        "MadeBy",
+        "lonely",
+    )
     assert g.head().id == trunk

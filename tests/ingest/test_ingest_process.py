@@ -32,8 +32,9 @@ def parquet_run(tmp_path_factory) -> tuple[gl.Graph, list[Path], str, IngestResu
         w.insert("Doc", [{"key": "seed", "n": -1}])
     base = g.head().id
     paths = write_parquet_files(tmp / "in", SIZES)
-    result = ingest(g, [str(p) for p in paths], table="Doc", workers=3, commit_every=3_000,
-                    progress=False)
+    result = ingest(
+        g, [str(p) for p in paths], table="Doc", workers=3, commit_every=3_000, progress=False
+    )
     return g, paths, base, result
 
 
@@ -79,23 +80,25 @@ def test_shard_branches_are_gone_and_the_run_is_recorded(parquet_run) -> None:
 def test_rerunning_a_finished_run_returns_its_record(parquet_run) -> None:
     g, paths, _, result = parquet_run
     head = g.head().id
-    again = ingest(g, [str(p) for p in paths], table="Doc", run_id=result.run_id,
-                   progress=False)
+    again = ingest(g, [str(p) for p in paths], table="Doc", run_id=result.run_id, progress=False)
     assert again.already_complete and g.head().id == head
     assert (again.commit, again.rows, again.rows_per_worker) == (
-        result.commit, result.rows, result.rows_per_worker)
+        result.commit,
+        result.rows,
+        result.rows_per_worker,
+    )
     assert again.merge.stats["Doc"].adopted_rows == 20_000
     with pytest.raises(gl.GraphLakeError, match="other arguments"):
-        ingest(g, [str(p) for p in paths], table="Doc", run_id=result.run_id, workers=2,
-               progress=False)
+        ingest(
+            g, [str(p) for p in paths], table="Doc", run_id=result.run_id, workers=2, progress=False
+        )
 
 
 def test_a_folder_with_two_workers(tmp_path: Path) -> None:
     g = gl.Graph.init(tmp_path / "g", SCHEMA)
     write_parquet_files(tmp_path / "in", [5_000, 5_000, 5_000], row_group_size=700)
     (tmp_path / "in" / "_SUCCESS").write_text("")
-    result = ingest(g, tmp_path / "in", table="Doc", workers=2, run_id="folder-run",
-                    progress=False)
+    result = ingest(g, tmp_path / "in", table="Doc", workers=2, run_id="folder-run", progress=False)
     assert result.run_id == "folder-run" and result.rows_per_worker == [7_500, 7_500]
     assert keys(g) == sorted(f"p{i}-{j:06d}" for i in range(3) for j in range(5_000))
     assert len(g.head().parents) == 3 and ingest_branches(g) == []
@@ -122,7 +125,10 @@ def test_jsonl_with_nodes_and_edges_lands_as_one_merge(tmp_path: Path) -> None:
     result = ingest(g, path, workers=2, progress=False)
     assert list(result.merges) == ["all"] and len(g.head().parents) == 3
     assert (g.nodes("Doc").num_rows, g.nodes("Tag").num_rows, g.edges("Tagged").num_rows) == (
-        2_000, 10, 2_000)
+        2_000,
+        10,
+        2_000,
+    )
     assert result.rows == 4_010
     assert ingest_branches(g) == []
     done = json.loads(g.store.get(f"_graphlake/ingest/{result.run_id}/done.json"))
@@ -134,11 +140,13 @@ def test_a_graph_on_s3(s3_server, tmp_path: Path) -> None:
     """Workers open the S3 graph themselves, with the caller's storage options."""
     g = gl.Graph.init(s3_server.fresh_uri(), SCHEMA, storage_options=s3_server.options)
     paths = write_parquet_files(tmp_path / "in", [2_000, 1_000])
-    result = ingest(g, paths, table="Doc", workers=2, commit_every=1_000, run_id="on-s3",
-                    progress=False)
+    result = ingest(
+        g, paths, table="Doc", workers=2, commit_every=1_000, run_id="on-s3", progress=False
+    )
     assert result.rows_per_worker == [1_500, 1_500] and len(g.head().parents) == 3
-    assert keys(g) == sorted([f"p0-{i:06d}" for i in range(2_000)]
-                             + [f"p1-{i:06d}" for i in range(1_000)])
+    assert keys(g) == sorted(
+        [f"p0-{i:06d}" for i in range(2_000)] + [f"p1-{i:06d}" for i in range(1_000)]
+    )
     assert result.merge.stats["Doc"].adopted_rows == 3_000
     assert g.store.get("_graphlake/ingest/on-s3/done.json") is not None
     assert ingest_branches(g) == []

@@ -42,11 +42,13 @@ def local_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 def test_ingest_with_ray(local_ray: None, tmp_path: Path) -> None:
     g = gl.Graph.init(tmp_path / "g", SCHEMA)
     paths = write_parquet_files(tmp_path / "in", [3_000, 2_000])
-    result = ingest(g, paths, table="Doc", workers=2, engine="ray", commit_every=1_000,
-                    progress=False)
+    result = ingest(
+        g, paths, table="Doc", workers=2, engine="ray", commit_every=1_000, progress=False
+    )
     assert ray.is_initialized()  # ingest did not start this Ray, so it leaves it running
-    assert keys(g) == sorted([f"p0-{i:06d}" for i in range(3_000)]
-                             + [f"p1-{i:06d}" for i in range(2_000)])
+    assert keys(g) == sorted(
+        [f"p0-{i:06d}" for i in range(3_000)] + [f"p1-{i:06d}" for i in range(2_000)]
+    )
     assert result.rows_per_worker == [2_500, 2_500] and len(g.head().parents) == 3
     assert result.merge.stats["Doc"].adopted_rows == 5_000
     assert ingest_branches(g) == []
@@ -79,9 +81,11 @@ def listening_sockets_of_process_tree(root: int) -> list[tuple[str, str, int]]:
         return _from_proc(root)
     me = psutil.Process(root)
     procs = {p.pid: p.name() for p in [me, *me.children(recursive=True)]}
-    return [(procs[c.pid], c.laddr.ip, c.laddr.port)
-            for c in psutil.net_connections(kind="inet")
-            if c.status == psutil.CONN_LISTEN and c.pid in procs]
+    return [
+        (procs[c.pid], c.laddr.ip, c.laddr.port)
+        for c in psutil.net_connections(kind="inet")
+        if c.status == psutil.CONN_LISTEN and c.pid in procs
+    ]
 
 
 def _from_proc(root: int) -> list[tuple[str, str, int]]:
@@ -95,8 +99,8 @@ def _from_proc(root: int) -> list[tuple[str, str, int]]:
         except OSError:
             continue
         pid = int(stat.parent.name)
-        names[pid] = text[text.index("(") + 1:text.rindex(")")]
-        parents[pid] = int(text[text.rindex(")") + 2:].split()[1])
+        names[pid] = text[text.index("(") + 1 : text.rindex(")")]
+        parents[pid] = int(text[text.rindex(")") + 2 :].split()[1])
     tree = {root}
     changed = True
     while changed:
@@ -127,7 +131,7 @@ def _from_proc(root: int) -> list[tuple[str, str, int]]:
 def _proc_ip(hex_ip: str) -> str:
     """/proc/net/tcp{,6} addresses: 32-bit words in host (little-endian) byte order."""
     raw = bytes.fromhex(hex_ip)
-    words = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+    words = b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4))
     return str(ipaddress.ip_address(words))
 
 
@@ -144,8 +148,14 @@ def test_ray_dataset_round_trip_is_one_validated_commit(local_ray: None, tmp_pat
     target = gl.Graph.init(tmp_path / "dst", SAMPLE)
     before = target.head().id
     staging = tmp_path / "staging"
-    result = ingest(target, source.to_ray("Sample", columns=columns, parallelism=3),
-                    table="Sample", workers=2, progress=False, staging=staging)
+    result = ingest(
+        target,
+        source.to_ray("Sample", columns=columns, parallelism=3),
+        table="Sample",
+        workers=2,
+        progress=False,
+        staging=staging,
+    )
     assert result.rows == 300 and target.head().parents[0] == before  # one commit on main
     got = target.nodes("Sample", columns=columns).sort_by("k")
     assert got.to_pylist() == expected.to_pylist()
@@ -157,11 +167,19 @@ def test_ray_tensor_columns_become_vectors(local_ray: None, tmp_path: Path) -> N
 
     from tests.readers.helpers import SCHEMA as SAMPLE
 
-    items = [{"k": i, "emb": np.array([i, 1, 2, 3], dtype=np.float32), "text": f"t{i}",
-              "label": i % 3} for i in range(50)]
+    items = [
+        {"k": i, "emb": np.array([i, 1, 2, 3], dtype=np.float32), "text": f"t{i}", "label": i % 3}
+        for i in range(50)
+    ]
     g = gl.Graph.init(tmp_path / "g", SAMPLE)
-    ingest(g, ray.data.from_items(items), table="Sample", workers=2, progress=False,
-           staging=tmp_path / "staging")
+    ingest(
+        g,
+        ray.data.from_items(items),
+        table="Sample",
+        workers=2,
+        progress=False,
+        staging=tmp_path / "staging",
+    )
     rows = g.nodes("Sample", columns=["k", "emb"]).sort_by("k").to_pylist()
     assert [r["k"] for r in rows] == list(range(50))
     assert rows[7]["emb"] == [7.0, 1.0, 2.0, 3.0]

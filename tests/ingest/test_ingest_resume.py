@@ -31,8 +31,13 @@ def test_a_killed_worker_resumes_and_finished_workers_are_not_redone(
     g = gl.Graph.init(tmp_path / "g", SCHEMA)
     trunk = g.head().id
     paths = write_parquet_files(tmp_path / "in", [6_000, 6_000])
-    args = {"table": "Doc", "workers": 3, "commit_every": 1_500, "run_id": "crash",
-            "progress": False}
+    args = {
+        "table": "Doc",
+        "workers": 3,
+        "commit_every": 1_500,
+        "run_id": "crash",
+        "progress": False,
+    }
     # Worker 1's process exits abruptly (os._exit) right after its first commit.
     monkeypatch.setenv(CRASH_AFTER_ENV, "1:1")
     with pytest.raises(IngestError, match=r"worker 1 .* did not finish") as info:
@@ -55,7 +60,10 @@ def test_a_killed_worker_resumes_and_finished_workers_are_not_redone(
     w1_log = [c.id for c in g.history.log(head.parents[2])]
     assert before[1].id in w1_log
     assert [c.meta.get("offset") for c in g.history.log(head.parents[2])[:3]] == [
-        4_000, 3_000, 1_500]
+        4_000,
+        3_000,
+        1_500,
+    ]
     assert result.merge.stats["Doc"].adopted_rows == 12_000
     assert ingest_branches(g) == []
 

@@ -30,16 +30,18 @@ def _snippet() -> str:
 def _prepare(folder: Path) -> gl.Graph:
     g = gl.Graph.init(folder / "my-graph", PERSON)
     for i in range(2):
-        pq.write_table(pa.table({"name": [f"p{i}-{j}" for j in range(50)]}),
-                       folder / f"part-{i}.parquet")
+        pq.write_table(
+            pa.table({"name": [f"p{i}-{j}" for j in range(50)]}), folder / f"part-{i}.parquet"
+        )
     return g
 
 
 def _run(folder: Path, code: str) -> subprocess.CompletedProcess[str]:
     script = folder / "load.py"
     script.write_text(code, encoding="utf-8")
-    return subprocess.run([sys.executable, str(script)], cwd=folder, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, str(script)], cwd=folder, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_the_readme_snippet_runs_as_pasted(tmp_path: Path) -> None:

@@ -24,8 +24,7 @@ def _age_heartbeat(g: gl.Graph, run_id: str, seconds: float) -> None:
     key = run_key(run_id, A.ATTEMPT_FILE)
     record = json.loads(g.store.get(key))
     when = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=seconds)
-    record.update(state=A.RUNNING, heartbeat=when.isoformat(), error_type=None,
-                  error_message=None)
+    record.update(state=A.RUNNING, heartbeat=when.isoformat(), error_type=None, error_message=None)
     g.store.put(key, json.dumps(record).encode())
 
 
@@ -34,8 +33,7 @@ def test_a_failed_run_shows_partial_progress_then_finishes(
 ) -> None:
     g = gl.Graph.init(tmp_path / "g", SCHEMA)
     paths = write_parquet_files(tmp_path / "in", [3_000, 3_000])
-    args = {"table": "Doc", "workers": 2, "commit_every": 1_000, "run_id": "st",
-            "progress": False}
+    args = {"table": "Doc", "workers": 2, "commit_every": 1_000, "run_id": "st", "progress": False}
     monkeypatch.setenv(CRASH_AFTER_ENV, "1:1")  # worker 1 dies after its first commit
     with pytest.raises(IngestError):
         ingest(g, paths, **args)
@@ -43,11 +41,16 @@ def test_a_failed_run_shows_partial_progress_then_finishes(
     failed = S.run_status(g, "st")
     assert failed.state == S.FAILED and "IngestError" in (failed.error or "")
     assert (failed.format, failed.table, failed.into, failed.workers) == (
-        "parquet", "Doc", "main", 2)
+        "parquet",
+        "Doc",
+        "main",
+        2,
+    )
     assert [(w.worker, w.done, w.total, w.rows, w.state) for w in failed.progress] == [
-        (0, 3_000, 3_000, 3_000, "done"), (1, 1_000, 3_000, 1_000, "partial")]
-    assert (failed.done, failed.total, failed.unit, failed.result) == (
-        4_000, 6_000, "rows", None)
+        (0, 3_000, 3_000, 3_000, "done"),
+        (1, 1_000, 3_000, 1_000, "partial"),
+    ]
+    assert (failed.done, failed.total, failed.unit, failed.result) == (4_000, 6_000, "rows", None)
     assert [f["rows"] for f in failed.files] == [3_000, 3_000]
 
     _age_heartbeat(g, "st", A.STALE_SECONDS + 5)
@@ -62,7 +65,9 @@ def test_a_failed_run_shows_partial_progress_then_finishes(
     done = S.run_status(g, "st")
     assert done.state == S.FINISHED and done.error is None
     assert [(w.done, w.rows, w.state) for w in done.progress] == [
-        (3_000, 3_000, "merged"), (3_000, 3_000, "merged")]
+        (3_000, 3_000, "merged"),
+        (3_000, 3_000, "merged"),
+    ]
     assert done.result is not None and done.result["commit"] == result.commit
     assert done.result["rows"] == 6_000 and (done.done, done.total) == (6_000, 6_000)
 
@@ -75,8 +80,11 @@ def test_runs_are_listed_newest_first_and_a_mixed_run_is_one_phase(tmp_path: Pat
     g.store.put(report, b'{"offset": 250}')
     ingest(g, paths, table="Doc", workers=1, run_id="first", progress=False)
     assert not g.store.exists(report)  # a finished run keeps its done record, not reports
-    records = [*doc_records(40), {"type": "Tag", "data": {"name": "t"}},
-               *({"edge": "Tagged", "from": f"j{i:06d}", "to": "t"} for i in range(40))]
+    records = [
+        *doc_records(40),
+        {"type": "Tag", "data": {"name": "t"}},
+        *({"edge": "Tagged", "from": f"j{i:06d}", "to": "t"} for i in range(40)),
+    ]
     jsonl = write_jsonl(tmp_path / "mixed.jsonl", records)
     ingest(g, jsonl, workers=2, commit_every=10, progress=False)
 
@@ -86,7 +94,9 @@ def test_runs_are_listed_newest_first_and_a_mixed_run_is_one_phase(tmp_path: Pat
     mixed = S.run_status(g, runs[0].run_id)
     assert mixed.phases == ["all"] and mixed.unit == "lines"
     assert [(w.phase, w.worker, w.total) for w in mixed.progress] == [
-        ("all", 0, 40), ("all", 1, 41)]
+        ("all", 0, 40),
+        ("all", 1, 41),
+    ]
     assert sum(w.rows for w in mixed.progress) == mixed.rows == 81
     assert (mixed.done, mixed.total) == (81, 81)
     assert runs[0].to_dict()["rows"] == 81
@@ -113,14 +123,24 @@ def test_the_heartbeat_keeps_a_long_attempt_fresh(tmp_path: Path) -> None:
         raise ValueError("bad thing")
     failed = A.load_attempt(store, "boom")
     assert failed is not None and (failed.state, failed.error_type, failed.error_message) == (
-        A.FAILED, "ValueError", "bad thing")
+        A.FAILED,
+        "ValueError",
+        "bad thing",
+    )
 
 
 def test_ingest_status_command(tmp_path: Path) -> None:
     root = tmp_path / "g"
     g = gl.Graph.init(root, SCHEMA)
-    ingest(g, write_parquet_files(tmp_path / "in", [2_000]), table="Doc", workers=2,
-           commit_every=500, run_id="cli-status", progress=False)
+    ingest(
+        g,
+        write_parquet_files(tmp_path / "in", [2_000]),
+        table="Doc",
+        workers=2,
+        commit_every=500,
+        run_id="cli-status",
+        progress=False,
+    )
     listed, one, human, human_list, missing = run_all(
         ("ingest-status", root, "--json"),
         ("ingest-status", root, "cli-status", "--json"),
@@ -130,7 +150,8 @@ def test_ingest_status_command(tmp_path: Path) -> None:
     )
     runs = parsed(listed)["runs"]
     assert [(r["run_id"], r["state"], r["done"], r["total"]) for r in runs] == [
-        ("cli-status", "finished", 2_000, 2_000)]
+        ("cli-status", "finished", 2_000, 2_000)
+    ]
     detail = parsed(one)
     assert detail["result"]["rows"] == 2_000 and len(detail["progress"]) == 2
     assert {w["state"] for w in detail["progress"]} == {"merged"}

@@ -39,10 +39,19 @@ def test_a_one_commit_slice_reports_rows_written_before_its_commit(
         put(self, key, data)
 
     monkeypatch.setattr(ObjectStore, "put", spy)
-    task = WorkerTask(root=g.uri, storage_options=None, run_id="r", phase=ALL, worker=0,
-                      branch="ingest/r/w0", base=base, table="Doc", commit_every=ROWS,
-                      files=(stat_file(path, "parquet", ROWS),),
-                      segments=(Segment(0, 0, ROWS),))
+    task = WorkerTask(
+        root=g.uri,
+        storage_options=None,
+        run_id="r",
+        phase=ALL,
+        worker=0,
+        branch="ingest/r/w0",
+        base=base,
+        table="Doc",
+        commit_every=ROWS,
+        files=(stat_file(path, "parquet", ROWS),),
+        segments=(Segment(0, 0, ROWS),),
+    )
     report = run_slice(task)
     assert report.ok and report.commits == 1, report.error
     assert len(keys(g, branch="ingest/r/w0")) == ROWS

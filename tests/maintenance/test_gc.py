@@ -102,8 +102,11 @@ def build_history(g: gl.Graph) -> dict[str, Any]:
     shards = [f"ingest/run1/w{i}" for i in range(3)]
     for i, name in enumerate(shards):
         g.create_branch(name)
-        write(g, name, lambda w, i=i: w.insert(
-            "Person", [{"name": f"w{i}-{j}", "age": j} for j in range(4)]))
+        write(
+            g,
+            name,
+            lambda w, i=i: w.insert("Person", [{"name": f"w{i}-{j}", "age": j} for j in range(4)]),
+        )
     result = g.merge_many(shards, into="main")
     assert result.outcome == "merged"
     assert result.stats["Person"].adopted_rows == 12
@@ -126,8 +129,13 @@ def build_history(g: gl.Graph) -> dict[str, Any]:
     schema = arrow_schema(g.schema.table("Person"))
     row = {f.name: None for f in schema}
     row.update({"id": "Ghost", "name": "Ghost"})
-    crashed = g.tables.apply(head, ["Alice"], False, pa.Table.from_pylist([row], schema),
-                             index_columns(g.schema.table("Person")))
+    crashed = g.tables.apply(
+        head,
+        ["Alice"],
+        False,
+        pa.Table.from_pylist([row], schema),
+        index_columns(g.schema.table("Person")),
+    )
     assert crashed.version > head.version
     info["crashed"] = crashed
 
@@ -174,15 +182,15 @@ def test_gc_keeps_every_branch_and_commit_and_reclaims_the_rest(people: gl.Graph
     lance_after = lance_branches(g, tid)
     assert info["scratch_lance"] not in lance_after
     assert not [k for k in files_after if f"/tree/{info['scratch_lance']}/" in k]
-    assert not [k for k in files_after if k.startswith(
-        f"_graphlake/claims/{tid}/{info['scratch_lance']}/")]
+    assert not [
+        k for k in files_after if k.startswith(f"_graphlake/claims/{tid}/{info['scratch_lance']}/")
+    ]
     # The crashed writer's versions are unreferenced but its Lance branch (main's head
     # state) lives on: only its head version stays (Lance never removes a head).
     crashed = info["crashed"]
     versions = lance_versions(g, crashed)
     assert crashed.version in versions and crashed.version - 1 not in versions
-    assert g.store.exists(f"_graphlake/claims/{tid}/{crashed.lance_branch}/"
-                          f"{crashed.version:020d}")
+    assert g.store.exists(f"_graphlake/claims/{tid}/{crashed.lance_branch}/{crashed.version:020d}")
 
     # Everything reads the same, in a fresh process view (no cached datasets).
     fresh = reopen(g)
@@ -212,8 +220,13 @@ def test_nothing_younger_than_grace_is_removed(people: gl.Graph) -> None:
     g.delete_branch("tmp")
     files = objects(g)
     report = g.gc(grace=dt.timedelta(hours=1))
-    assert (report.versions, report.files, report.lance_branches, report.commit_objects,
-            report.claims) == (0, 0, 0, 0, 0)
+    assert (
+        report.versions,
+        report.files,
+        report.lance_branches,
+        report.commit_objects,
+        report.claims,
+    ) == (0, 0, 0, 0, 0)
     assert objects(g) == files
     # With no grace the same garbage goes.
     assert g.gc(grace=ZERO, reflog_keep=ZERO).lance_branches == 1
@@ -309,8 +322,10 @@ def test_cli_gc_dry_run_json_and_summary(tmp_path) -> None:
     assert g.gc(grace=ZERO, reflog_keep=ZERO, dry_run=True).lance_branches == 0
 
 
-@pytest.mark.parametrize(("text", "seconds"), [
-    ("0", 0), ("0s", 0), ("30m", 1800), ("1h", 3600), ("7d", 604_800), ("1h30m", 5400)])
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("0", 0), ("0s", 0), ("30m", 1800), ("1h", 3600), ("7d", 604_800), ("1h30m", 5400)],
+)
 def test_durations(text: str, seconds: int) -> None:
     from graphlake.cli.gc import parse_duration
 

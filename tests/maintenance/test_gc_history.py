@@ -42,8 +42,10 @@ def _history(g: gl.Graph) -> dict:
         out[c.id] = commit_stat(g.repo, c)
         for p in c.parents:
             d = g.diff(p, c.id)
-            out[(p, c.id)] = ([str(s) for s in d.schema_changes],
-                              {n: t.to_dict() for n, t in d.items()})
+            out[(p, c.id)] = (
+                [str(s) for s in d.schema_changes],
+                {n: t.to_dict() for n, t in d.items()},
+            )
     return out
 
 
@@ -51,19 +53,24 @@ def test_gc_keeps_diffs_and_stats_across_a_schema_merge(tmp_path: Path) -> None:
     g = _schema_merged(tmp_path)
     before = _history(g)
     assert before[(g.resolve("main^1").id, g.head("main").id)][1]["Company"]["counts"] == {
-        "inserted": 0, "updated": 1, "deleted": 0}
+        "inserted": 0,
+        "updated": 1,
+        "deleted": 0,
+    }
     assert g.fsck(deep=True).ok
     g.gc(grace=ZERO, reflog_keep=ZERO)
     assert _history(g) == before
     assert g.fsck(deep=True).ok
 
 
-def test_walk_diffs_across_layouts_without_lineage(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_walk_diffs_across_layouts_without_lineage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """With lineage off, the walk compares states of different layouts (a column only
     one side has) and finds exactly the changed rows."""
     g = _schema_merged(tmp_path)
     before = _history(g)
+
     def unavailable(*args: object, **kwargs: object) -> None:
         raise lineage.LineageUnavailable(lineage.FallbackReason.HISTORY_CLEANED, "test")
 
@@ -94,10 +101,14 @@ def test_cli_fsck_deep_and_diff_name_the_damaged_commit(tmp_path: Path) -> None:
     head = g.head("main")
     state = head.tables["Company"]
     uri = Path(g.repo.tables.uri(state.table_id))
-    (uri / "tree" / state.lance_branch / "_versions"
-     / f"{2**64 - 1 - state.version}.manifest").unlink()
-    shallow, deep, diffed = (run("fsck", g.uri), run("fsck", g.uri, "--deep"),
-                             run("diff", g.uri, "main^1", "main"))
+    (
+        uri / "tree" / state.lance_branch / "_versions" / f"{2**64 - 1 - state.version}.manifest"
+    ).unlink()
+    shallow, deep, diffed = (
+        run("fsck", g.uri),
+        run("fsck", g.uri, "--deep"),
+        run("diff", g.uri, "main^1", "main"),
+    )
     assert deep.returncode == 1 and f"commit {head.id[:12]}" in deep.stdout
     assert diffed.returncode == 1 and "Traceback" not in diffed.stderr
     assert diffed.stderr.startswith("error:") and head.id[:12] in diffed.stderr

@@ -30,8 +30,9 @@ edge Knows: Person -> Person
 
 def _rows(g: gl.Graph, ref: str) -> dict[str, list[dict[str, Any]]]:
     snap = g.snapshot(ref)
-    return {n: sorted(snap.read(n).to_pylist(), key=lambda r: r["id"])
-            for n in g.schema.table_names}
+    return {
+        n: sorted(snap.read(n).to_pylist(), key=lambda r: r["id"]) for n in g.schema.table_names
+    }
 
 
 def _history(root: Path) -> gl.Graph:
@@ -40,8 +41,10 @@ def _history(root: Path) -> gl.Graph:
     g = gl.Graph.init(str(root), SCHEMA)
     with g.write("main") as w:
         w.insert("Person", [{"name": f"p{i:02d}", "age": i} for i in range(40)])
-        w.insert("Knows", [{"id": f"k{i}", "src": f"p{i:02d}", "dst": f"p{i + 1:02d}"}
-                           for i in range(39)])
+        w.insert(
+            "Knows",
+            [{"id": f"k{i}", "src": f"p{i:02d}", "dst": f"p{i + 1:02d}"} for i in range(39)],
+        )
     g.create_branch("dev")
     g.create_branch("feat")
     for i in range(3):
@@ -77,12 +80,16 @@ def _merge_all(g: gl.Graph, lineage_mode: str) -> list[dict[str, Any]]:
     for source, into in MERGES:
         r = g.merge(source, into=into, lineage=lineage_mode)
         assert r.outcome == "merged"
-        out.append({
-            "routes": r.routes,
-            "discovery": {n: (st.discovery, st.fallback) for n, st in r.stats.items()},
-            "counts": {n: (st.source_changes, st.target_changes, st.effects)
-                       for n, st in r.stats.items()},
-        })
+        out.append(
+            {
+                "routes": r.routes,
+                "discovery": {n: (st.discovery, st.fallback) for n, st in r.stats.items()},
+                "counts": {
+                    n: (st.source_changes, st.target_changes, st.effects)
+                    for n, st in r.stats.items()
+                },
+            }
+        )
     return out
 
 

@@ -33,7 +33,8 @@ def test_optimize_of_a_fork_of_an_optimized_branch(people: gl.Graph, change: str
     g.optimize("dev")
     after = state(g, "dev")
     assert {k: v for k, v in after.items() if k != "head"} == {
-        k: v for k, v in before.items() if k != "head"}
+        k: v for k, v in before.items() if k != "head"
+    }
     # Keyed reads go through the id and @unique indexes.
     assert g.get("Person", "Alice", branch="dev")["age"] == (2 if change == "update" else 30)
     assert g.get("Person", "T1", branch="dev")["email"] == "t1@x.org"

@@ -60,8 +60,12 @@ def replay(steps: list[list]) -> dict:
             for col, value in step[3].items():
                 q(f"UPDATE person SET {col} = ? WHERE name = ?", value, key)
         elif kind == "insert":
-            q("INSERT INTO person(name, age, b) VALUES (?, ?, ?)", key,
-              step[3].get("age"), step[3].get("b"))
+            q(
+                "INSERT INTO person(name, age, b) VALUES (?, ?, ?)",
+                key,
+                step[3].get("age"),
+                step[3].get("b"),
+            )
         else:
             q("DELETE FROM person WHERE name = ?", key)
         made[i] = q("SELECT dolt_commit('-A', '-m', ?)", json.dumps(step))[0][0]

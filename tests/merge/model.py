@@ -80,7 +80,8 @@ def violations(m: Model) -> set[tuple[str, str, str]]:
                 out.add(("orphan_edge", et, key))
     for table, cols in UNIQUE.items():
         counts = Counter(
-            tuple(r[c] for c in cols) for r in m[table].values()
+            tuple(r[c] for c in cols)
+            for r in m[table].values()
             if all(r[c] is not None for c in cols)
         )
         for values, n in counts.items():

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import functools
 import itertools
 import os
 from collections.abc import Callable
@@ -99,8 +100,13 @@ def intents(flip: bool, inserts_only: bool = False) -> st.SearchStrategy:
     def intent(verb: str, table: str, keys: list[str], **props) -> st.SearchStrategy:
         required = {p: v for p, v in props.items() if not p.startswith("opt_")}
         optional = {p[4:]: v for p, v in props.items() if p.startswith("opt_")}
-        return st.tuples(st.just(verb), st.just(table), pick(keys),
-                         st.fixed_dictionaries(required, optional=optional), st.booleans())
+        return st.tuples(
+            st.just(verb),
+            st.just(table),
+            pick(keys),
+            st.fixed_dictionaries(required, optional=optional),
+            st.booleans(),
+        )
 
     ages, emails = pick([2, None, 1]), pick(["b@x.org", None, "a@x.org"])
     roles, dates = pick(["pm", None, "eng"]), pick([D2, None, D1])
@@ -113,33 +119,39 @@ def intents(flip: bool, inserts_only: bool = False) -> st.SearchStrategy:
     works_put = intent("put", "WorksAt", WORKS, src=employees, dst=companies)
     bulk = intent("bulk", "Person", BULK, age=ages)
     if inserts_only:  # k2, k3 are not in the base; a second put updates the new edge
-        return st.one_of(bulk, bulk, intent("put", "Knows", KNOWS[2:], src=persons,
-                                            dst=pick(PERSONS + BULK), since=dates))
+        return st.one_of(
+            bulk,
+            bulk,
+            intent("put", "Knows", KNOWS[2:], src=persons, dst=pick(PERSONS + BULK), since=dates),
+        )
     return st.one_of(
-        person_put, person_put,
+        person_put,
+        person_put,
         intent("put", "Person", PERSONS, email=emails),  # @unique clashes
         intent("delete", "Person", PERSONS),
         intent("put", "Company", COMPANIES, founded=dates),
         intent("delete", "Company", COMPANIES),
-        knows_put, knows_put,
+        knows_put,
+        knows_put,
         intent("delete", "Knows", KNOWS),
-        works_put, works_put,
+        works_put,
+        works_put,
         intent("delete", "WorksAt", WORKS),
         bulk,
         intent("delete", "Person", BULK),
     )
 
 
-def histories(flip: bool = False, intents_per_commit: int = 4, inserts_only: bool = False
-              ) -> st.SearchStrategy:
+def histories(
+    flip: bool = False, intents_per_commit: int = 4, inserts_only: bool = False
+) -> st.SearchStrategy:
     """A branch's history: 1-2 commits of 1-4 intents, some an optimize instead. (Some
     net to no change, and then the branch has no commit unless it optimized: a merge
     from it is up to date, into it a fast-forward.)"""
     commit = st.lists(intents(flip, inserts_only), min_size=1, max_size=intents_per_commit)
     # Hypothesis leans to the first choice: most commits write.
     optimize = st.sampled_from([None, None, None, None, None, OPTIMIZE])
-    return st.lists(st.tuples(commit, optimize).map(lambda c: c[1] or c[0]),
-                    min_size=1, max_size=2)
+    return st.lists(st.tuples(commit, optimize).map(lambda c: c[1] or c[0]), min_size=1, max_size=2)
 
 
 KEYS = {"Person": PERSONS + BULK, "Company": COMPANIES, "Knows": KNOWS, "WorksAt": WORKS}
@@ -182,7 +194,7 @@ def apply_intent(
             writes.append(("delete", table, key, {}))
         del rows[key]
     elif verb == "bulk":
-        fresh = [k for k in BULK[BULK.index(key):] if k not in rows][:3]
+        fresh = [k for k in BULK[BULK.index(key) :] if k not in rows][:3]
         if not fresh or any((table, k) in cascaded for k in fresh):
             return None
         writes = []
@@ -284,7 +296,11 @@ def observed_keys(conflicts, provisional: M.Model) -> set[tuple[str, str, str]]:
 
 
 def check_merge(
-    g: gl.Graph, into: str, exp: M.Expected, target: Branch, sources: list[Branch],
+    g: gl.Graph,
+    into: str,
+    exp: M.Expected,
+    target: Branch,
+    sources: list[Branch],
     run: Callable[[], gl.MergeResult],
 ) -> tuple:
     """Run one merge into `into` (a copy of the target) and check it against the model."""
@@ -319,8 +335,9 @@ def check_merge(
     return (r.outcome, frozenset(observed_keys(r.resolved, exp.provisional)))
 
 
-def merge_all_modes(w: World, target: Branch, sources: list[Branch], exp: M.Expected,
-                    modes: tuple[str, ...], **kw) -> None:
+def merge_all_modes(
+    w: World, target: Branch, sources: list[Branch], exp: M.Expected, modes: tuple[str, ...], **kw
+) -> None:
     event(f"outcome: {exp.outcome}")
     for kind in {k for k, _, _ in exp.conflicts} | {f"resolved {k}" for k, _, _ in exp.resolved}:
         event(kind)
@@ -329,10 +346,11 @@ def merge_all_modes(w: World, target: Branch, sources: list[Branch], exp: M.Expe
         into = f"{target.name}-{mode}"
         w.g.create_branch(into, from_=target.name)
         if len(sources) == 1:
-            run = lambda: w.g.merge(sources[0].name, into=into, lineage=mode, **kw)  # noqa: B023, E731
+            run = functools.partial(w.g.merge, sources[0].name, into=into, lineage=mode, **kw)
         else:
-            run = lambda: w.g.merge_many(  # noqa: E731
-                [s.name for s in sources], into=into, lineage=mode, **kw)  # noqa: B023
+            run = functools.partial(
+                w.g.merge_many, [s.name for s in sources], into=into, lineage=mode, **kw
+            )
         try:
             results[mode] = check_merge(w.g, into, exp, target, sources, run)
         except AssertionError:
@@ -363,13 +381,19 @@ strategies = st.sampled_from([None, None, "ours", "theirs"])
 # Hypothesis leans to the first choice: sources fork from every checkpoint alike, a
 # sync goes one checkpoint further (or two), and many sources only insert (shards).
 _CHECKPOINT = st.sampled_from([0, 1, 2])
-_SYNC = st.tuples(st.sampled_from([1, 2]), st.sampled_from(["ours", "theirs"]),
-                  st.one_of(st.just([]), histories(intents_per_commit=2)))
+_SYNC = st.tuples(
+    st.sampled_from([1, 2]),
+    st.sampled_from(["ours", "theirs"]),
+    st.one_of(st.just([]), histories(intents_per_commit=2)),
+)
 _STAGGERED = st.tuples(
     _CHECKPOINT,
-    st.one_of(histories(flip=True, intents_per_commit=3, inserts_only=True),
-              histories(intents_per_commit=3), histories(flip=True, intents_per_commit=3),
-              histories(intents_per_commit=3, inserts_only=True)),
+    st.one_of(
+        histories(flip=True, intents_per_commit=3, inserts_only=True),
+        histories(intents_per_commit=3),
+        histories(flip=True, intents_per_commit=3),
+        histories(intents_per_commit=3, inserts_only=True),
+    ),
     st.one_of(st.none(), _SYNC),
 )
 
@@ -406,8 +430,14 @@ def make_staggered_source(
         later = points[min(fork + ahead, len(points) - 1)]
         if later.rank > base.rank:
             event("a source merged a later target commit")
-            exp = M.merge(base.model, [later.model], src.model, source_moved=[True],
-                          target_moved=own, strategy=strategy)
+            exp = M.merge(
+                base.model,
+                [later.model],
+                src.model,
+                source_moved=[True],
+                target_moved=own,
+                strategy=strategy,
+            )
             if exp.outcome != "conflict":  # a constraint clash no strategy resolves
                 w.g.create_branch(f"{name}-sync", from_=later.head)
                 r = w.g.merge(f"{name}-sync", into=name, strategy=strategy)

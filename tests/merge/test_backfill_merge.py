@@ -20,8 +20,9 @@ N = 1000
 def g(tmp_path_factory: pytest.TempPathFactory) -> gl.Graph:
     graph = gl.Graph.init(str(tmp_path_factory.mktemp("bfm") / "g"), SCHEMA)
     with graph.write(message="seed") as w:
-        w.insert("Item", [{"key": f"i{i:04d}", "score": i, "emb": [float(i)] * 64}
-                          for i in range(N)])
+        w.insert(
+            "Item", [{"key": f"i{i:04d}", "score": i, "emb": [float(i)] * 64} for i in range(N)]
+        )
     return graph
 
 
@@ -42,12 +43,14 @@ def _rows(g: gl.Graph, branch: str) -> dict[str, dict]:
 
 def _data_bytes(g: gl.Graph) -> dict[str, int]:
     root = Path(g.uri) / "tables"
-    return {str(p): p.stat().st_size for p in root.rglob("*.lance")
-            if p.is_file() and "/data/" in str(p)}
+    return {
+        str(p): p.stat().st_size
+        for p in root.rglob("*.lance")
+        if p.is_file() and "/data/" in str(p)
+    }
 
 
-def test_backfill_merges_column_wise_into_a_target_that_changed_other_rows(
-        g: gl.Graph) -> None:
+def test_backfill_merges_column_wise_into_a_target_that_changed_other_rows(g: gl.Graph) -> None:
     bf, t = _fork(g, "a")
     _backfill(g, bf, "score", {f"i{i:04d}": -i for i in range(N)})
     with g.write(t) as w:
@@ -82,8 +85,7 @@ def test_a_target_that_left_the_table_alone_adopts_the_source_state(g: gl.Graph)
     assert _rows(g, t)["i0003"]["score"] == 33
 
 
-def test_the_same_cell_changed_on_both_sides_conflicts_and_strategies_resolve(
-        g: gl.Graph) -> None:
+def test_the_same_cell_changed_on_both_sides_conflicts_and_strategies_resolve(g: gl.Graph) -> None:
     bf, t = _fork(g, "c")
     _backfill(g, bf, "score", {"i0004": 40, "i0005": 50})
     with g.write(t) as w:
@@ -97,8 +99,7 @@ def test_the_same_cell_changed_on_both_sides_conflicts_and_strategies_resolve(
     r = g.merge(bf, into=t, strategy="theirs")
     assert [c.resolution for c in r.resolved] == ["theirs"]
     rows = _rows(g, t)
-    assert (rows["i0004"]["score"], rows["i0005"]["score"], rows["i0006"]["score"]) == (
-        40, 50, 66)
+    assert (rows["i0004"]["score"], rows["i0005"]["score"], rows["i0006"]["score"]) == (40, 50, 66)
 
 
 def test_a_backfill_that_breaks_unique_in_the_merged_result_conflicts(g: gl.Graph) -> None:
@@ -123,4 +124,7 @@ def test_a_source_that_also_changed_rows_takes_the_row_routes(g: gl.Graph) -> No
     assert r.routes["Item"] == R.THREE_WAY
     rows = _rows(g, t)
     assert (rows["i0009"]["score"], rows["i0010"]["score"], rows["i0011"]["score"]) == (
-        90, 100, 110)
+        90,
+        100,
+        110,
+    )

@@ -67,8 +67,10 @@ def test_both_sides_delete_is_recorded(tmp_path) -> None:
             w.delete("Person", ["Alice"])
     r = g.merge("feature", into="main")
     assert r.outcome == "merged"
-    assert g.head("main").parents == (r.commit and g.commits.get(r.commit).parents[0],
-                                      g.head("feature").id)
+    assert g.head("main").parents == (
+        r.commit and g.commits.get(r.commit).parents[0],
+        g.head("feature").id,
+    )
     assert g.get("Person", "Alice") is None
 
 

@@ -25,13 +25,17 @@ def test_diff_reports_values_endpoints_and_rows(people: gl.Graph) -> None:
     assert person.inserted_rows["Dan"]["age"] == 7
     assert person.endpoints == {}
     assert knows.counts == {"inserted": 1, "updated": 1, "deleted": 1}
-    assert knows.endpoints == {"k3": ("Carol", "Dan"), "k1": ("Alice", "Bob"),
-                               "k2": ("Bob", "Carol")}
+    assert knows.endpoints == {
+        "k3": ("Carol", "Dan"),
+        "k1": ("Alice", "Bob"),
+        "k2": ("Bob", "Carol"),
+    }
     assert str(knows.deleted_rows["k2"]["since"]) == "2020-05-01"
     assert set(knows.changes["k1"]) == {"since"}
     as_dict = person.to_dict()
-    assert as_dict["changes"] == {"Alice": {"age": {"old": 30, "new": 31},
-                                            "role": {"old": "eng", "new": "pm"}}}
+    assert as_dict["changes"] == {
+        "Alice": {"age": {"old": 30, "new": 31}, "role": {"old": "eng", "new": "pm"}}
+    }
     assert as_dict["counts"] == person.counts and not as_dict["truncated"]
 
 

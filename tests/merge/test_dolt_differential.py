@@ -89,8 +89,12 @@ SCENARIOS: dict[str, list[list]] = {
 
 def run_dolt(steps: list[list]) -> dict:
     out = subprocess.run(
-        [sys.executable, str(RUNNER)], input=json.dumps(steps), capture_output=True,
-        text=True, timeout=120, check=True,
+        [sys.executable, str(RUNNER)],
+        input=json.dumps(steps),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -107,8 +107,11 @@ def generate(root: Path, seed: int) -> tuple[list[list], dict]:
 def test_revert_and_cherry_pick_agree_with_dolt(tmp_path: Path) -> None:
     cases = [generate(tmp_path / f"g{seed}", seed) for seed in range(EXAMPLES)]
     out = subprocess.run(
-        [sys.executable, str(RUNNER)], input=json.dumps([s for s, _ in cases]),
-        capture_output=True, text=True, timeout=300,
+        [sys.executable, str(RUNNER)],
+        input=json.dumps([s for s, _ in cases]),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert out.returncode == 0, out.stderr[-2000:]
     dolt = json.loads(out.stdout.strip().splitlines()[-1])

@@ -26,8 +26,9 @@ MODES = ("on", "off", "verify")
 
 def rows(g: gl.Graph, branch: str) -> dict:
     snap = g.snapshot(branch)
-    return {t: sorted(snap.read(t).to_pylist(), key=lambda r: r["id"])
-            for t in g.schema.table_names}
+    return {
+        t: sorted(snap.read(t).to_pylist(), key=lambda r: r["id"]) for t in g.schema.table_names
+    }
 
 
 def ids(g: gl.Graph, branch: str, table: str = "Person") -> set[str]:
@@ -50,8 +51,7 @@ def merge_all_modes(g: gl.Graph, sources: list[str], into: str = "main", **kw):
                 r = g.merge_many(sources, into=copy, lineage=mode, **kw)
         except gl.MergeConflictError as exc:
             assert rows(g, copy) == before, "a conflicting merge changed the target"
-            seen[mode] = ("conflict", sorted((c.kind, c.table, c.entity_id)
-                                             for c in exc.conflicts))
+            seen[mode] = ("conflict", sorted((c.kind, c.table, c.entity_id) for c in exc.conflicts))
             continue
         except gl.MergeError as exc:
             assert rows(g, copy) == before
@@ -78,8 +78,9 @@ def expect_rows(g: gl.Graph, got: dict, **changes: dict) -> None:
     assert got == want
 
 
-def person(name: str, age: int | None = None, email: str | None = None,
-           role: str | None = None) -> dict:
+def person(
+    name: str, age: int | None = None, email: str | None = None, role: str | None = None
+) -> dict:
     return {"id": name, "name": name, "age": age, "email": email, "role": role}
 
 
@@ -89,8 +90,9 @@ def insert(g: gl.Graph, branch: str, *people: dict) -> None:
         w.insert("Person", [{k: v for k, v in p.items() if k != "id"} for p in people])
 
 
-def lineage_agrees(g: gl.Graph, source: str, table: str = "Person",
-                   base_branch: str = "main") -> lin.LineageCandidates:
+def lineage_agrees(
+    g: gl.Graph, source: str, table: str = "Person", base_branch: str = "main"
+) -> lin.LineageCandidates:
     """Lineage and the walk find the same delta from `base_branch`'s head to `source`'s."""
     base = g.head(base_branch).tables[table]
     side = g.head(source).tables[table]
@@ -222,8 +224,9 @@ def test_source_that_merged_another_branch(people: gl.Graph) -> None:
     insert(g, "main", person("M0"))
     outcome, got, r = merge_all_modes(g, ["dev"])
     assert outcome == "merged" and r.routes["Person"] == "insertion_replay"
-    expect_rows(g, got, Person={k: person(k, 1 if k == "S0" else None)
-                                for k in ("S0", "S1", "D0", "D1")})
+    expect_rows(
+        g, got, Person={k: person(k, 1 if k == "S0" else None) for k in ("S0", "S1", "D0", "D1")}
+    )
     # And the other way round: main (with its own insert) into side.
     g.merge("dev", into="main")
     assert merge_all_modes(g, ["main"], into="side")[0] == "fast_forward"
@@ -286,8 +289,12 @@ def test_base_state_on_another_lance_branch(people: gl.Graph) -> None:
     insert(g, "main", person("M0"))
     outcome, got, _ = merge_all_modes(g, ["x"])
     assert outcome == "merged"
-    expect_rows(g, got, Person={"X0": person("X0", 3)},
-                Knows={"kx": {"id": "kx", "src": "X0", "dst": "D0", "since": None}})
+    expect_rows(
+        g,
+        got,
+        Person={"X0": person("X0", 3)},
+        Knows={"kx": {"id": "kx", "src": "X0", "dst": "D0", "since": None}},
+    )
 
 
 def test_deletion_files_on_new_fragments(people: gl.Graph) -> None:
@@ -331,8 +338,10 @@ def test_unique_and_card_against_the_target(people: gl.Graph) -> None:
         w.insert("WorksAt", [{"id": "wm", "src": "Bob", "dst": "Acme"}])
     outcome, got, _ = merge_all_modes(g, ["dev"])
     assert outcome == "conflict"
-    assert {(k, t) for k, t, _ in got} == {("unique_violation", "Person"),
-                                          ("cardinality_violation", "WorksAt")}
+    assert {(k, t) for k, t, _ in got} == {
+        ("unique_violation", "Person"),
+        ("cardinality_violation", "WorksAt"),
+    }
 
 
 def test_pointer_adoption_checks_edges_against_a_target_delete(people: gl.Graph) -> None:
@@ -424,8 +433,9 @@ def test_shards_with_zero_net_changes_and_nulls(people: gl.Graph) -> None:
     insert(g, "main", person("n15"))
     outcome, got, r = merge_all_modes(g, ["a", "b", "c"], strict_disjoint=True)
     assert outcome == "merged" and r.routes["Person"] == "insertion_replay"
-    expect_rows(g, got, Person={"n1": person("n1"), "n2": person("n2"),
-                                "n3": person("n3", email="c@x.org")})
+    expect_rows(
+        g, got, Person={"n1": person("n1"), "n2": person("n2"), "n3": person("n3", email="c@x.org")}
+    )
 
 
 def test_edges_and_unique_across_shards(people: gl.Graph) -> None:
@@ -440,5 +450,4 @@ def test_edges_and_unique_across_shards(people: gl.Graph) -> None:
         w.delete("Person", ["Carol"], cascade=True)
     outcome, got, _ = merge_all_modes(g, ["a", "b"])
     assert outcome == "conflict"
-    assert {(k, t) for k, t, _ in got} == {("unique_violation", "Person"),
-                                          ("orphan_edge", "Knows")}
+    assert {(k, t) for k, t, _ in got} == {("unique_violation", "Person"), ("orphan_edge", "Knows")}

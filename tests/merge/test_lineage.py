@@ -26,8 +26,10 @@ def build(tmp_path, rows: int) -> gl.Graph:
 
     g = gl.Graph.init(tmp_path / f"g{rows}", COST_SCHEMA)
     keys = [f"k{i:07d}" for i in range(rows)]
-    g.load(pa.table({"key": keys, "n": list(range(rows)),
-                     "tag": [f"t{i}" for i in range(rows)]}), table="Item")
+    g.load(
+        pa.table({"key": keys, "n": list(range(rows)), "tag": [f"t{i}" for i in range(rows)]}),
+        table="Item",
+    )
     g.load(pa.table({"src": keys[:-1], "dst": keys[1:]}), table="Link")
     return g
 
@@ -54,8 +56,7 @@ def test_cost_follows_changed_rows_not_table_size(tmp_path) -> None:
         with probes.collect() as c:
             result = g.merge("dev", into="main", lineage="on")
         assert result.outcome == "merged"
-        assert {s.discovery for s in result.stats.values() if s.route != "no_change"} == {
-            "lineage"}
+        assert {s.discovery for s in result.stats.values() if s.route != "no_change"} == {"lineage"}
         assert g.get("Item", "k0000010")["n"] == -1
         assert g.get("Item", "k0000030")["n"] == -2
         assert g.get("Item", "k0000020") is None and g.get("Item", "k0000040") is None
@@ -92,8 +93,12 @@ def test_path_segments_walk_the_branch_tree() -> None:
     segs = lin.path_segments(parents, ("main", 4), ("y", 10))
     assert segs == [lin.Segment("main", 4, 5), lin.Segment("x", 5, 8), lin.Segment("y", 8, 10)]
     segs = lin.path_segments(parents, ("z", 6), ("y", 9))
-    assert segs == [lin.Segment("z", 3, 6), lin.Segment("main", 3, 5), lin.Segment("x", 5, 8),
-                    lin.Segment("y", 8, 9)]
+    assert segs == [
+        lin.Segment("z", 3, 6),
+        lin.Segment("main", 3, 5),
+        lin.Segment("x", 5, 8),
+        lin.Segment("y", 8, 9),
+    ]
     with pytest.raises(lin.LineageUnavailable) as err:
         lin.path_segments(parents, ("ghost", 1), ("main", 2))
     assert err.value.reason == lin.FallbackReason.METADATA_INCONSISTENT
@@ -113,7 +118,8 @@ def test_version_cleanup_keeps_lineage_usable(people: gl.Graph) -> None:
             w.insert("Person", [{"name": f"m{i}"}])
     uri = g.tables.uri(g.head().tables["Person"].table_id)
     stats = lance.dataset(uri, storage_options=g.storage_options).cleanup_old_versions(
-        older_than=dt.timedelta(0), error_if_tagged_old_versions=False)
+        older_than=dt.timedelta(0), error_if_tagged_old_versions=False
+    )
     assert stats.old_versions > 0
     g.tables._cache.clear()
     result = g.merge("dev", into="main", lineage="verify")
@@ -128,8 +134,13 @@ def test_over_budget_candidates_fall_back_to_the_walk(people: gl.Graph) -> None:
     with g.write("dev") as w:
         w.insert("Person", [{"name": f"d{i}"} for i in range(5)])
     ref_base = g.head("main").tables["Person"]
-    delta = discover(g.tables, ref_base, g.head("dev").tables["Person"],
-                     DiscoverySettings(candidate_budget=2), "source")
+    delta = discover(
+        g.tables,
+        ref_base,
+        g.head("dev").tables["Person"],
+        DiscoverySettings(candidate_budget=2),
+        "source",
+    )
     assert delta.path == "walk"
     assert delta.fallback == lin.FallbackReason.CANDIDATE_BUDGET.value
     assert delta.inserted() == [f"d{i}" for i in range(5)]
@@ -189,8 +200,9 @@ def test_lineage_setting_is_validated(people: gl.Graph, monkeypatch) -> None:
 # --- random histories: lineage on, off and verify merge identically ----------------------
 
 KEYS = [f"p{i}" for i in range(6)]
-op = st.tuples(st.sampled_from(["insert", "update", "delete"]), st.sampled_from(KEYS),
-               st.integers(0, 3))
+op = st.tuples(
+    st.sampled_from(["insert", "update", "delete"]), st.sampled_from(KEYS), st.integers(0, 3)
+)
 history = st.lists(st.lists(op, min_size=1, max_size=3), min_size=0, max_size=3)
 
 
@@ -219,8 +231,9 @@ def seeded(tmp_path_factory) -> str:
     return str(root)
 
 
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(src=history, tgt=history)
 def test_random_histories_merge_identically(seeded, tmp_path_factory, src, tgt) -> None:
     outcomes = {}

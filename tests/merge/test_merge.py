@@ -85,11 +85,14 @@ def test_routes_and_pointer_adoption_copies_no_rows(people: gl.Graph) -> None:
     write(g, "dev", lambda w: w.insert("Person", [{"name": "Dan"}]))  # insert-only
     write(g, "main", lambda w: w.insert("Person", [{"name": "Eve"}]))  # target touched
     write(g, "dev", lambda w: w.update("Knows", [{"id": "k1", "since": "2001-01-01"}]))
-    write(g, "main", lambda w: w.insert("Knows", [{"id": "k3", "src": "Carol",
-                                                   "dst": "Alice"}]))
+    write(g, "main", lambda w: w.insert("Knows", [{"id": "k3", "src": "Carol", "dst": "Alice"}]))
     result = g.merge("dev", into="main")
-    assert result.routes == {"Person": "insertion_replay", "Company": "pointer_adoption",
-                             "Knows": "three_way", "WorksAt": "no_change"}
+    assert result.routes == {
+        "Person": "insertion_replay",
+        "Company": "pointer_adoption",
+        "Knows": "three_way",
+        "WorksAt": "no_change",
+    }
     assert g.head("main").tables["Company"] == g.head("dev").tables["Company"]
     assert result.stats["Company"].effects == 0
     # dev forked Person at exactly the base: its new row joins by reference, not a copy.
@@ -131,14 +134,25 @@ def test_equal_changes_converge(people: gl.Graph) -> None:
 def test_strategies_resolve_data_conflicts(people: gl.Graph, strategy, age, carol) -> None:
     g = people
     g.create_branch("dev")
-    write(g, "dev", lambda w: (w.update("Person", [{"name": "Alice", "age": 1, "role": "pm"}]),
-                               w.update("Person", [{"name": "Carol", "age": 9}])))
-    write(g, "main", lambda w: (w.update("Person", [{"name": "Alice", "age": 2}]),
-                                w.delete("Person", ["Carol"], cascade=True)))
+    write(
+        g,
+        "dev",
+        lambda w: (
+            w.update("Person", [{"name": "Alice", "age": 1, "role": "pm"}]),
+            w.update("Person", [{"name": "Carol", "age": 9}]),
+        ),
+    )
+    write(
+        g,
+        "main",
+        lambda w: (
+            w.update("Person", [{"name": "Alice", "age": 2}]),
+            w.delete("Person", ["Carol"], cascade=True),
+        ),
+    )
     with pytest.raises(gl.MergeConflictError) as err:
         g.merge("dev", into="main")
-    assert sorted(c.kind for c in err.value.conflicts) == ["delete_vs_update",
-                                                           "divergent_update"]
+    assert sorted(c.kind for c in err.value.conflicts) == ["delete_vs_update", "divergent_update"]
     div = next(c for c in err.value.conflicts if c.kind == "divergent_update")
     assert div.properties == ("age",)
     assert (div.base["age"], div.source["age"], div.target["age"]) == (30, 1, 2)
@@ -174,16 +188,23 @@ def test_cardinality_violation(people: gl.Graph) -> None:
     with pytest.raises(gl.MergeConflictError) as err:
         g.merge("dev", into="main")
     assert [(c.kind, c.entity_id) for c in err.value.conflicts] == [
-        ("cardinality_violation", "Bob")]
+        ("cardinality_violation", "Bob")
+    ]
 
 
 def test_all_conflicts_are_reported(people: gl.Graph) -> None:
     g = people
     g.create_branch("dev")
-    write(g, "dev", lambda w: w.update("Person", [{"name": n, "age": 1} for n in
-                                                  ("Alice", "Bob", "Carol")]))
-    write(g, "main", lambda w: w.update("Person", [{"name": n, "age": 2} for n in
-                                                   ("Alice", "Bob", "Carol")]))
+    write(
+        g,
+        "dev",
+        lambda w: w.update("Person", [{"name": n, "age": 1} for n in ("Alice", "Bob", "Carol")]),
+    )
+    write(
+        g,
+        "main",
+        lambda w: w.update("Person", [{"name": n, "age": 2} for n in ("Alice", "Bob", "Carol")]),
+    )
     with pytest.raises(gl.MergeConflictError) as err:
         g.merge("dev", into="main")
     assert sorted(c.entity_id for c in err.value.conflicts) == ["Alice", "Bob", "Carol"]
@@ -208,9 +229,15 @@ def test_dry_run_publishes_nothing(people: gl.Graph) -> None:
 def test_diff(people: gl.Graph) -> None:
     g = people
     g.create_branch("dev")
-    write(g, "dev", lambda w: (w.insert("Person", [{"name": "Dan"}]),
-                               w.update("Person", [{"name": "Alice", "age": 5, "role": "pm"}]),
-                               w.delete("Knows", ["k2"])))
+    write(
+        g,
+        "dev",
+        lambda w: (
+            w.insert("Person", [{"name": "Dan"}]),
+            w.update("Person", [{"name": "Alice", "age": 5, "role": "pm"}]),
+            w.delete("Knows", ["k2"]),
+        ),
+    )
     d = g.diff("main", "dev")
     assert set(d) == {"Person", "Knows"}
     assert d["Person"].inserted == ["Dan"]
@@ -244,8 +271,9 @@ def test_a_source_naming_an_unknown_schema_is_a_typed_error(people: gl.Graph) ->
     g = people
     g.create_branch("other")
     ref, head = g.repo.branch_head("other")
-    odd = Commit.create(parents=(head.id,), message="odd", schema_id="f" * 40,
-                        tables=dict(head.tables))
+    odd = Commit.create(
+        parents=(head.id,), message="odd", schema_id="f" * 40, tables=dict(head.tables)
+    )
     g.commits.put(odd)
     g.refs.cas("other", ref, odd.id)
     write(g, "main", lambda w: w.insert("Person", [{"name": "M"}]))
@@ -315,6 +343,5 @@ def test_uncertain_keys_are_compared_even_when_a_side_equals_the_base(people: gl
     source, target = g.head("dev"), g.head("main")
     for uncertain, kinds in (({}, []), ({"Person": {"Alice"}}, ["divergent_update"])):
         base = MergeBase(source, virtual=True, uncertain=uncertain)
-        cls = classify(g, MergeInputs(base, (source,), target), PhaseTimer(),
-                       DiscoverySettings())
+        cls = classify(g, MergeInputs(base, (source,), target), PhaseTimer(), DiscoverySettings())
         assert [c.kind for c in cls.conflicts] == kinds

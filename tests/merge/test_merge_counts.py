@@ -39,7 +39,9 @@ def check(g: gl.Graph, source: str, into: str) -> gl.MergeResult:
     base = r.base
     st = r.stats["Paper"]
     assert (st.source_changes, st.target_changes) == (
-        changed(g, base, source), changed(g, base, into)), (source, into, st)
+        changed(g, base, source),
+        changed(g, base, into),
+    ), (source, into, st)
     return r
 
 
@@ -49,8 +51,7 @@ def test_merge_counts_equal_the_diff_of_each_side(tmp_path: Path) -> None:
     assert adopted.stats["Paper"].source_changes == N
     column = check(g, "bf", "moved")
     assert column.routes["Paper"] == "column_write"
-    assert (column.stats["Paper"].source_changes, column.stats["Paper"].target_changes) == (
-        N, 2)
+    assert (column.stats["Paper"].source_changes, column.stats["Paper"].target_changes) == (N, 2)
     evolved = check(g, "schema", "moved")  # a schema merge: main changed rows
     assert evolved.stats["Paper"].target_changes == 2
     out = parsed(run("merge", g.uri, "bf", "--into", "moved", "--dry-run", "--json"))

@@ -74,8 +74,7 @@ def test_overlap_conflicts_and_identical_rows_converge(people: gl.Graph) -> None
     before = state(g)
     with pytest.raises(gl.MergeConflictError) as err:
         g.merge_many(["a", "b", "c"], into="main")
-    assert [(c.kind, c.entity_id) for c in err.value.conflicts] == [
-        ("divergent_insert", "Clash")]
+    assert [(c.kind, c.entity_id) for c in err.value.conflicts] == [("divergent_insert", "Clash")]
     [clash] = err.value.conflicts
     # Between two sources: named, with each source's row (main has no such row).
     assert clash.between_sources and clash.sides == ("b", "a")
@@ -90,19 +89,22 @@ def test_overlap_conflicts_and_identical_rows_converge(people: gl.Graph) -> None
     with pytest.raises(gl.MergeConflictError) as err:
         g.merge_many(["a", "b", "c"], into="m2", strategy="ours")
     assert [(c.entity_id, c.sides, c.between_sources) for c in err.value.conflicts] == [
-        ("Clash", ("b", "a"), True)]  # no strategy resolves a conflict between sources
+        ("Clash", ("b", "a"), True)
+    ]  # no strategy resolves a conflict between sources
     r = g.merge_many(["a", "c"], into="m2", strategy="ours", dry_run=True)
     [resolved] = r.resolved
     assert (resolved.entity_id, resolved.sides, resolved.between_sources) == (
-        "C", ("c", "m2"), False)
+        "C",
+        ("c", "m2"),
+        False,
+    )
     with g.write("b") as w:
         w.update("Person", [{"name": "Clash", "age": 1}])
     assert g.merge_many(["a", "b", "c"], into="main").outcome == "merged"
     assert {"Same", "Clash", "C"} <= ids(g)
 
 
-def test_a_conflict_between_sources_holds_the_targets_row_in_target(
-        people: gl.Graph) -> None:
+def test_a_conflict_between_sources_holds_the_targets_row_in_target(people: gl.Graph) -> None:
     """Issue 23 item 4: `target` is the target's row; each source's row is under its
     name in `rows`, in Python and JSON; a conflict with the target names both too."""
     g = people
@@ -188,8 +190,7 @@ def test_insert_only_target_and_source_sharing_a_key_conflict(people: gl.Graph) 
     before = state(g)
     with pytest.raises(gl.MergeConflictError) as err:
         g.merge_many(["a", "b"], into="main")
-    assert [(c.kind, c.entity_id) for c in err.value.conflicts] == [
-        ("divergent_insert", "Twice")]
+    assert [(c.kind, c.entity_id) for c in err.value.conflicts] == [("divergent_insert", "Twice")]
     assert state(g) == before
 
 
@@ -206,11 +207,18 @@ def test_insert_only_shards_are_checked_across_rows(people: gl.Graph) -> None:
     with pytest.raises(gl.MergeConflictError) as err:
         g.merge_many(["a", "b"], into="main")
     assert sorted((c.kind, c.entity_id) for c in err.value.conflicts) == [
-        ("cardinality_violation", "Bob"), ("unique_violation", "B1")]
+        ("cardinality_violation", "Bob"),
+        ("unique_violation", "B1"),
+    ]
     assert state(g) == before
     assert g.merge_many(["a"], into="main").outcome in ("merged", "fast_forward")
     assert g.get("Person", "A1") == {
-        "id": "A1", "name": "A1", "age": 3, "email": "x@y.z", "role": "pm"}
+        "id": "A1",
+        "name": "A1",
+        "age": 3,
+        "email": "x@y.z",
+        "role": "pm",
+    }
 
 
 def test_checked_columns_cover_every_cross_row_check() -> None:
@@ -271,10 +279,13 @@ def test_bad_merge_many_input_changes_nothing(people: gl.Graph) -> None:
     g = people
     g.create_branch("a")
     before = state(g)
-    for args, error in [(([], "main"), gl.MergeError), ((["a", "a"], "main"), gl.MergeError),
-                        ((["a", "main"], "main"), gl.MergeError),
-                        ((["a", "nope"], "main"), gl.BranchNotFoundError),
-                        (("a", "main"), gl.MergeError)]:
+    for args, error in [
+        (([], "main"), gl.MergeError),
+        ((["a", "a"], "main"), gl.MergeError),
+        ((["a", "main"], "main"), gl.MergeError),
+        ((["a", "nope"], "main"), gl.BranchNotFoundError),
+        (("a", "main"), gl.MergeError),
+    ]:
         with pytest.raises(error):
             g.merge_many(*args[:1], into=args[1])
     assert state(g) == before
@@ -289,8 +300,9 @@ def tree_bytes(root) -> int:
 def test_insert_only_shards_are_adopted_without_copying_rows(tmp_path) -> None:
     import pyarrow as pa
 
-    g = gl.Graph.init(tmp_path / "g", "node Doc { key: String @key  text: String  "
-                                      "emb: Vector(32)? }")
+    g = gl.Graph.init(
+        tmp_path / "g", "node Doc { key: String @key  text: String  emb: Vector(32)? }"
+    )
     with g.write() as w:  # the shards inherit fragments (with deletions) from main
         w.insert("Doc", [{"key": f"old{j}", "text": "old"} for j in range(3)])
     with g.write() as w:
@@ -299,11 +311,19 @@ def test_insert_only_shards_are_adopted_without_copying_rows(tmp_path) -> None:
     for name in names:
         g.create_branch(name)
         n = 2_000
-        g.load(pa.table({"key": [f"{name}-{j}" for j in range(n)],
-                         "text": ["lorem ipsum " * 8] * n,
-                         "emb": pa.array([[float(j)] * 32 for j in range(n)],
-                                         pa.list_(pa.float32(), 32))}),
-               branch=name, table="Doc")
+        g.load(
+            pa.table(
+                {
+                    "key": [f"{name}-{j}" for j in range(n)],
+                    "text": ["lorem ipsum " * 8] * n,
+                    "emb": pa.array(
+                        [[float(j)] * 32 for j in range(n)], pa.list_(pa.float32(), 32)
+                    ),
+                }
+            ),
+            branch=name,
+            table="Doc",
+        )
     shard_bytes = tree_bytes(tmp_path / "g" / "tables")
     before = tree_bytes(tmp_path / "g")
     result = g.merge_many(names, into="main", lineage="verify")

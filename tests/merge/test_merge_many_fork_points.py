@@ -37,14 +37,23 @@ def _people(g: gl.Graph, branch: str = "main") -> set[str]:
 
 
 @pytest.mark.parametrize("order", [("a", "b"), ("b", "a")], ids=["a-b", "b-a"])
-@pytest.mark.parametrize(("between", "after", "bob_age"), [
-    pytest.param(lambda w: w.update("Person", [{"name": "Bob", "age": 41}]),
-                 lambda w: w.update("Person", [{"name": "Bob", "age": 42}]), 42,
-                 id="target-updated-a-row-twice"),
-    pytest.param(lambda w: w.insert("Person", [{"name": "Temp"}]),
-                 lambda w: w.delete("Person", ["Temp"]), 40,
-                 id="target-deleted-a-row-it-added"),
-])
+@pytest.mark.parametrize(
+    ("between", "after", "bob_age"),
+    [
+        pytest.param(
+            lambda w: w.update("Person", [{"name": "Bob", "age": 41}]),
+            lambda w: w.update("Person", [{"name": "Bob", "age": 42}]),
+            42,
+            id="target-updated-a-row-twice",
+        ),
+        pytest.param(
+            lambda w: w.insert("Person", [{"name": "Temp"}]),
+            lambda w: w.delete("Person", ["Temp"]),
+            40,
+            id="target-deleted-a-row-it-added",
+        ),
+    ],
+)
 def test_a_later_fork_merges_in_one_commit_as_one_by_one_would(
     people: gl.Graph, between, after, bob_age: int, order: tuple[str, str]
 ) -> None:
@@ -129,9 +138,7 @@ def test_a_delete_against_an_update_from_another_base_conflicts(people: gl.Graph
         w.update("Person", [{"name": "Carol", "age": 8}])
     with pytest.raises(gl.MergeConflictError) as exc:
         g.merge_many(["a", "b"])
-    assert {(c.kind, c.entity_id) for c in exc.value.conflicts} == {
-        ("delete_vs_update", "Carol")
-    }
+    assert {(c.kind, c.entity_id) for c in exc.value.conflicts} == {("delete_vs_update", "Carol")}
 
 
 def test_equal_rows_from_different_bases_converge(people: gl.Graph) -> None:

@@ -58,8 +58,7 @@ def test_shards_that_each_add_a_property_merge_in_one_commit(g: gl.Graph) -> Non
     g.apply_schema(BASE.replace(PERSON, f"{PERSON}  email: String?"), s0)
     with g.write(s0) as w:
         w.update("Person", [{"name": "Ann", "email": "ann@x"}])
-    g.apply_schema(BASE.replace(COMPANY, "node Company { name: String @key  url: String? }"),
-                   s1)
+    g.apply_schema(BASE.replace(COMPANY, "node Company { name: String @key  url: String? }"), s1)
     with g.write(s1) as w:
         w.insert("Company", [{"name": "Initech", "url": "initech.example"}])
     with g.write(s2) as w:  # on the target's schema: merged with zero-copy adoption
@@ -81,7 +80,10 @@ def test_shards_that_each_add_a_property_merge_in_one_commit(g: gl.Graph) -> Non
     assert schema.nodes["Company"].property("url") is not None
     people = _rows(g, t, "Person")
     assert {k: (p["age"], p["email"]) for k, p in people.items()} == {
-        "Ann": (30, "ann@x"), "Bob": (41, None), "Cy": (5, None)}
+        "Ann": (30, "ann@x"),
+        "Bob": (41, None),
+        "Cy": (5, None),
+    }
     companies = _rows(g, t, "Company")
     assert companies["Initech"]["url"] == "initech.example"
     assert companies["Acme"]["url"] is None
@@ -105,14 +107,18 @@ def test_rows_of_shards_without_the_new_property_get_its_default(g: gl.Graph) ->
     assert r.outcome == R.MERGED
     people = _rows(g, t, "Person")
     assert {k: (p["age"], p["score"]) for k, p in people.items()} == {
-        "Ann": (31, 7), "Bob": (40, 7), "Dee": (None, 1), "P0": (None, 7), "P1": (None, 7)}
+        "Ann": (31, 7),
+        "Bob": (40, 7),
+        "Dee": (None, 1),
+        "P0": (None, 7),
+        "P1": (None, 7),
+    }
 
 
 def test_a_rename_folded_first_keeps_later_sources_updates(g: gl.Graph) -> None:
     t, (s0, s1) = _branches(g, 2)
     g.apply_schema(BASE.replace(PERSON, "years: I32? @renamed_from(age)"), s0)
-    g.apply_schema(BASE.replace(COMPANY, "node Company { name: String @key  url: String? }"),
-                   s1)
+    g.apply_schema(BASE.replace(COMPANY, "node Company { name: String @key  url: String? }"), s1)
     with g.write(s1) as w:
         w.update("Person", [{"name": "Ann", "age": 31}])
     r = g.merge_many([s0, s1], into=t)
@@ -190,8 +196,7 @@ def crash_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict
         w.update("Person", [{"name": "Ann", "email": "a@x"}])
     with g.write("s1") as w:
         w.insert("Company", [{"name": "Acme"}])
-    g.apply_schema(BASE.replace(COMPANY, "node Company { name: String @key  url: String? }"),
-                   "s2")
+    g.apply_schema(BASE.replace(COMPANY, "node Company { name: String @key  url: String? }"), "s2")
     with g.write("main") as w:
         w.insert("Person", [{"name": "Bob"}])
     reference = root / "reference"
@@ -202,23 +207,31 @@ def crash_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict
 
 def _all_rows(g: gl.Graph) -> dict:
     snap = g.snapshot("main")
-    return {"schema": g.schema_text("main"),
-            **{t: sorted(snap.read(t).to_pylist(), key=lambda r: r["id"])
-               for t in g.schema_at("main").table_names}}
+    return {
+        "schema": g.schema_text("main"),
+        **{
+            t: sorted(snap.read(t).to_pylist(), key=lambda r: r["id"])
+            for t in g.schema_at("main").table_names
+        },
+    }
 
 
-@pytest.mark.parametrize("point", ["merge_many.after_table_effect:2",
-                                   "merge_many.after_ref_cas"])
-def test_a_crash_shows_the_before_or_the_after_state(crash_template, tmp_path,
-                                                     point: str) -> None:
+@pytest.mark.parametrize("point", ["merge_many.after_table_effect:2", "merge_many.after_ref_cas"])
+def test_a_crash_shows_the_before_or_the_after_state(crash_template, tmp_path, point: str) -> None:
     from graphlake.recovery.recover import COMPLETED, ROLLED_BACK
 
     template, before, after = crash_template
     uri = tmp_path / "g"
     shutil.copytree(template, uri)
     env = {**os.environ, faults.ENV: point}
-    proc = subprocess.run([sys.executable, "-c", _SCRIPT, str(uri)], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", _SCRIPT, str(uri)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == faults.EXIT_CODE, proc.stderr[-2000:]
     g = gl.Graph.open(uri, recover=False)
     published = point.endswith("after_ref_cas")

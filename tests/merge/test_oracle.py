@@ -27,17 +27,32 @@ from tests.merge.oracle import (
 
 
 @pytest.mark.slow
-@settings(max_examples=EXAMPLES, deadline=None, database=None, print_blob=True,
-          suppress_health_check=SUPPRESS)
-@given(prefix=st.one_of(st.just([]), histories()), src=histories(),
-       tgt=histories(flip=True), strategy=strategies)
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=SUPPRESS,
+)
+@given(
+    prefix=st.one_of(st.just([]), histories()),
+    src=histories(),
+    tgt=histories(flip=True),
+    strategy=strategies,
+)
 def test_two_branch_merge_matches_the_model(world: World, prefix, src, tgt, strategy) -> None:
     name = world.fresh()
     trunk = make_branch(world, name, "main", BASE, prefix)
     source = make_branch(world, f"{name}-s", name, trunk.model, src)
     target = make_branch(world, f"{name}-t", name, trunk.model, tgt)
-    exp = M.merge(trunk.model, [source.model], target.model, source_moved=[source.moved],
-                  target_moved=target.moved, strategy=strategy)
+    exp = M.merge(
+        trunk.model,
+        [source.model],
+        target.model,
+        source_moved=[source.moved],
+        target_moved=target.moved,
+        strategy=strategy,
+    )
     merge_all_modes(world, target, [source], exp, modes_for(name, 4), strategy=strategy)
 
 
@@ -52,9 +67,13 @@ def test_model_agrees_with_the_truth_table(s_op: str, t_op: str) -> None:
     for side, op in (("source", s_op), ("target", t_op)):
         sides[side] = copy.deepcopy(TT.BASE)
         TT.OPS[op][1](sides[side], side)
-    exp = M.merge(TT.BASE, [sides["source"]], sides["target"],
-                  source_moved=[sides["source"] != TT.BASE],
-                  target_moved=sides["target"] != TT.BASE)
+    exp = M.merge(
+        TT.BASE,
+        [sides["source"]],
+        sides["target"],
+        source_moved=[sides["source"] != TT.BASE],
+        target_moved=sides["target"] != TT.BASE,
+    )
     kinds = TT.CONFLICTS.get(frozenset({s_op, t_op}), set())
     if kinds:
         assert exp.outcome == "conflict"
@@ -74,8 +93,9 @@ def small(tmp_path) -> gl.Graph:
     g = gl.Graph.init(tmp_path / "g", SOCIAL)
     with g.write() as w:
         w.insert("Person", [{"name": n} for n in "ABC"])
-        w.insert("Knows", [{"id": "k0", "src": "A", "dst": "B"},
-                           {"id": "k1", "src": "B", "dst": "C"}])
+        w.insert(
+            "Knows", [{"id": "k0", "src": "A", "dst": "B"}, {"id": "k1", "src": "B", "dst": "C"}]
+        )
     return g
 
 

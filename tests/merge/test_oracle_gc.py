@@ -61,12 +61,16 @@ def observe(g: gl.Graph) -> dict[Any, Any]:
             if c.id in out:
                 continue
             snap = g.snapshot(c.id)
-            out[c.id] = {t: sorted(snap.read(t).to_pylist(), key=lambda r: r["id"])
-                         for t in g.schema_at(c.id).table_names}
+            out[c.id] = {
+                t: sorted(snap.read(t).to_pylist(), key=lambda r: r["id"])
+                for t in g.schema_at(c.id).table_names
+            }
             for p in c.parents:
                 d = g.diff(p, c.id)
-                out[(p, c.id)] = ([s.describe() for s in d.schema_changes],
-                                  {n: t.to_dict() for n, t in d.items()})
+                out[(p, c.id)] = (
+                    [s.describe() for s in d.schema_changes],
+                    {n: t.to_dict() for n, t in d.items()},
+                )
     return out
 
 
@@ -86,14 +90,26 @@ def merge_outcome(g: gl.Graph, source: str, into: str, strategy: str | None) -> 
 
 
 @pytest.mark.slow
-@settings(max_examples=EXAMPLES, deadline=None, database=None, print_blob=True,
-          suppress_health_check=SUPPRESS)
-@given(src=histories(intents_per_commit=3), tgt=histories(flip=True, intents_per_commit=3),
-       s_ops=schema_steps, t_ops=schema_steps, s_first=st.booleans(),
-       t_first=st.booleans(), strategy=strategies, points=GC_POINTS)
-def test_gc_changes_no_log_diff_or_merge(template: Path, tmp_path_factory, src, tgt,
-                                         s_ops, t_ops, s_first, t_first, strategy,
-                                         points) -> None:
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=SUPPRESS,
+)
+@given(
+    src=histories(intents_per_commit=3),
+    tgt=histories(flip=True, intents_per_commit=3),
+    s_ops=schema_steps,
+    t_ops=schema_steps,
+    s_first=st.booleans(),
+    t_first=st.booleans(),
+    strategy=strategies,
+    points=GC_POINTS,
+)
+def test_gc_changes_no_log_diff_or_merge(
+    template: Path, tmp_path_factory, src, tgt, s_ops, t_ops, s_first, t_first, strategy, points
+) -> None:
     root = tmp_path_factory.mktemp("gc-example") / "g"
     shutil.copytree(template, root)
     world = World(gl.Graph.open(root), itertools.count())
@@ -101,9 +117,14 @@ def test_gc_changes_no_log_diff_or_merge(template: Path, tmp_path_factory, src, 
     source = make_side(world, "s", "main", BASE, src, s_ops, s_first)
     target = make_side(world, "t", "main", BASE, tgt, t_ops, t_first)
     merged = set(s_ops) | set(t_ops)
-    exp = M.merge(evolve(BASE, merged), [evolve(source.model, merged)],
-                  evolve(target.model, merged), source_moved=[source.moved],
-                  target_moved=target.moved, strategy=strategy)
+    exp = M.merge(
+        evolve(BASE, merged),
+        [evolve(source.model, merged)],
+        evolve(target.model, merged),
+        source_moved=[source.moved],
+        target_moved=target.moved,
+        strategy=strategy,
+    )
     if exp.outcome == "already_up_to_date":
         exp.result = evolve(target.model, set(t_ops))
     target = replace(target, model=evolve(target.model, set(t_ops)))

@@ -53,11 +53,15 @@ AGE = "age: I32? @range(0..150)"
 ROLE = "role: enum(eng, pm, exec)?"
 # Schema steps on Person: the .pg edit, and the same change to a row in the base layout.
 OPS = {
-    "addNick": (lambda pg: pg.replace(ROLE, f"{ROLE}\n  nick: String?"),
-                lambda r: r.__setitem__("nick", None)),
+    "addNick": (
+        lambda pg: pg.replace(ROLE, f"{ROLE}\n  nick: String?"),
+        lambda r: r.__setitem__("nick", None),
+    ),
     "dropRole": (lambda pg: pg.replace(ROLE, ""), lambda r: r.pop("role")),
-    "renameAge": (lambda pg: pg.replace(AGE, "years: I32? @range(0..150) @renamed_from(age)"),
-                  lambda r: r.__setitem__("years", r.pop("age"))),
+    "renameAge": (
+        lambda pg: pg.replace(AGE, "years: I32? @range(0..150) @renamed_from(age)"),
+        lambda r: r.__setitem__("years", r.pop("age")),
+    ),
 }
 schema_steps = st.lists(st.sampled_from(sorted(OPS)), max_size=2, unique=True)
 
@@ -97,8 +101,9 @@ def _translate(write: Write, ops: list[str]) -> Write:
     return kind, table, key, props
 
 
-def make_side(w: World, name: str, from_: str, base: M.Model, commits, ops: list[str],
-              first: bool) -> Branch:
+def make_side(
+    w: World, name: str, from_: str, base: M.Model, commits, ops: list[str], first: bool
+) -> Branch:
     """A branch with a data history and, if `ops`, one schema commit (first or last).
     Its model stays in the base layout (the caller evolves it)."""
     g = w.g
@@ -131,19 +136,37 @@ def make_side(w: World, name: str, from_: str, base: M.Model, commits, ops: list
 
 
 @pytest.mark.slow
-@settings(max_examples=EXAMPLES, deadline=None, database=None, print_blob=True,
-          suppress_health_check=SUPPRESS)
-@given(src=histories(), tgt=histories(flip=True), s_ops=schema_steps, t_ops=schema_steps,
-       s_first=st.booleans(), t_first=st.booleans(), strategy=strategies)
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=SUPPRESS,
+)
+@given(
+    src=histories(),
+    tgt=histories(flip=True),
+    s_ops=schema_steps,
+    t_ops=schema_steps,
+    s_first=st.booleans(),
+    t_first=st.booleans(),
+    strategy=strategies,
+)
 def test_two_branch_merge_with_schema_changes_matches_the_model(
-        world: World, src, tgt, s_ops, t_ops, s_first, t_first, strategy) -> None:
+    world: World, src, tgt, s_ops, t_ops, s_first, t_first, strategy
+) -> None:
     name = world.fresh()
     source = make_side(world, f"{name}-s", "main", BASE, src, s_ops, s_first)
     target = make_side(world, f"{name}-t", "main", BASE, tgt, t_ops, t_first)
     merged = set(s_ops) | set(t_ops)
-    exp = M.merge(evolve(BASE, merged), [evolve(source.model, merged)],
-                  evolve(target.model, merged), source_moved=[source.moved],
-                  target_moved=target.moved, strategy=strategy)
+    exp = M.merge(
+        evolve(BASE, merged),
+        [evolve(source.model, merged)],
+        evolve(target.model, merged),
+        source_moved=[source.moved],
+        target_moved=target.moved,
+        strategy=strategy,
+    )
     # The branches as they show (each in its own layout): what the writes must have done.
     source = replace(source, model=evolve(source.model, set(s_ops)))
     target = replace(target, model=evolve(target.model, set(t_ops)))
@@ -156,31 +179,50 @@ def test_two_branch_merge_with_schema_changes_matches_the_model(
     if exp.outcome not in ("conflict", "already_up_to_date"):
         person = world.g.schema_at(into).nodes["Person"]
         assert {p.name for p in person.properties} == {
-            "name", "email", *({"years"} if "renameAge" in merged else {"age"}),
+            "name",
+            "email",
+            *({"years"} if "renameAge" in merged else {"age"}),
             *(() if "dropRole" in merged else ("role",)),
-            *(("nick",) if "addNick" in merged else ())}
+            *(("nick",) if "addNick" in merged else ()),
+        }
 
 
 @pytest.mark.slow
-@settings(max_examples=max(1, EXAMPLES * 2 // 5), deadline=None, database=None,
-          print_blob=True, suppress_health_check=SUPPRESS)
-@given(srcs=st.lists(st.tuples(histories(intents_per_commit=3), schema_steps, st.booleans()),
-                     min_size=2, max_size=3),
-       tgt=histories(flip=True, intents_per_commit=3), t_ops=schema_steps)
-def test_merge_many_with_schema_changes_matches_the_model(world: World, srcs, tgt,
-                                                          t_ops) -> None:
+@settings(
+    max_examples=max(1, EXAMPLES * 2 // 5),
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=SUPPRESS,
+)
+@given(
+    srcs=st.lists(
+        st.tuples(histories(intents_per_commit=3), schema_steps, st.booleans()),
+        min_size=2,
+        max_size=3,
+    ),
+    tgt=histories(flip=True, intents_per_commit=3),
+    t_ops=schema_steps,
+)
+def test_merge_many_with_schema_changes_matches_the_model(world: World, srcs, tgt, t_ops) -> None:
     """merge_many folds sources whose schemas differ (`merge/many_schema.py`): without a
     strategy, a clean model merge is the same merge; a conflicting one raises conflicts
     the model has too (the fold reports the first conflicting step's) and publishes
     nothing."""
     name = world.fresh()
-    sources = [make_side(world, f"{name}-s{i}", "main", BASE, h, ops, first)
-               for i, (h, ops, first) in enumerate(srcs)]
+    sources = [
+        make_side(world, f"{name}-s{i}", "main", BASE, h, ops, first)
+        for i, (h, ops, first) in enumerate(srcs)
+    ]
     target = make_side(world, f"{name}-t", "main", BASE, tgt, t_ops, True)
     merged = set(t_ops).union(*(ops for _, ops, _ in srcs))
-    exp = M.merge(evolve(BASE, merged), [evolve(s.model, merged) for s in sources],
-                  evolve(target.model, merged), source_moved=[s.moved for s in sources],
-                  target_moved=target.moved)
+    exp = M.merge(
+        evolve(BASE, merged),
+        [evolve(s.model, merged) for s in sources],
+        evolve(target.model, merged),
+        source_moved=[s.moved for s in sources],
+        target_moved=target.moved,
+    )
     head = world.g.head(target.name).id
     try:
         r = world.g.merge_many([s.name for s in sources], into=target.name)

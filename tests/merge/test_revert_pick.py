@@ -135,7 +135,8 @@ def test_reverting_an_added_property_with_values_since_is_a_conflict(g: gl.Graph
     with pytest.raises(MergeConflictError) as caught:
         g.revert(added)
     assert [(c.kind, c.entity_id, c.properties) for c in caught.value.conflicts] == [
-        ("schema_conflict", "a", ("nick",))]
+        ("schema_conflict", "a", ("nick",))
+    ]
     assert g.head().id == head
     g.revert(added, strategy="theirs")  # told to: the property and its values go
     assert "nick" not in g.schema_at("main").table("Person").properties

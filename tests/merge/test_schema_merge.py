@@ -24,8 +24,10 @@ _names = itertools.count()
 def g(tmp_path_factory: pytest.TempPathFactory) -> gl.Graph:
     graph = gl.Graph.init(str(tmp_path_factory.mktemp("sm") / "g"), BASE)
     with graph.write(message="seed") as w:
-        w.insert("Person", [{"name": "Ann", "age": 30}, {"name": "Bob", "age": 40},
-                            {"name": "Cy", "age": 50}])
+        w.insert(
+            "Person",
+            [{"name": "Ann", "age": 30}, {"name": "Bob", "age": 40}, {"name": "Cy", "age": 50}],
+        )
         w.insert("Company", [{"name": "Acme"}])
         w.insert("WorksAt", [{"id": "w1", "src": "Ann", "dst": "Acme"}])
     return graph
@@ -47,8 +49,12 @@ def test_disjoint_schema_changes_combine_and_rows_get_null(g: gl.Graph) -> None:
     g.apply_schema(BASE.replace("age: I32?", "age: I32?  nick: String?"), s)
     with g.write(s) as w:
         w.insert("Person", [{"name": "Dee", "nick": "d"}])
-    g.apply_schema(BASE.replace("node Company { name: String @key }",
-                                "node Company { name: String @key  url: String? }"), t)
+    g.apply_schema(
+        BASE.replace(
+            "node Company { name: String @key }", "node Company { name: String @key  url: String? }"
+        ),
+        t,
+    )
     with g.write(t) as w:
         w.update("Company", [{"name": "Acme", "url": "acme.example"}])
     head = g.head(t).id
@@ -128,8 +134,7 @@ def test_a_type_dropped_while_the_other_side_inserted_rows_conflicts(g: gl.Graph
     assert _people(g, t2)["Cy"]["age"] == 51
 
 
-def test_a_constraint_added_on_one_side_is_checked_against_the_others_rows(
-        g: gl.Graph) -> None:
+def test_a_constraint_added_on_one_side_is_checked_against_the_others_rows(g: gl.Graph) -> None:
     s, t = _fork(g)
     with g.write(s) as w:
         w.update("Person", [{"name": "Cy", "age": 40}])  # now equal to Bob's
@@ -152,8 +157,14 @@ def test_backfill_of_a_new_property_merges_column_wise(g: gl.Graph) -> None:
     s, t = _fork(g)
     g.apply_schema(BASE.replace("age: I32?", "age: I32?  emb: Vector(4)?"), s)
     with g.write(s) as w:
-        w.set_property("Person", "emb", [{"name": n, "emb": [1.0, 2.0, 3.0, float(i)]}
-                                         for i, n in enumerate(["Ann", "Bob", "Cy"])])
+        w.set_property(
+            "Person",
+            "emb",
+            [
+                {"name": n, "emb": [1.0, 2.0, 3.0, float(i)]}
+                for i, n in enumerate(["Ann", "Bob", "Cy"])
+            ],
+        )
     with g.write(t) as w:
         w.update("Person", [{"name": "Bob", "age": 42}])
     r = g.merge(s, into=t)
@@ -172,8 +183,7 @@ def test_rows_changed_on_both_sides_across_a_column_change_merge(g: gl.Graph) ->
         w.update("Person", [{"name": "Bob", "age": 45}])
     g.merge(s, into=t)
     people = _people(g, t)
-    assert (people["Ann"]["nick"], people["Bob"]["age"], people["Bob"]["nick"]) == (
-        "a", 45, None)
+    assert (people["Ann"]["nick"], people["Bob"]["age"], people["Bob"]["nick"]) == ("a", 45, None)
 
 
 def test_renames_compose_across_schema_commits(g: gl.Graph) -> None:
@@ -193,19 +203,28 @@ def test_schema_merge_with_a_backfill_on_each_backend(graph: gl.Graph) -> None:
     g = graph
     seed_people(g)
     g.create_branch("feat")
-    g.apply_schema(SOCIAL.replace("age: I32? @range(0..150)",
-                                  "age: I32? @range(0..150)  nick: String?"), "feat")
+    g.apply_schema(
+        SOCIAL.replace("age: I32? @range(0..150)", "age: I32? @range(0..150)  nick: String?"),
+        "feat",
+    )
     with g.write("feat") as w:
         w.set_property("Person", "nick", [{"name": "Alice", "nick": "al"}])
-    g.apply_schema(SOCIAL.replace("node Company { name: String @key",
-                                  "node Company { name: String @key  url: String?"), "main")
+    g.apply_schema(
+        SOCIAL.replace(
+            "node Company { name: String @key", "node Company { name: String @key  url: String?"
+        ),
+        "main",
+    )
     with g.write() as w:
         w.update("Person", [{"name": "Bob", "age": 41}])
     r = g.merge("feat", into="main")
     assert r.routes["Person"] == R.COLUMN_WRITE and not r.conflicts
     people = {p["name"]: p for p in g.nodes("Person").to_pylist()}
     assert (people["Alice"]["nick"], people["Bob"]["age"], people["Bob"]["nick"]) == (
-        "al", 41, None)
+        "al",
+        41,
+        None,
+    )
     assert g.schema_at("main").nodes["Company"].property("url") is not None
 
 
@@ -227,7 +246,8 @@ def test_a_rename_merged_into_the_target_keeps_a_later_sources_updates(g: gl.Gra
 
 
 def test_edges_merged_by_rows_are_checked_against_a_node_table_the_schema_merge_decided(
-        g: gl.Graph) -> None:
+    g: gl.Graph,
+) -> None:
     """Person is decided by the schema merge (only the source changed its schema), while
     both sides add WorksAt edges: their endpoints are checked against the merged Person
     (found by the oracle: the check looked Person up among the row-merged tables only)."""
@@ -246,8 +266,7 @@ def test_edges_merged_by_rows_are_checked_against_a_node_table_the_schema_merge_
 
 
 @pytest.mark.parametrize("lineage", ["on", "off"])
-def test_the_same_schema_change_on_both_sides_with_rows_on_both(g: gl.Graph,
-                                                                  lineage: str) -> None:
+def test_the_same_schema_change_on_both_sides_with_rows_on_both(g: gl.Graph, lineage: str) -> None:
     """Both sides made the same schema change (one schema id), then changed rows: the
     base's rows are in the old layout, so the schemas merge first (found by the oracle:
     the row routes compared the old layout's base with the new layout's sides)."""
@@ -261,16 +280,22 @@ def test_the_same_schema_change_on_both_sides_with_rows_on_both(g: gl.Graph,
     r = g.merge(s, into=t, lineage=lineage)
     assert r.outcome == R.MERGED
     assert {k: p["nick"] for k, p in _people(g, t).items()} == {
-        "Ann": "ann", "Bob": "bob", "Cy": None}
+        "Ann": "ann",
+        "Bob": "bob",
+        "Cy": None,
+    }
 
 
-def test_a_node_the_source_deleted_while_the_target_kept_its_edge_is_an_orphan(
-        tmp_path) -> None:
+def test_a_node_the_source_deleted_while_the_target_kept_its_edge_is_an_orphan(tmp_path) -> None:
     """Person is decided by the schema merge (the source's rows: only it changed them);
     the source deleted Ann and her edge, the target updated that edge, and "ours" keeps
     it: the edge would point at a deleted node (found by the oracle)."""
-    g = gl.Graph.init(str(tmp_path / "g"), BASE.replace(
-        "edge WorksAt: Person -> Company", "edge WorksAt: Person -> Company { since: I32? }"))
+    g = gl.Graph.init(
+        str(tmp_path / "g"),
+        BASE.replace(
+            "edge WorksAt: Person -> Company", "edge WorksAt: Person -> Company { since: I32? }"
+        ),
+    )
     with g.write() as w:
         w.insert("Person", [{"name": "Ann"}, {"name": "Bob"}])
         w.insert("Company", [{"name": "Acme"}])

@@ -40,10 +40,14 @@ LAYOUT_OPS = [op for op in SCHEMA if op != "addConstraint"]
 CASES = list(itertools.product(LAYOUT_OPS, DATA, ("source", "target")))
 
 
-@pytest.mark.parametrize(("schema_op", "data_op", "schema_side"), CASES,
-                         ids=[f"{s}-{d}-schema-on-{side}" for s, d, side in CASES])
-def test_rows_on_both_sides(schema_template: str, tmp_path, schema_op: str, data_op: str,
-                            schema_side: str) -> None:
+@pytest.mark.parametrize(
+    ("schema_op", "data_op", "schema_side"),
+    CASES,
+    ids=[f"{s}-{d}-schema-on-{side}" for s, d, side in CASES],
+)
+def test_rows_on_both_sides(
+    schema_template: str, tmp_path, schema_op: str, data_op: str, schema_side: str
+) -> None:
     g = schema_graph(schema_template, tmp_path)
     other = "target" if schema_side == "source" else "source"
     g.apply_schema(SCHEMA[schema_op][0], schema_side)
@@ -68,8 +72,9 @@ def test_a_new_default_fills_the_other_sides_rows(schema_template: str, tmp_path
     """A non-null property with @default added on one side: the other side's rows (old
     and newly inserted) get the default, the side's own values stay."""
     g = schema_graph(schema_template, tmp_path)
-    g.apply_schema(BASE_PG.replace("email: String?", 'email: String? tier: String @default("x")'),
-                   "target")
+    g.apply_schema(
+        BASE_PG.replace("email: String?", 'email: String? tier: String @default("x")'), "target"
+    )
     with g.write("target") as w:
         w.update("Person", [{"name": "A", "tier": "gold"}])
     with g.write("source") as w:
@@ -78,7 +83,11 @@ def test_a_new_default_fills_the_other_sides_rows(schema_template: str, tmp_path
     g.merge("source", into="target")
     rows = person_rows(g, "target")
     assert {k: (r["tier"], r["age"]) for k, r in rows.items()} == {
-        "A": ("gold", None), "B": ("x", 7), "C": ("x", None), "E": ("x", 5)}
+        "A": ("gold", None),
+        "B": ("x", 7),
+        "C": ("x", None),
+        "E": ("x", 5),
+    }
 
 
 def _both_set_c(g: gl.Graph) -> None:
@@ -183,8 +192,9 @@ PAIRS = [("renameProp", "retypeProp"), ("addProp", "renameProp"), ("dropProp", "
 
 
 @pytest.mark.parametrize(("s_op", "t_op"), PAIRS, ids=[f"{s}-{t}" for s, t in PAIRS])
-def test_schema_changes_on_both_sides_with_rows_on_both(schema_template: str, tmp_path, s_op: str,
-                                                        t_op: str) -> None:
+def test_schema_changes_on_both_sides_with_rows_on_both(
+    schema_template: str, tmp_path, s_op: str, t_op: str
+) -> None:
     g = schema_graph(schema_template, tmp_path)
     g.apply_schema(SCHEMA[s_op][0], "source")
     g.apply_schema(SCHEMA[t_op][0], "target")
@@ -220,8 +230,14 @@ def test_a_crash_before_the_ref_cas_rolls_back(schema_template: str, tmp_path) -
     before = state(g, "target")
     script = "import sys, graphlake as gl; gl.Graph.open(sys.argv[1]).merge('source', 'target')"
     env = {**os.environ, faults.ENV: "merge.before_ref_cas"}
-    proc = subprocess.run([sys.executable, "-c", script, str(g.uri)], env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(g.uri)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert proc.returncode == faults.EXIT_CODE, proc.stderr[-2000:]
     g = gl.Graph.open(g.uri, recover=False)
     report = g.recover()
@@ -238,7 +254,8 @@ def test_a_crash_before_the_ref_cas_rolls_back(schema_template: str, tmp_path) -
 
 
 def test_a_backfill_merges_into_a_target_that_changed_its_layout_and_rows(
-        schema_template: str, tmp_path) -> None:
+    schema_template: str, tmp_path
+) -> None:
     """Source adds `nick` and backfills it; target renames `age` and updates rows: the
     column route runs on the evolved states."""
     g = schema_graph(schema_template, tmp_path)
@@ -252,7 +269,11 @@ def test_a_backfill_merges_into_a_target_that_changed_its_layout_and_rows(
     g.merge("source", into="target")
     rows = person_rows(g, "target")
     assert {k: (r["years"], r["nick"]) for k, r in rows.items()} == {
-        "A": (None, "a"), "B": (None, "b"), "C": (5, None), "T": (None, None)}
+        "A": (None, "a"),
+        "B": (None, "b"),
+        "C": (5, None),
+        "T": (None, None),
+    }
 
 
 EDGE_PG = "node P { name: String @key }\nedge Knows: P -> P { since: I32? }\n"
@@ -262,8 +283,9 @@ def test_an_edge_table_merges_across_a_rename_and_an_add(tmp_path) -> None:
     g = gl.Graph.init(tmp_path / "e", EDGE_PG)
     with g.write() as w:
         w.insert("P", [{"name": n} for n in "ABC"])
-        w.insert("Knows", [{"id": "k1", "src": "A", "dst": "B"},
-                           {"id": "k2", "src": "B", "dst": "C"}])
+        w.insert(
+            "Knows", [{"id": "k1", "src": "A", "dst": "B"}, {"id": "k2", "src": "B", "dst": "C"}]
+        )
     g.create_branch("source")
     g.create_branch("target")
     g.apply_schema(EDGE_PG.replace("since: I32?", "year: I32? @renamed_from(since)"), "source")

@@ -21,15 +21,23 @@ BASE: Rows = {n: {"id": n, "name": n, "age": None, "email": None} for n in "ABC"
 
 # Schema operations: (the .pg text, the change to model rows).
 SCHEMA: dict[str, tuple[str, Callable[[Rows], None]]] = {
-    "addProp": (BASE_PG.replace("email: String?", "email: String?  nick: String?"),
-                lambda m: [r.setdefault("nick", None) for r in m.values()]),
-    "dropProp": (BASE_PG.replace("age: I32?", ""),
-                 lambda m: [r.pop("age", None) for r in m.values()]),
-    "renameProp": (BASE_PG.replace("age: I32?", "years: I32? @renamed_from(age)"),
-                   lambda m: [r.__setitem__("years", r.pop("age")) for r in m.values()]),
+    "addProp": (
+        BASE_PG.replace("email: String?", "email: String?  nick: String?"),
+        lambda m: [r.setdefault("nick", None) for r in m.values()],
+    ),
+    "dropProp": (
+        BASE_PG.replace("age: I32?", ""),
+        lambda m: [r.pop("age", None) for r in m.values()],
+    ),
+    "renameProp": (
+        BASE_PG.replace("age: I32?", "years: I32? @renamed_from(age)"),
+        lambda m: [r.__setitem__("years", r.pop("age")) for r in m.values()],
+    ),
     "retypeProp": (BASE_PG.replace("age: I32?", "age: I64?"), lambda m: None),
-    "addConstraint": (BASE_PG.replace("node Person {", "node Person @unique(email) {"),
-                      lambda m: None),
+    "addConstraint": (
+        BASE_PG.replace("node Person {", "node Person @unique(email) {"),
+        lambda m: None,
+    ),
 }
 
 
@@ -49,8 +57,10 @@ DATA: dict[str, tuple[Callable[[gl.Graph, str, str], None], Callable[[Rows, str]
     "removeNode": (_remove, lambda m, side: m.pop("B")),
 }
 
-CASES = [(s, d, schema_side) for s, d, schema_side in
-         itertools.product(SCHEMA, DATA, ("source", "target"))]
+CASES = [
+    (s, d, schema_side)
+    for s, d, schema_side in itertools.product(SCHEMA, DATA, ("source", "target"))
+]
 # Schema pairs (source, target): the expected conflict kinds (empty: merges cleanly).
 PAIRS: dict[tuple[str, str], set[str]] = {
     ("dropProp", "renameProp"): {"schema_conflict"},
@@ -61,10 +71,14 @@ PAIRS: dict[tuple[str, str], set[str]] = {
 }
 
 
-@pytest.mark.parametrize(("schema_op", "data_op", "schema_side"), CASES,
-                         ids=[f"{s}-{d}-on-{side}" for s, d, side in CASES])
-def test_schema_against_data(schema_template: str, tmp_path, schema_op: str, data_op: str,
-                             schema_side: str) -> None:
+@pytest.mark.parametrize(
+    ("schema_op", "data_op", "schema_side"),
+    CASES,
+    ids=[f"{s}-{d}-on-{side}" for s, d, side in CASES],
+)
+def test_schema_against_data(
+    schema_template: str, tmp_path, schema_op: str, data_op: str, schema_side: str
+) -> None:
     g = schema_graph(schema_template, tmp_path)
     data_side = "target" if schema_side == "source" else "source"
     g.apply_schema(SCHEMA[schema_op][0], schema_side)

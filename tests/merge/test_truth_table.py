@@ -45,8 +45,9 @@ def _drop(model: Model, table: str, key: str) -> None:
 OPS: dict[str, Op] = {
     "noop": (lambda g, b, side: None, lambda m, side: None),
     "addNode": (
-        lambda g, b, side: _w(g, b, lambda w: w.insert("Person", [{"name": "N",
-                                                                    "age": AGE[side]}])),
+        lambda g, b, side: _w(
+            g, b, lambda w: w.insert("Person", [{"name": "N", "age": AGE[side]}])
+        ),
         lambda m, side: m["Person"].__setitem__("N", person("N", age=AGE[side])),
     ),
     "removeNode": (
@@ -54,30 +55,38 @@ OPS: dict[str, Op] = {
         lambda m, side: _drop(m, "Person", "C"),
     ),
     "addEdge": (
-        lambda g, b, side: _w(g, b, lambda w: w.insert("Knows", [{"id": "e2", "src": "C",
-                                                                   "dst": "B"}])),
-        lambda m, side: m["Knows"].__setitem__("e2", {"id": "e2", "src": "C", "dst": "B",
-                                                      "since": None}),
+        lambda g, b, side: _w(
+            g, b, lambda w: w.insert("Knows", [{"id": "e2", "src": "C", "dst": "B"}])
+        ),
+        lambda m, side: m["Knows"].__setitem__(
+            "e2", {"id": "e2", "src": "C", "dst": "B", "since": None}
+        ),
     ),
     "removeEdge": (
         lambda g, b, side: _w(g, b, lambda w: w.delete("Knows", ["e1"])),
         lambda m, side: _drop(m, "Knows", "e1"),
     ),
     "setProperty": (
-        lambda g, b, side: _w(g, b, lambda w: w.update("Person", [{"name": "C",
-                                                                    "age": AGE[side]}])),
-        lambda m, side: m["Person"]["C"].__setitem__("age", AGE[side])
-        if "C" in m["Person"] else None,
+        lambda g, b, side: _w(
+            g, b, lambda w: w.update("Person", [{"name": "C", "age": AGE[side]}])
+        ),
+        lambda m, side: (
+            m["Person"]["C"].__setitem__("age", AGE[side]) if "C" in m["Person"] else None
+        ),
     ),
     "setOtherProperty": (
-        lambda g, b, side: _w(g, b, lambda w: w.update("Person", [{"name": "C",
-                                                                    "email": EMAIL[side]}])),
-        lambda m, side: m["Person"]["C"].__setitem__("email", EMAIL[side])
-        if "C" in m["Person"] else None,
+        lambda g, b, side: _w(
+            g, b, lambda w: w.update("Person", [{"name": "C", "email": EMAIL[side]}])
+        ),
+        lambda m, side: (
+            m["Person"]["C"].__setitem__("email", EMAIL[side]) if "C" in m["Person"] else None
+        ),
     ),
     "netZero": (
-        lambda g, b, side: (_w(g, b, lambda w: w.insert("Person", [{"name": "Z"}])),
-                            _w(g, b, lambda w: w.delete("Person", ["Z"]))),
+        lambda g, b, side: (
+            _w(g, b, lambda w: w.insert("Person", [{"name": "Z"}])),
+            _w(g, b, lambda w: w.delete("Person", ["Z"])),
+        ),
         lambda m, side: None,
     ),
     "removeNodeCascade": (
@@ -148,8 +157,10 @@ def test_pair(template: str, tmp_path, s_op: str, t_op: str) -> None:
         # Sides that converged (the target unchanged) are still a recorded merge.
         assert result.outcome == "merged"
         parents = g.head("target").parents
-        assert parents == (result.commit and g.commits.get(result.commit).parents[0],
-                           g.head("source").id)
+        assert parents == (
+            result.commit and g.commits.get(result.commit).parents[0],
+            g.head("source").id,
+        )
     # The source branch is never changed by a merge into another branch.
     src_model = copy.deepcopy(BASE)
     OPS[s_op][1](src_model, "source")

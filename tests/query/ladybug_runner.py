@@ -27,13 +27,17 @@ def load(con, rows: dict[str, list[dict]]) -> None:
     for table in ("Person", "Company"):
         cols = list(rows[table][0])
         sets = ", ".join(f"{c}: {_cast(c, 'r')}" for c in cols)
-        con.execute(f"UNWIND $rows AS r CREATE (:{table} {{id: r.name, {sets}}})",
-                    {"rows": rows[table]})
+        con.execute(
+            f"UNWIND $rows AS r CREATE (:{table} {{id: r.name, {sets}}})", {"rows": rows[table]}
+        )
     for table, (src, dst) in EDGE_ENDS.items():
         cols = [c for c in rows[table][0] if c not in ("src", "dst")]
         sets = ", ".join(f"{c}: r.{c}" for c in cols)
-        con.execute(f"UNWIND $rows AS r MATCH (a:{src} {{id: r.src}}), (b:{dst} {{id: r.dst}}) "
-                    f"CREATE (a)-[:{table} {{{sets}}}]->(b)", {"rows": rows[table]})
+        con.execute(
+            f"UNWIND $rows AS r MATCH (a:{src} {{id: r.src}}), (b:{dst} {{id: r.dst}}) "
+            f"CREATE (a)-[:{table} {{{sets}}}]->(b)",
+            {"rows": rows[table]},
+        )
 
 
 def _cast(column: str, var: str) -> str:

@@ -22,8 +22,11 @@ def trail(text: str) -> Q:
 
 
 def _range(r: str) -> str:
-    return r if ".." in r and not r.startswith("..") else (f"1{r}" if r.startswith("..")
-                                                           else f"{r}..{r}")
+    return (
+        r
+        if ".." in r and not r.startswith("..")
+        else (f"1{r}" if r.startswith("..") else f"{r}..{r}")
+    )
 
 
 HAND: list[Q] = [
@@ -65,15 +68,18 @@ HAND: list[Q] = [
     same("MATCH (n:Person) WHERE n.age + 10 > 60 RETURN n.name, n.age * 2, n.age - 1"),
     same("MATCH (n:Person) WHERE n.born > date('1990-01-01') RETURN n.name"),
     same("MATCH (a:Person)-[:Knows]->(b) WHERE a.age > b.age RETURN a.name, b.name"),
-    same("MATCH (a:Person)-[r:Knows]->(b) WHERE r.weight > 0.5 AND r.since < 2010 "
-         "RETURN r.id"),
+    same("MATCH (a:Person)-[r:Knows]->(b) WHERE r.weight > 0.5 AND r.since < 2010 RETURN r.id"),
     # pattern predicates and exists
     same("MATCH (a:Person) WHERE (a)-[:WorksAt]->(:Company) RETURN a.name"),
     same("MATCH (a:Person) WHERE NOT (a)-[:Follows]->() RETURN a.name"),
-    same("MATCH (a:Person), (b:Person) WHERE (a)-[:Follows]->(b) AND a.city = 'Oslo' "
-         "RETURN a.name, b.name"),
-    same("MATCH (a:Person) WHERE EXISTS { MATCH (a)-[:WorksAt]->(c:Company) "
-         "WHERE c.city = 'Rome' } RETURN a.name"),
+    same(
+        "MATCH (a:Person), (b:Person) WHERE (a)-[:Follows]->(b) AND a.city = 'Oslo' "
+        "RETURN a.name, b.name"
+    ),
+    same(
+        "MATCH (a:Person) WHERE EXISTS { MATCH (a)-[:WorksAt]->(c:Company) "
+        "WHERE c.city = 'Rome' } RETURN a.name"
+    ),
     same("MATCH (a:Person) WHERE NOT EXISTS { MATCH (a)<-[:Knows]-() } RETURN a.name"),
     # RETURN forms
     same("MATCH (n:Person) RETURN n.name AS who, n.age AS years"),
@@ -95,36 +101,46 @@ HAND: list[Q] = [
     same("MATCH (n:Person) RETURN count(DISTINCT n.age) AS ages, sum(n.score) > 0 AS pos"),
     # WITH chaining
     same("MATCH (n:Person) WITH n.city AS city, count(*) AS c WHERE c > 5 RETURN city, c"),
-    same("MATCH (a:Person)-[:Knows]->(b) WITH a, count(b) AS out WHERE out >= 4 "
-         "RETURN a.name, out"),
-    same("MATCH (a:Person) WITH a WHERE a.age > 50 MATCH (a)-[:Knows]->(b) "
-         "RETURN a.name, b.name"),
+    same(
+        "MATCH (a:Person)-[:Knows]->(b) WITH a, count(b) AS out WHERE out >= 4 RETURN a.name, out"
+    ),
+    same("MATCH (a:Person) WITH a WHERE a.age > 50 MATCH (a)-[:Knows]->(b) RETURN a.name, b.name"),
     same("MATCH (a:Person) WITH a ORDER BY a.name LIMIT 3 RETURN a.name"),
     same("MATCH (a:Person) WITH DISTINCT a.city AS c RETURN c"),
     same("MATCH (a:Person)-[:Knows]->(b) WITH b, count(*) AS k WITH max(k) AS m RETURN m"),
-    same("MATCH (a:Person)-[:WorksAt]->(c) WITH c, collect(a.name) AS staff "
-         "RETURN c.name, size(staff)"),
+    same(
+        "MATCH (a:Person)-[:WorksAt]->(c) WITH c, collect(a.name) AS staff "
+        "RETURN c.name, size(staff)"
+    ),
     # UNWIND
     same("UNWIND [1, 2, 3] AS x RETURN x, x * 10"),
     same("UNWIND ['Oslo', 'Rome'] AS c MATCH (n:Person {city: c}) RETURN c, count(n)"),
-    same("MATCH (n:Person) WHERE n.city = 'Lima' WITH collect(n.name) AS ns UNWIND ns AS x "
-         "RETURN x"),
+    same(
+        "MATCH (n:Person) WHERE n.city = 'Lima' WITH collect(n.name) AS ns UNWIND ns AS x RETURN x"
+    ),
     # OPTIONAL MATCH
     same("MATCH (a:Person) OPTIONAL MATCH (a)-[:WorksAt]->(c) RETURN a.name, c.name"),
-    same("MATCH (a:Person) OPTIONAL MATCH (a)-[:Follows]->(b) WHERE b.age > 40 "
-         "RETURN a.name, b.name"),
+    same(
+        "MATCH (a:Person) OPTIONAL MATCH (a)-[:Follows]->(b) WHERE b.age > 40 RETURN a.name, b.name"
+    ),
     same("MATCH (a:Person) OPTIONAL MATCH (a)-[:Follows]->(b) RETURN a.name, count(b)"),
     same("OPTIONAL MATCH (n:Person {name: 'nobody'}) RETURN n.name"),
     # CASE
-    same("MATCH (n:Person) RETURN n.name, CASE WHEN n.age > 50 THEN 'old' WHEN n.age > 30 "
-         "THEN 'mid' ELSE 'young' END"),
-    same("MATCH (n:Person) RETURN n.name, CASE n.city WHEN 'Oslo' THEN 1 WHEN 'Rome' THEN 2 "
-         "ELSE 0 END"),
+    same(
+        "MATCH (n:Person) RETURN n.name, CASE WHEN n.age > 50 THEN 'old' WHEN n.age > 30 "
+        "THEN 'mid' ELSE 'young' END"
+    ),
+    same(
+        "MATCH (n:Person) RETURN n.name, CASE n.city WHEN 'Oslo' THEN 1 WHEN 'Rome' THEN 2 "
+        "ELSE 0 END"
+    ),
     # functions
     same("MATCH (n:Person) RETURN n.name, upper(n.city), lower(n.name), size(n.name)"),
     same("MATCH (n:Person) RETURN n.name, coalesce(n.age, -1), abs(n.age - 50)"),
-    same("MATCH (n:Person) WHERE n.city IS NOT NULL RETURN trim(' ' + n.city + ' '), "
-         "replace(n.city, 'o', '0')"),
+    same(
+        "MATCH (n:Person) WHERE n.city IS NOT NULL RETURN trim(' ' + n.city + ' '), "
+        "replace(n.city, 'o', '0')"
+    ),
     same("RETURN 7 / 2, 7 % 3, 2 ^ 3, -7 / 2, 7.0 / 2"),
     same("RETURN left('hello', 2), right('hello', 3), reverse('abc'), sqrt(16.0)"),
     same("MATCH (a:Person)-[r:Knows]->(b) WHERE a.name = 'p02' RETURN label(b), r.id"),
@@ -150,12 +166,20 @@ HAND = [(g.replace("label(b)", "labels(b)[0]"), lb) for g, lb in HAND]
 
 PARAMS = {"age": 45, "city": "Rome", "names": ["p01", "p02", "nobody"]}
 
-_PROPS = {"Person": [("age", "int"), ("city", "str"), ("score", "float"), ("name", "str")],
-          "Company": [("founded", "int"), ("city", "str"), ("name", "str")]}
-_VALUES = {"int": ["18", "30", "45", "60", "2000"], "float": ["2.5", "5.0", "7.25"],
-           "str": ["'Oslo'", "'Rome'", "'p10'", "'c1'", "'Lima'"]}
-_EDGES = [("Knows", "Person", "Person"), ("Follows", "Person", "Person"),
-          ("WorksAt", "Person", "Company")]
+_PROPS = {
+    "Person": [("age", "int"), ("city", "str"), ("score", "float"), ("name", "str")],
+    "Company": [("founded", "int"), ("city", "str"), ("name", "str")],
+}
+_VALUES = {
+    "int": ["18", "30", "45", "60", "2000"],
+    "float": ["2.5", "5.0", "7.25"],
+    "str": ["'Oslo'", "'Rome'", "'p10'", "'c1'", "'Lima'"],
+}
+_EDGES = [
+    ("Knows", "Person", "Person"),
+    ("Follows", "Person", "Person"),
+    ("WorksAt", "Person", "Company"),
+]
 
 
 def generated(n: int, seed: int = 16) -> list[Q]:
@@ -188,8 +212,11 @@ def _one(rng: random.Random) -> str:
     for _ in range(rng.randint(0, 3)):
         var, label = rng.choice(chain)
         prop, kind = rng.choice(_PROPS[label])
-        op = rng.choice(["=", "<>", "<", ">", "<=", ">="] if kind != "str" else
-                        ["=", "<>", "STARTS WITH", "<", "IS NULL", "IS NOT NULL"])
+        op = rng.choice(
+            ["=", "<>", "<", ">", "<=", ">="]
+            if kind != "str"
+            else ["=", "<>", "STARTS WITH", "<", "IS NULL", "IS NOT NULL"]
+        )
         if op in ("IS NULL", "IS NOT NULL"):
             conds.append(f"{var}.{prop} {op}")
         else:
@@ -215,11 +242,13 @@ def _one(rng: random.Random) -> str:
 _GROUP_PATTERNS = [
     ("(a:Person)<-[r:Knows]-(b:Person)", {"a": "Person", "b": "Person"}, {"r": "Knows"}),
     ("(a:Person)-[r:Follows]->(b:Person)", {"a": "Person", "b": "Person"}, {"r": "Follows"}),
-    ("(a:Person)-[r:WorksAt]->(b:Company)", {"a": "Person", "b": "Company"},
-     {"r": "WorksAt"}),
+    ("(a:Person)-[r:WorksAt]->(b:Company)", {"a": "Person", "b": "Company"}, {"r": "WorksAt"}),
 ]
-_REL_PROPS = {"Knows": [("since", "int"), ("weight", "float")],
-              "Follows": [("level", "int")], "WorksAt": [("role", "str")]}
+_REL_PROPS = {
+    "Knows": [("since", "int"), ("weight", "float")],
+    "Follows": [("level", "int")],
+    "WorksAt": [("role", "str")],
+}
 
 
 def grouped(n: int, seed: int = 23) -> list[Q]:
@@ -247,8 +276,9 @@ def _grouped_one(rng: random.Random) -> str:
     if tail in ("where", "both"):
         prop, kind = rng.choice(props)
         op = rng.choice(["=", "<>", "<", ">"] if kind != "str" else ["=", "<>", "IS NOT NULL"])
-        cond = f"{var}.{prop} {op}" + ("" if op == "IS NOT NULL" else
-                                       f" {rng.choice(_VALUES[kind])}")
+        cond = f"{var}.{prop} {op}" + (
+            "" if op == "IS NOT NULL" else f" {rng.choice(_VALUES[kind])}"
+        )
         text += f" WHERE {cond}" + rng.choice(["", " AND k > 1", " OR k > 2"])
     prop, _ = rng.choice(props)
     if var in nodes and nodes[var] == "Person" and rng.random() < 0.4:

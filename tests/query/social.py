@@ -31,8 +31,11 @@ LADYBUG_DDL = [
     "CREATE REL TABLE Follows(FROM Person TO Person, id STRING, level INT32)",
     "CREATE REL TABLE WorksAt(FROM Person TO Company, id STRING, role STRING)",
 ]
-EDGE_ENDS = {"Knows": ("Person", "Person"), "Follows": ("Person", "Person"),
-             "WorksAt": ("Person", "Company")}
+EDGE_ENDS = {
+    "Knows": ("Person", "Person"),
+    "Follows": ("Person", "Person"),
+    "WorksAt": ("Person", "Company"),
+}
 
 
 def _maybe(rng: random.Random, value, p_null: float = 0.2):
@@ -41,23 +44,38 @@ def _maybe(rng: random.Random, value, p_null: float = 0.2):
 
 def social_rows(people: int = 30, companies: int = 6, seed: int = 7) -> dict[str, list[dict]]:
     rng = random.Random(seed)
-    persons = [{
-        "name": f"p{i:02d}",
-        "age": _maybe(rng, rng.randint(18, 70)),
-        "city": rng.choice(CITIES),
-        "score": _maybe(rng, round(rng.uniform(0, 10), 2)),
-        "born": _maybe(rng, dt.date(1960, 1, 1) + dt.timedelta(days=rng.randint(0, 15000))),
-    } for i in range(people)]
-    firms = [{"name": f"c{i}", "founded": _maybe(rng, rng.randint(1900, 2020)),
-              "city": rng.choice(CITIES)} for i in range(companies)]
+    persons = [
+        {
+            "name": f"p{i:02d}",
+            "age": _maybe(rng, rng.randint(18, 70)),
+            "city": rng.choice(CITIES),
+            "score": _maybe(rng, round(rng.uniform(0, 10), 2)),
+            "born": _maybe(rng, dt.date(1960, 1, 1) + dt.timedelta(days=rng.randint(0, 15000))),
+        }
+        for i in range(people)
+    ]
+    firms = [
+        {
+            "name": f"c{i}",
+            "founded": _maybe(rng, rng.randint(1900, 2020)),
+            "city": rng.choice(CITIES),
+        }
+        for i in range(companies)
+    ]
     names = [p["name"] for p in persons]
     knows: list[dict] = []
     seen: set[tuple[str, str]] = set()
     for i in range(people * 3):
         a, b = rng.choice(names), rng.choice(names)
-        knows.append({"id": f"k{i}", "src": a, "dst": b,
-                      "since": _maybe(rng, rng.randint(1990, 2024)),
-                      "weight": _maybe(rng, round(rng.uniform(0, 1), 3))})
+        knows.append(
+            {
+                "id": f"k{i}",
+                "src": a,
+                "dst": b,
+                "since": _maybe(rng, rng.randint(1990, 2024)),
+                "weight": _maybe(rng, round(rng.uniform(0, 1), 3)),
+            }
+        )
     # Guaranteed shapes: self-loops, a parallel pair, a 3-cycle.
     knows += [
         {"id": "kl1", "src": "p00", "dst": "p00", "since": 2000, "weight": 0.5},
@@ -73,9 +91,23 @@ def social_rows(people: int = 30, companies: int = 6, seed: int = 7) -> dict[str
         a, b = rng.sample(names, 2)  # no self-loops
         if (a, b) not in seen and (b, a) not in seen:  # no parallel or opposite edges
             seen.add((a, b))
-            follows.append({"id": f"f{i}", "src": a, "dst": b,
-                            "level": _maybe(rng, rng.randint(1, 5))})
-    works = [{"id": f"w{i}", "src": p["name"], "dst": rng.choice(firms)["name"],
-              "role": rng.choice(ROLES)} for i, p in enumerate(persons) if rng.random() < 0.8]
-    return {"Person": persons, "Company": firms, "Knows": knows, "Follows": follows,
-            "WorksAt": works}
+            follows.append(
+                {"id": f"f{i}", "src": a, "dst": b, "level": _maybe(rng, rng.randint(1, 5))}
+            )
+    works = [
+        {
+            "id": f"w{i}",
+            "src": p["name"],
+            "dst": rng.choice(firms)["name"],
+            "role": rng.choice(ROLES),
+        }
+        for i, p in enumerate(persons)
+        if rng.random() < 0.8
+    ]
+    return {
+        "Person": persons,
+        "Company": firms,
+        "Knows": knows,
+        "Follows": follows,
+        "WorksAt": works,
+    }

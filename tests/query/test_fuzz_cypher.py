@@ -29,24 +29,95 @@ from graphlake.errors import GraphLakeError
 EXAMPLES = 200
 MUTATIONS = 200
 
-NAMES = ["p", "q", "r", "x", "n", "P", "K", "name", "age", "tags", "w", "count", "size",
-         "toUpper", "collect", "keys", "labels", "type", "length", "coalesce", "abs", "sum",
-         "id", "nodes"]
+NAMES = [
+    "p",
+    "q",
+    "r",
+    "x",
+    "n",
+    "P",
+    "K",
+    "name",
+    "age",
+    "tags",
+    "w",
+    "count",
+    "size",
+    "toUpper",
+    "collect",
+    "keys",
+    "labels",
+    "type",
+    "length",
+    "coalesce",
+    "abs",
+    "sum",
+    "id",
+    "nodes",
+]
 INTS = ["0", "1", "2", "9223372036854775807", "9223372036854775808", "9" * 5000]
 FLOATS = ["0.5", "1e3", "1e999", "9" * 400 + ".0"]
-STRINGS = ["'a'", "''", "'(a+)+'", "'(a)\\\\1'", "'a{4294967296}'", "'" + "(" * 60 + "'",
-           "'x'", "\"\\u00e9\""]
+STRINGS = [
+    "'a'",
+    "''",
+    "'(a+)+'",
+    "'(a)\\\\1'",
+    "'a{4294967296}'",
+    "'" + "(" * 60 + "'",
+    "'x'",
+    '"\\u00e9"',
+]
 PARAMS = {"x": 1, "s": "a", "rx": "(a)\\1", "big": 2**70, "l": [1, 2]}
 
 # Mostly small values (so most queries get past the parser), now and then one at a limit.
 _leaf = st.one_of(
     st.sampled_from(["0", "1", "2", "0.5", "'a'", "'x'"]),
-    st.sampled_from(INTS), st.sampled_from(FLOATS), st.sampled_from(STRINGS),
-    st.sampled_from(["p", "q", "r", "x", "p.name", "p.age", "q.tags", "r.w", "null", "true",
-                     "$x", "$s", "$rx", "$big", "$l", "$missing", "p.nope", "undefined"]),
+    st.sampled_from(INTS),
+    st.sampled_from(FLOATS),
+    st.sampled_from(STRINGS),
+    st.sampled_from(
+        [
+            "p",
+            "q",
+            "r",
+            "x",
+            "p.name",
+            "p.age",
+            "q.tags",
+            "r.w",
+            "null",
+            "true",
+            "$x",
+            "$s",
+            "$rx",
+            "$big",
+            "$l",
+            "$missing",
+            "p.nope",
+            "undefined",
+        ]
+    ),
 )
-_OPS = ["+", "-", "*", "/", "%", "^", "=", "<>", "<", ">=", "AND", "OR", "XOR", "IN", "=~",
-        "STARTS WITH", "ENDS WITH", "CONTAINS"]
+_OPS = [
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "^",
+    "=",
+    "<>",
+    "<",
+    ">=",
+    "AND",
+    "OR",
+    "XOR",
+    "IN",
+    "=~",
+    "STARTS WITH",
+    "ENDS WITH",
+    "CONTAINS",
+]
 
 
 def _extend(e: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
@@ -56,8 +127,9 @@ def _extend(e: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds(lambda a, b: f"({a} IS {b}NULL)", e, st.sampled_from(["", "NOT "])),
         st.builds(lambda xs: f"[{', '.join(xs)}]", st.lists(e, max_size=3)),
         st.builds(lambda k, v: f"{{{k}: {v}}}", st.sampled_from(NAMES), e),
-        st.builds(lambda f, xs: f"{f}({', '.join(xs)})", st.sampled_from(NAMES),
-                  st.lists(e, max_size=2)),
+        st.builds(
+            lambda f, xs: f"{f}({', '.join(xs)})", st.sampled_from(NAMES), st.lists(e, max_size=2)
+        ),
         st.builds(lambda a, b: f"({a})[{b}]", e, e),
         st.builds(lambda c, a, b: f"(CASE WHEN {c} THEN {a} ELSE {b} END)", e, e, e),
         st.builds(lambda a: f"(EXISTS {{ MATCH (p)-[:K]->(q) WHERE {a} }})", e),
@@ -65,16 +137,23 @@ def _extend(e: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
 
 
 EXPRS = st.recursive(_leaf, _extend, max_leaves=8)
-_node = st.builds(lambda v, label: f"({v}{label})", st.sampled_from(["p", "q", "", "x"]),
-                  st.sampled_from([":P", "", ":Nope", ":P {name: 'a'}"]))
-_rel = st.builds(lambda v, t, h, d: (f"-[{v}{t}{h}]->" if d else f"<-[{v}{t}{h}]-"),
-                 st.sampled_from(["r", ""]), st.sampled_from([":K", "", ":K|K"]),
-                 st.sampled_from(["", "*", "*1..2", "*2", "*0..", f"*1..{INTS[-1]}",
-                                  f"*{INTS[4]}"]),
-                 st.booleans())
-PATTERNS = st.one_of(_node, st.builds(lambda a, r, b: a + r + b, _node, _rel, _node),
-                     st.builds(lambda a, r, b: f"shortestPath({a}{r}{b})", _node, _rel,
-                               _node))
+_node = st.builds(
+    lambda v, label: f"({v}{label})",
+    st.sampled_from(["p", "q", "", "x"]),
+    st.sampled_from([":P", "", ":Nope", ":P {name: 'a'}"]),
+)
+_rel = st.builds(
+    lambda v, t, h, d: f"-[{v}{t}{h}]->" if d else f"<-[{v}{t}{h}]-",
+    st.sampled_from(["r", ""]),
+    st.sampled_from([":K", "", ":K|K"]),
+    st.sampled_from(["", "*", "*1..2", "*2", "*0..", f"*1..{INTS[-1]}", f"*{INTS[4]}"]),
+    st.booleans(),
+)
+PATTERNS = st.one_of(
+    _node,
+    st.builds(lambda a, r, b: a + r + b, _node, _rel, _node),
+    st.builds(lambda a, r, b: f"shortestPath({a}{r}{b})", _node, _rel, _node),
+)
 
 
 @st.composite
@@ -101,10 +180,52 @@ def queries(draw: st.DrawFn) -> str:
 
 QUERIES = queries()
 # Pieces a mutation may insert: each one a plausible token of the language.
-TOKENS = [*NAMES, *INTS, *STRINGS, "(", ")", "[", "]", "{", "}", ":", ",", ".", "..", "*",
-          "-", "->", "<-", "=~", "+", "$x", "MATCH", "RETURN", "WHERE", "WITH", "UNWIND",
-          "LIMIT", "SKIP", "ORDER BY", "AS", "NOT", "AND", "CASE", "WHEN", "THEN", "END",
-          "EXISTS", "shortestPath", "'", '"', "`", "/*", "\\", "\x00", "\u202e"]
+TOKENS = [
+    *NAMES,
+    *INTS,
+    *STRINGS,
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ":",
+    ",",
+    ".",
+    "..",
+    "*",
+    "-",
+    "->",
+    "<-",
+    "=~",
+    "+",
+    "$x",
+    "MATCH",
+    "RETURN",
+    "WHERE",
+    "WITH",
+    "UNWIND",
+    "LIMIT",
+    "SKIP",
+    "ORDER BY",
+    "AS",
+    "NOT",
+    "AND",
+    "CASE",
+    "WHEN",
+    "THEN",
+    "END",
+    "EXISTS",
+    "shortestPath",
+    "'",
+    '"',
+    "`",
+    "/*",
+    "\\",
+    "\x00",
+    "\u202e",
+]
 
 
 @st.composite
@@ -116,7 +237,7 @@ def mutated(draw: st.DrawFn) -> str:
         if kind == "insert":
             text = f"{text[:at]} {draw(st.sampled_from(TOKENS))} {text[at:]}"
         elif kind == "delete":
-            text = text[:at] + text[at + draw(st.integers(1, 8)):]
+            text = text[:at] + text[at + draw(st.integers(1, 8)) :]
         else:  # nesting and long chains: a slice repeated many times
             end = min(len(text), at + draw(st.integers(1, 6)))
             text = text[:at] + text[at:end] * draw(st.sampled_from([2, 50, 400])) + text[end:]
@@ -125,9 +246,10 @@ def mutated(draw: st.DrawFn) -> str:
 
 @pytest.fixture(scope="module")
 def g(tmp_path_factory: pytest.TempPathFactory) -> gl.Graph:
-    g = gl.Graph.init(str(tmp_path_factory.mktemp("fuzz") / "g"),
-                      "node P { name: String @key\n age: I64?\n tags: [String]? }\n"
-                      "edge K: P -> P { w: F64? }")
+    g = gl.Graph.init(
+        str(tmp_path_factory.mktemp("fuzz") / "g"),
+        "node P { name: String @key\n age: I64?\n tags: [String]? }\nedge K: P -> P { w: F64? }",
+    )
     with g.write() as w:
         w.insert("P", [{"name": "a", "age": 3, "tags": ["t"]}, {"name": "b"}])
         w.insert("K", [{"src": "a", "dst": "b", "w": 0.5}])
@@ -140,8 +262,13 @@ def _run(g: gl.Graph, text: str) -> None:
 
 
 def _settings(examples: int) -> settings:
-    return settings(max_examples=examples, deadline=None, database=None, derandomize=True,
-                    suppress_health_check=list(HealthCheck))
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
 
 
 def test_generated_queries_raise_only_typed_errors(g: gl.Graph) -> None:

@@ -16,31 +16,37 @@ BIG = "9" * 5000
 
 @pytest.fixture(scope="module")
 def g(tmp_path_factory: pytest.TempPathFactory) -> gl.Graph:
-    g = gl.Graph.init(str(tmp_path_factory.mktemp("limits") / "g"),
-                      "node P { name: String @key }\nedge K: P -> P")
+    g = gl.Graph.init(
+        str(tmp_path_factory.mktemp("limits") / "g"), "node P { name: String @key }\nedge K: P -> P"
+    )
     with g.write() as w:
         w.insert("P", [{"name": "a"}, {"name": "b"}])
         w.insert("K", [{"src": "a", "dst": "b"}])
     return g
 
 
-@pytest.mark.parametrize("query", [
-    f"RETURN {BIG} AS x",
-    f"RETURN -{BIG} AS x",
-    "RETURN 9223372036854775808 AS x",
-    f"MATCH (p:P) RETURN p.name LIMIT {BIG}",
-    f"MATCH (p:P) RETURN p.name SKIP {BIG}",
-    f"MATCH (a:P)-[*1..{BIG}]->(b:P) RETURN b.name",
-    f"MATCH (a:P)-[*{BIG}]->(b:P) RETURN b.name",
-    f"MATCH (a:P)-[*{BIG}..]->(b:P) RETURN b.name",
-    f"UNWIND [1, {BIG}] AS x RETURN x",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        f"RETURN {BIG} AS x",
+        f"RETURN -{BIG} AS x",
+        "RETURN 9223372036854775808 AS x",
+        f"MATCH (p:P) RETURN p.name LIMIT {BIG}",
+        f"MATCH (p:P) RETURN p.name SKIP {BIG}",
+        f"MATCH (a:P)-[*1..{BIG}]->(b:P) RETURN b.name",
+        f"MATCH (a:P)-[*{BIG}]->(b:P) RETURN b.name",
+        f"MATCH (a:P)-[*{BIG}..]->(b:P) RETURN b.name",
+        f"UNWIND [1, {BIG}] AS x RETURN x",
+    ],
+)
 def test_huge_integers_are_syntax_errors(g: gl.Graph, query: str) -> None:
     with pytest.raises(CypherSyntaxError, match="too large") as info:
         g.query(query)
     # The error points at the number (the first digit past any minus sign).
-    assert (info.value.line, info.value.column) == (1, query.index("922" if "922" in query
-                                                                   else BIG) + 1)
+    assert (info.value.line, info.value.column) == (
+        1,
+        query.index("922" if "922" in query else BIG) + 1,
+    )
     assert len(str(info.value)) < 300
 
 
@@ -54,9 +60,16 @@ def test_the_largest_integer_still_works(g: gl.Graph) -> None:
     assert g.query("RETURN 0009 AS x").column("x").to_pylist() == [9]
 
 
-@pytest.mark.parametrize("pattern", [
-    "(a)\\\\1", "a{4294967296}", "(" * 51 + ")" * 51, "x" * 1001, "[\\\\pL\\\\pN]{50}",
-])
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "(a)\\\\1",
+        "a{4294967296}",
+        "(" * 51 + ")" * 51,
+        "x" * 1001,
+        "[\\\\pL\\\\pN]{50}",
+    ],
+)
 def test_known_regex_patterns_meet_the_caps(g: gl.Graph, pattern: str) -> None:
     with pytest.raises(CypherError, match="invalid regex for =~"):
         g.query(f"MATCH (p:P) WHERE p.name =~ '{pattern}' RETURN p.name")

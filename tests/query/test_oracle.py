@@ -34,12 +34,17 @@ def _iso(value):
 
 @pytest.fixture(scope="module")
 def oracle() -> list[dict]:
-    rows = {t: [{k: _iso(v) for k, v in r.items()} for r in rs]
-            for t, rs in social_rows().items()}
+    rows = {t: [{k: _iso(v) for k, v in r.items()} for r in rs] for t, rs in social_rows().items()}
     job = {"rows": rows, "queries": [lb for _, lb in ALL], "params": PARAMS}
     runner = Path(__file__).with_name("ladybug_runner.py")
-    done = subprocess.run([sys.executable, str(runner)], input=json.dumps(job),
-                          capture_output=True, text=True, timeout=300, check=True)
+    done = subprocess.run(
+        [sys.executable, str(runner)],
+        input=json.dumps(job),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     return json.loads(done.stdout)["results"]
 
 

@@ -27,8 +27,7 @@ node P { name: String @key }
 edge K: P -> P
 """
 # a->b twice (parallel), b->a, a self-loop on a, b->c.
-EDGES = [("e1", "a", "b"), ("e2", "a", "b"), ("e3", "b", "a"), ("e4", "a", "a"),
-         ("e5", "b", "c")]
+EDGES = [("e1", "a", "b"), ("e2", "a", "b"), ("e3", "b", "a"), ("e4", "a", "a"), ("e5", "b", "c")]
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +46,12 @@ def trails(start: str, low: int, high: int, undirected: bool = False) -> list[tu
         steps += [(i, d, s) for i, s, d in EDGES if s != d]
     out, frontier = [], [(start, ())]
     for depth in range(1, high + 1):
-        frontier = [(d, (*used, i)) for node, used in frontier for i, s, d in steps
-                    if s == node and i not in used]
+        frontier = [
+            (d, (*used, i))
+            for node, used in frontier
+            for i, s, d in steps
+            if s == node and i not in used
+        ]
         if depth >= low:
             out += frontier
     return out
@@ -63,8 +66,7 @@ def rows(table) -> list[tuple]:
 
 @pytest.mark.parametrize("low,high", [(1, 1), (1, 2), (1, 3), (2, 4), (0, 2), (1, 10)])
 def test_variable_length_uses_each_relationship_once_per_path(loops, low, high):
-    got = loops.query(f"MATCH (x:P {{name: 'a'}})-[:K*{low}..{high}]->(y) "
-                      "RETURN y.name, count(*)")
+    got = loops.query(f"MATCH (x:P {{name: 'a'}})-[:K*{low}..{high}]->(y) RETURN y.name, count(*)")
     expected: dict[str, int] = {}
     for end, _ in trails("a", low, high) + ([("a", ())] if low == 0 else []):
         expected[end] = expected.get(end, 0) + 1
@@ -90,33 +92,48 @@ def test_undirected_variable_length_and_self_loop_once(loops):
 
 def test_fixed_length_chain_never_repeats_a_relationship(loops):
     got = loops.query("MATCH (x)-[r1:K]->(y)-[r2:K]->(z) RETURN r1.id, r2.id")
-    expected = sorted((i1, i2) for (i1, _, d1), (i2, s2, _) in itertools.product(EDGES, EDGES)
-                      if d1 == s2 and i1 != i2)
+    expected = sorted(
+        (i1, i2)
+        for (i1, _, d1), (i2, s2, _) in itertools.product(EDGES, EDGES)
+        if d1 == s2 and i1 != i2
+    )
     assert rows(got) == expected  # the self-loop e4 never follows itself
     across = loops.query("MATCH (x)-[r1:K]->(y), (u)-[r2:K]->(v) RETURN count(*)")
     assert across.column(0).to_pylist() == [len(EDGES) * (len(EDGES) - 1)]
 
 
 def test_named_path_lists_nodes_and_relationships(loops):
-    got = loops.query("MATCH p = (x:P {name: 'c'})<-[:K*2]-(y) "
-                      "RETURN length(p), nodes(p), relationships(p)").to_pylist()
-    assert sorted(map(str, got)) == sorted(map(str, [
-        {"length(p)": 2, "nodes(p)": ["c", "b", "a"], "relationships(p)": ["K:e5", "K:e1"]},
-        {"length(p)": 2, "nodes(p)": ["c", "b", "a"], "relationships(p)": ["K:e5", "K:e2"]},
-    ]))
+    got = loops.query(
+        "MATCH p = (x:P {name: 'c'})<-[:K*2]-(y) RETURN length(p), nodes(p), relationships(p)"
+    ).to_pylist()
+    assert sorted(map(str, got)) == sorted(
+        map(
+            str,
+            [
+                {"length(p)": 2, "nodes(p)": ["c", "b", "a"], "relationships(p)": ["K:e5", "K:e1"]},
+                {"length(p)": 2, "nodes(p)": ["c", "b", "a"], "relationships(p)": ["K:e5", "K:e2"]},
+            ],
+        )
+    )
 
 
 def test_shortest_path_between_bound_nodes(loops):
-    q = ("MATCH p = shortestPath((x:P {name: $a})-[:K*]->(y:P {name: $b})) "
-         "RETURN length(p), nodes(p)")
+    q = (
+        "MATCH p = shortestPath((x:P {name: $a})-[:K*]->(y:P {name: $b})) "
+        "RETURN length(p), nodes(p)"
+    )
     assert loops.query(q, {"a": "a", "b": "c"}).to_pylist() == [
-        {"length(p)": 2, "nodes(p)": ["a", "b", "c"]}]
+        {"length(p)": 2, "nodes(p)": ["a", "b", "c"]}
+    ]
     assert loops.query(q, {"a": "c", "b": "a"}).num_rows == 0  # no path c -> a
-    undirected = "MATCH p = shortestPath((x:P {name: 'c'})-[:K*..3]-(y:P {name: 'a'})) " \
-                 "RETURN length(p)"
+    undirected = (
+        "MATCH p = shortestPath((x:P {name: 'c'})-[:K*..3]-(y:P {name: 'a'})) RETURN length(p)"
+    )
     assert loops.query(undirected).to_pylist() == [{"length(p)": 2}]
-    bound = loops.query("MATCH (x:P {name: 'a'}), (y:P) MATCH p = shortestPath((x)-[:K*]->(y)) "
-                        "RETURN y.name, length(p)")
+    bound = loops.query(
+        "MATCH (x:P {name: 'a'}), (y:P) MATCH p = shortestPath((x)-[:K*]->(y)) "
+        "RETURN y.name, length(p)"
+    )
     assert rows(bound) == [("b", 1), ("c", 2)]
     with pytest.raises(CypherError, match="needs both end nodes bound"):
         loops.query("MATCH p = shortestPath((x:P)-[:K*]->(y:P {name: 'a'})) RETURN p")
@@ -128,10 +145,8 @@ ANCHORED = [
     "RETURN b.name, c.name",
     "MATCH (a:Person {name: 'p04'})-[r:Knows]->(b:Person)-[:Follows]->(c) "
     "RETURN r.id, b.name, c.name",
-    "UNWIND ['p04', 'p05'] AS x MATCH (a:Person {name: x})-[:Knows*1..2]->(b) "
-    "RETURN x, b.name",
-    "MATCH (a:Person {name: 'p06'}) OPTIONAL MATCH (a)-[:Knows]->(b {city: 'Oslo'}) "
-    "RETURN b.name",
+    "UNWIND ['p04', 'p05'] AS x MATCH (a:Person {name: x})-[:Knows*1..2]->(b) RETURN x, b.name",
+    "MATCH (a:Person {name: 'p06'}) OPTIONAL MATCH (a)-[:Knows]->(b {city: 'Oslo'}) RETURN b.name",
 ]
 
 
@@ -159,8 +174,7 @@ SHORTEST = [
 
 
 @pytest.mark.parametrize("text", SHORTEST)
-def test_shortest_path_search_through_lance_matches_the_sql_search(social, monkeypatch,
-                                                                  text):
+def test_shortest_path_search_through_lance_matches_the_sql_search(social, monkeypatch, text):
     """The frontier-by-frontier search (Lance indexes) and DuckDB's breadth-first CTE
     find paths of the same lengths to the same nodes."""
     from graphlake.query import executor
@@ -190,8 +204,9 @@ def test_a_query_on_an_old_commit_sees_that_commit(loops, tmp_path):
 
 
 def test_explain_returns_the_plan_with_row_counts(loops):
-    plan = loops.query("MATCH (x:P {name: 'a'})-[:K*1..2]->(y) RETURN y.name",
-                       explain=True).to_pylist()
+    plan = loops.query(
+        "MATCH (x:P {name: 'a'})-[:K*1..2]->(y) RETURN y.name", explain=True
+    ).to_pylist()
     ops = [s["operation"] for s in plan]
     assert ops[0].startswith("start") and ops[-1] == "RETURN y.name"
     assert any(o.startswith("walk K *1..2 from x") for o in ops)
@@ -200,31 +215,40 @@ def test_explain_returns_the_plan_with_row_counts(loops):
 
 
 def test_parameters_of_every_kind(social):
-    got = social.query("MATCH (n:Person) WHERE n.name IN $names AND n.name STARTS WITH $p "
-                       "RETURN n.name", {"names": ["p01", "p11", "x"], "p": "p1"})
+    got = social.query(
+        "MATCH (n:Person) WHERE n.name IN $names AND n.name STARTS WITH $p RETURN n.name",
+        {"names": ["p01", "p11", "x"], "p": "p1"},
+    )
     assert rows(got) == [("p11",)]
-    assert social.query("RETURN $x AS x, $y AS y, $z AS z",
-                        {"x": 1.5, "y": None, "z": True}).to_pylist() == [
-        {"x": 1.5, "y": None, "z": True}]
+    assert social.query(
+        "RETURN $x AS x, $y AS y, $z AS z", {"x": 1.5, "y": None, "z": True}
+    ).to_pylist() == [{"x": 1.5, "y": None, "z": True}]
 
 
 def test_string_values_are_data_never_sql(social):
     evil = "x' OR 1=1 --"
     assert social.query("MATCH (n:Person {name: $v}) RETURN n.name", {"v": evil}).num_rows == 0
-    assert social.query("MATCH (n:Person) WHERE n.name = 'x\\' OR 1=1 --' "
-                        "RETURN n").num_rows == 0
+    assert social.query("MATCH (n:Person) WHERE n.name = 'x\\' OR 1=1 --' RETURN n").num_rows == 0
     with pytest.raises(CypherSyntaxError, match="line 1, column 36: expected"):
         social.query("MATCH (n:Person) WHERE n.name = 'x'' OR 1=1 --' RETURN n")
 
 
 def test_temporal_and_entity_functions(social):
-    got = social.query("MATCH (n:Person {name: 'p00'})-[r:Knows]->(m) WHERE r.id = 'kl1' "
-                       "RETURN id(n), labels(n), type(r), n.born.year, "
-                       "date('2020-02-03').month").to_pylist()
+    got = social.query(
+        "MATCH (n:Person {name: 'p00'})-[r:Knows]->(m) WHERE r.id = 'kl1' "
+        "RETURN id(n), labels(n), type(r), n.born.year, "
+        "date('2020-02-03').month"
+    ).to_pylist()
     born = social.get("Person", "p00")["born"]
-    assert got == [{"id(n)": "p00", "labels(n)": ["Person"], "type(r)": "Knows",
-                    "n.born.year": born.year if born else None,
-                    "date('2020-02-03').month": 2}]
+    assert got == [
+        {
+            "id(n)": "p00",
+            "labels(n)": ["Person"],
+            "type(r)": "Knows",
+            "n.born.year": born.year if born else None,
+            "date('2020-02-03').month": 2,
+        }
+    ]
 
 
 def test_a_node_kept_by_an_aggregating_with_keeps_its_properties(social):
@@ -234,29 +258,40 @@ def test_a_node_kept_by_an_aggregating_with_keeps_its_properties(social):
     for k in social_rows()["Knows"]:
         fans.setdefault(k["dst"], set()).add(k["src"])
     expected = sorted(((a, len(b)) for a, b in fans.items()), key=lambda r: (-r[1], r[0]))
-    got = social.query("MATCH (a:Person)<-[:Knows]-(b:Person) WITH a, count(DISTINCT b) AS "
-                       "fans ORDER BY fans DESC, a.name LIMIT 10 RETURN a.name, fans")
+    got = social.query(
+        "MATCH (a:Person)<-[:Knows]-(b:Person) WITH a, count(DISTINCT b) AS "
+        "fans ORDER BY fans DESC, a.name LIMIT 10 RETURN a.name, fans"
+    )
     assert [tuple(r.values()) for r in got.to_pylist()] == expected[:10]
     # The same in RETURN, with the node itself returned; and an unlisted aggregate key.
-    got = social.query("MATCH (a:Person)<-[:Knows]-(b:Person) RETURN a, count(DISTINCT b) "
-                       "AS fans ORDER BY fans DESC, a.name LIMIT 3")
+    got = social.query(
+        "MATCH (a:Person)<-[:Knows]-(b:Person) RETURN a, count(DISTINCT b) "
+        "AS fans ORDER BY fans DESC, a.name LIMIT 3"
+    )
     assert [(r["a"]["name"], r["fans"]) for r in got.to_pylist()] == expected[:3]
-    got = social.query("MATCH (a:Person)<-[r:Knows]-(b:Person) WITH r, count(*) AS n "
-                       "ORDER BY max(r.id) DESC LIMIT 2 RETURN r.id, n, r.since")
-    assert got.to_pylist() == [{"r.id": "kp2", "n": 1, "r.since": 2002},
-                               {"r.id": "kp1", "n": 1, "r.since": 2001}]
+    got = social.query(
+        "MATCH (a:Person)<-[r:Knows]-(b:Person) WITH r, count(*) AS n "
+        "ORDER BY max(r.id) DESC LIMIT 2 RETURN r.id, n, r.since"
+    )
+    assert got.to_pylist() == [
+        {"r.id": "kp2", "n": 1, "r.since": 2002},
+        {"r.id": "kp1", "n": 1, "r.since": 2001},
+    ]
 
 
 def test_intended_differences_from_ladybug(social):
     # openCypher: the sum of no values is 0 (LadybugDB: null).
-    assert social.query("MATCH (n:Person {name: 'nobody'}) RETURN sum(n.age)"
-                        ).to_pylist() == [{"sum(n.age)": 0}]
+    assert social.query("MATCH (n:Person {name: 'nobody'}) RETURN sum(n.age)").to_pylist() == [
+        {"sum(n.age)": 0}
+    ]
     # List indexes and substring count from 0 (LadybugDB: from 1).
-    assert social.query("RETURN [10, 20, 30][0] AS a, substring('hello', 1, 3) AS b"
-                        ).to_pylist() == [{"a": 10, "b": "ell"}]
+    assert social.query(
+        "RETURN [10, 20, 30][0] AS a, substring('hello', 1, 3) AS b"
+    ).to_pylist() == [{"a": 10, "b": "ell"}]
     # id(n) is the node's key (LadybugDB: an internal {offset, table}).
     assert social.query("MATCH (n:Person {name: 'p03'}) RETURN id(n)").to_pylist() == [
-        {"id(n)": "p03"}]
+        {"id(n)": "p03"}
+    ]
     # Returning a node gives its properties with `id` and `_label` (a struct).
     node = social.query("MATCH (n:Company {name: 'c1'}) RETURN n").to_pylist()[0]["n"]
     assert node["id"] == "c1" and node["_label"] == "Company" and "founded" in node
@@ -266,19 +301,34 @@ def test_a_returned_relationship_has_only_its_public_fields(social):
     public = {"id", "src", "dst", "_type", "since", "weight"}
     one = "MATCH (a:Person {name: 'p02'})-[r:Knows {id: 'kp1'}]->(b) "
     got = social.query(one + "RETURN r").to_pylist()
-    assert got == [{"r": {"id": "kp1", "src": "p02", "dst": "p03", "_type": "Knows",
-                          "since": 2001, "weight": 0.1}}]
+    assert got == [
+        {
+            "r": {
+                "id": "kp1",
+                "src": "p02",
+                "dst": "p03",
+                "_type": "Knows",
+                "since": 2001,
+                "weight": 0.1,
+            }
+        }
+    ]
     # Read backwards, carried by WITH, collected, and unmatched by an OPTIONAL MATCH.
-    back = social.query("MATCH (b:Person {name: 'p03'})<-[r:Knows]-(a) WITH r, a "
-                        "RETURN r, collect(r) AS rs").to_pylist()
+    back = social.query(
+        "MATCH (b:Person {name: 'p03'})<-[r:Knows]-(a) WITH r, a RETURN r, collect(r) AS rs"
+    ).to_pylist()
     assert {"kp1", "kp2"} <= {r["r"]["id"] for r in back}
-    assert all(set(r["r"]) == public and {k for x in r["rs"] for k in x} == public
-               for r in back)
-    assert social.query("MATCH (a:Person {name: 'p02'}) OPTIONAL MATCH (a)-[r:WorksAt "
-                        "{role: 'nobody'}]->(c) RETURN r").to_pylist() == [{"r": None}]
+    assert all(set(r["r"]) == public and {k for x in r["rs"] for k in x} == public for r in back)
+    assert social.query(
+        "MATCH (a:Person {name: 'p02'}) OPTIONAL MATCH (a)-[r:WorksAt "
+        "{role: 'nobody'}]->(c) RETURN r"
+    ).to_pylist() == [{"r": None}]
     # Two types: the union of their properties; an undirected pattern, both ways.
-    both = social.query("MATCH (a:Person {name: 'p02'})-[r:Knows|Follows]-(b) RETURN r"
-                        ).column("r").to_pylist()
+    both = (
+        social.query("MATCH (a:Person {name: 'p02'})-[r:Knows|Follows]-(b) RETURN r")
+        .column("r")
+        .to_pylist()
+    )
     assert both and {k for r in both for k in r} == public | {"level"}
     assert {r["_type"] for r in both} <= {"Knows", "Follows"}
 
@@ -286,11 +336,16 @@ def test_a_returned_relationship_has_only_its_public_fields(social):
 def test_a_query_reads_only_the_tables_it_mentions(social):
     from graphlake.query.executor import compile_query
 
-    plan = compile_query(social.snapshot(), "MATCH (a:Person)-[:WorksAt]->(c) RETURN c.name",
-                         None, SqlLimits())
+    plan = compile_query(
+        social.snapshot(), "MATCH (a:Person)-[:WorksAt]->(c) RETURN c.name", None, SqlLimits()
+    )
     assert plan.tables == {"Person", "WorksAt", "Company"}
-    plan = compile_query(social.snapshot(), "MATCH (a:Person {name: 'p1'})-[:Knows*1..2]->(b) "
-                         "RETURN count(b)", None, SqlLimits())
+    plan = compile_query(
+        social.snapshot(),
+        "MATCH (a:Person {name: 'p1'})-[:Knows*1..2]->(b) RETURN count(b)",
+        None,
+        SqlLimits(),
+    )
     assert plan.tables == {"Person", "Knows"}
 
 
@@ -306,8 +361,11 @@ BAD = [
     ("MATCH (n:Person) RETURN n.agee", CypherNameError, "did you mean 'age'"),
     ("MATCH (n:Person) RETURN m.age", CypherNameError, "variable 'm' is not defined"),
     ("MATCH (n:Person) RETURN toUper(n.name)", CypherNameError, "did you mean 'toupper'"),
-    ("MATCH (n:Person) WHERE n.age > 'old' RETURN n", CypherTypeError,
-     "cannot compare an integer with a string"),
+    (
+        "MATCH (n:Person) WHERE n.age > 'old' RETURN n",
+        CypherTypeError,
+        "cannot compare an integer with a string",
+    ),
     ("MATCH (n:Person) WHERE n.name = 3 RETURN n", CypherTypeError, "compare a string"),
     ("MATCH (n:Person) WHERE n.age STARTS WITH 'x' RETURN n", CypherTypeError, "STARTS WITH"),
     ("MATCH (n:Person) WHERE n.name RETURN n", CypherTypeError, "a condition needs"),
@@ -320,22 +378,29 @@ BAD = [
     ("MATCH (n:Person) REMOVE n.age RETURN n", CypherWriteError, "REMOVE"),
     ("LOAD CSV FROM 'file:///etc/passwd' AS l RETURN l", CypherWriteError, "LOAD"),
     ("CALL db.labels()", CypherSyntaxError, "CALL is not supported"),
-    ("MATCH (n:Person) CALL { MATCH (m) RETURN m } RETURN n", CypherSyntaxError,
-     "line 1, column 18: CALL is not supported"),
-    ("MATCH (n:Person) RETURN n UNION MATCH (m) RETURN m", CypherSyntaxError,
-     "line 1, column 27: UNION is not supported"),
+    (
+        "MATCH (n:Person) CALL { MATCH (m) RETURN m } RETURN n",
+        CypherSyntaxError,
+        "line 1, column 18: CALL is not supported",
+    ),
+    (
+        "MATCH (n:Person) RETURN n UNION MATCH (m) RETURN m",
+        CypherSyntaxError,
+        "line 1, column 27: UNION is not supported",
+    ),
     ("SELECT name FROM Person", CypherSyntaxError, "`graphlake sql`"),
     ("MATCH (n:Person) RETRUN n.name", CypherSyntaxError, "did you mean RETURN?"),
     ("MACH (n:Person) RETURN n.name", CypherSyntaxError, "did you mean MATCH?"),
     # The lexer reads SKIP off the front of SKIPP: the error names the whole word.
-    ("MATCH (n:Person) RETURN n SKIPP 3", CypherSyntaxError,
-     "line 1, column 27: unexpected 'SKIPP'; did you mean SKIP?"),
+    (
+        "MATCH (n:Person) RETURN n SKIPP 3",
+        CypherSyntaxError,
+        "line 1, column 27: unexpected 'SKIPP'; did you mean SKIP?",
+    ),
     ("MATCH (n:Person) WHER n.age > 3 RETURN n", CypherSyntaxError, "did you mean WHERE?"),
-    ("MATCH (a:Person)-[:Knows*1..50]->(b) RETURN b", CypherError,
-     f"at most {MAX_HOPS} hops"),
+    ("MATCH (a:Person)-[:Knows*1..50]->(b) RETURN b", CypherError, f"at most {MAX_HOPS} hops"),
     ("MATCH (a:Person)-[:Knows*3..1]->(b) RETURN b", CypherError, "lower bound"),
-    ("MATCH (n:Person) WHERE n.age > $age RETURN n", CypherParameterError,
-     "$age is missing"),
+    ("MATCH (n:Person) WHERE n.age > $age RETURN n", CypherParameterError, "$age is missing"),
     ("MATCH (n:Person) RETURN n LIMIT -1", CypherError, "non-negative integer"),
     ("MATCH (n:Person) RETURN n LIMIT 1.5", CypherError, "non-negative integer"),
     ("MATCH (n:Person)", CypherError, "must end with RETURN"),
@@ -365,14 +430,16 @@ def test_a_misspelt_keyword_names_what_was_found_and_the_likely_words(social):
     assert "mul_op" not in message and "'<='" not in message  # operators are one item
     expected = message.split("expected ", 1)[1]
     assert {"LIMIT", "SKIP", "ORDER BY", "RETURN", "an operator"} <= set(
-        expected.replace(" or ", ", ").rstrip(")").split(", "))
+        expected.replace(" or ", ", ").rstrip(")").split(", ")
+    )
     assert len(expected.split(", ")) <= 12
     # A value expected: "an expression", not every token that can start one.
     with pytest.raises(CypherSyntaxError, match="expected an expression, found end of input"):
         social.query("MATCH (n:Person) RETURN n.name,")
     # An unsupported clause's word is still a name where a name fits.
-    assert social.query("MATCH (n:Person {name: 'p01'}) RETURN n.name AS call, 1 AS union"
-                        ).to_pylist() == [{"call": "p01", "union": 1}]
+    assert social.query(
+        "MATCH (n:Person {name: 'p01'}) RETURN n.name AS call, 1 AS union"
+    ).to_pylist() == [{"call": "p01", "union": 1}]
 
 
 def test_write_clauses_name_commands_that_exist(social):
@@ -407,8 +474,14 @@ def test_row_cap_timeout_and_length_limits(social):
     with pytest.raises(QueryError, match="more than 3 rows"):
         social.query("MATCH (n:Person) RETURN n.name", max_rows=3)
     with pytest.raises(QueryError, match="timed out"):  # generous: stopped within seconds
-        social.query("MATCH (a:Person), (b:Person), (c:Person), (d:Person), (e:Person), "
-                     "(f:Person) RETURN count(*)", timeout_s=0.2)
+        social.query(
+            "MATCH (a:Person), (b:Person), (c:Person), (d:Person), (e:Person), "
+            "(f:Person) RETURN count(*)",
+            timeout_s=0.2,
+        )
     with pytest.raises(QueryError, match="longer than 40 characters"):
-        run_query(social.snapshot(), "MATCH (n:Person) RETURN n.name, n.age, n.city",
-                  limits=SqlLimits(max_query_chars=40))
+        run_query(
+            social.snapshot(),
+            "MATCH (n:Person) RETURN n.name, n.age, n.city",
+            limits=SqlLimits(max_query_chars=40),
+        )

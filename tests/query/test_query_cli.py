@@ -27,11 +27,24 @@ def root(tmp_path_factory) -> str:
 @pytest.mark.slow  # over 10 s: outside `make test-fast`
 def test_query_command(root):
     as_json, as_text, explained, bad_syntax, bad_param = run_all(
-        ("query", root, "MATCH (a:Person)-[:Knows]->(b) WHERE a.age < $max "
-         "RETURN a.name, b.name AS friend", "--param", "max=35", "--json"),
+        (
+            "query",
+            root,
+            "MATCH (a:Person)-[:Knows]->(b) WHERE a.age < $max RETURN a.name, b.name AS friend",
+            "--param",
+            "max=35",
+            "--json",
+        ),
         ("query", root, "MATCH (p:Person) RETURN p.name ORDER BY p.name", "-b", "main"),
-        ("query", root, "MATCH (p:Person {name: $who}) RETURN p.age", "-p", "who=Ben",
-         "--explain", "--json"),
+        (
+            "query",
+            root,
+            "MATCH (p:Person {name: $who}) RETURN p.age",
+            "-p",
+            "who=Ben",
+            "--explain",
+            "--json",
+        ),
         ("query", root, "MATCH (p:Person RETURN p"),
         ("query", root, "MATCH (p:Person) SET p.age = 1 RETURN p", "--param", "novalue"),
     )

@@ -48,13 +48,18 @@ def test_ctrl_c_stops_a_running_query_within_a_second(root, command, text) -> No
     # Start-up (imports) costs about as much CPU as a trivial command: wait until the
     # process has spent that plus a little, so SIGINT lands while the query runs.
     started = time.monotonic()
-    quick = subprocess.run([sys.executable, "-m", "graphlake.cli.app", "sql", root,
-                            "SELECT 1"], capture_output=True, timeout=120)
+    quick = subprocess.run(
+        [sys.executable, "-m", "graphlake.cli.app", "sql", root, "SELECT 1"],
+        capture_output=True,
+        timeout=120,
+    )
     assert quick.returncode == 0, quick.stderr
     startup_wall = time.monotonic() - started
-    proc = subprocess.Popen([sys.executable, "-m", "graphlake.cli.app", command, root, text,
-                             "--timeout", "60"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "graphlake.cli.app", command, root, text, "--timeout", "60"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         time.sleep(startup_wall + 1.0)
         assert proc.poll() is None, proc.communicate()

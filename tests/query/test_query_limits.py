@@ -56,8 +56,10 @@ def test_prefetch_counts_against_the_timeout(social, monkeypatch) -> None:
 
     monkeypatch.setattr(Snapshot, "dataset", slow)
     name = social.query("MATCH (n:Person) RETURN n.name AS name LIMIT 1").column(0)[0].as_py()
-    query = ("MATCH (a:Person {name: $n})-[:Knows]->(b:Person)-[:Knows]->(c:Person)"
-             "-[:Knows]->(d:Person) RETURN count(*) AS n")
+    query = (
+        "MATCH (a:Person {name: $n})-[:Knows]->(b:Person)-[:Knows]->(c:Person)"
+        "-[:Knows]->(d:Person) RETURN count(*) AS n"
+    )
     with pytest.raises(QueryTimeoutError, match=r"after 0\.5 s"):
         social.query(query, {"n": name}, timeout_s=0.5)
 
@@ -78,8 +80,9 @@ def test_parameters_are_bound_not_spliced(social) -> None:
 
 def test_a_string_parameter_still_filters(social) -> None:
     name = social.query("MATCH (n:Person) RETURN n.name AS name LIMIT 1").column(0)[0].as_py()
-    got = social.query("MATCH (n:Person) WHERE n.name = $name RETURN n.name AS name",
-                       {"name": name}).to_pylist()
+    got = social.query(
+        "MATCH (n:Person) WHERE n.name = $name RETURN n.name AS name", {"name": name}
+    ).to_pylist()
     assert got == [{"name": name}]
 
 
@@ -96,7 +99,9 @@ def test_fixed_hops_are_capped_per_match(social) -> None:
         social.query(f"MATCH {chain} RETURN count(*) AS n")
     assert time.monotonic() - started < 2
     with pytest.raises(CypherError, match="at most 20 hops"):
-        social.query("MATCH (a:Person)-[:Knows*1..10]->(b:Person)-[:Knows*1..10]->(c:Person)"
-                     "-[:Knows]->(d:Person) RETURN count(*) AS n")
+        social.query(
+            "MATCH (a:Person)-[:Knows*1..10]->(b:Person)-[:Knows*1..10]->(c:Person)"
+            "-[:Knows]->(d:Person) RETURN count(*) AS n"
+        )
     twenty = "(a:Person)" + "-[:Knows]->(:Person)" * 3
     assert social.query(f"MATCH {twenty} RETURN count(*) AS n").num_rows == 1

@@ -21,8 +21,11 @@ def docs(tmp_path_factory: pytest.TempPathFactory) -> tuple[gl.Graph, np.ndarray
     rng = np.random.default_rng(7)
     vectors = rng.normal(size=(40, 3)).astype("float32")
     with g.write() as w:
-        w.insert("Doc", [{"name": f"d{i:02d}", "v": v.tolist()} for i, v in enumerate(vectors)]
-                 + [{"name": "none"}])
+        w.insert(
+            "Doc",
+            [{"name": f"d{i:02d}", "v": v.tolist()} for i, v in enumerate(vectors)]
+            + [{"name": "none"}],
+        )
     return g, vectors
 
 
@@ -31,22 +34,28 @@ def test_vector_distance_is_the_search_distance(docs, metric: str) -> None:
     g, vectors = docs
     q = [0.3, -1.0, 0.5]
     # (no `WHERE d.v IS NOT NULL`: README "Known limitations", DuckDB pushes it into Lance)
-    out = g.query("MATCH (d:Doc) "
-                  f"RETURN d.name AS name, vector_distance(d.v, $q, '{metric}') AS dist "
-                  "ORDER BY dist, name", {"q": q})
+    out = g.query(
+        "MATCH (d:Doc) "
+        f"RETURN d.name AS name, vector_distance(d.v, $q, '{metric}') AS dist "
+        "ORDER BY dist, name",
+        {"q": q},
+    )
     expected = distance(vectors, np.asarray(q, dtype="float32"), metric)
     got = dict(zip(out.column("name").to_pylist(), out.column("dist").to_pylist(), strict=True))
     assert got.pop("none") is None and out.column("name").to_pylist()[-1] == "none"
-    assert got == pytest.approx({f"d{i:02d}": float(d) for i, d in enumerate(expected)},
-                                rel=1e-5, abs=1e-6)
+    assert got == pytest.approx(
+        {f"d{i:02d}": float(d) for i, d in enumerate(expected)}, rel=1e-5, abs=1e-6
+    )
     assert out.column("name").to_pylist()[:5] == [f"d{i:02d}" for i in np.argsort(expected)[:5]]
 
 
 def test_ordering_by_it_matches_search(docs) -> None:
     g, _ = docs
     q = [1.0, 0.0, 0.25]
-    cypher = g.query("MATCH (d:Doc) RETURN d.name AS name "
-                     "ORDER BY vector_distance(d.v, $q, 'l2') LIMIT 5", {"q": q})
+    cypher = g.query(
+        "MATCH (d:Doc) RETURN d.name AS name ORDER BY vector_distance(d.v, $q, 'l2') LIMIT 5",
+        {"q": q},
+    )
     found = g.search("Doc", vector=np.asarray(q, dtype="float32"), k=5)
     assert cypher.column("name").to_pylist() == found.column("name").to_pylist()
 

@@ -44,8 +44,9 @@ def test_a_returned_connection_holds_no_relations_and_stays_locked(social, pool)
     social.query("MATCH (a:Person)-[:Knows]->(b:Person {city: 'Oslo'}) RETURN count(*)")
     con = pool.take((None, None))
     try:
-        assert con.sql("SELECT count(*) FROM duckdb_views() WHERE NOT internal"
-                       ).fetchall() == [(0,)]
+        assert con.sql("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchall() == [
+            (0,)
+        ]
         with pytest.raises(duckdb.Error):
             con.execute("SET enable_external_access = true")
         with pytest.raises(duckdb.Error):
@@ -57,8 +58,9 @@ def test_a_returned_connection_holds_no_relations_and_stays_locked(social, pool)
 def test_limits_key_the_connections(pool):
     small = pool.take((64, 1))
     try:
-        assert small.sql("SELECT current_setting('threads'), current_setting('memory_limit')"
-                         ).fetchall() == [(1, "61.0 MiB")]  # 64 MB
+        assert small.sql(
+            "SELECT current_setting('threads'), current_setting('memory_limit')"
+        ).fetchall() == [(1, "61.0 MiB")]  # 64 MB
     finally:
         small.close()
     assert pool.idle((None, None)) == 0
@@ -74,19 +76,24 @@ def test_lent_once_bounded_and_closed_after_an_error(social, pool):
     with pytest.raises(duckdb.Error):
         c.sql("SELECT 1")
     with pytest.raises(QueryError, match="timed out"):
-        social.query("MATCH (a:Person)-[:Knows*1..4]-(b:Person)-[:Knows*1..4]-"
-                     "(c:Person)-[:Knows*1..4]-(d:Person) RETURN count(*)", timeout_s=0.2)
+        social.query(
+            "MATCH (a:Person)-[:Knows*1..4]-(b:Person)-[:Knows*1..4]-"
+            "(c:Person)-[:Knows*1..4]-(d:Person) RETURN count(*)",
+            timeout_s=0.2,
+        )
     assert pool.idle((None, None)) == 1  # it took one; timed out, that one was closed
 
 
 def test_concurrent_queries_get_their_own_connections(social, pool):
     from concurrent.futures import ThreadPoolExecutor
 
-    queries = [f"MATCH (a:Person {{name: 'p{i:02d}'}})-[:Knows]->(b) RETURN b.name"
-               for i in range(6)]
+    queries = [
+        f"MATCH (a:Person {{name: 'p{i:02d}'}})-[:Knows]->(b) RETURN b.name" for i in range(6)
+    ]
     serial = [sorted(map(str, social.query(q).to_pylist())) for q in queries]
     with ThreadPoolExecutor(3) as workers:
-        parallel = list(workers.map(lambda q: sorted(map(str, social.query(q).to_pylist())),
-                                    queries * 2))
+        parallel = list(
+            workers.map(lambda q: sorted(map(str, social.query(q).to_pylist())), queries * 2)
+        )
     assert parallel == serial * 2
     assert 1 <= pool.idle((None, None)) <= 2

@@ -12,12 +12,23 @@ node Sample { k: I64 @key  emb: Vector(4)  text: String  label: I32  raw: Blob? 
 
 
 def rows(start: int, stop: int) -> list[dict]:
-    return [{"k": i, "emb": [i, i + 0.5, -i, 1.0], "text": f"t{i}", "label": i % 5,
-             "raw": bytes([i % 256]) * 8} for i in range(start, stop)]
+    return [
+        {
+            "k": i,
+            "emb": [i, i + 0.5, -i, 1.0],
+            "text": f"t{i}",
+            "label": i % 5,
+            "raw": bytes([i % 256]) * 8,
+        }
+        for i in range(start, stop)
+    ]
 
 
-def sample_graph(path: Path | str, parts: tuple[int, ...] = (100, 70, 130),
-                 storage_options: dict[str, str] | None = None) -> gl.Graph:
+def sample_graph(
+    path: Path | str,
+    parts: tuple[int, ...] = (100, 70, 130),
+    storage_options: dict[str, str] | None = None,
+) -> gl.Graph:
     """One write (so one Lance fragment) per part; keys 0..sum(parts)-1."""
     g = gl.Graph.init(path, SCHEMA, storage_options=storage_options)
     start = 0

@@ -131,23 +131,30 @@ def test_bad_scans_are_typed_errors_and_leave_no_lease(tmp_path: Path) -> None:
 
 
 def _run(code: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
 
 
 def test_import_graphlake_imports_no_reader_extra() -> None:
-    out = _run("import sys, graphlake, graphlake.readers, graphlake.read.scan\n"
-               "print([m for m in ('torch', 'ray', 'datasets', 'polars') if m in sys.modules])")
+    out = _run(
+        "import sys, graphlake, graphlake.readers, graphlake.read.scan\n"
+        "print([m for m in ('torch', 'ray', 'datasets', 'polars') if m in sys.modules])"
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize(("module", "method", "extra"), [
-    ("torch", "to_torch", "torch"), ("ray", "to_ray", "ray"),
-    ("datasets", "to_hf", "hf"), ("polars", "to_polars", "polars"),
-])
-def test_a_missing_extra_names_the_pip_install(tmp_path: Path, module: str, method: str,
-                                               extra: str) -> None:
+@pytest.mark.parametrize(
+    ("module", "method", "extra"),
+    [
+        ("torch", "to_torch", "torch"),
+        ("ray", "to_ray", "ray"),
+        ("datasets", "to_hf", "hf"),
+        ("polars", "to_polars", "polars"),
+    ],
+)
+def test_a_missing_extra_names_the_pip_install(
+    tmp_path: Path, module: str, method: str, extra: str
+) -> None:
     sample_graph(tmp_path / "g", parts=(3,))
     out = _run(
         f"import sys; sys.modules[{module!r}] = None\n"  # as if not installed
@@ -159,5 +166,7 @@ def test_a_missing_extra_names_the_pip_install(tmp_path: Path, module: str, meth
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == [
-        f"{method} needs {module}: pip install 'graphlake[{extra}]'", "[]"]
+        f"{method} needs {module}: pip install 'graphlake[{extra}]'",
+        "[]",
+    ]
     assert issubclass(MissingExtraError, ImportError)

@@ -28,8 +28,7 @@ def _keys(batches) -> list[int]:
 
 def test_a_dataloader_with_two_spawned_workers_reads_each_row_once(g, tmp_path: Path) -> None:
     g.create_branch("moving")
-    ds = g.to_torch("Sample", "moving", ["k", "emb", "label", "text"], batch_size=16,
-                    shuffle=3)
+    ds = g.to_torch("Sample", "moving", ["k", "emb", "label", "text"], batch_size=16, shuffle=3)
     pinned = ds.commit_id
     with g.write("moving", message="after the loader was made") as w:  # not seen: pinned
         w.insert("Sample", rows(300, 320))
@@ -49,8 +48,15 @@ def test_a_dataloader_with_two_spawned_workers_reads_each_row_once(g, tmp_path: 
 
 def test_ranks_split_rows_exactly_with_a_seeded_shuffle_per_epoch(g) -> None:
     def epoch(rank: int, n: int, seed: int = 11) -> list[int]:
-        ds = g.to_torch("Sample", columns=["k"], batch_size=10, shuffle=seed, rank=rank,
-                        world_size=2, chunk_rows=32)
+        ds = g.to_torch(
+            "Sample",
+            columns=["k"],
+            batch_size=10,
+            shuffle=seed,
+            rank=rank,
+            world_size=2,
+            chunk_rows=32,
+        )
         ds.set_epoch(n)
         batches = list(ds)
         assert len(batches) == len(ds) == 15
@@ -66,17 +72,28 @@ def test_ranks_split_rows_exactly_with_a_seeded_shuffle_per_epoch(g) -> None:
     assert r0 != sorted(r0)  # shuffled
 
 
-@pytest.mark.parametrize(("world", "drop_last", "batches", "per_rank"), [
-    (4, False, 8, 75),  # 300 / 4: no padding needed, last batch short on every rank
-    (7, False, 5, 43),  # ceil(300 / 7) = 43: one row read twice in all
-    (7, True, 4, 40),  # whole batches only: 20 rows left out
-])
-def test_every_rank_gets_the_same_number_of_batches(g, world: int, drop_last: bool,
-                                                     batches: int, per_rank: int) -> None:
+@pytest.mark.parametrize(
+    ("world", "drop_last", "batches", "per_rank"),
+    [
+        (4, False, 8, 75),  # 300 / 4: no padding needed, last batch short on every rank
+        (7, False, 5, 43),  # ceil(300 / 7) = 43: one row read twice in all
+        (7, True, 4, 40),  # whole batches only: 20 rows left out
+    ],
+)
+def test_every_rank_gets_the_same_number_of_batches(
+    g, world: int, drop_last: bool, batches: int, per_rank: int
+) -> None:
     seen: Counter[int] = Counter()
     for rank in range(world):
-        ds = g.to_torch("Sample", columns=["k"], batch_size=10, rank=rank, world_size=world,
-                        drop_last=drop_last, shuffle=5)
+        ds = g.to_torch(
+            "Sample",
+            columns=["k"],
+            batch_size=10,
+            rank=rank,
+            world_size=world,
+            drop_last=drop_last,
+            shuffle=5,
+        )
         out = list(ds)
         ds.close()
         assert len(out) == len(ds) == batches

@@ -21,9 +21,12 @@ from tests.conftest import SOCIAL
 OPS = ("write", "merge", "merge_many", "optimize", "schema")
 # The schema change of op "schema": three table effects (a column add on Company, a
 # rename on Knows, a new table for Place); Person keeps its layout.
-SCHEMA_CHANGE = SOCIAL.replace(
-    "founded: Date?", "founded: Date? url: String?"
-).replace("since: Date?", "met: Date? @renamed_from(since)") + "\nnode Place { p: String @key }"
+SCHEMA_CHANGE = (
+    SOCIAL.replace("founded: Date?", "founded: Date? url: String?").replace(
+        "since: Date?", "met: Date? @renamed_from(since)"
+    )
+    + "\nnode Place { p: String @key }"
+)
 
 
 def setup(op: str, uri: str, options: dict | None) -> None:
@@ -31,8 +34,9 @@ def setup(op: str, uri: str, options: dict | None) -> None:
     with g.write(message="seed") as w:
         w.insert("Person", [{"name": n, "age": 20 + i} for i, n in enumerate("ABCDE")])
         w.insert("Company", [{"name": "Acme"}])
-        w.insert("Knows", [{"id": "k1", "src": "A", "dst": "B"},
-                           {"id": "k2", "src": "B", "dst": "C"}])
+        w.insert(
+            "Knows", [{"id": "k1", "src": "A", "dst": "B"}, {"id": "k2", "src": "B", "dst": "C"}]
+        )
     if op == "merge":
         g.create_branch("dev")
         with g.write("dev") as w:

@@ -30,8 +30,14 @@ def test_ingest_resumes_after_a_crash_in_cleanup(tmp_path, point: str) -> None:
     root = tmp_path / "g"
     gl.Graph.init(root, SCHEMA)
     env = {**os.environ, faults.ENV: point}
-    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(root), str(files[0].parent)],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=240)
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(root), str(files[0].parent)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert proc.returncode == faults.EXIT_CODE, proc.stderr[-2000:]
     g = gl.Graph.open(root)
     assert len(keys(g)) == 500  # the merge had landed before the crash

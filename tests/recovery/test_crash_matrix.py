@@ -41,16 +41,16 @@ def _cases() -> list:
     return cases
 
 
-def _run(action: str, op: str, uri: str, options: dict | None = None,
-         fault: str | None = None) -> subprocess.CompletedProcess:
+def _run(
+    action: str, op: str, uri: str, options: dict | None = None, fault: str | None = None
+) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != faults.ENV}
     if fault:
         env[faults.ENV] = fault
     args = [sys.executable, "-m", "tests.recovery.crash_ops", action, op, uri]
     if options:
         args.append(json.dumps(options))
-    return subprocess.run(args, cwd=REPO, env=env, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(args, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture(scope="module")
@@ -110,15 +110,19 @@ def test_crash_at_every_point(templates, tmp_path, op: str, point: str) -> None:
     # The next write sees exactly the visible state: nothing of the crashed publication.
     with g.write(message="next") as w:
         w.insert("Person", [{"name": "Next"}])
-    expected = {**visible, "Person": sorted([*visible["Person"], _person("Next")],
-                                            key=lambda r: r["id"])}
+    expected = {
+        **visible,
+        "Person": sorted([*visible["Person"], _person("Next")], key=lambda r: r["id"]),
+    }
     assert crash_ops.rows(gl.Graph.open(uri)) == expected
     # Re-running the operation reaches the after state (a completed write is not redone).
     if op != "write":
         crash_ops.run(op, str(uri), None)
         final = crash_ops.rows(gl.Graph.open(uri))
-        assert final == {**after, "Person": sorted([*after["Person"], _person("Next")],
-                                                   key=lambda r: r["id"])}
+        assert final == {
+            **after,
+            "Person": sorted([*after["Person"], _person("Next")], key=lambda r: r["id"]),
+        }
     assert gl.Graph.open(uri).fsck().ok
 
 
@@ -127,8 +131,9 @@ def _person(name: str) -> dict:
 
 
 @pytest.mark.s3
-@pytest.mark.parametrize("point", ["write.after_table_effect", "write.before_ref_cas",
-                                   "write.after_ref_cas"])
+@pytest.mark.parametrize(
+    "point", ["write.after_table_effect", "write.before_ref_cas", "write.after_ref_cas"]
+)
 def test_crash_on_object_storage(s3_server, point: str) -> None:
     uri, options = s3_server.fresh_uri(), s3_server.options
     crash_ops.setup("write", uri, options)

@@ -44,8 +44,12 @@ def _publish_unchecked(g: gl.Graph, table: str, rows: list[dict]) -> None:
     ds = g.tables.open(st)
     data = pa.Table.from_pylist(rows, schema=ds.schema)
     new = g.tables.apply(st, None, False, data, [])
-    commit = Commit.create(parents=(head.id,), message="unchecked",
-                           schema_id=head.schema_id, tables={**head.tables, table: new})
+    commit = Commit.create(
+        parents=(head.id,),
+        message="unchecked",
+        schema_id=head.schema_id,
+        tables={**head.tables, table: new},
+    )
     g.commits.put(commit)
     g.refs.cas("main", ref, commit.id)
 
@@ -87,11 +91,16 @@ def test_fsck_reports_a_missing_commit_and_an_unclaimed_moved_branch(people: gl.
     # A Lance version past the published head, and (unlike any real writer) no claim.
     head = people.head("main")
     st = head.tables["Company"]
-    people.tables.apply(st, None, False, pa.Table.from_pylist(
-        [{"id": "X", "name": "X", "founded": None}],
-        schema=people.tables.open(st).schema), [])
-    people.store.delete(f"_graphlake/claims/{st.table_id}/{st.lance_branch}/"
-                        f"{st.version + 1:020d}")
+    people.tables.apply(
+        st,
+        None,
+        False,
+        pa.Table.from_pylist(
+            [{"id": "X", "name": "X", "founded": None}], schema=people.tables.open(st).schema
+        ),
+        [],
+    )
+    people.store.delete(f"_graphlake/claims/{st.table_id}/{st.lance_branch}/{st.version + 1:020d}")
     report = gl.Graph.open(people.uri).fsck()
     checks = {p.check: p for p in report.problems}
     assert lost in checks["refs"].message
@@ -122,8 +131,9 @@ def test_a_live_owner_is_left_alone_unless_forced(people: gl.Graph) -> None:
 
 def test_records_from_another_host_wait_for_the_lease(people: gl.Graph) -> None:
     fresh = _orphan_record(people, host="elsewhere")
-    old = _orphan_record(people, host="elsewhere",
-                         started=format_time(datetime.now(UTC) - timedelta(hours=7)))
+    old = _orphan_record(
+        people, host="elsewhere", started=format_time(datetime.now(UTC) - timedelta(hours=7))
+    )
     report = gl.Graph.open(people.uri, people.storage_options, recover=False).recover()
     assert report.in_flight == [fresh.id]
     assert [r.record for r in report.recovered] == [old.id]

@@ -53,8 +53,9 @@ def test_resolutions_applied_validated_and_recorded(tmp_path) -> None:
         with pytest.raises(error):
             g.merge("dev", into="main", resolutions=resolutions)
         assert g.head("main").id == head  # nothing changed
-    result = g.merge("dev", into="main", resolutions=[res("age", "value", 35),
-                                                       res("email", "theirs")])
+    result = g.merge(
+        "dev", into="main", resolutions=[res("age", "value", 35), res("email", "theirs")]
+    )
     assert result.outcome == "merged"
     assert [c.resolution for c in result.resolved] == ["manual"]
     alice = g.get("Person", "Alice")
@@ -98,8 +99,11 @@ def test_lifecycle_library(tmp_path) -> None:
     assert done.state == "merged" and done.merge_commit == g.head("main").id
     assert g.head("main").meta["merge_request"] == 1
     assert [e["kind"] for e in done.events] == ["opened", "approved", "approved", "merged"]
-    for change in (lambda: g.reviews.merge(1), lambda: g.reviews.close(1),
-                   lambda: g.reviews.comment(1, "late", by="x")):
+    for change in (
+        lambda: g.reviews.merge(1),
+        lambda: g.reviews.close(1),
+        lambda: g.reviews.comment(1, "late", by="x"),
+    ):
         with pytest.raises(ReviewStateError):
             change()
     again = gl.Graph.open(tmp_path / "g")  # kept across restarts

@@ -26,8 +26,10 @@ def _all_rows(g: gl.Graph, revision: str, sql: bool = False) -> dict[str, list[d
     for name in snap.schema.table_names:
         out[name] = sorted(snap.read(name).to_pylist(), key=lambda r: r["id"])
     if sql:
-        query = " UNION ALL ".join(f"SELECT '{n}' AS t, COUNT(*) AS n, "
-                                   f"list(id ORDER BY id) AS ids FROM \"{n}\"" for n in out)
+        query = " UNION ALL ".join(
+            f"SELECT '{n}' AS t, COUNT(*) AS n, list(id ORDER BY id) AS ids FROM \"{n}\""
+            for n in out
+        )
         got = {r["t"]: r["ids"] or [] for r in g.sql(query, revision).to_pylist()}
         assert got == {n: [r["id"] for r in rows] for n, rows in out.items()}
     return out
@@ -36,10 +38,11 @@ def _all_rows(g: gl.Graph, revision: str, sql: bool = False) -> dict[str, list[d
 # One evolution of SOCIAL per stage, each covering several step kinds.
 STAGES = [
     # add nullable, add with default, rename, widen I32 -> I64, T -> T?, enum grows
-    SOCIAL.replace("age: I32? @range(0..150)",
-                   "years: I64? @range(0..150) @renamed_from(age)\n"
-                   "  nick: String?\n  lang: String @default(\"en\")\n  score: F64 @default(1.5)")
-    .replace("role: enum(eng, pm, exec)?", "role: enum(eng, pm, exec, ops)?"),
+    SOCIAL.replace(
+        "age: I32? @range(0..150)",
+        "years: I64? @range(0..150) @renamed_from(age)\n"
+        '  nick: String?\n  lang: String @default("en")\n  score: F64 @default(1.5)',
+    ).replace("role: enum(eng, pm, exec)?", "role: enum(eng, pm, exec, ops)?"),
     # rename a node type (edges follow), add a node and an edge type, add an index
     None,
     # drop a property and a constraint, narrow T? -> T and add constraints that hold
@@ -47,17 +50,27 @@ STAGES = [
     # drop the added types again
     None,
 ]
-STAGES[1] = (STAGES[0].replace("node Company", "node Firm @renamed_from(Company)")
-             .replace("-> Company", "-> Firm").replace("nick: String?", "nick: String? @index")
-             + "\nnode Place { code: String @key }\nedge LivesIn: Person -> Place\n")
-STAGES[2] = (STAGES[1].replace("  nick: String? @index\n", "")
-             .replace('email: String? @unique @check("[^@]+@[^@]+")', "email: String?")
-             .replace("lang: String @default(\"en\")", "lang: String @default(\"en\") @unique")
-             .replace("edge WorksAt: Person -> Firm @card(0..1)",
-                      "edge WorksAt: Person -> Firm @card(0..1) { note: String? }")
-             .replace("score: F64 @default(1.5)", "score: F64 @default(1.5) @range(0..10)"))
-STAGES[3] = STAGES[2].replace("\nnode Place { code: String @key }\nedge LivesIn: Person -> Place\n",
-                              "\n")
+STAGES[1] = (
+    STAGES[0]
+    .replace("node Company", "node Firm @renamed_from(Company)")
+    .replace("-> Company", "-> Firm")
+    .replace("nick: String?", "nick: String? @index")
+    + "\nnode Place { code: String @key }\nedge LivesIn: Person -> Place\n"
+)
+STAGES[2] = (
+    STAGES[1]
+    .replace("  nick: String? @index\n", "")
+    .replace('email: String? @unique @check("[^@]+@[^@]+")', "email: String?")
+    .replace('lang: String @default("en")', 'lang: String @default("en") @unique')
+    .replace(
+        "edge WorksAt: Person -> Firm @card(0..1)",
+        "edge WorksAt: Person -> Firm @card(0..1) { note: String? }",
+    )
+    .replace("score: F64 @default(1.5)", "score: F64 @default(1.5) @range(0..10)")
+)
+STAGES[3] = STAGES[2].replace(
+    "\nnode Place { code: String @key }\nedge LivesIn: Person -> Place\n", "\n"
+)
 
 
 def test_every_step_kind_and_old_commits_read_the_same(backend) -> None:
@@ -122,11 +135,14 @@ def people(tmp_path) -> gl.Graph:
         ("age: I32? @range(0..150)", "age: I32? @range(1..150)", ["p00", "p03"]),
         ("age: I32? @range(0..150)", "age: I32? @range(0..150) @unique", ["p03", "p04"]),
         # Company's key is also `name`: Acme is checked (and reported) first.
-        ('name: String @key', 'name: String @key @check("p.*")', ["Acme"]),
+        ("name: String @key", 'name: String @key @check("p.*")', ["Acme"]),
         ("since: Date?", "since: Date? }\nedge X: Person -> Person @card(0..1) {", None),
         ("edge Knows: Person -> Person", "edge Knows: Person -> Person @card(0..1)", ["p00"]),
-        ("edge WorksAt: Person -> Company @card(0..1)",
-         "edge WorksAt: Person -> Company @card(1..1)", ["full", "p01"]),
+        (
+            "edge WorksAt: Person -> Company @card(0..1)",
+            "edge WorksAt: Person -> Company @card(1..1)",
+            ["full", "p01"],
+        ),
     ],
 )
 def test_data_that_breaks_a_step_is_named_and_nothing_changes(
@@ -159,11 +175,13 @@ def test_offending_keys_are_capped_at_20(people: gl.Graph) -> None:
 @pytest.mark.parametrize(
     ("change", "error", "message"),
     [
-        (("name: String @key", "name: String @key  x: I64"), SchemaChangeRefusedError,
-         "nullable"),
+        (("name: String @key", "name: String @key  x: I64"), SchemaChangeRefusedError, "nullable"),
         (("age: I32?", "age: F64?"), SchemaChangeRefusedError, "add a new property"),
-        (("node Company { name: String @key", "node Company { name: I64 @key"),
-         SchemaChangeRefusedError, "key"),
+        (
+            ("node Company { name: String @key", "node Company { name: I64 @key"),
+            SchemaChangeRefusedError,
+            "key",
+        ),
         (("node Person {", "node Person {\n  v: Vector(3)?"), None, None),
         (("node Person {", "node Person {\n  oops"), SchemaError, "line 5, column 3"),
     ],
@@ -247,8 +265,9 @@ def test_rows_staged_before_a_schema_change_are_refused(people: gl.Graph) -> Non
 def test_diff_reports_schema_changes_first_and_only_real_row_changes(people: gl.Graph) -> None:
     g = people
     before = g.head().id
-    text = SOCIAL.replace("age: I32? @range(0..150)",
-                          "years: I32? @range(0..150) @renamed_from(age)  nick: String?")
+    text = SOCIAL.replace(
+        "age: I32? @range(0..150)", "years: I32? @range(0..150) @renamed_from(age)  nick: String?"
+    )
     g.apply_schema(text)
     with g.write() as w:
         w.update("Person", [{"name": "p01", "nick": "one"}])
@@ -265,8 +284,9 @@ def test_diff_reports_schema_changes_first_and_only_real_row_changes(people: gl.
 
 
 def test_defaults_fill_new_rows_that_leave_the_property_out(tmp_path) -> None:
-    text = SOCIAL.replace("name: String @key\n  age",
-                          'name: String @key\n  lang: String @default("en")\n  age')
+    text = SOCIAL.replace(
+        "name: String @key\n  age", 'name: String @key\n  lang: String @default("en")\n  age'
+    )
     g = gl.Graph.init(str(tmp_path / "g"), text)
     with g.write() as w:
         w.insert("Person", [{"name": "a"}, {"name": "b", "lang": "fr"}])
@@ -274,4 +294,7 @@ def test_defaults_fill_new_rows_that_leave_the_property_out(tmp_path) -> None:
     with g.write() as w:
         w.upsert("Person", [{"name": "b", "age": 4}])  # an existing row keeps its value
     assert {r["name"]: r["lang"] for r in g.nodes("Person").to_pylist()} == {
-        "a": "en", "b": "fr", "c": "en"}
+        "a": "en",
+        "b": "fr",
+        "c": "en",
+    }

@@ -49,11 +49,9 @@ def test_equal_schemas_have_no_steps() -> None:
     ("change", "kind", "cost"),
     [
         (("nick: String?", "nick: String?, email: String?"), AddProperty, Cost.METADATA),
-        (("nick: String?", 'nick: String?, lang: String @default("en")'), AddProperty,
-         Cost.COLUMN),
+        (("nick: String?", 'nick: String?, lang: String @default("en")'), AddProperty, Cost.COLUMN),
         ((", nick: String?", ""), DropProperty, Cost.METADATA),
-        (("nick: String?", "handle: String? @renamed_from(nick)"), RenameProperty,
-         Cost.METADATA),
+        (("nick: String?", "handle: String? @renamed_from(nick)"), RenameProperty, Cost.METADATA),
         (("age: I32?", "age: I64?"), WidenProperty, Cost.COLUMN),
         (("score: F32", "score: F64"), WidenProperty, Cost.COLUMN),
         (("score: F32", "score: F32?"), WidenProperty, Cost.METADATA),
@@ -68,8 +66,7 @@ def test_equal_schemas_have_no_steps() -> None:
         (("code: String", 'code: String @check("[a-z]+")'), AddConstraint, Cost.CHECK),
         (("age: I32?", "age: I32? @range(0..150)"), AddConstraint, Cost.CHECK),
         (("{ since: I64? }", "@card(0..1) { since: I64? }"), AddConstraint, Cost.CHECK),
-        (("node Company", "node Place { p: String @key }\nnode Company"), AddType,
-         Cost.METADATA),
+        (("node Company", "node Place { p: String @key }\nnode Company"), AddType, Cost.METADATA),
     ],
 )
 def test_each_step_kind(change: tuple[str, str], kind: type, cost: Cost) -> None:
@@ -88,8 +85,10 @@ def test_constraint_removal_is_metadata() -> None:
 
 
 def test_drop_types_edge_with_its_node() -> None:
-    new = "node Person { name: String @key, age: I32?, score: F32, kind: enum(a, b), " \
-          "nick: String?, emb: Vector(4)?, code: String }"
+    new = (
+        "node Person { name: String @key, age: I32?, score: F32, kind: enum(a, b), "
+        "nick: String?, emb: Vector(4)?, code: String }"
+    )
     got = steps(new)
     assert [type(s) for s in got] == [DropType, DropType]
     assert {s.table for s in got} == {"Company", "WorksAt"}
@@ -102,7 +101,8 @@ def test_dropping_a_node_type_edges_still_use_is_refused_by_the_parser() -> None
 
 def test_rename_type_keeps_edges_and_constraints() -> None:
     new = BASE.replace("node Company {", "node Firm @renamed_from(Company) {").replace(
-        "-> Company", "-> Firm")
+        "-> Company", "-> Firm"
+    )
     (step,) = steps(new)
     assert step == RenameType("Firm", old="Company")
 
@@ -113,8 +113,8 @@ def test_rename_without_annotation_is_drop_plus_add() -> None:
 
 
 def test_renamed_property_keeps_its_constraints() -> None:
-    old = edit("code: String", "code: String @unique @check(\"[a-z]+\")")
-    new = edit("code: String", "ref: String @unique @check(\"[a-z]+\") @renamed_from(code)")
+    old = edit("code: String", 'code: String @unique @check("[a-z]+")')
+    new = edit("code: String", 'ref: String @unique @check("[a-z]+") @renamed_from(code)')
     (step,) = steps(new, old=old)
     assert isinstance(step, RenameProperty) and step.old.name == "code"
 
@@ -128,8 +128,10 @@ def test_an_applied_rename_annotation_is_inert() -> None:
     ("change", "message"),
     [
         (("name: String @key", "name: String @key, k2: String?"), None),
-        (("node Person { name: String @key", "node Person { name: String, nm: String? @key"),
-         "key"),
+        (
+            ("node Person { name: String @key", "node Person { name: String, nm: String? @key"),
+            "key",
+        ),
         (("emb: Vector(4)?", "emb: Vector(8)?"), "dimension"),
         (("age: I32?", "age: F64?"), "can change or lose values"),
         (("since: I64?", "since: F64?"), "can change or lose values"),
@@ -157,16 +159,21 @@ def test_refused_changes(change: tuple[str, str], message: str | None) -> None:
 
 
 def test_node_to_edge_rename_is_refused() -> None:
-    new = BASE.replace("edge WorksAt: Person -> Company { since: I64? }",
-                       "edge Employs: Person -> Company @renamed_from(Company)")
+    new = BASE.replace(
+        "edge WorksAt: Person -> Company { since: I64? }",
+        "edge Employs: Person -> Company @renamed_from(Company)",
+    )
     with pytest.raises((SchemaChangeRefusedError, SchemaError)):
         steps(new)
 
 
 def test_steps_order_renames_first_drops_last() -> None:
-    new = BASE.replace("node Company {", "node Firm @renamed_from(Company) {").replace(
-        "-> Company", "-> Firm").replace("nick: String?", "email: String?") + \
-        "\nnode Place { p: String @key }"
+    new = (
+        BASE.replace("node Company {", "node Firm @renamed_from(Company) {")
+        .replace("-> Company", "-> Firm")
+        .replace("nick: String?", "email: String?")
+        + "\nnode Place { p: String @key }"
+    )
     kinds = [type(s) for s in steps(new)]
     assert kinds[0] is RenameType
     assert kinds.index(DropProperty) < kinds.index(AddType)
@@ -183,7 +190,7 @@ def test_steps_order_renames_first_drops_last() -> None:
         ("node A { k: String @key, n: Vector(2) @default(1) }", "does not apply"),
         ("node A { k: String @key, n: I32 @default(1) @default(2) }", "already has"),
         ("node A { k: String @key, n: I32 @renamed_from(n) }", "from itself"),
-        ("node A { k: String @key, n: I32 @renamed_from(\"m\") }", "malformed"),
+        ('node A { k: String @key, n: I32 @renamed_from("m") }', "malformed"),
         ("node A @renamed_from(A) { k: String @key }", "from itself"),
         ("node A @key { k: String @key }", "must directly follow"),
         ("node A { k: String @range(1) }", "malformed @range"),

@@ -27,8 +27,13 @@ def graph(tmp_path: Path) -> gl.Graph:
     g = gl.Graph.init(str(tmp_path / "g"), PG)
     with g.write() as w:
         w.insert("Person", [{"name": f"p{i}"} for i in range(6)])
-        w.insert("Knows", [{"src": f"p{i}", "dst": f"p{i + 1}", "since": "2020-01-0" + str(i + 1)}
-                           for i in range(5)])
+        w.insert(
+            "Knows",
+            [
+                {"src": f"p{i}", "dst": f"p{i + 1}", "since": "2020-01-0" + str(i + 1)}
+                for i in range(5)
+            ],
+        )
         w.insert("Knows", [{"src": "p0", "dst": "p5"}])  # no value: nothing to lose
     return g
 
@@ -43,8 +48,10 @@ def test_a_plan_counts_dropped_values_and_suggests_renamed_from(tmp_path: Path) 
     no_nick = PG.replace("  nick: String?", "")
     assert g.apply_schema(no_nick, dry_run=True).dropped_values == {"Person.nick": 0}
     (tmp_path / "r.pg").write_text(RENAMED)
-    text, js = run_all(("schema", "plan", g.uri, tmp_path / "r.pg"),
-                       ("schema", "plan", g.uri, tmp_path / "r.pg", "--json"))
+    text, js = run_all(
+        ("schema", "plan", g.uri, tmp_path / "r.pg"),
+        ("schema", "plan", g.uri, tmp_path / "r.pg", "--json"),
+    )
     assert "this plan drops 5 values of Knows.since" in text.stdout
     assert "@renamed_from(since)" in text.stdout
     assert parsed(js)["dropped_values"] == {"Knows.since": 5}

@@ -26,14 +26,65 @@ from graphlake.schema.parser import parse_schema
 EXAMPLES = 200
 MUTATIONS = 200
 
-NAMES = ["Person", "Company", "name", "age", "String", "I32", "I64", "U64", "F32", "F64",
-         "Bool", "Date", "DateTime", "Vector", "Blob", "enum", "key", "unique", "index",
-         "range", "check", "card", "search", "default", "renamed_from", "metric", "true",
-         "a", "b", "_x", "id"]
-NUMBERS = ["0", "1", "2", "-1", "0.5", "1e999", "65536", "65537", "2147483648",
-           "18446744073709551616", "9223372036854775808", "9" * 5000, "-" + "9" * 5000]
-STRINGS = ['"a"', '"(a+)+"', '"(a)\\1"', '"a{4294967296}"', '"' + "(" * 2000 + '"',
-           '"' + "(" * 60 + "a" + ")" * 60 + '"', '"2020-01-01"', '"cosine"', '""']
+NAMES = [
+    "Person",
+    "Company",
+    "name",
+    "age",
+    "String",
+    "I32",
+    "I64",
+    "U64",
+    "F32",
+    "F64",
+    "Bool",
+    "Date",
+    "DateTime",
+    "Vector",
+    "Blob",
+    "enum",
+    "key",
+    "unique",
+    "index",
+    "range",
+    "check",
+    "card",
+    "search",
+    "default",
+    "renamed_from",
+    "metric",
+    "true",
+    "a",
+    "b",
+    "_x",
+    "id",
+]
+NUMBERS = [
+    "0",
+    "1",
+    "2",
+    "-1",
+    "0.5",
+    "1e999",
+    "65536",
+    "65537",
+    "2147483648",
+    "18446744073709551616",
+    "9223372036854775808",
+    "9" * 5000,
+    "-" + "9" * 5000,
+]
+STRINGS = [
+    '"a"',
+    '"(a+)+"',
+    '"(a)\\1"',
+    '"a{4294967296}"',
+    '"' + "(" * 2000 + '"',
+    '"' + "(" * 60 + "a" + ")" * 60 + '"',
+    '"2020-01-01"',
+    '"cosine"',
+    '""',
+]
 _TERMINALS = {
     "NAME": st.sampled_from(NAMES),
     "NUMBER": st.sampled_from(NUMBERS),
@@ -44,12 +95,17 @@ _TERMINALS = {
     "LINE_COMMENT": st.just("//\n"),
     "BLOCK_COMMENT": st.just("/**/"),
 }
-_LARK = Lark(resources.files("graphlake.schema").joinpath("grammar.lark").read_text("utf-8"),
-             parser="lalr", lexer="contextual")
+_LARK = Lark(
+    resources.files("graphlake.schema").joinpath("grammar.lark").read_text("utf-8"),
+    parser="lalr",
+    lexer="contextual",
+)
 # Every terminal padded with a space: hypothesis does not put ignored tokens between
 # terminals, and `node` followed by a name must not lex as one name.
-TEXTS = from_lark(_LARK, explicit={
-    name: strategy.map(lambda t: f" {t} ") for name, strategy in _TERMINALS.items()})
+TEXTS = from_lark(
+    _LARK,
+    explicit={name: strategy.map(lambda t: f" {t} ") for name, strategy in _TERMINALS.items()},
+)
 # Declarations that pass the grammar and the key rule, so their types and annotations reach
 # the semantic checks: `from_lark` alone rarely writes a node type with one `@key`.
 _number = st.sampled_from(NUMBERS)
@@ -64,15 +120,40 @@ _annotation = st.one_of(
     st.builds(lambda a: f"@range({a}..)", _number),
     st.builds(lambda a: f"@default({a})", st.one_of(_number, st.sampled_from(STRINGS))),
     st.builds(lambda r: f"@check({r})", st.sampled_from(STRINGS)),
-    st.sampled_from(["@unique", "@index", "@search", "@index(metric=\"cosine\")", ""]),
+    st.sampled_from(["@unique", "@index", "@search", '@index(metric="cosine")', ""]),
 )
 SHAPED = st.builds(
-    lambda t, a, c: f"node Person {{ name: String @key\n v: {t}? {a} }}\n"
-                    f"edge E: Person -> Person @card({c})",
-    _type, _annotation,
-    st.builds(lambda a, b: f"{a}..{b}", _number, st.one_of(st.just(""), _number)))
-TOKENS = [*NAMES, *NUMBERS, *STRINGS, "{", "}", "(", ")", "[", "]", ":", "->", "..", "@",
-          "=", ",", ";", "?", "node", "edge", '"', "/*", "\x00"]
+    lambda t, a, c: (
+        f"node Person {{ name: String @key\n v: {t}? {a} }}\nedge E: Person -> Person @card({c})"
+    ),
+    _type,
+    _annotation,
+    st.builds(lambda a, b: f"{a}..{b}", _number, st.one_of(st.just(""), _number)),
+)
+TOKENS = [
+    *NAMES,
+    *NUMBERS,
+    *STRINGS,
+    "{",
+    "}",
+    "(",
+    ")",
+    "[",
+    "]",
+    ":",
+    "->",
+    "..",
+    "@",
+    "=",
+    ",",
+    ";",
+    "?",
+    "node",
+    "edge",
+    '"',
+    "/*",
+    "\x00",
+]
 
 
 @st.composite
@@ -84,7 +165,7 @@ def mutated(draw: st.DrawFn) -> str:
         if kind == "insert":
             text = f"{text[:at]} {draw(st.sampled_from(TOKENS))} {text[at:]}"
         elif kind == "delete":
-            text = text[:at] + text[at + draw(st.integers(1, 8)):]
+            text = text[:at] + text[at + draw(st.integers(1, 8)) :]
         else:  # nesting and long lists: a slice repeated many times
             end = min(len(text), at + draw(st.integers(1, 6)))
             text = text[:at] + text[at:end] * draw(st.sampled_from([2, 50, 600])) + text[end:]
@@ -99,8 +180,13 @@ def _parse(text: str) -> None:
 
 
 def _settings(examples: int) -> settings:
-    return settings(max_examples=examples, deadline=None, database=None, derandomize=True,
-                    suppress_health_check=list(HealthCheck))
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
 
 
 @_settings(EXAMPLES)

@@ -20,31 +20,34 @@ BIG = "9" * 5000  # past Python's 4,300-digit int-str conversion limit
 NODE = "node P {{ name: String @key\n  v: {} }}"
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    (f"Vector({BIG})", "over the maximum, 65536"),
-    ("Vector(2147483648)", "over the maximum, 65536"),
-    (f"Vector({MAX_VECTOR_DIM + 1})", "over the maximum, 65536"),
-    ("Vector(0000)", "positive integer"),
-    (f"I64 @range(0..{BIG})", "too large"),
-    (f"I64 @range(-{BIG}..0)", "too large"),
-    ("I64 @range(0..99999999999999999999999)", "not a I64 value"),
-    (f"F64 @range(0..{BIG})", "too large"),
-    ("F64 @range(0..1e999)", "too large"),
-    (f"I32 @default({BIG})", "too large"),
-    (f"U64 @default({BIG[:30]})", "not a U64 value"),
-    ("F32 @default(1e300)", "not an F32 value"),
-    ("[" * 500 + "String" + "]" * 500, "lists cannot be nested"),
-    ("[" * 5000 + "String" + "]" * 5000, "lists cannot be nested"),
-    ('String @check("' + "(" * 2000 + "a" + ")" * 2000 + '")', "characters long"),
-    ('String @check("' + "(" * 51 + "a" + ")" * 51 + '")', "nest more than 50"),
-    ('String @check("a{4294967296}")', "repetition count {4294967296} is over 1000"),
-    ('String @check("a{2,1001}")', "over 1000"),
-    ('String @check("(a{100}){100}")', "invalid repetition size"),
-    ('String @check("[\\pL\\pN]{50}")', "RE2 instructions"),
-    ('String @check("(a)\\1")', "invalid escape sequence"),
-    ('String @check("(?=a)b")', "RE2 syntax"),
-    ('String @check("' + "x" * 1001 + '")', "1001 characters long"),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (f"Vector({BIG})", "over the maximum, 65536"),
+        ("Vector(2147483648)", "over the maximum, 65536"),
+        (f"Vector({MAX_VECTOR_DIM + 1})", "over the maximum, 65536"),
+        ("Vector(0000)", "positive integer"),
+        (f"I64 @range(0..{BIG})", "too large"),
+        (f"I64 @range(-{BIG}..0)", "too large"),
+        ("I64 @range(0..99999999999999999999999)", "not a I64 value"),
+        (f"F64 @range(0..{BIG})", "too large"),
+        ("F64 @range(0..1e999)", "too large"),
+        (f"I32 @default({BIG})", "too large"),
+        (f"U64 @default({BIG[:30]})", "not a U64 value"),
+        ("F32 @default(1e300)", "not an F32 value"),
+        ("[" * 500 + "String" + "]" * 500, "lists cannot be nested"),
+        ("[" * 5000 + "String" + "]" * 5000, "lists cannot be nested"),
+        ('String @check("' + "(" * 2000 + "a" + ")" * 2000 + '")', "characters long"),
+        ('String @check("' + "(" * 51 + "a" + ")" * 51 + '")', "nest more than 50"),
+        ('String @check("a{4294967296}")', "repetition count {4294967296} is over 1000"),
+        ('String @check("a{2,1001}")', "over 1000"),
+        ('String @check("(a{100}){100}")', "invalid repetition size"),
+        ('String @check("[\\pL\\pN]{50}")', "RE2 instructions"),
+        ('String @check("(a)\\1")', "invalid escape sequence"),
+        ('String @check("(?=a)b")', "RE2 syntax"),
+        ('String @check("' + "x" * 1001 + '")', "1001 characters long"),
+    ],
+)
 def test_attacks_are_schema_errors(body: str, message: str) -> None:
     text = NODE.format(body)
     t0 = time.perf_counter()
@@ -63,12 +66,19 @@ def test_card_bounds_are_capped() -> None:
         parse_schema(text)
 
 
-@pytest.mark.parametrize("body", [
-    f"Vector({MAX_VECTOR_DIM})", "I64 @range(-9223372036854775808..9223372036854775807)",
-    "U64 @default(18446744073709551615)", "F32 @default(3.4e38)",
-    'String @check("(a+)+")', 'String @check("' + "(" * 50 + "a" + ")" * 50 + '")',
-    'String @check("a{1000}")', 'String @check("[[:alpha:]]{3}[(]{2}")',
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        f"Vector({MAX_VECTOR_DIM})",
+        "I64 @range(-9223372036854775808..9223372036854775807)",
+        "U64 @default(18446744073709551615)",
+        "F32 @default(3.4e38)",
+        'String @check("(a+)+")',
+        'String @check("' + "(" * 50 + "a" + ")" * 50 + '")',
+        'String @check("a{1000}")',
+        'String @check("[[:alpha:]]{3}[(]{2}")',
+    ],
+)
 def test_values_at_the_caps_are_accepted(body: str) -> None:
     parse_schema(NODE.format(body))
 
@@ -100,8 +110,10 @@ def test_check_uses_re2_semantics_like_cypher(tmp_path) -> None:
         except gl.ValueConstraintError:
             pass
     assert accepted == ["abc", "abc1"]
-    matched = [g.query("RETURN $v =~ $p AS m", {"v": v, "p": pattern}).column("m")[0].as_py()
-               for v in values]
+    matched = [
+        g.query("RETURN $v =~ $p AS m", {"v": v, "p": pattern}).column("m")[0].as_py()
+        for v in values
+    ]
     assert [v for v, m in zip(values, matched, strict=True) if m] == accepted
     many = [{"name": f"m{i}", "v": ("abc" if i % 2 else "ABC")} for i in range(3000)]
     with pytest.raises(gl.ValueConstraintError) as info, g.write() as w:

@@ -38,8 +38,12 @@ def same(a: Schema, b: Schema) -> bool:
     return a.nodes == b.nodes and a.edges == b.edges
 
 
-def conflicts(ours: str | Schema | SchemaSide, theirs: str | Schema | SchemaSide,
-              base: str = BASE, strategy: str | None = None) -> list[Conflict]:
+def conflicts(
+    ours: str | Schema | SchemaSide,
+    theirs: str | Schema | SchemaSide,
+    base: str = BASE,
+    strategy: str | None = None,
+) -> list[Conflict]:
     r = merge_schemas(pg(base), _side(ours), _side(theirs), strategy)
     return r.resolved if strategy else r.conflicts
 
@@ -53,8 +57,9 @@ def _side(s: str | Schema | SchemaSide) -> Schema | SchemaSide:
 
 def test_disjoint_property_adds_combine() -> None:
     ours = BASE.replace("age: I32?", "age: I32?  email: String?")
-    theirs = BASE.replace("node Company { name: String @key }",
-                          "node Company { name: String @key  url: String? }")
+    theirs = BASE.replace(
+        "node Company { name: String @key }", "node Company { name: String @key  url: String? }"
+    )
     r = merge_schemas(pg(BASE), pg(ours), pg(theirs))
     assert r.conflicts == []
     assert props(r.schema, "Person") == {"name": "String", "age": "I32?", "email": "String?"}
@@ -62,20 +67,25 @@ def test_disjoint_property_adds_combine() -> None:
 
 
 def test_identical_changes_converge() -> None:
-    both = BASE.replace("age: I32?", "age: I64?  email: String? @unique") + \
-        "node City { name: String @key }"
+    both = (
+        BASE.replace("age: I32?", "age: I64?  email: String? @unique")
+        + "node City { name: String @key }"
+    )
     r = merge_schemas(pg(BASE), pg(both), pg(both))
     assert r.conflicts == [] and same(r.schema, pg(both))
 
 
-@pytest.mark.parametrize("changed", [
-    BASE.replace("age: I32?", "age: I64?"),
-    BASE.replace("age: I32?", ""),
-    BASE + "node City { name: String @key }",
-    BASE.replace("edge WorksAt: Person -> Company", ""),
-    BASE.replace("node Person {", "node Person @unique(age) {"),
-    BASE.replace("-> Company", "-> Company @card(0..1)"),
-])
+@pytest.mark.parametrize(
+    "changed",
+    [
+        BASE.replace("age: I32?", "age: I64?"),
+        BASE.replace("age: I32?", ""),
+        BASE + "node City { name: String @key }",
+        BASE.replace("edge WorksAt: Person -> Company", ""),
+        BASE.replace("node Person {", "node Person @unique(age) {"),
+        BASE.replace("-> Company", "-> Company @card(0..1)"),
+    ],
+)
 def test_a_side_that_changed_nothing_takes_the_other(changed: str) -> None:
     for ours, theirs in ((BASE, changed), (changed, BASE)):
         r = merge_schemas(pg(BASE), pg(ours), pg(theirs))
@@ -84,8 +94,9 @@ def test_a_side_that_changed_nothing_takes_the_other(changed: str) -> None:
 
 def test_disjoint_type_adds_and_constraints_combine() -> None:
     ours = BASE + "node City { name: String @key }"
-    theirs = BASE.replace("node Person {", "node Person @index(age) {") + \
-        "edge Owns: Company -> Company"
+    theirs = (
+        BASE.replace("node Person {", "node Person @index(age) {") + "edge Owns: Company -> Company"
+    )
     r = merge_schemas(pg(BASE), pg(ours), pg(theirs))
     assert r.conflicts == []
     assert set(r.schema.table_names) == {"Person", "Company", "City", "WorksAt", "Owns"}
@@ -113,25 +124,27 @@ def test_same_property_added_with_different_constraints_conflicts() -> None:
 
 
 def test_property_changed_differently_conflicts() -> None:
-    [c] = conflicts(BASE.replace("age: I32?", "age: I64?"),
-                    BASE.replace("age: I32?", "age: I32"))
+    [c] = conflicts(BASE.replace("age: I32?", "age: I64?"), BASE.replace("age: I32?", "age: I32"))
     assert c.properties == ("age",) and "changed differently" in c.message
     assert c.base["type"] == "I32" and c.base["nullable"] is True
 
 
 def test_renamed_differently_conflicts() -> None:
-    ours = SchemaSide(pg(BASE.replace("age: I32?", "years: I32?")),
-                      prop_renames={("Person", "years"): "age"})
-    theirs = SchemaSide(pg(BASE.replace("age: I32?", "age_y: I32?")),
-                        prop_renames={("Person", "age_y"): "age"})
+    ours = SchemaSide(
+        pg(BASE.replace("age: I32?", "years: I32?")), prop_renames={("Person", "years"): "age"}
+    )
+    theirs = SchemaSide(
+        pg(BASE.replace("age: I32?", "age_y: I32?")), prop_renames={("Person", "age_y"): "age"}
+    )
     [c] = conflicts(ours, theirs)
     assert "renamed differently" in c.message
     assert (c.target["name"], c.source["name"], c.base["name"]) == ("years", "age_y", "age")
 
 
 def test_rename_on_one_side_combines_with_a_retype_on_the_other() -> None:
-    ours = SchemaSide(pg(BASE.replace("age: I32?", "years: I32?")),
-                      prop_renames={("Person", "years"): "age"})
+    ours = SchemaSide(
+        pg(BASE.replace("age: I32?", "years: I32?")), prop_renames={("Person", "years"): "age"}
+    )
     r = merge_schemas(pg(BASE), ours, pg(BASE.replace("age: I32?", "age: I64?")))
     assert r.conflicts == []
     assert props(r.schema, "Person") == {"name": "String", "years": "I64?"}
@@ -141,18 +154,26 @@ def test_rename_on_one_side_combines_with_a_retype_on_the_other() -> None:
 
 def test_rename_without_annotation_is_a_drop_and_an_add() -> None:
     # No rename map: "years" is new and "age" dropped on ours, "age" retyped on theirs.
-    [c] = conflicts(BASE.replace("age: I32?", "years: I32?"),
-                    BASE.replace("age: I32?", "age: I64?"))
+    [c] = conflicts(
+        BASE.replace("age: I32?", "years: I32?"), BASE.replace("age: I32?", "age: I64?")
+    )
     assert "dropped on the target and changed on the source" in c.message
 
 
-@pytest.mark.parametrize("other, what", [
-    (SchemaSide(pg(BASE.replace("age: I32?", "years: I32?")),
-                prop_renames={("Person", "years"): "age"}), "renamed"),
-    (pg(BASE.replace("age: I32?", "age: F64?")), "changed"),
-])
-def test_dropped_vs_renamed_or_retyped_conflicts(other: Schema | SchemaSide,
-                                                  what: str) -> None:
+@pytest.mark.parametrize(
+    "other, what",
+    [
+        (
+            SchemaSide(
+                pg(BASE.replace("age: I32?", "years: I32?")),
+                prop_renames={("Person", "years"): "age"},
+            ),
+            "renamed",
+        ),
+        (pg(BASE.replace("age: I32?", "age: F64?")), "changed"),
+    ],
+)
+def test_dropped_vs_renamed_or_retyped_conflicts(other: Schema | SchemaSide, what: str) -> None:
     dropped = pg(BASE.replace("age: I32?", ""))
     [c] = conflicts(dropped, other)
     assert f"dropped on the target and {what} on the source" in c.message
@@ -170,12 +191,14 @@ def test_drop_against_unchanged_merges_as_the_drop_and_is_listed() -> None:
 
 
 def test_types_renamed_differently_conflict_and_one_rename_follows_edges() -> None:
-    ours = SchemaSide(pg(BASE.replace("node Company", "node Firm").replace("-> Company",
-                                                                          "-> Firm")),
-                      type_renames={"Firm": "Company"})
-    theirs = SchemaSide(pg(BASE.replace("node Company", "node Org").replace("-> Company",
-                                                                           "-> Org")),
-                        type_renames={"Org": "Company"})
+    ours = SchemaSide(
+        pg(BASE.replace("node Company", "node Firm").replace("-> Company", "-> Firm")),
+        type_renames={"Firm": "Company"},
+    )
+    theirs = SchemaSide(
+        pg(BASE.replace("node Company", "node Org").replace("-> Company", "-> Org")),
+        type_renames={"Org": "Company"},
+    )
     cs = conflicts(ours, theirs)
     assert any("renamed differently" in c.message and c.table == "Company" for c in cs)
     # One rename only: the other side's new edge to the old name follows it.
@@ -188,17 +211,21 @@ def test_types_renamed_differently_conflict_and_one_rename_follows_edges() -> No
 
 def test_type_dropped_vs_changed_conflicts() -> None:
     dropped = BASE.replace("node Company { name: String @key }", "").replace(
-        "edge WorksAt: Person -> Company", "")
-    changed = BASE.replace("node Company { name: String @key }",
-                           "node Company { name: String @key  url: String? }")
+        "edge WorksAt: Person -> Company", ""
+    )
+    changed = BASE.replace(
+        "node Company { name: String @key }", "node Company { name: String @key  url: String? }"
+    )
     cs = conflicts(dropped, changed)
-    assert any(c.table == "Company" and "dropped on the target and changed" in c.message
-               for c in cs)
+    assert any(
+        c.table == "Company" and "dropped on the target and changed" in c.message for c in cs
+    )
 
 
 def test_edge_added_to_a_type_the_other_side_dropped_conflicts() -> None:
     dropped = BASE.replace("node Company { name: String @key }", "").replace(
-        "edge WorksAt: Person -> Company", "")
+        "edge WorksAt: Person -> Company", ""
+    )
     added = BASE + "edge Owns: Person -> Company"
     cs = conflicts(dropped, added)
     assert any(c.table == "Owns" and "needs node type 'Company'" in c.message for c in cs)
@@ -209,8 +236,9 @@ def test_edge_added_to_a_type_the_other_side_dropped_conflicts() -> None:
 
 
 def test_same_name_for_different_things_conflicts() -> None:
-    ours = SchemaSide(pg(BASE.replace("age: I32?", "email: I32?")),
-                      prop_renames={("Person", "email"): "age"})
+    ours = SchemaSide(
+        pg(BASE.replace("age: I32?", "email: I32?")), prop_renames={("Person", "email"): "age"}
+    )
     theirs = pg(BASE.replace("age: I32?", "age: I32?  email: String?"))
     cs = conflicts(ours, theirs)
     assert any("both sides use the name Person.email" in c.message for c in cs)
@@ -226,8 +254,9 @@ def test_range_changed_differently_conflicts_and_added_constraints_are_listed() 
     theirs = BASE.replace("node Person {", "node Person @range(age, 0..120) {")
     [c] = conflicts(ours, theirs)
     assert c.properties == ("age",) and "@range" in c.message
-    r = merge_schemas(pg(BASE), pg(ours), pg(BASE.replace("node Person {",
-                                                          "node Person @unique(age) {")))
+    r = merge_schemas(
+        pg(BASE), pg(ours), pg(BASE.replace("node Person {", "node Person @unique(age) {"))
+    )
     kinds = {(a.table, a.kind, a.properties, a.added_by) for a in r.added_constraints}
     assert kinds == {("Person", "range", ("age",), OURS), ("Person", "unique", ("age",), THEIRS)}
 
@@ -236,7 +265,8 @@ def test_not_null_on_one_side_is_an_added_constraint() -> None:
     r = merge_schemas(pg(BASE), pg(BASE), pg(BASE.replace("age: I32?", "age: I32")))
     assert r.conflicts == []
     assert [(a.kind, a.properties, a.added_by) for a in r.added_constraints] == [
-        ("not_null", ("age",), THEIRS)]
+        ("not_null", ("age",), THEIRS)
+    ]
 
 
 # --- strategies ------------------------------------------------------------------------
@@ -254,11 +284,11 @@ def test_strategy_takes_that_sides_definition(strategy: str) -> None:
 
 
 def test_strategy_on_drop_vs_change() -> None:
-    dropped, changed = pg(BASE.replace("age: I32?", "")), pg(BASE.replace("age: I32?",
-                                                                         "age: I64?"))
+    dropped, changed = pg(BASE.replace("age: I32?", "")), pg(BASE.replace("age: I32?", "age: I64?"))
     assert "age" not in props(merge_schemas(pg(BASE), dropped, changed, OURS).schema, "Person")
-    assert props(merge_schemas(pg(BASE), dropped, changed, THEIRS).schema,
-                 "Person")["age"] == "I64?"
+    assert (
+        props(merge_schemas(pg(BASE), dropped, changed, THEIRS).schema, "Person")["age"] == "I64?"
+    )
 
 
 def test_unknown_strategy_is_refused() -> None:
@@ -270,8 +300,11 @@ def test_unknown_strategy_is_refused() -> None:
 
 
 def test_dropped_type_returns_a_data_check_and_its_outcomes() -> None:
-    dropped = pg(BASE.replace("node Company { name: String @key }", "").replace(
-        "edge WorksAt: Person -> Company", ""))
+    dropped = pg(
+        BASE.replace("node Company { name: String @key }", "").replace(
+            "edge WorksAt: Person -> Company", ""
+        )
+    )
     r = merge_schemas(pg(BASE), dropped, pg(BASE))
     assert r.conflicts == [] and set(r.schema.table_names) == {"Person"}
     by_table = {c.table: c for c in r.dropped_type_checks}
@@ -299,8 +332,9 @@ NAMES = ("a", "b", "c", "d")
 @st.composite
 def tables(draw: st.DrawFn) -> dict[str, Property]:
     names = draw(st.lists(st.sampled_from(NAMES), unique=True, max_size=4))
-    return {n: Property(n, TypeRef(draw(st.sampled_from(KINDS))), draw(st.booleans()))
-            for n in names}
+    return {
+        n: Property(n, TypeRef(draw(st.sampled_from(KINDS))), draw(st.booleans())) for n in names
+    }
 
 
 def schema_of(ps: dict[str, Property]) -> Schema:
@@ -337,9 +371,10 @@ def test_generated_three_way_laws(b: dict, o: dict, t: dict) -> None:
 
 
 def test_edge_types_compare_across_a_rename_of_their_endpoint() -> None:
-    ours = SchemaSide(pg(BASE.replace("node Company", "node Firm").replace("-> Company",
-                                                                          "-> Firm")),
-                      type_renames={"Firm": "Company"})
+    ours = SchemaSide(
+        pg(BASE.replace("node Company", "node Firm").replace("-> Company", "-> Firm")),
+        type_renames={"Firm": "Company"},
+    )
     r = merge_schemas(pg(BASE), ours, pg(BASE))
     assert r.conflicts == [] and isinstance(r.schema.edges["WorksAt"], EdgeType)
     assert r.schema.edges["WorksAt"].dst == "Firm"
@@ -347,8 +382,11 @@ def test_edge_types_compare_across_a_rename_of_their_endpoint() -> None:
 
 def test_renamed_from_annotations_give_identity_and_do_not_survive() -> None:
     ours = pg(BASE.replace("age: I32?", "years: I32? @renamed_from(age)"))
-    theirs = pg(BASE.replace("node Company {", "node Firm @renamed_from(Company) {")
-                .replace("-> Company", "-> Firm").replace("age: I32?", "age: I64?"))
+    theirs = pg(
+        BASE.replace("node Company {", "node Firm @renamed_from(Company) {")
+        .replace("-> Company", "-> Firm")
+        .replace("age: I32?", "age: I64?")
+    )
     r = merge_schemas(pg(BASE), ours, theirs)
     assert r.conflicts == []
     assert props(r.schema, "Person") == {"name": "String", "years": "I64?"}
@@ -360,8 +398,10 @@ def test_renamed_from_annotations_give_identity_and_do_not_survive() -> None:
 
 
 def test_same_property_added_with_different_defaults_conflicts() -> None:
-    [c] = conflicts(BASE.replace("age: I32?", "age: I32?  n: I64 @default(1)"),
-                    BASE.replace("age: I32?", "age: I32?  n: I64 @default(2)"))
+    [c] = conflicts(
+        BASE.replace("age: I32?", "age: I32?  n: I64 @default(1)"),
+        BASE.replace("age: I32?", "age: I32?  n: I64 @default(2)"),
+    )
     assert (c.target["default"], c.source["default"]) == ("1", "2")
 
 
@@ -389,4 +429,5 @@ def test_an_index_metric_changed_differently_conflicts() -> None:
     assert c.kind == SCHEMA_CONFLICT and "vector_index" in str(c.to_dict())
     assert len(conflicts(ours, theirs, base, strategy="theirs")) == 1  # resolved
     assert merge_schemas(pg(base), pg(ours), pg(theirs), "theirs").schema.table(
-        "Doc").vector_indexes == {"v": "dot"}
+        "Doc"
+    ).vector_indexes == {"v": "dot"}

@@ -195,7 +195,16 @@ def test_keywords_work_as_property_names() -> None:
     )
     assert t.key == "node"
     assert t.property_names == (
-        "node", "edge", "String", "enum", "type", "kind", "key", "card", "Vector", "range",
+        "node",
+        "edge",
+        "String",
+        "enum",
+        "type",
+        "kind",
+        "key",
+        "card",
+        "Vector",
+        "range",
     )
     assert t.indexes == (("edge",),)
     assert t.uniques == (("card",),)
@@ -208,8 +217,7 @@ def test_type_names_may_look_like_keywords() -> None:
 
 def test_edge_bodies_may_be_omitted_or_empty() -> None:
     s = parse_schema(
-        "edge A: N -> N\nedge B: N -> N {}\nedge C: N -> N @card(1..) {}\n"
-        "node N { k: String @key }"
+        "edge A: N -> N\nedge B: N -> N {}\nedge C: N -> N @card(1..) {}\nnode N { k: String @key }"
     )
     assert [(e.name, e.properties, e.card) for e in s.edges.values()] == [
         ("A", (), None),
@@ -243,7 +251,7 @@ def test_type_level_annotations_in_the_body_and_header() -> None:
         "node T @index(a, b) {\n"
         "  k: String @key\n"
         "  @unique(a, b)\n"
-        "  a: String, @range(n, 0..9) @check(a, \"a+\")\n"
+        '  a: String, @range(n, 0..9) @check(a, "a+")\n'
         "  n: U32\n"
         "  b: I64 @unique(n) @index\n"
         "}"
@@ -314,8 +322,11 @@ def test_every_key_kind(kind: str) -> None:
 
 
 def test_syntax_error_names_what_was_expected() -> None:
-    e = assert_error("node Doc Person { k: String @key }", "Person",
-                     "expected '{' or an annotation, found 'Person'")
+    e = assert_error(
+        "node Doc Person { k: String @key }",
+        "Person",
+        "expected '{' or an annotation, found 'Person'",
+    )
     assert e.args[0] == (
         "schema error: line 1, column 10: expected '{' or an annotation, found 'Person'"
     )
@@ -403,7 +414,11 @@ K = "k: String @key"
         (f"node A {{ {K} a: string }}", "string", "did you mean 'String'"),
         (f"node A {{ {K} a: Enum(x) }}", "Enum", "did you mean 'enum'"),
         (f"node A {{ {K} a: String(3) }}", "(3", "type String takes no arguments"),
-        (f"node A {{ {K} a: Blob() }}", "(", "type Blob takes no arguments", ),
+        (
+            f"node A {{ {K} a: Blob() }}",
+            "(",
+            "type Blob takes no arguments",
+        ),
         (f"node A {{ {K} a: Vector }}", "Vector", "Vector needs one dimension"),
         (f"node A {{ {K} a: Vector(2, 3) }}", "(2", "Vector needs one dimension"),
         (f"node A {{ {K} a: Vector(0) }}", "0", "positive integer, found '0'"),
@@ -426,11 +441,18 @@ K = "k: String @key"
         ("node A { a: [String] @key }", "@key", "key property 'a' is [String]"),
         ("node A { a: String @key(a) }", "@key", "@key takes no arguments"),
         ("node A @key { a: String }", "@key", "@key in a type header must directly follow"),
-        (f"node A {{ {K} }} edge E: A -> A {{ w: String @key }}", ("@key", 2),
-         "edge types have no key"),
+        (
+            f"node A {{ {K} }} edge E: A -> A {{ w: String @key }}",
+            ("@key", 2),
+            "edge types have no key",
+        ),
         # Annotations
-        (f"node A {{ {K} @foo }}", "@foo", "unknown annotation '@foo'; known annotations are "
-         "@key, @unique, @index, @range, @check, @card"),
+        (
+            f"node A {{ {K} @foo }}",
+            "@foo",
+            "unknown annotation '@foo'; known annotations are "
+            "@key, @unique, @index, @range, @check, @card",
+        ),
         (f"node A {{ {K} a: I32 @rnage(0..1) }}", "@rnage", "did you mean 'range'"),
         (f"node A @unique(nope) {{ {K} }}", "nope", "'nope' is not a property of node type A"),
         (f"node A {{ {K} title: String @index(titel) }}", "titel", "did you mean 'title'"),
@@ -438,43 +460,64 @@ K = "k: String @key"
         (f"node A {{ {K} a: I32 @unique(a, a) }}", "a)", "'a' appears twice in @unique"),
         (f"node A {{ {K} a: I32 @unique(a, 0..1) }}", "..", "expected a property name"),
         (f"node A {{ {K} a: I32 @unique @unique(a) }}", "@unique(", "duplicate @unique(a)"),
-        (f"node A {{ {K} a: I32 b: I32 @index(a, b) @index(b, a) }}", "@index(b",
-         "duplicate @index(b, a)"),
+        (
+            f"node A {{ {K} a: I32 b: I32 @index(a, b) @index(b, a) }}",
+            "@index(b",
+            "duplicate @index(b, a)",
+        ),
         (f"node A {{ {K} a: Blob @unique }}", "@unique", "does not apply to Blob property"),
         (f"node A {{ {K} a: Vector(2) @unique }}", "@unique", "does not apply to Vector(2)"),
         (f"node A {{ {K} a: Blob @index }}", "@index", "@index does not apply to Blob"),
-        (f"node A {{ {K}, @unique }}", "@unique", "@unique without a property name must "
-         "directly follow a property's type"),
+        (
+            f"node A {{ {K}, @unique }}",
+            "@unique",
+            "@unique without a property name must directly follow a property's type",
+        ),
         (f"node A {{ @range(0..1) {K} }}", "@range", "write @range(min..max) after a property"),
-        (f"node A {{ {K} a: I32; @check(\"x\") }}", "@check", "without a property name"),
+        (f'node A {{ {K} a: I32; @check("x") }}', "@check", "without a property name"),
         # @range
-        (f"node A {{ {K} a: String @range(0..1) }}", "@range", "@range applies to numeric, "
-         "Date and DateTime properties; 'a' is String"),
+        (
+            f"node A {{ {K} a: String @range(0..1) }}",
+            "@range",
+            "@range applies to numeric, Date and DateTime properties; 'a' is String",
+        ),
         (f"node A @range(b, 0..1) {{ {K} b: Bool }}", "@range", "'b' is Bool"),
         (f"node A {{ {K} a: I32 @range(..) }}", "..", "a range needs a minimum, a maximum"),
         (f"node A {{ {K} a: I32 @range(5..1) }}", "..", "minimum 5 is greater than its max"),
         (f"node A {{ {K} a: I32 @range(0..1.5) }}", "1.5", "bound '1.5' is not a I32 value"),
         (f"node A {{ {K} a: I32 @range(0..3000000000) }}", "3000000000", "not a I32 value"),
         (f"node A {{ {K} a: U32 @range(-1..) }}", "-1", "bound '-1' is not a U32 value"),
-        (f"node A {{ {K} a: I32 @range(\"1\"..) }}", '"1"', "takes number bounds"),
+        (f'node A {{ {K} a: I32 @range("1"..) }}', '"1"', "takes number bounds"),
         (f"node A {{ {K} a: Date @range(0..) }}", "0..", "takes quoted bounds"),
-        (f"node A {{ {K} a: Date @range(\"2020-13-01\"..) }}", '"2020', "not a valid Date"),
-        (f"node A {{ {K} a: DateTime @range(..\"soon\") }}", '"soon', "not a valid DateTime"),
-        (f"node A {{ {K} a: Date @range(\"2021-01-01\"..\"2020-01-01\") }}", "..\"2020",
-         "greater than its maximum"),
-        (f"node A {{ {K} a: I32 @range(0..1) @range(1..2) }}", "@range(1",
-         "'a' already has a @range"),
+        (f'node A {{ {K} a: Date @range("2020-13-01"..) }}', '"2020', "not a valid Date"),
+        (f'node A {{ {K} a: DateTime @range(.."soon") }}', '"soon', "not a valid DateTime"),
+        (
+            f'node A {{ {K} a: Date @range("2021-01-01".."2020-01-01") }}',
+            '.."2020',
+            "greater than its maximum",
+        ),
+        (
+            f"node A {{ {K} a: I32 @range(0..1) @range(1..2) }}",
+            "@range(1",
+            "'a' already has a @range",
+        ),
         (f"node A {{ {K} a: I32 @range(a) }}", "@range", "malformed @range"),
-        (f"node A {{ {K} a: I32 @range(a, \"x\") }}", '"x"', "malformed @range"),
+        (f'node A {{ {K} a: I32 @range(a, "x") }}', '"x"', "malformed @range"),
         (f"node A {{ {K} a: I32 @range(0..1, 2..3) }}", "@range", "malformed @range"),
         # @check
-        (f"node A {{ {K} a: I32 @check(\"x\") }}", "@check", "@check applies to String "
-         "properties; 'a' is I32"),
-        (f"node A {{ {K} a: enum(x) @check(\"x\") }}", "@check", "'a' is enum(x)"),
-        (f"node A {{ {K} a: String @check(\"(\") }}", '"("', "invalid regex in @check: missing"),
+        (
+            f'node A {{ {K} a: I32 @check("x") }}',
+            "@check",
+            "@check applies to String properties; 'a' is I32",
+        ),
+        (f'node A {{ {K} a: enum(x) @check("x") }}', "@check", "'a' is enum(x)"),
+        (f'node A {{ {K} a: String @check("(") }}', '"("', "invalid regex in @check: missing"),
         (f"node A {{ {K} a: String @check(a, 0..1) }}", "..", "malformed @check"),
-        (f"node A {{ {K} a: String @check(\"x\") @check(a, \"y\") }}", "@check(a",
-         "'a' already has a @check"),
+        (
+            f'node A {{ {K} a: String @check("x") @check(a, "y") }}',
+            "@check(a",
+            "'a' already has a @check",
+        ),
         # @card
         (f"node A @card(0..1) {{ {K} }}", "@card", "@card applies to edge types only"),
         (f"node A {{ {K} a: I32 @card(0..1) }}", "@card", "@card applies to edge types only"),
@@ -483,8 +526,11 @@ K = "k: String @key"
         (f"node A {{ {K} }} edge E: A -> A @card(0..1.5)", "1.5", "non-negative integers"),
         (f"node A {{ {K} }} edge E: A -> A @card(3..2)", "..", "minimum 3 is greater"),
         (f"node A {{ {K} }} edge E: A -> A @card(e)", "@card", "malformed @card"),
-        (f"node A {{ {K} }} edge E: A -> A @card(0..1) @card(1..)", "@card(1",
-         "already has a @card"),
+        (
+            f"node A {{ {K} }} edge E: A -> A @card(0..1) @card(1..)",
+            "@card(1",
+            "already has a @card",
+        ),
     ],
 )
 def test_semantic_errors(text: str, needle: str | tuple[str, int], message: str) -> None:
@@ -583,7 +629,12 @@ def test_arrow_schema_of_a_node_type() -> None:
     sch = arrow_schema(parse_schema(EXAMPLE).nodes["Doc"])
     assert sch.names == ["id", "slug", "title", "lang", "score", "body"]
     assert sch.types == [
-        pa.string(), pa.string(), pa.string(), pa.string(), pa.float64(), pa.large_binary(),
+        pa.string(),
+        pa.string(),
+        pa.string(),
+        pa.string(),
+        pa.float64(),
+        pa.large_binary(),
     ]
     assert [f.nullable for f in sch] == [False, False, False, False, True, True]
     assert sch.metadata == {b"graphlake:table": b"Doc", b"graphlake:kind": b"node"}
@@ -612,8 +663,14 @@ def test_arrow_schema_of_every_property_kind() -> None:
     assert sch.field("d").type == pa.timestamp("us", tz="UTC")
     # The schema builds a table: the layout is usable as-is.
     table = pa.table(
-        {"id": ["x"], "id_": ["x"], "v": [[1.0, 2.0, 3.0, 4.0]], "t": [["a"]], "e": ["a"],
-         "d": [dt.datetime(2020, 1, 1, tzinfo=dt.UTC)]},
+        {
+            "id": ["x"],
+            "id_": ["x"],
+            "v": [[1.0, 2.0, 3.0, 4.0]],
+            "t": [["a"]],
+            "e": ["a"],
+            "d": [dt.datetime(2020, 1, 1, tzinfo=dt.UTC)],
+        },
         schema=sch,
     )
     assert table.schema == sch
@@ -622,8 +679,19 @@ def test_arrow_schema_of_every_property_kind() -> None:
 def test_schema_module_reexports() -> None:
     import graphlake.schema as schema_pkg
 
-    for name in ("parse_schema", "load_schema", "arrow_schema", "arrow_type", "Schema",
-                 "NodeType", "EdgeType", "TypeRef", "Property", "Range", "Cardinality"):
+    for name in (
+        "parse_schema",
+        "load_schema",
+        "arrow_schema",
+        "arrow_type",
+        "Schema",
+        "NodeType",
+        "EdgeType",
+        "TypeRef",
+        "Property",
+        "Range",
+        "Cardinality",
+    ):
         assert name in schema_pkg.__all__
         assert getattr(schema_pkg, name) is not None
     assert isinstance(parse_schema(EXAMPLE), Schema)
@@ -633,12 +701,18 @@ def test_grammar_cache_is_private_and_reused(tmp_path) -> None:
     import subprocess
     import sys
 
-    code = ("from graphlake.schema.parser import parse_schema;"
-            "print(sorted(parse_schema('node A { name: String @key }').nodes))")
+    code = (
+        "from graphlake.schema.parser import parse_schema;"
+        "print(sorted(parse_schema('node A { name: String @key }').nodes))"
+    )
     env = {**__import__("os").environ, "XDG_CACHE_HOME": str(tmp_path)}
     env.pop("GRAPHLAKE_NO_GRAMMAR_CACHE", None)
-    outs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                           text=True, check=True) for _ in range(2)]
+    outs = [
+        subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        for _ in range(2)
+    ]
     assert [o.stdout for o in outs] == ["['A']\n", "['A']\n"]
     assert not any(o.stderr for o in outs)  # no "failed to load" complaint
     folder = tmp_path / "graphlake"
@@ -646,6 +720,7 @@ def test_grammar_cache_is_private_and_reused(tmp_path) -> None:
     assert oct(folder.stat().st_mode & 0o777) == "0o700"
     assert not list(folder.glob("*.tmp"))
     cached.write_bytes(b"garbage")  # a damaged cache: rebuilt, never wrong
-    again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                           text=True, check=True)
+    again = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
     assert again.stdout == "['A']\n"

@@ -68,7 +68,7 @@ def test_schema_text_round_trips(where: str, schema: Schema) -> None:
 
 
 def test_every_annotation_round_trips() -> None:
-    schema = parse_schema('''
+    schema = parse_schema("""
         node Person @renamed_from(People) {
             name: String @key @check("[A-Z].*")
             age: I32? @range(0..150) @default(18)
@@ -84,7 +84,7 @@ def test_every_annotation_round_trips() -> None:
         }
         edge Knows: Person -> Person @card(0..3) { since: I64 @default(-7) }
         edge Likes: Person -> Person @card(1..)
-    ''')
+    """)
     text = schema_text(schema)
     assert _same(parse_schema(text), schema), text
     person = parse_schema(text).nodes["Person"]

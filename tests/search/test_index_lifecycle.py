@@ -23,8 +23,10 @@ Q = np.linspace(-1.0, 1.0, 16).tolist()
 
 def items(lo: int, hi: int) -> list[dict]:
     rng = np.random.default_rng(lo)
-    return [{"name": f"i{i}", "tag": f"t{i % 7}", "v": rng.normal(size=16).tolist()}
-            for i in range(lo, hi)]
+    return [
+        {"name": f"i{i}", "tag": f"t{i % 7}", "v": rng.normal(size=16).tolist()}
+        for i in range(lo, hi)
+    ]
 
 
 def coverage(g: gl.Graph, branch: str = "main") -> tuple[int, int]:

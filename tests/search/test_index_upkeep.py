@@ -45,8 +45,10 @@ def small_indexes() -> Iterator[None]:
 
 def items(lo: int, hi: int) -> list[dict]:
     rng = np.random.default_rng(lo)
-    return [{"name": f"i{i}", "tag": f"t{i % 7}", "v": rng.normal(size=8).tolist()}
-            for i in range(lo, hi)]
+    return [
+        {"name": f"i{i}", "tag": f"t{i % 7}", "v": rng.normal(size=8).tolist()}
+        for i in range(lo, hi)
+    ]
 
 
 def insert(g: gl.Graph, lo: int, hi: int, branch: str = "main") -> None:
@@ -57,8 +59,11 @@ def insert(g: gl.Graph, lo: int, hi: int, branch: str = "main") -> None:
 def ann(g: gl.Graph, branch: str = "main") -> tuple[int, int, int]:
     """The ANN index's partitions, indexed rows and uncovered rows on `branch`."""
     stats = g.snapshot(branch).dataset("Item").stats.index_stats("v_ann")
-    return (int(stats["indices"][0]["num_partitions"]), int(stats["num_indexed_rows"]),
-            int(stats["num_unindexed_rows"]))
+    return (
+        int(stats["indices"][0]["num_partitions"]),
+        int(stats["num_indexed_rows"]),
+        int(stats["num_unindexed_rows"]),
+    )
 
 
 def reasons(g: gl.Graph, branch: str = "main", threshold=LOW) -> dict[str, str]:
@@ -113,7 +118,9 @@ def test_threshold_fraction_and_rows(g):
     insert(g, 3000, 3074, "th")  # 74 uncovered of 300: below a quarter
     assert reasons(g, "th") == {}
     assert reasons(g, "th", upkeep.Threshold(0.25, uncovered_rows=74)) == {
-        "v_ann": "uncovered", "tag_fts": "uncovered"}  # the row count alone reaches it
+        "v_ann": "uncovered",
+        "tag_fts": "uncovered",
+    }  # the row count alone reaches it
     insert(g, 3074, 3075, "th")  # 75 = 0.25 x 300
     (d, _) = upkeep.due(g.snapshot("th"), LOW)
     assert (d.indexed_rows, d.exact_rows) == (300, 75)
@@ -121,8 +128,10 @@ def test_threshold_fraction_and_rows(g):
     assert upkeep.Threshold().limit(10) == 1 and upkeep.Threshold().limit(10**9) == 100_000
 
 
-@pytest.mark.parametrize("fraction, rows", [(0, 1), (-1, 1), (101, 1), ("x", 1), (True, 1),
-                                            (0.1, 0), (0.1, 1.5), (0.1, False)])
+@pytest.mark.parametrize(
+    "fraction, rows",
+    [(0, 1), (-1, 1), (101, 1), ("x", 1), (True, 1), (0.1, 0), (0.1, 1.5), (0.1, False)],
+)
 def test_bad_thresholds_are_refused(fraction, rows):
     with pytest.raises(SearchError):
         upkeep.Threshold(fraction, rows)
@@ -148,8 +157,9 @@ def test_cli_optimize_if_needed(g):
     head = g.head("cli").id
     code, out, _ = run("optimize", g.uri, "-b", "cli", "--if-needed")
     assert code == 0 and "below the threshold" in out and g.head("cli").id == head
-    code, out, _ = run("optimize", g.uri, "-b", "cli", "--if-needed", "--uncovered-rows", "10",
-                       "--json")
+    code, out, _ = run(
+        "optimize", g.uri, "-b", "cli", "--if-needed", "--uncovered-rows", "10", "--json"
+    )
     doc = json.loads(out)
     assert code == 0 and doc["changed"] and doc["tables"] == ["Item"]
     assert {d["index"]: d["exact_rows"] for d in doc["due"]} == {"v_ann": 10, "tag_fts": 10}
@@ -160,20 +170,30 @@ def test_cli_optimize_if_needed(g):
 
 def test_defaults_agree():
     auto = AutoOptimize()
-    assert (auto.uncovered_fraction, auto.uncovered_rows) == (
-        upkeep.AUTO_UNCOVERED_FRACTION, upkeep.AUTO_UNCOVERED_ROWS) == (
-        cli_optimize.UNCOVERED_FRACTION, cli_optimize.UNCOVERED_ROWS)
+    assert (
+        (auto.uncovered_fraction, auto.uncovered_rows)
+        == (upkeep.AUTO_UNCOVERED_FRACTION, upkeep.AUTO_UNCOVERED_ROWS)
+        == (cli_optimize.UNCOVERED_FRACTION, cli_optimize.UNCOVERED_ROWS)
+    )
     assert not auto.enabled
 
 
 def test_config_auto_optimize(tmp_path):
     path = tmp_path / "c.toml"
-    path.write_text('[auto_optimize]\nenabled = true\ninterval_s = 5\nbranches = ["main"]\n'
-                    'uncovered_fraction = 0.5\n')
+    path.write_text(
+        '[auto_optimize]\nenabled = true\ninterval_s = 5\nbranches = ["main"]\n'
+        "uncovered_fraction = 0.5\n"
+    )
     auto = load_config(path, env={}, no_auth=True).auto_optimize
     assert auto == AutoOptimize(True, 5.0, ("main",), 0.5, 100_000)
-    for bad in ('enabled = "yes"', "interval_s = 0", "uncovered_rows = -3", "branches = 1",
-                "uncovered_fraction = 200", "every = 3"):
+    for bad in (
+        'enabled = "yes"',
+        "interval_s = 0",
+        "uncovered_rows = -3",
+        "branches = 1",
+        "uncovered_fraction = 200",
+        "every = 3",
+    ):
         path.write_text(f"[auto_optimize]\n{bad}\n")
         with pytest.raises(ConfigError, match="auto_optimize"):
             load_config(path, env={}, no_auth=True)
@@ -201,8 +221,9 @@ def test_auto_optimizer_logs_errors_and_goes_on(g, caplog):
 
 def test_server_runs_the_background_optimizer(g):
     g.create_branch("served")
-    config = ServerConfig(no_auth=True, auto_optimize=AutoOptimize(
-        True, 0.05, ("served",), 0.25, 10_000))
+    config = ServerConfig(
+        no_auth=True, auto_optimize=AutoOptimize(True, 0.05, ("served",), 0.25, 10_000)
+    )
     with TestClient(create_app(g, config)) as client:
         assert client.get("/health").status_code == 200
         insert(g, 8000, 8100, "served")

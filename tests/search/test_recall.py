@@ -18,19 +18,27 @@ def setup(tmp_path_factory):
     rng = np.random.default_rng(7)
     centres = rng.normal(size=(32, DIM))
     vectors = (centres[rng.integers(0, 32, N)] + 0.4 * rng.normal(size=(N, DIM))).astype("f4")
-    g = gl.Graph.init(tmp_path_factory.mktemp("recall") / "g",
-                      f"node V {{ name: String @key, e: Vector({DIM}) @index }}")
+    g = gl.Graph.init(
+        tmp_path_factory.mktemp("recall") / "g",
+        f"node V {{ name: String @key, e: Vector({DIM}) @index }}",
+    )
     names = [f"v{i}" for i in range(N)]
-    g.load(pa.table({"name": names, "e": pa.FixedSizeListArray.from_arrays(
-        pa.array(vectors.ravel()), DIM)}), table="V")
+    g.load(
+        pa.table(
+            {"name": names, "e": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), DIM)}
+        ),
+        table="V",
+    )
     queries = vectors[rng.integers(0, N, QUERIES)] + 0.1 * rng.normal(size=(QUERIES, DIM))
     truth = [{names[i] for i in np.argsort(distance(vectors, q))[:10]} for q in queries]
     return g, queries, truth
 
 
 def recall(g: gl.Graph, queries, truth) -> float:
-    hits = [len(set(g.search("V", vector=q, k=10, columns=["name"])["name"].to_pylist()) & t)
-            for q, t in zip(queries, truth, strict=True)]
+    hits = [
+        len(set(g.search("V", vector=q, k=10, columns=["name"])["name"].to_pylist()) & t)
+        for q, t in zip(queries, truth, strict=True)
+    ]
     return sum(hits) / (10 * len(truth))
 
 

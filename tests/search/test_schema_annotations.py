@@ -25,19 +25,22 @@ def test_vector_index_and_search_declarations():
     assert doc.indexes == (("title",),)  # BTREE indexes stay as they were
 
 
-@pytest.mark.parametrize(("text", "match"), [
-    ('e: Vector(4) @index(metric="foo")', "unknown metric 'foo'; metrics are cosine, l2, dot"),
-    ("e: Vector(4), n: I32, @index(e, n)", "names that one property only"),
-    ("n: I32 @search", "@search applies to String properties; 'n' is I32"),
-    ('n: I32 @index(metric="l2")', "takes no options here"),
-    ('e: Vector(4) @index(e, size="3")', "unknown @index option 'size'"),
-    ('e: Vector(4) @index(e, metric="l2", metric="dot")', "given twice"),
-    ("t: String @search, @search(t)", "'t' already has @search"),
-    ("e: Vector(4) @index, @index(e)", r"duplicate @index\(e\)"),
-    ("@search()", "needs at least one property name"),
-    ("@search(nope)", "'nope' is not a property"),
-    ('e: Vector(4) @unique(metric="l2")', "takes no options here"),
-])
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ('e: Vector(4) @index(metric="foo")', "unknown metric 'foo'; metrics are cosine, l2, dot"),
+        ("e: Vector(4), n: I32, @index(e, n)", "names that one property only"),
+        ("n: I32 @search", "@search applies to String properties; 'n' is I32"),
+        ('n: I32 @index(metric="l2")', "takes no options here"),
+        ('e: Vector(4) @index(e, size="3")', "unknown @index option 'size'"),
+        ('e: Vector(4) @index(e, metric="l2", metric="dot")', "given twice"),
+        ("t: String @search, @search(t)", "'t' already has @search"),
+        ("e: Vector(4) @index, @index(e)", r"duplicate @index\(e\)"),
+        ("@search()", "needs at least one property name"),
+        ("@search(nope)", "'nope' is not a property"),
+        ('e: Vector(4) @unique(metric="l2")', "takes no options here"),
+    ],
+)
 def test_bad_declarations_are_schema_errors(text, match):
     with pytest.raises(SchemaError, match=match):
         parse_schema(f"node D {{ k: String @key, {text} }}")

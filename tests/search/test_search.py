@@ -33,13 +33,28 @@ WORDS = ["apple", "banana", "cherry", "delta", "echo", "fox"]
 
 def docs(lo: int, hi: int, seed: int = 0) -> list[dict]:
     rng = np.random.default_rng(seed + lo)
-    return [{"name": f"d{i:03d}", "title": f"{WORDS[i % 6]} {WORDS[(i // 6) % 6]}",
-             "body": None if i % 4 == 0 else WORDS[(i + 2) % 6], "n": i,
-             "embedding": rng.normal(size=8).tolist()} for i in range(lo, hi)]
+    return [
+        {
+            "name": f"d{i:03d}",
+            "title": f"{WORDS[i % 6]} {WORDS[(i // 6) % 6]}",
+            "body": None if i % 4 == 0 else WORDS[(i + 2) % 6],
+            "n": i,
+            "embedding": rng.normal(size=8).tolist(),
+        }
+        for i in range(lo, hi)
+    ]
 
 
-def exact(g: gl.Graph, q, k: int, branch: str = "main", where: str | None = None,
-          metric: str = "cosine", prop: str = "embedding", type: str = "Doc") -> list[str]:
+def exact(
+    g: gl.Graph,
+    q,
+    k: int,
+    branch: str = "main",
+    where: str | None = None,
+    metric: str = "cosine",
+    prop: str = "embedding",
+    type: str = "Doc",
+) -> list[str]:
     """The k nearest keys by numpy brute force (ties by key)."""
     t = g.nodes(type, branch=branch, where=where)
     d = distance(np.array(t[prop].to_pylist()), q, metric)
@@ -78,8 +93,17 @@ def test_metrics_have_the_distance_functions_semantics(tmp_path, prop, metric):
     g = gl.Graph.init(tmp_path / "g", SCHEMA)
     rng = np.random.default_rng(3)
     with g.write() as w:
-        w.insert("Pt", [{"name": f"p{i}", "v": rng.normal(size=4).tolist(),
-                         "w": rng.normal(size=4).tolist()} for i in range(50)])
+        w.insert(
+            "Pt",
+            [
+                {
+                    "name": f"p{i}",
+                    "v": rng.normal(size=4).tolist(),
+                    "w": rng.normal(size=4).tolist(),
+                }
+                for i in range(50)
+            ],
+        )
     q = [1.0, 0.5, -0.5, 2.0]
     got = g.search("Pt", vector=q, k=5, on=prop)
     assert names(got) == exact(g, q, 5, metric=metric, prop=prop, type="Pt")
@@ -188,25 +212,28 @@ def test_edges_are_searchable_by_text_only_when_declared(g):
         g.search("Cites", vector=[1.0])
 
 
-@pytest.mark.parametrize(("kwargs", "error", "match"), [
-    ({"vector": [1.0, 2.0]}, SearchError, r"has 2 values; the property is Vector\(8\)"),
-    ({"vector": [math.nan] * 8}, SearchError, "NaN or infinite"),
-    ({"vector": [math.inf] + [0.0] * 7}, SearchError, "NaN or infinite"),
-    ({"vector": ["a"] * 8}, SearchError, "list of numbers"),
-    ({"vector": Q, "k": 0}, SearchError, "k must be between 1"),
-    ({"vector": Q, "k": MAX_K + 1}, SearchError, "k must be between 1"),
-    ({"vector": Q, "k": 2.5}, SearchError, "k must be an integer"),
-    ({"near": "nobody"}, KeyNotFoundError, "no Doc with key 'nobody'"),
-    ({"vector": Q, "near": "d001"}, SearchError, "either vector or near"),
-    ({}, SearchError, "give a query"),
-    ({"vector": Q, "where": "n >"}, QueryError, "filter"),
-    ({"vector": Q, "where": "nope = 1"}, QueryError, "nope"),
-    ({"vector": Q, "columns": ["nope"]}, SearchError, "no column 'nope'"),
-    ({"text": "x", "on": "n"}, SearchError, "'n' of Doc has no @search"),
-    ({"text": "x" * 5000}, SearchError, "at most 4096"),
-    ({"text": "  "}, SearchError, "non-empty"),
-    ({"vector": Q, "on": "nope"}, SearchError, "not a property"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"vector": [1.0, 2.0]}, SearchError, r"has 2 values; the property is Vector\(8\)"),
+        ({"vector": [math.nan] * 8}, SearchError, "NaN or infinite"),
+        ({"vector": [math.inf] + [0.0] * 7}, SearchError, "NaN or infinite"),
+        ({"vector": ["a"] * 8}, SearchError, "list of numbers"),
+        ({"vector": Q, "k": 0}, SearchError, "k must be between 1"),
+        ({"vector": Q, "k": MAX_K + 1}, SearchError, "k must be between 1"),
+        ({"vector": Q, "k": 2.5}, SearchError, "k must be an integer"),
+        ({"near": "nobody"}, KeyNotFoundError, "no Doc with key 'nobody'"),
+        ({"vector": Q, "near": "d001"}, SearchError, "either vector or near"),
+        ({}, SearchError, "give a query"),
+        ({"vector": Q, "where": "n >"}, QueryError, "filter"),
+        ({"vector": Q, "where": "nope = 1"}, QueryError, "nope"),
+        ({"vector": Q, "columns": ["nope"]}, SearchError, "no column 'nope'"),
+        ({"text": "x", "on": "n"}, SearchError, "'n' of Doc has no @search"),
+        ({"text": "x" * 5000}, SearchError, "at most 4096"),
+        ({"text": "  "}, SearchError, "non-empty"),
+        ({"vector": Q, "on": "nope"}, SearchError, "not a property"),
+    ],
+)
 def test_bad_input_is_a_typed_error(g, kwargs, error, match):
     head = g.head().id
     with pytest.raises(error, match=match):

@@ -44,8 +44,9 @@ def test_cli_near_vector_file_text_and_explain(g, tmp_path: Path):
     q.write_text("[0, 0.1, 1]")
     code, out, _ = run("search", g.uri, "Doc", "--vector-file", str(q), "-k", "1", "--json")
     assert code == 0 and json.loads(out)[0]["name"] == "d"
-    code, out, _ = run("search", g.uri, "Doc", "--text", "red apple", "--where",
-                       "name != 'a'", "--json")
+    code, out, _ = run(
+        "search", g.uri, "Doc", "--text", "red apple", "--where", "name != 'a'", "--json"
+    )
     assert code == 0 and json.loads(out)[0]["name"] == "b"
     code, out, _ = run("search", g.uri, "Doc", "--near", "a", "--explain", "--json")
     assert code == 0 and json.loads(out)["coverage"][0]["exact_rows"] == 4
@@ -53,13 +54,16 @@ def test_cli_near_vector_file_text_and_explain(g, tmp_path: Path):
     assert code == 0 and "2 rows @ main" in out
 
 
-@pytest.mark.parametrize(("args", "match"), [
-    ((), "give --near KEY"),
-    (("--near", "zz"), "no Doc with key 'zz'"),
-    (("--vector-file", "/nonexistent/q.json"), "cannot read vector file"),
-    (("--near", "a", "--k", "0"), "k must be between 1"),
-    (("--near", "a", "--where", "name ="), "filter"),
-])
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        ((), "give --near KEY"),
+        (("--near", "zz"), "no Doc with key 'zz'"),
+        (("--vector-file", "/nonexistent/q.json"), "cannot read vector file"),
+        (("--near", "a", "--k", "0"), "k must be between 1"),
+        (("--near", "a", "--where", "name ="), "filter"),
+    ],
+)
 def test_cli_bad_input_is_one_error_line(g, args, match):
     code, out, err = run("search", g.uri, "Doc", *args)
     assert code == 1 and out == ""
@@ -92,22 +96,27 @@ def test_http_search(client, g):
     assert body["commit"] == g.head().id
     assert [row["name"] for row in body["rows"]] == ["b", "c"]
     assert body["rows"][0]["_distance"] == pytest.approx(
-        g.search("Doc", near="a", k=1)["_distance"][0].as_py())
-    r = client.post("/branches/main/search",
-                    json={"type": "Doc", "vector": [1, 0, 0], "text": "sky", "k": 3})
+        g.search("Doc", near="a", k=1)["_distance"][0].as_py()
+    )
+    r = client.post(
+        "/branches/main/search", json={"type": "Doc", "vector": [1, 0, 0], "text": "sky", "k": 3}
+    )
     assert r.status_code == 200 and all("_rrf" in row for row in r.json()["rows"])
     r = client.post("/branches/main/search", json={"type": "Doc", "text": "x", "explain": True})
     assert r.json()["plan"]["mode"] == "text"
 
 
-@pytest.mark.parametrize(("body", "status"), [
-    ({"type": "Doc", "vector": [1, 2]}, 400),
-    ({"type": "Doc", "near": "zz"}, 422),  # KeyNotFoundError, as for writes
-    ({"type": "Doc", "vector": [1, 0, 0], "k": 100_000}, 400),
-    ({"type": "Nope", "vector": [1, 0, 0]}, 404),
-    ({"type": "Doc", "text": "x" * 5000}, 422),
-    ({"type": "Doc", "vector": [1, 0, 0], "bogus": 1}, 422),
-])
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [
+        ({"type": "Doc", "vector": [1, 2]}, 400),
+        ({"type": "Doc", "near": "zz"}, 422),  # KeyNotFoundError, as for writes
+        ({"type": "Doc", "vector": [1, 0, 0], "k": 100_000}, 400),
+        ({"type": "Nope", "vector": [1, 0, 0]}, 404),
+        ({"type": "Doc", "text": "x" * 5000}, 422),
+        ({"type": "Doc", "vector": [1, 0, 0], "bogus": 1}, 422),
+    ],
+)
 def test_http_bad_input(client, body, status):
     r = client.post("/branches/main/search", json=body)
     assert r.status_code == status, r.text

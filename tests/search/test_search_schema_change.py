@@ -22,13 +22,20 @@ AFTER = """node Doc {
 def test_declaring_search_indexes_on_a_branch(tmp_path: Path) -> None:
     g = gl.Graph.init(tmp_path / "g", BEFORE)
     with g.write() as w:
-        w.insert("Doc", [{"name": "a", "title": "alpha beta", "v": [0.0, 1.0]},
-                         {"name": "b", "title": "gamma", "v": [1.0, 0.0]}])
+        w.insert(
+            "Doc",
+            [
+                {"name": "a", "title": "alpha beta", "v": [0.0, 1.0]},
+                {"name": "b", "title": "gamma", "v": [1.0, 0.0]},
+            ],
+        )
     g.create_branch("dev")
 
     plan = g.apply_schema(AFTER, branch="dev", message="search indexes")
     assert sorted(str(s.constraint) for s in plan.steps) == [
-        '@index(v, metric="l2")', "@search(title)"]
+        '@index(v, metric="l2")',
+        "@search(title)",
+    ]
     assert all(isinstance(s, AddConstraint) for s in plan.steps)
     assert plan.cost == Cost.METADATA
     assert g.schema_text("dev").count("@search(title)") == 1  # printed, so it round-trips

@@ -25,10 +25,16 @@ from tests.server.harness import (
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     d = tmp_path_factory.mktemp("server")
     seed(d / "graph")
-    config = write_config(d / "server.toml", protected=["main"], limits={
-        "max_upload_bytes": UPLOAD_LIMIT, "max_body_bytes": BODY_LIMIT,
-        "sql_max_rows": SQL_MAX_ROWS, "sql_timeout_s": 10,
-    })
+    config = write_config(
+        d / "server.toml",
+        protected=["main"],
+        limits={
+            "max_upload_bytes": UPLOAD_LIMIT,
+            "max_body_bytes": BODY_LIMIT,
+            "sql_max_rows": SQL_MAX_ROWS,
+            "sql_timeout_s": 10,
+        },
+    )
     srv = Server(d / "graph", d, ["--config", str(config)]).start()
     yield srv
     srv.stop()

@@ -63,8 +63,9 @@ def serve_command() -> list[str]:
     return [sys.executable, "-m", "graphlake.cli.app", "serve"]
 
 
-def write_config(path: Path, *, protected: Sequence[str] = ("main",),
-                 limits: Mapping[str, Any] | None = None) -> Path:
+def write_config(
+    path: Path, *, protected: Sequence[str] = ("main",), limits: Mapping[str, Any] | None = None
+) -> Path:
     """A TOML config with the three test tokens."""
     lines = [f"protected_branches = {json.dumps(list(protected))}", ""]
     for scope, token in TOKENS.items():
@@ -79,8 +80,14 @@ def write_config(path: Path, *, protected: Sequence[str] = ("main",),
 class Server:
     """`graphlake serve ROOT --port P ...` as a subprocess; its output goes to a log file."""
 
-    def __init__(self, root: Path, log_dir: Path, args: Sequence[str] = (),
-                 env: Mapping[str, str] | None = None, cwd: Path | None = None):
+    def __init__(
+        self,
+        root: Path,
+        log_dir: Path,
+        args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+    ):
         self.root = root
         self.cwd = cwd  # the server's working directory (default: the test's)
         self.log_path = log_dir / f"server-{os.getpid()}-{next(_names)}.log"
@@ -97,10 +104,20 @@ class Server:
             self.url = f"http://{HOST}:{port}"
             with self.log_path.open("ab") as log:
                 self.proc = subprocess.Popen(
-                    [*serve_command(), str(self.root), "--host", HOST, "--port", str(port),
-                     *self.args],
-                    stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                    env=self.env, cwd=self.cwd,
+                    [
+                        *serve_command(),
+                        str(self.root),
+                        "--host",
+                        HOST,
+                        "--port",
+                        str(port),
+                        *self.args,
+                    ],
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    env=self.env,
+                    cwd=self.cwd,
                 )
             if self._wait_healthy(timeout):
                 return self
@@ -145,12 +162,21 @@ def seed(root: Path) -> None:
 
     g = gl.Graph.init(root, SCHEMA)
     with g.write(message="seed") as w:
-        w.insert("Person", [
-            {"name": "Alice", "age": 30, "email": "alice@x.org", "born": "1994-03-04",
-             "embedding": [0.5, 1.0], "photo": b"\x89PNG\x00\xff"},
-            {"name": "Bob", "age": 40},
-            {"name": "Carol"},
-        ])
+        w.insert(
+            "Person",
+            [
+                {
+                    "name": "Alice",
+                    "age": 30,
+                    "email": "alice@x.org",
+                    "born": "1994-03-04",
+                    "embedding": [0.5, 1.0],
+                    "photo": b"\x89PNG\x00\xff",
+                },
+                {"name": "Bob", "age": 40},
+                {"name": "Carol"},
+            ],
+        )
         w.insert("Company", [{"name": "Acme"}])
         w.insert("Knows", [{"id": "k1", "src": "Alice", "dst": "Bob", "since": "2020-05-01"}])
         w.insert("WorksAt", [{"id": "w1", "src": "Alice", "dst": "Acme"}])
@@ -173,8 +199,9 @@ def rows(client: httpx.Client, branch: str, table: str, **params: object) -> lis
 
 
 def mutate(client: httpx.Client, branch: str, *operations: dict, message: str = "m") -> str:
-    r = client.post(f"/branches/{branch}/mutations",
-                    json={"message": message, "operations": list(operations)})
+    r = client.post(
+        f"/branches/{branch}/mutations", json={"message": message, "operations": list(operations)}
+    )
     assert r.status_code == 200, r.text
     assert r.json()["branch"] == branch
     return r.json()["commit"]

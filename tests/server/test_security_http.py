@@ -56,9 +56,14 @@ def _seed(root: Path) -> None:
     g = gl.Graph.init(root, SCHEMA)
     with g.write(message="seed") as w:
         w.insert("Person", [{"name": "Alice", "age": 30}, {"name": "Bob"}])
-        w.insert("Doc", [{"name": "big1", "body": "word " + "a" * 40_000},
-                         {"name": "big2", "body": "word " + "b" * 40_000},
-                         {"name": "huge", "body": "word " + "c" * 100_000}])
+        w.insert(
+            "Doc",
+            [
+                {"name": "big1", "body": "word " + "a" * 40_000},
+                {"name": "big2", "body": "word " + "b" * 40_000},
+                {"name": "huge", "body": "word " + "c" * 100_000},
+            ],
+        )
     # A schema merge to preview: dev adds a property and a row, main gains a row.
     g.create_branch("dev")
     g.apply_schema(SCHEMA.replace("age: I32? }", "age: I32?  nick: String? }"), branch="dev")
@@ -81,12 +86,18 @@ def open_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     d = tmp_path_factory.mktemp("guarded")
     _seed(d / "graph")
-    config = write_config(d / "server.toml", protected=[], limits={
-        "max_concurrent_reads": 1, "sql_max_result_bytes": RESULT_CAP,
-        "ui_sessions_per_token": SESSIONS_PER_TOKEN,
-        # The read-cap test holds the one read slot with a query that runs until this.
-        "sql_timeout_s": 9, "sql_threads": 1,
-    })
+    config = write_config(
+        d / "server.toml",
+        protected=[],
+        limits={
+            "max_concurrent_reads": 1,
+            "sql_max_result_bytes": RESULT_CAP,
+            "ui_sessions_per_token": SESSIONS_PER_TOKEN,
+            # The read-cap test holds the one read slot with a query that runs until this.
+            "sql_timeout_s": 9,
+            "sql_threads": 1,
+        },
+    )
     srv = Server(d / "graph", d, ["--config", str(config)]).start()
     yield srv
     srv.stop()
@@ -103,28 +114,41 @@ def test_cross_site_writes_without_auth_are_refused(open_server: Server) -> None
     with open_server.client() as c:
         before = c.get("/branches/main/tables/Person").json()["rows"]
         line = b'{"type": "Person", "data": {"name": "Mallory"}}\n'
-        for kind in ("text/plain", "application/x-www-form-urlencoded",
-                     "multipart/form-data; boundary=x", None):
+        for kind in (
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+            None,
+        ):
             headers = {"Content-Type": kind} if kind else {}
             for mode in ("append", "overwrite"):
-                r = c.post("/branches/main/load", params={"mode": mode}, content=line,
-                           headers=headers)
+                r = c.post(
+                    "/branches/main/load", params={"mode": mode}, content=line, headers=headers
+                )
                 assert "Content-Type" in error_of(r, 415, "UnsupportedMediaType")
-        r = c.post("/branches/main/mutations", content=b'{"message": "m", "operations": []}',
-                   headers={"Content-Type": "text/plain"})
+        r = c.post(
+            "/branches/main/mutations",
+            content=b'{"message": "m", "operations": []}',
+            headers={"Content-Type": "text/plain"},
+        )
         error_of(r, 415, "UnsupportedMediaType")
         # The real content type from another site's page: its Origin gives it away.
-        r = c.post("/branches", json={"name": "evil", "from": "main"},
-                   headers={"Origin": "http://evil.example"})
+        r = c.post(
+            "/branches",
+            json={"name": "evil", "from": "main"},
+            headers={"Origin": "http://evil.example"},
+        )
         error_of(r, 403, "CrossOriginRequest")
         assert c.get("/branches/main/tables/Person").json()["rows"] == before
         assert "evil" not in [b["name"] for b in c.get("/branches").json()["branches"]]
         # A real client: the real content type, no Origin or its own.
-        r = c.post("/branches", json={"name": "ok", "from": "main"},
-                   headers={"Origin": open_server.url})
+        r = c.post(
+            "/branches", json={"name": "ok", "from": "main"}, headers={"Origin": open_server.url}
+        )
         assert r.status_code == 201, r.text
-        r = c.post("/branches/ok/load", content=line,
-                   headers={"Content-Type": "application/x-ndjson"})
+        r = c.post(
+            "/branches/ok/load", content=line, headers={"Content-Type": "application/x-ndjson"}
+        )
         assert r.status_code == 200, r.text
     healthy(open_server)
 
@@ -134,8 +158,12 @@ def test_a_foreign_host_header_is_refused(which: str, request: pytest.FixtureReq
     server: Server = request.getfixturevalue(which)
     port = port_of(server)
     with server.client(READ_TOKEN) as c:
-        for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1:{port + 1}",
-                     f"localhost.evil.example:{port}"):
+        for host in (
+            f"evil.example:{port}",
+            "evil.example",
+            f"127.0.0.1:{port + 1}",
+            f"localhost.evil.example:{port}",
+        ):
             r = c.get("/branches", headers={"Host": host})
             assert "127.0.0.1:" in error_of(r, 400, "HostNotAllowed"), host
         for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"LOCALHOST:{port}"):
@@ -164,9 +192,13 @@ def test_previews_diffs_and_history_count_against_the_read_cap(guarded: Server) 
         """A query holding the only read slot (until sql_timeout_s), once it has it."""
         if slow and slow[-1].is_alive():
             return slow[-1]
-        slow.append(threading.Thread(target=lambda: holder.post(
-            "/branches/main/sql",
-            json={"query": "SELECT count(*) FROM range(100000000000)"})))
+        slow.append(
+            threading.Thread(
+                target=lambda: holder.post(
+                    "/branches/main/sql", json={"query": "SELECT count(*) FROM range(100000000000)"}
+                )
+            )
+        )
         slow[-1].start()
         while c.get("/branches/main/tables/Person").status_code == 200:
             assert slow[-1].is_alive()
@@ -177,8 +209,9 @@ def test_previews_diffs_and_history_count_against_the_read_cap(guarded: Server) 
         with guarded.client(WRITE_TOKEN) as c:
             requests = {
                 "diff": lambda: c.get("/diff", params={"a": "main", "b": "dev"}),
-                "dry run": lambda: c.post("/merge", json={"source": "dev", "into": "main",
-                                                         "dry_run": True}),
+                "dry run": lambda: c.post(
+                    "/merge", json={"source": "dev", "into": "main", "dry_run": True}
+                ),
                 "log": lambda: c.get("/branches/main/log"),
                 "ui merge": lambda: pages.get("/ui/merge", params={"source": "dev"}),
                 "ui diff": lambda: pages.get("/ui/diff", params={"a": "main", "b": "dev"}),
@@ -253,11 +286,13 @@ def test_short_tokens_are_refused_at_start(tmp_path: Path) -> None:
     assert "fifteen" not in str(caught.value)  # never echo a token
     ServerConfig(tokens={"sixteen-chars-xy": Scope.read}).check()
     ServerConfig(tokens={"short": Scope.read}, allow_short_tokens=True).check()
-    assert load_config(env={"GRAPHLAKE_TOKENS": "short:read"},
-                       allow_short_tokens=True).allow_short_tokens
+    assert load_config(
+        env={"GRAPHLAKE_TOKENS": "short:read"}, allow_short_tokens=True
+    ).allow_short_tokens
     gl.Graph.init(tmp_path / "g", SCHEMA)
-    result = CliRunner().invoke(cli_app, ["serve", str(tmp_path / "g")],
-                                env={"GRAPHLAKE_TOKENS": "short:admin"})
+    result = CliRunner().invoke(
+        cli_app, ["serve", str(tmp_path / "g")], env={"GRAPHLAKE_TOKENS": "short:admin"}
+    )
     assert result.exit_code == 1 and "--allow-short-tokens" in result.output, result.output
 
 
@@ -277,7 +312,7 @@ def test_a_token_evicts_only_its_own_oldest_sessions(guarded: Server) -> None:
     other = login(guarded, WRITE_TOKEN)
     mine = [login(guarded, READ_TOKEN) for _ in range(SESSIONS_PER_TOKEN + 20)]
     assert logged_in(other)  # another token's session survives any number of logins
-    assert [logged_in(c) for c in mine[-SESSIONS_PER_TOKEN - 1:]] == [False] + [True] * 3
+    assert [logged_in(c) for c in mine[-SESSIONS_PER_TOKEN - 1 :]] == [False] + [True] * 3
     for c in (other, *mine):
         c.close()
     healthy(guarded)
@@ -289,18 +324,23 @@ def test_table_reads_and_search_stop_at_the_result_byte_cap(guarded: Server) -> 
         first = c.get("/branches/main/tables/Doc", params={"limit": 10})
         assert first.status_code == 200, first.text
         assert [r["name"] for r in first.json()["rows"]] == ["big1"]
-        second = c.get("/branches/main/tables/Doc",
-                       params={"limit": 10, "cursor": first.json()["next_cursor"]})
+        second = c.get(
+            "/branches/main/tables/Doc", params={"limit": 10, "cursor": first.json()["next_cursor"]}
+        )
         assert [r["name"] for r in second.json()["rows"]] == ["big2"]
-        r = c.get("/branches/main/tables/Doc",
-                  params={"limit": 10, "cursor": second.json()["next_cursor"]})
+        r = c.get(
+            "/branches/main/tables/Doc",
+            params={"limit": 10, "cursor": second.json()["next_cursor"]},
+        )
         assert "'huge'" in error_of(r, 413, "ResultTooLarge")
         names = c.get("/branches/main/tables/Doc", params={"columns": "name"}).json()
         assert [r["name"] for r in names["rows"]] == ["big1", "big2", "huge"]
         r = c.post("/branches/main/search", json={"type": "Doc", "text": "word", "k": 3})
         assert "sql_max_result_bytes" in error_of(r, 413, "ResultTooLarge")
-        r = c.post("/branches/main/search", json={"type": "Doc", "text": "word", "k": 3,
-                                                  "columns": ["name"]})
+        r = c.post(
+            "/branches/main/search",
+            json={"type": "Doc", "text": "word", "k": 3, "columns": ["name"]},
+        )
         assert r.status_code == 200 and len(r.json()["rows"]) == 3, r.text
     healthy(guarded)
 

@@ -99,7 +99,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
     plain = harness.serve_command
     harness.serve_command = lambda: [  # type: ignore[assignment]
-        "prlimit", f"--as={SERVER_AS_MB * 2**20}", *plain()]
+        "prlimit",
+        f"--as={SERVER_AS_MB * 2**20}",
+        *plain(),
+    ]
     try:
         srv.start()
     finally:
@@ -128,8 +131,9 @@ def bound(server: Server) -> int:
     return server.base_rss + (READS * QUERY_MEMORY_MB + 256) * 2**20  # type: ignore[attr-defined]
 
 
-def attack(server: Server, reader: httpx.Client, path: str, body: dict,
-           statuses: tuple[int, ...]) -> httpx.Response:
+def attack(
+    server: Server, reader: httpx.Client, path: str, body: dict, statuses: tuple[int, ...]
+) -> httpx.Response:
     """POST the attack: its status, answered within the time limit + 1 s, /health fine
     after it and the tree's RSS under the bound throughout."""
     assert server.proc is not None
@@ -149,33 +153,53 @@ def attack(server: Server, reader: httpx.Client, path: str, body: dict,
 
 def test_unwind_of_a_billion_integers_is_refused(server: Server, reader: httpx.Client) -> None:
     # The audit: the kernel killed the server at 15.3 GB.
-    r = attack(server, reader, "/branches/main/query",
-               {"query": "UNWIND range(1, 1000000000) AS x RETURN count(*) AS n"}, (408, 413))
+    r = attack(
+        server,
+        reader,
+        "/branches/main/query",
+        {"query": "UNWIND range(1, 1000000000) AS x RETURN count(*) AS n"},
+        (408, 413),
+    )
     assert r.json()["error"]["type"] in ("QueryTooLargeError", "QueryTimeoutError")
 
 
-def test_unwind_of_a_hundred_million_integers_is_refused(server: Server,
-                                                         reader: httpx.Client) -> None:
+def test_unwind_of_a_hundred_million_integers_is_refused(
+    server: Server, reader: httpx.Client
+) -> None:
     # The audit: answered 200 at 2.8 GB against a 256 MB limit.
-    attack(server, reader, "/branches/main/query",
-           {"query": "UNWIND range(1, 100000000) AS x RETURN count(*) AS n"}, (408, 413))
+    attack(
+        server,
+        reader,
+        "/branches/main/query",
+        {"query": "UNWIND range(1, 100000000) AS x RETURN count(*) AS n"},
+        (408, 413),
+    )
 
 
-@pytest.mark.parametrize("sql", [
-    "SELECT count(*) AS n FROM (SELECT unnest(range(1, 100000000)))",
-    "SELECT length(repeat('x', 1500000000)) AS n",
-    "SELECT len(list(range)) AS n FROM range(100000000)",
-    "SELECT length(string_agg(repeat('x', 1000), ',')) AS n FROM range(2000000)",
-])
-def test_sql_values_past_the_memory_limit_are_refused(server: Server, reader: httpx.Client,
-                                                      sql: str) -> None:
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT count(*) AS n FROM (SELECT unnest(range(1, 100000000)))",
+        "SELECT length(repeat('x', 1500000000)) AS n",
+        "SELECT len(list(range)) AS n FROM range(100000000)",
+        "SELECT length(string_agg(repeat('x', 1000), ',')) AS n FROM range(2000000)",
+    ],
+)
+def test_sql_values_past_the_memory_limit_are_refused(
+    server: Server, reader: httpx.Client, sql: str
+) -> None:
     r = attack(server, reader, "/branches/main/sql", {"query": sql}, (408, 413))
     assert "memory" in r.json()["error"]["message"] or "timed out" in r.json()["error"]["message"]
 
 
 def test_a_long_query_answers_408_within_the_limit(server: Server, reader: httpx.Client) -> None:
-    r = attack(server, reader, "/branches/main/sql",
-               {"query": "SELECT count(*) AS n FROM range(100000000000)"}, (408,))
+    r = attack(
+        server,
+        reader,
+        "/branches/main/sql",
+        {"query": "SELECT count(*) AS n FROM range(100000000000)"},
+        (408,),
+    )
     message = r.json()["error"]["message"]
     assert f"after {TIMEOUT_S} s" in message and "sql_timeout_s" in message
 
@@ -183,9 +207,11 @@ def test_a_long_query_answers_408_within_the_limit(server: Server, reader: httpx
 def test_concurrent_attacks_stay_under_the_whole_server_bound(server: Server) -> None:
     assert server.proc is not None
     statuses: list[int] = []
-    queries = ["UNWIND range(1, 300000000) AS x RETURN count(*) AS n",
-               "UNWIND range(1, 300000000) AS x RETURN sum(x) AS n",
-               "UNWIND range(1, 300000000) AS x RETURN max(x) AS n"]
+    queries = [
+        "UNWIND range(1, 300000000) AS x RETURN count(*) AS n",
+        "UNWIND range(1, 300000000) AS x RETURN sum(x) AS n",
+        "UNWIND range(1, 300000000) AS x RETURN max(x) AS n",
+    ]
 
     def one(q: str) -> None:
         with server.client(READ_TOKEN, timeout=30) as c:
@@ -204,24 +230,40 @@ def test_concurrent_attacks_stay_under_the_whole_server_bound(server: Server) ->
         assert c.get("/health", timeout=2).status_code == 200
 
 
-def test_a_large_parameter_named_many_times_is_bounded(server: Server,
-                                                        reader: httpx.Client) -> None:
+def test_a_large_parameter_named_many_times_is_bounded(
+    server: Server, reader: httpx.Client
+) -> None:
     # The audit: a 0.6 MB list referenced 100 times aborted the process (std::bad_alloc).
     # Bound once, it is no longer pasted 100 times into the SQL; DuckDB still copies the
     # value per reference, which the time and memory limits bound.
     text = "RETURN " + " + ".join(["size($xs)"] * 100) + " AS n"
-    r = attack(server, reader, "/branches/main/query",
-               {"query": text, "params": {"xs": list(range(100_000))}}, (200, 408, 413))
-    small = attack(server, reader, "/branches/main/query",
-                   {"query": text, "params": {"xs": list(range(100))}}, (200,))
+    r = attack(
+        server,
+        reader,
+        "/branches/main/query",
+        {"query": text, "params": {"xs": list(range(100_000))}},
+        (200, 408, 413),
+    )
+    small = attack(
+        server,
+        reader,
+        "/branches/main/query",
+        {"query": text, "params": {"xs": list(range(100))}},
+        (200,),
+    )
     assert small.json()["rows"] == [[10_000]], r.text
 
 
 def test_a_hundred_fixed_hops_are_refused_at_once(server: Server, reader: httpx.Client) -> None:
     # The audit: 100 hops took 48 s and 4 GB; 250 killed the server.
     chain = "(a:Person)" + "-[:Knows]->(:Person)" * 100
-    r = attack(server, reader, "/branches/main/query",
-               {"query": f"MATCH {chain} RETURN count(*) AS n"}, (400,))
+    r = attack(
+        server,
+        reader,
+        "/branches/main/query",
+        {"query": f"MATCH {chain} RETURN count(*) AS n"},
+        (400,),
+    )
     assert "hops" in r.json()["error"]["message"]
 
 

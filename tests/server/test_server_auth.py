@@ -68,8 +68,17 @@ def test_auth_matrix(server: Server, admin: httpx.Client, caller: str, endpoint:
         assert "not-a-configured-token" not in r.text
 
 
-@pytest.mark.parametrize("header", ["Basic dXNlcjpwYXNz", "Bearer", "Bearer\tx y", READ_TOKEN,
-                                    f"Bearer {READ_TOKEN}x", f"Bearer {READ_TOKEN[:-1]}"])
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Basic dXNlcjpwYXNz",
+        "Bearer",
+        "Bearer\tx y",
+        READ_TOKEN,
+        f"Bearer {READ_TOKEN}x",
+        f"Bearer {READ_TOKEN[:-1]}",
+    ],
+)
 def test_malformed_or_near_miss_tokens_are_401(server: Server, header: str) -> None:
     r = httpx.get(f"{server.url}/branches", headers={"Authorization": header})
     assert r.status_code == 401, r.text
@@ -90,8 +99,10 @@ def test_protected_branch_changes_only_through_merge(
     writer: httpx.Client, admin: httpx.Client, reader: httpx.Client
 ) -> None:
     before = head(reader, "main")
-    r = admin.post("/branches/main/mutations", json={"operations": [
-        {"op": "insert", "table": "Person", "rows": [{"name": "Sneaky"}]}]})
+    r = admin.post(
+        "/branches/main/mutations",
+        json={"operations": [{"op": "insert", "table": "Person", "rows": [{"name": "Sneaky"}]}]},
+    )
     assert r.status_code == 403
     assert r.json()["error"]["type"] == "ProtectedBranchError"
     assert "protected" in r.json()["error"]["message"] and "merg" in r.json()["error"]["message"]
@@ -111,12 +122,20 @@ def test_merge_into_a_protected_branch_needs_write(server: Server, tmp_path: Pat
         f'{{"token": "{READ_TOKEN}", "scope": "read"}}, '
         f'{{"token": "{WRITE_TOKEN}", "scope": "write"}}]}}'
     )
-    srv = Server(tmp_path / "graph", tmp_path, ["--config", str(config)],
-                 env={"GRAPHLAKE_TOKENS": f"env-admin-token-0a:admin,{WRITE_TOKEN}x:read"})
+    srv = Server(
+        tmp_path / "graph",
+        tmp_path,
+        ["--config", str(config)],
+        env={"GRAPHLAKE_TOKENS": f"env-admin-token-0a:admin,{WRITE_TOKEN}x:read"},
+    )
     srv.start()
     try:
-        with srv.client(WRITE_TOKEN) as w, srv.client(READ_TOKEN) as r, \
-                srv.client("env-admin-token-0a") as a, srv.client(f"{WRITE_TOKEN}x") as r2:
+        with (
+            srv.client(WRITE_TOKEN) as w,
+            srv.client(READ_TOKEN) as r,
+            srv.client("env-admin-token-0a") as a,
+            srv.client(f"{WRITE_TOKEN}x") as r2,
+        ):
             assert w.post("/branches", json={"name": "fix"}).status_code == 201
             mutate(w, "fix", {"op": "insert", "table": "Person", "rows": [{"name": "Lee"}]})
             assert r.post("/merge", json={"source": "fix", "into": "main"}).status_code == 403
@@ -139,7 +158,11 @@ def test_no_tokens_refuses_to_start(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "GRAPHLAKE_TOKENS"}
     proc = subprocess.run(
         [*serve_command(), str(tmp_path / "graph"), "--port", "1"],
-        capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        stdin=subprocess.DEVNULL,
     )
     assert proc.returncode == 1, proc.stderr
     assert "no tokens configured" in proc.stderr and "--no-auth" in proc.stderr
@@ -151,7 +174,10 @@ def test_bad_config_refuses_to_start(tmp_path: Path) -> None:
     config.write_text('[[tokens]]\ntoken = "s3cret-value"\nscope = "superuser"\n')
     proc = subprocess.run(
         [*serve_command(), str(tmp_path / "graph"), "--config", str(config)],
-        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
     )
     assert proc.returncode == 1
     assert "unknown token scope 'superuser'" in proc.stderr

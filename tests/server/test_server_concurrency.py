@@ -27,8 +27,9 @@ def _all_ids(client: httpx.Client, branch: str, table: str) -> list[str]:
             return ids
 
 
-def test_parallel_branches_merge_into_one_target(server: Server, writer: httpx.Client,
-                                                 reader: httpx.Client) -> None:
+def test_parallel_branches_merge_into_one_target(
+    server: Server, writer: httpx.Client, reader: httpx.Client
+) -> None:
     # `main` is protected on this server; the workers land in a fresh, unprotected target.
     target = unique("trunk")
     assert writer.post("/branches", json={"name": target}).status_code == 201
@@ -41,13 +42,21 @@ def test_parallel_branches_merge_into_one_target(server: Server, writer: httpx.C
             r = c.post("/branches", json={"name": name, "from": target})
             assert r.status_code == 201, r.text
             people = [{"name": f"w{n}-p{i}", "age": i} for i in range(PEOPLE_EACH)]
-            knows = [{"id": f"w{n}-k{i}", "src": f"w{n}-p{i}", "dst": f"w{n}-p{i + 1}"}
-                     for i in range(PEOPLE_EACH - 1)]
-            r = c.post(f"/branches/{name}/mutations", json={"message": f"w{n}", "operations": [
-                {"op": "insert", "table": "Person", "rows": people},
-                {"op": "insert", "table": "Knows", "rows": knows},
-                {"op": "update", "table": "Person", "rows": [{"name": "Bob", "age": 40}]},
-            ]})
+            knows = [
+                {"id": f"w{n}-k{i}", "src": f"w{n}-p{i}", "dst": f"w{n}-p{i + 1}"}
+                for i in range(PEOPLE_EACH - 1)
+            ]
+            r = c.post(
+                f"/branches/{name}/mutations",
+                json={
+                    "message": f"w{n}",
+                    "operations": [
+                        {"op": "insert", "table": "Person", "rows": people},
+                        {"op": "insert", "table": "Knows", "rows": knows},
+                        {"op": "update", "table": "Person", "rows": [{"name": "Bob", "age": 40}]},
+                    ],
+                },
+            )
             assert r.status_code == 200, r.text
             r = c.post("/merge", json={"source": name, "into": target})
             assert r.status_code == 200, r.text
@@ -68,6 +77,8 @@ def test_parallel_branches_merge_into_one_target(server: Server, writer: httpx.C
     # worker's commit itself).
     log = reader.get(f"/branches/{target}/log").json()["commits"]
     messages = [c["message"] for c in log]
-    assert all(f"w{n}" in messages or any(m.startswith(f"merge {target}/w{n} ")
-                                          for m in messages) for n in range(WORKERS))
+    assert all(
+        f"w{n}" in messages or any(m.startswith(f"merge {target}/w{n} ") for m in messages)
+        for n in range(WORKERS)
+    )
     assert head(reader, target) == log[0]["id"]

@@ -51,16 +51,19 @@ def test_no_tokens_needs_no_auth() -> None:
     ServerConfig(tokens={"x" * 16: Scope.read}).check()
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ('[[tokens]]\ntoken = "x"\nscope = "root"\n', "unknown token scope 'root'"),
-    ('[[tokens]]\ntoken = ""\nscope = "read"\n', "non-empty string"),
-    ('[[tokens]]\ntoken = "x"\nscope = "read"\nrole = 1\n', "use the keys"),
-    ("tokenz = []\n", "unknown config key"),
-    ("[limits]\nsql_max_rows = 0\n", "positive number"),
-    ("[limits]\nrows = 5\n", "unknown limit"),
-    ('protected_branches = "main"\n', "list of branch names"),
-    ('tokens = [ "secret-in-a-broken-line\n', "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[[tokens]]\ntoken = "x"\nscope = "root"\n', "unknown token scope 'root'"),
+        ('[[tokens]]\ntoken = ""\nscope = "read"\n', "non-empty string"),
+        ('[[tokens]]\ntoken = "x"\nscope = "read"\nrole = 1\n', "use the keys"),
+        ("tokenz = []\n", "unknown config key"),
+        ("[limits]\nsql_max_rows = 0\n", "positive number"),
+        ("[limits]\nrows = 5\n", "unknown limit"),
+        ('protected_branches = "main"\n', "list of branch names"),
+        ('tokens = [ "secret-in-a-broken-line\n', "not valid TOML"),
+    ],
+)
 def test_bad_config_files(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "c.toml"
     path.write_text(text)

@@ -19,25 +19,37 @@ def test_health_needs_no_token(anon: httpx.Client) -> None:
 def test_openapi_documents_every_endpoint(anon: httpx.Client) -> None:
     spec = anon.get("/openapi.json").json()
     assert set(spec["paths"]) >= {
-        "/health", "/branches", "/branches/{name}", "/branches/{branch}/log",
-        "/branches/{branch}/tables/{table}", "/branches/{branch}/sql",
-        "/branches/{branch}/mutations", "/branches/{branch}/load", "/diff", "/merge",
+        "/health",
+        "/branches",
+        "/branches/{name}",
+        "/branches/{branch}/log",
+        "/branches/{branch}/tables/{table}",
+        "/branches/{branch}/sql",
+        "/branches/{branch}/mutations",
+        "/branches/{branch}/load",
+        "/diff",
+        "/merge",
         "/merge_many",
     }
     assert "HTTPBearer" in spec["components"]["securitySchemes"]
     merge_409 = spec["paths"]["/merge"]["post"]["responses"]["409"]
-    assert merge_409["content"]["application/json"]["schema"]["$ref"].endswith(
-        "MergeConflictBody")
+    assert merge_409["content"]["application/json"]["schema"]["$ref"].endswith("MergeConflictBody")
 
 
-def test_branch_create_list_log_delete(writer: httpx.Client, admin: httpx.Client,
-                                       reader: httpx.Client) -> None:
+def test_branch_create_list_log_delete(
+    writer: httpx.Client, admin: httpx.Client, reader: httpx.Client
+) -> None:
     name = unique("feature/nested/x")  # slashes in names travel in the path
     main_head = head(reader, "main")
     r = writer.post("/branches", json={"name": name, "from": "main"})
     assert r.status_code == 201, r.text
-    assert r.json() == {**r.json(), "name": name, "head": main_head, "default": False,
-                        "protected": False}
+    assert r.json() == {
+        **r.json(),
+        "name": name,
+        "head": main_head,
+        "default": False,
+        "protected": False,
+    }
 
     listed = {b["name"]: b for b in reader.get("/branches").json()["branches"]}
     assert listed["main"]["default"] and listed["main"]["protected"]
@@ -64,13 +76,20 @@ def test_branch_from_a_commit_id(writer: httpx.Client, reader: httpx.Client) -> 
 
 def test_read_rows_as_json(reader: httpx.Client) -> None:
     alice = rows(reader, "main", "Person", where="name = 'Alice'")
-    assert alice == [{
-        "id": "Alice", "name": "Alice", "age": 30, "email": "alice@x.org",
-        "born": "1994-03-04", "embedding": [0.5, 1.0],
-        "photo": base64.b64encode(b"\x89PNG\x00\xff").decode(),
-    }]
+    assert alice == [
+        {
+            "id": "Alice",
+            "name": "Alice",
+            "age": 30,
+            "email": "alice@x.org",
+            "born": "1994-03-04",
+            "embedding": [0.5, 1.0],
+            "photo": base64.b64encode(b"\x89PNG\x00\xff").decode(),
+        }
+    ]
     assert rows(reader, "main", "Person", where="age >= 30", columns="name,age") == [
-        {"name": "Alice", "age": 30}, {"name": "Bob", "age": 40},
+        {"name": "Alice", "age": 30},
+        {"name": "Bob", "age": 40},
     ]
     assert rows(reader, "main", "Knows") == [
         {"id": "k1", "src": "Alice", "dst": "Bob", "since": "2020-05-01"}
@@ -79,16 +98,20 @@ def test_read_rows_as_json(reader: httpx.Client) -> None:
     assert page["table"] == "Company" and page["commit"] == head(reader, "main")
 
 
-def test_mutations_publish_one_commit(writer: httpx.Client, reader: httpx.Client,
-                                      branch: str) -> None:
+def test_mutations_publish_one_commit(
+    writer: httpx.Client, reader: httpx.Client, branch: str
+) -> None:
     before = head(reader, branch)
     photo = base64.b64encode(b"\x00\x01binary").decode()
     commit = mutate(
-        writer, branch,
-        {"op": "insert", "table": "Person",
-         "rows": [{"name": "Dave", "age": 25, "photo": photo, "embedding": [1, 2]}]},
-        {"op": "upsert", "table": "Person", "rows": [{"name": "Bob", "age": 41},
-                                                     {"name": "Erin"}]},
+        writer,
+        branch,
+        {
+            "op": "insert",
+            "table": "Person",
+            "rows": [{"name": "Dave", "age": 25, "photo": photo, "embedding": [1, 2]}],
+        },
+        {"op": "upsert", "table": "Person", "rows": [{"name": "Bob", "age": 41}, {"name": "Erin"}]},
         {"op": "update", "table": "Person", "rows": [{"name": "Carol", "born": "2001-02-03"}]},
         {"op": "insert", "table": "Knows", "rows": [{"id": "k2", "src": "Dave", "dst": "Alice"}]},
         {"op": "delete", "table": "Knows", "keys": ["k1"]},
@@ -105,8 +128,7 @@ def test_mutations_publish_one_commit(writer: httpx.Client, reader: httpx.Client
     assert [k["id"] for k in rows(reader, branch, "Knows")] == ["k2"]
 
     # A node with edges goes only with cascade, which takes its edges along.
-    mutate(writer, branch, {"op": "delete", "table": "Person", "keys": ["Dave"],
-                            "cascade": True})
+    mutate(writer, branch, {"op": "delete", "table": "Person", "keys": ["Dave"], "cascade": True})
     assert "Dave" not in {r["id"] for r in rows(reader, branch, "Person")}
     assert rows(reader, branch, "Knows") == []
     assert head(reader, "main") != head(reader, branch)  # main untouched
@@ -119,14 +141,19 @@ def test_load_jsonl(writer: httpx.Client, reader: httpx.Client, branch: str) -> 
         {"edge": "WorksAt", "from": "Frank", "to": "Initech"},
     ]
     body = "\n".join(json.dumps(r) for r in records) + "\n"
-    r = writer.post(f"/branches/{branch}/load", params={"mode": "append", "message": "bulk"},
-                    content=body, headers={"Content-Type": "application/x-ndjson"})
+    r = writer.post(
+        f"/branches/{branch}/load",
+        params={"mode": "append", "message": "bulk"},
+        content=body,
+        headers={"Content-Type": "application/x-ndjson"},
+    )
     assert r.status_code == 200, r.text
     assert head(reader, branch) == r.json()["commit"]
     assert reader.get(f"/branches/{branch}/log").json()["commits"][0]["message"] == "bulk"
     assert rows(reader, branch, "Person", where="name = 'Frank'")[0]["age"] == 50
     assert sorted((w["src"], w["dst"]) for w in rows(reader, branch, "WorksAt")) == [
-        ("Alice", "Acme"), ("Frank", "Initech")
+        ("Alice", "Acme"),
+        ("Frank", "Initech"),
     ]
 
     merge = '{"type": "Person", "data": {"name": "Frank", "age": 51}}\n'
@@ -136,32 +163,41 @@ def test_load_jsonl(writer: httpx.Client, reader: httpx.Client, branch: str) -> 
 
 
 def test_sql_on_a_pinned_snapshot(reader: httpx.Client) -> None:
-    r = reader.post("/branches/main/sql",
-                    json={"query": "SELECT name, age FROM Person ORDER BY name"})
+    r = reader.post(
+        "/branches/main/sql", json={"query": "SELECT name, age FROM Person ORDER BY name"}
+    )
     assert r.status_code == 200, r.text
     assert r.json() == {
         "commit": head(reader, "main"),
         "columns": ["name", "age"],
         "rows": [["Alice", 30], ["Bob", 40], ["Carol", None]],
     }
-    join = ("SELECT p.name, c.name FROM WorksAt w JOIN Person p ON p.id = w.src "
-            "JOIN Company c ON c.id = w.dst")
+    join = (
+        "SELECT p.name, c.name FROM WorksAt w JOIN Person p ON p.id = w.src "
+        "JOIN Company c ON c.id = w.dst"
+    )
     r = reader.post("/branches/main/sql", json={"query": join, "max_rows": 5})
     assert r.json()["columns"] == ["name", "name"] and r.json()["rows"] == [["Alice", "Acme"]]
 
 
 def test_diff(writer: httpx.Client, reader: httpx.Client, branch: str) -> None:
-    mutate(writer, branch,
-           {"op": "insert", "table": "Person", "rows": [{"name": "Gina"}]},
-           {"op": "update", "table": "Person", "rows": [{"name": "Bob", "age": 42}]},
-           {"op": "delete", "table": "Knows", "keys": ["k1"]})
+    mutate(
+        writer,
+        branch,
+        {"op": "insert", "table": "Person", "rows": [{"name": "Gina"}]},
+        {"op": "update", "table": "Person", "rows": [{"name": "Bob", "age": 42}]},
+        {"op": "delete", "table": "Knows", "keys": ["k1"]},
+    )
     r = reader.get("/diff", params={"a": "main", "b": branch})
     assert r.status_code == 200, r.text
     tables = r.json()["tables"]
     assert set(tables) == {"Person", "Knows"}
     person, knows = tables["Person"], tables["Knows"]
     assert (person["inserted"], person["updated"], person["deleted"]) == (
-        ["Gina"], {"Bob": ["age"]}, [])
+        ["Gina"],
+        {"Bob": ["age"]},
+        [],
+    )
     assert person["counts"] == {"inserted": 1, "updated": 1, "deleted": 0}
     assert person["changes"] == {"Bob": {"age": {"old": 40, "new": 42}}}
     assert person["inserted_rows"][0]["name"] == "Gina"
@@ -174,8 +210,7 @@ def test_diff(writer: httpx.Client, reader: httpx.Client, branch: str) -> None:
     assert same.json()["tables"] == {}
 
 
-def test_merge_fast_forward_merged_and_dry_run(writer: httpx.Client,
-                                               reader: httpx.Client) -> None:
+def test_merge_fast_forward_merged_and_dry_run(writer: httpx.Client, reader: httpx.Client) -> None:
     target, source = unique("t/target"), unique("t/source")
     for name in (target, source):
         assert writer.post("/branches", json={"name": name}).status_code == 201
@@ -185,8 +220,9 @@ def test_merge_fast_forward_merged_and_dry_run(writer: httpx.Client,
     assert r.json()["outcome"] == "fast_forward" and r.json()["commit"] == head(reader, source)
 
     mutate(writer, source, {"op": "insert", "table": "Person", "rows": [{"name": "Ida"}]})
-    mutate(writer, target, {"op": "update", "table": "Person", "rows": [{"name": "Bob",
-                                                                          "age": 43}]})
+    mutate(
+        writer, target, {"op": "update", "table": "Person", "rows": [{"name": "Bob", "age": 43}]}
+    )
     target_head = head(reader, target)
     dry = writer.post("/merge", json={"source": source, "into": target, "dry_run": True})
     assert dry.status_code == 200 and dry.json()["dry_run"] is True
@@ -227,14 +263,13 @@ def test_merge_many_lands_as_one_commit(writer: httpx.Client, reader: httpx.Clie
     shards = [unique(f"mm/w{i}") for i in range(3)]
     for name in shards:
         assert writer.post("/branches", json={"name": name, "from": target}).status_code == 201
-        mutate(writer, name, {"op": "insert", "table": "Person",
-                              "rows": [{"name": f"{name}-p"}]})
+        mutate(writer, name, {"op": "insert", "table": "Person", "rows": [{"name": f"{name}-p"}]})
     before = head(reader, target)
-    dry = writer.post("/merge_many", json={"sources": shards, "into": target,
-                                           "dry_run": True})
+    dry = writer.post("/merge_many", json={"sources": shards, "into": target, "dry_run": True})
     assert dry.status_code == 200 and head(reader, target) == before
-    r = writer.post("/merge_many", json={"sources": shards, "into": target,
-                                         "strict_disjoint": True})
+    r = writer.post(
+        "/merge_many", json={"sources": shards, "into": target, "strict_disjoint": True}
+    )
     assert r.status_code == 200, r.text
     assert r.json()["outcome"] == "merged"
     log = reader.get(f"/branches/{target}/log", params={"limit": 1}).json()["commits"][0]
@@ -243,6 +278,5 @@ def test_merge_many_lands_as_one_commit(writer: httpx.Client, reader: httpx.Clie
     assert {f"{name}-p" for name in shards} <= names
     bad = writer.post("/merge_many", json={"sources": [], "into": target})
     assert bad.status_code in (400, 422)
-    bad = writer.post("/merge_many", json={"sources": shards, "into": target,
-                                           "strategy": "mine"})
+    bad = writer.post("/merge_many", json={"sources": shards, "into": target, "strategy": "mine"})
     assert bad.status_code == 422

@@ -26,10 +26,16 @@ def fuzz_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     d = tmp_path_factory.mktemp("fuzz")
     seed(d / "graph")
     gl.Graph.open(d / "graph").create_branch(FUZZ_BRANCH)
-    config = write_config(d / "server.toml", protected=["main"], limits={
-        "max_upload_bytes": 64 * 1024, "sql_max_rows": 1000, "sql_timeout_s": 5,
-        "page_max_rows": 500,
-    })
+    config = write_config(
+        d / "server.toml",
+        protected=["main"],
+        limits={
+            "max_upload_bytes": 64 * 1024,
+            "sql_max_rows": 1000,
+            "sql_timeout_s": 5,
+            "page_max_rows": 500,
+        },
+    )
     srv = Server(d / "graph", d, ["--config", str(config), "--log-level", "warning"]).start()
     yield srv
     srv.stop()
@@ -67,10 +73,18 @@ def test_no_server_errors(fuzz_server: Server, run_name: str) -> None:
         if pinned and not path_parameters:
             continue
 
-        @given(case=operation.as_strategy(generation_mode=mode,
-                                          path_parameters=path_parameters or None))
-        @settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, database=None,
-                  suppress_health_check=list(HealthCheck), phases=[Phase.generate])
+        @given(
+            case=operation.as_strategy(
+                generation_mode=mode, path_parameters=path_parameters or None
+            )
+        )
+        @settings(
+            max_examples=EXAMPLES_PER_OPERATION,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+            phases=[Phase.generate],
+        )
         def run(case: schemathesis.Case) -> None:
             case.call_and_validate(headers=headers, checks=[not_a_server_error], timeout=60)
 

@@ -8,13 +8,20 @@ from tests.server.harness import SQL_MAX_ROWS, head
 
 
 def test_query_with_parameters_on_a_pinned_snapshot(reader: httpx.Client) -> None:
-    r = reader.post("/branches/main/query", json={
-        "query": "MATCH (a:Person)-[k:Knows]->(b) WHERE a.age >= $age "
-                 "RETURN a.name, b.name AS friend, k.since ORDER BY a.name",
-        "params": {"age": 30}})
+    r = reader.post(
+        "/branches/main/query",
+        json={
+            "query": "MATCH (a:Person)-[k:Knows]->(b) WHERE a.age >= $age "
+            "RETURN a.name, b.name AS friend, k.since ORDER BY a.name",
+            "params": {"age": 30},
+        },
+    )
     assert r.status_code == 200, r.text
-    assert r.json() == {"commit": head(reader, "main"), "columns": ["a.name", "friend", "k.since"],
-                        "rows": [["Alice", "Bob", "2020-05-01"]]}
+    assert r.json() == {
+        "commit": head(reader, "main"),
+        "columns": ["a.name", "friend", "k.since"],
+        "rows": [["Alice", "Bob", "2020-05-01"]],
+    }
 
 
 def test_query_errors_are_typed_4xx(reader: httpx.Client, anon: httpx.Client) -> None:
@@ -29,8 +36,10 @@ def test_query_errors_are_typed_4xx(reader: httpx.Client, anon: httpx.Client) ->
         r = reader.post("/branches/main/query", json={"query": text})
         assert r.status_code == 400, r.text
         assert r.json()["error"]["type"] == kind, r.text
-    r = reader.post("/branches/main/query", json={"query": "UNWIND range(1, $n) AS x RETURN x",
-                                                  "params": {"n": SQL_MAX_ROWS + 1}})
+    r = reader.post(
+        "/branches/main/query",
+        json={"query": "UNWIND range(1, $n) AS x RETURN x", "params": {"n": SQL_MAX_ROWS + 1}},
+    )
     assert r.status_code == 400 and "more than" in r.json()["error"]["message"]
     assert anon.post("/branches/main/query", json={"query": "RETURN 1"}).status_code == 401
     assert reader.post("/branches/nope/query", json={"query": "RETURN 1"}).status_code == 404

@@ -27,12 +27,17 @@ def error_of(r: httpx.Response, status: int, type_: str) -> str:
     return r.json()["error"]["message"]
 
 
-def test_reads_merges_and_ranges_take_revisions(writer: httpx.Client, reader: httpx.Client,
-                                                branch: str) -> None:
+def test_reads_merges_and_ranges_take_revisions(
+    writer: httpx.Client, reader: httpx.Client, branch: str
+) -> None:
     fork = head(reader, branch)
     c1 = mutate(writer, branch, insert(unique("R")), message="c1")
-    c2 = mutate(writer, branch, {"op": "update", "table": "Person",
-                                 "rows": [{"name": "Bob", "age": 41}]}, message="c2")
+    c2 = mutate(
+        writer,
+        branch,
+        {"op": "update", "table": "Person", "rows": [{"name": "Bob", "age": 41}]},
+        message="c2",
+    )
     side = unique("t/side")
     r = writer.post("/branches", json={"name": side, "from": f"{branch}~2"})
     assert r.status_code == 201 and r.json()["head"] == fork, r.text
@@ -50,8 +55,9 @@ def test_reads_merges_and_ranges_take_revisions(writer: httpx.Client, reader: ht
     assert bob[0]["age"] == 40
     r = reader.get(at(f"{side}^2", "tables/Person"), params={"limit": 1000})
     assert r.status_code == 200 and r.json()["commit"] == c1, r.text
-    r = reader.post(at(f"{branch}~1", "sql"),
-                    json={"query": "SELECT age FROM Person WHERE name = 'Bob'"})
+    r = reader.post(
+        at(f"{branch}~1", "sql"), json={"query": "SELECT age FROM Person WHERE name = 'Bob'"}
+    )
     assert r.status_code == 200 and r.json()["rows"] == [[40]], r.text
     # Ranges: the log and /diff from the merge base.
     r = reader.get(at(f"{side}~1...{branch}", "log"))
@@ -66,25 +72,35 @@ def test_reads_merges_and_ranges_take_revisions(writer: httpx.Client, reader: ht
 
 
 def test_revision_errors(writer: httpx.Client, reader: httpx.Client, branch: str) -> None:
-    assert "past the root" in error_of(reader.get(at(f"{branch}~9999", "log")), 404,
-                                       "AncestorNotFoundError")
-    assert "only 1 parent" in error_of(reader.get(at(f"{branch}^2", "tables/Person")), 404,
-                                       "AncestorNotFoundError")
-    assert "did you mean main?" in error_of(reader.get(at("mian", "log")), 404,
-                                            "UnknownRevisionError")
+    assert "past the root" in error_of(
+        reader.get(at(f"{branch}~9999", "log")), 404, "AncestorNotFoundError"
+    )
+    assert "only 1 parent" in error_of(
+        reader.get(at(f"{branch}^2", "tables/Person")), 404, "AncestorNotFoundError"
+    )
+    assert "did you mean main?" in error_of(
+        reader.get(at("mian", "log")), 404, "UnknownRevisionError"
+    )
     error_of(reader.get(at("main~x", "log")), 400, "RevisionSyntaxError")
-    error_of(reader.get("/diff", params={"a": "main...", "b": "main"}), 400,
-             "RevisionSyntaxError")
+    error_of(reader.get("/diff", params={"a": "main...", "b": "main"}), 400, "RevisionSyntaxError")
     error_of(reader.get("/diff", params={"a": "main"}), 400, "RevisionSyntaxError")
     # Writes need a branch name; nothing is written.
     before = head(reader, branch)
     for revision in (f"{branch}~0", before):
-        message = error_of(writer.post(at(revision, "mutations"), json={
-            "message": "m", "operations": [insert("Nope")]}), 400, "NotABranchError")
+        message = error_of(
+            writer.post(
+                at(revision, "mutations"), json={"message": "m", "operations": [insert("Nope")]}
+            ),
+            400,
+            "NotABranchError",
+        )
         assert "not a branch" in message
     error_of(writer.post(at(f"{branch}^", "load"), content=b""), 400, "NotABranchError")
-    error_of(writer.post("/merge", json={"source": "main", "into": f"{branch}~1"}), 400,
-             "NotABranchError")
+    error_of(
+        writer.post("/merge", json={"source": "main", "into": f"{branch}~1"}),
+        400,
+        "NotABranchError",
+    )
     assert head(reader, branch) == before
 
 

@@ -30,8 +30,15 @@ def test_get_plan_apply_and_read_with_the_new_schema(
     got = reader.get(f"/branches/{branch}/schema").json()
     assert got["schema"] == NEW and got["commit"] == commit
     assert reader.get(f"/branches/{head}/schema").json()["schema"] == SCHEMA  # old commit
-    r = writer.post(f"/branches/{branch}/mutations", json={"message": "m", "operations": [
-        {"op": "upsert", "table": "Person", "rows": [{"name": "Zed", "nick": "z"}]}]})
+    r = writer.post(
+        f"/branches/{branch}/mutations",
+        json={
+            "message": "m",
+            "operations": [
+                {"op": "upsert", "table": "Person", "rows": [{"name": "Zed", "nick": "z"}]}
+            ],
+        },
+    )
     assert r.status_code == 200, r.text
     rows = reader.get(f"/branches/{branch}/tables/Person", params={"where": "name = 'Zed'"})
     assert rows.json()["rows"][0]["nick"] == "z"
@@ -45,11 +52,22 @@ def test_bad_input_is_typed_and_changes_nothing(
     cases = [
         ({"schema": "node Person {"}, 400, "SchemaError", "line 1"),
         ({"schema": SCHEMA}, 400, "SchemaUnchangedError", "nothing was published"),
-        ({"schema": SCHEMA.replace("Vector(2)", "Vector(3)")}, 400,
-         "SchemaChangeRefusedError", "dimension"),
-        ({"schema": SCHEMA.replace("name: String @key\n  age",
-                                   "name: String @key\n  req: String\n  age")}, 400,
-         "SchemaChangeRefusedError", "nullable"),
+        (
+            {"schema": SCHEMA.replace("Vector(2)", "Vector(3)")},
+            400,
+            "SchemaChangeRefusedError",
+            "dimension",
+        ),
+        (
+            {
+                "schema": SCHEMA.replace(
+                    "name: String @key\n  age", "name: String @key\n  req: String\n  age"
+                )
+            },
+            400,
+            "SchemaChangeRefusedError",
+            "nullable",
+        ),
         ({"schema": 3}, 422, None, None),
         ({}, 422, None, None),
     ]
@@ -64,17 +82,24 @@ def test_bad_input_is_typed_and_changes_nothing(
 
 
 def test_rows_that_break_a_narrowing_get_422(writer: httpx.Client, branch: str) -> None:
-    r = writer.post(f"/branches/{branch}/mutations", json={"message": "m", "operations": [
-        {"op": "upsert", "table": "Person", "rows": [{"name": "NoAge"}]}]})
+    r = writer.post(
+        f"/branches/{branch}/mutations",
+        json={
+            "message": "m",
+            "operations": [{"op": "upsert", "table": "Person", "rows": [{"name": "NoAge"}]}],
+        },
+    )
     assert r.status_code == 200, r.text
-    r = writer.post(f"/branches/{branch}/schema",
-                    json={"schema": SCHEMA.replace("age: I32?", "age: I32")})
+    r = writer.post(
+        f"/branches/{branch}/schema", json={"schema": SCHEMA.replace("age: I32?", "age: I32")}
+    )
     assert r.status_code == 422, r.text
     assert r.json()["error"]["type"] == "SchemaDataError" and "NoAge" in r.text
 
 
-def test_scopes_and_protected_branches(reader: httpx.Client, writer: httpx.Client,
-                                       branch: str) -> None:
+def test_scopes_and_protected_branches(
+    reader: httpx.Client, writer: httpx.Client, branch: str
+) -> None:
     assert reader.post(f"/branches/{branch}/schema", json={"schema": NEW}).status_code == 403
     r = writer.post("/branches/main/schema", json={"schema": NEW})
     assert r.status_code == 403 and "protected" in r.text

@@ -38,10 +38,12 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[gl.Graph, 
     tmp = tmp_path_factory.mktemp("values")
     g = gl.Graph.init(tmp / "graph", SCHEMA)
     with g.write(message="seed") as w:
-        w.insert("M", [{"k": "a", "x": 0.5, "v": [1.0, 2.0], "t": "2024-01-02T03:04:05Z",
-                        "b": RAW}])
-    server = Server(tmp / "graph", tmp, ["--config", str(write_config(
-        tmp / "server.toml", protected=[]))]).start()
+        w.insert(
+            "M", [{"k": "a", "x": 0.5, "v": [1.0, 2.0], "t": "2024-01-02T03:04:05Z", "b": RAW}]
+        )
+    server = Server(
+        tmp / "graph", tmp, ["--config", str(write_config(tmp / "server.toml", protected=[]))]
+    ).start()
     try:
         with server.client(WRITE_TOKEN) as client:
             yield g, client
@@ -52,13 +54,15 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[gl.Graph, 
 def _post_json(client: httpx.Client, path: str, body: Any) -> httpx.Response:
     # json.dumps writes NaN / Infinity literals, which Python's (and the server's) parser
     # reads back as floats; httpx's own encoder refuses them.
-    return client.post(path, content=json.dumps(body),
-                       headers={"Content-Type": "application/json"})
+    return client.post(path, content=json.dumps(body), headers={"Content-Type": "application/json"})
 
 
 def _mutate(client: httpx.Client, op: str, row: dict[str, Any]) -> httpx.Response:
-    return _post_json(client, "/branches/main/mutations",
-                      {"message": "m", "operations": [{"op": op, "table": "M", "rows": [row]}]})
+    return _post_json(
+        client,
+        "/branches/main/mutations",
+        {"message": "m", "operations": [{"op": op, "table": "M", "rows": [row]}]},
+    )
 
 
 def _load(client: httpx.Client, row: dict[str, Any], mode: str = "append") -> httpx.Response:
@@ -86,13 +90,16 @@ def test_a_blob_read_from_the_api_writes_back_unchanged(world) -> None:
 
 
 @pytest.mark.parametrize("how", ["mutation", "load"])
-@pytest.mark.parametrize(("row", "type_", "match"), [
-    ({"x": NAN}, "ValueConstraintError", r"^M: 'n': x=nan is outside @range"),
-    ({"v": [NAN, 1.0]}, "ValueConstraintError", r"^M: 'n': v holds NaN or an infinity"),
-    ({"v": [1.0, float("inf")]}, "ValueConstraintError", r"v holds NaN or an infinity"),
-    ({"t": 2**62}, "ValueConstraintError", r"^M: 'n': t=17036-.* is outside the supported"),
-    ({"b": "not base64!"}, "TypeMismatchError", r"^M(\.b| 'n': b): expected Blob"),
-])
+@pytest.mark.parametrize(
+    ("row", "type_", "match"),
+    [
+        ({"x": NAN}, "ValueConstraintError", r"^M: 'n': x=nan is outside @range"),
+        ({"v": [NAN, 1.0]}, "ValueConstraintError", r"^M: 'n': v holds NaN or an infinity"),
+        ({"v": [1.0, float("inf")]}, "ValueConstraintError", r"v holds NaN or an infinity"),
+        ({"t": 2**62}, "ValueConstraintError", r"^M: 'n': t=17036-.* is outside the supported"),
+        ({"b": "not base64!"}, "TypeMismatchError", r"^M(\.b| 'n': b): expected Blob"),
+    ],
+)
 def test_values_outside_a_type_are_422_and_change_nothing(
     world, how: str, row: dict[str, Any], type_: str, match: str
 ) -> None:

@@ -38,40 +38,63 @@ def _config(tmp_path: Path, entries: list[dict]) -> Path:
 
 
 def test_config_parses_an_entry_with_defaults(tmp_path: Path) -> None:
-    cfg = load_config(_config(tmp_path, [
-        {"url": "https://ci.example.org/hook", "secret": SECRET, "branches": ["main"]},
-        {"url": "http://127.0.0.1:9/x", "secret": SECRET, "events": ["tag"], "name": "t",
-         "max_attempts": 2, "timeout_s": 0.5},
-    ]), no_auth=True)
+    cfg = load_config(
+        _config(
+            tmp_path,
+            [
+                {"url": "https://ci.example.org/hook", "secret": SECRET, "branches": ["main"]},
+                {
+                    "url": "http://127.0.0.1:9/x",
+                    "secret": SECRET,
+                    "events": ["tag"],
+                    "name": "t",
+                    "max_attempts": 2,
+                    "timeout_s": 0.5,
+                },
+            ],
+        ),
+        no_auth=True,
+    )
     first, second = cfg.webhooks
     assert first.events == ("commit", "merge", "tag", "merge_request")
     assert first.branches == ("main",) and first.name.startswith("hook-")
-    assert (second.name, second.events, second.max_attempts, second.timeout_s) == \
-        ("t", ("tag",), 2, 0.5)
+    assert (second.name, second.events, second.max_attempts, second.timeout_s) == (
+        "t",
+        ("tag",),
+        2,
+        0.5,
+    )
     assert SECRET not in repr(cfg.webhooks)
 
 
-@pytest.mark.parametrize(("entry", "words"), [
-    ({"url": "ftp://example.org/x", "secret": SECRET}, ["entry 1", "http"]),
-    ({"url": "example.org/hook", "secret": SECRET}, ["entry 1", "http"]),
-    ({"url": "https://", "secret": SECRET}, ["entry 1", "host"]),
-    ({"url": 5, "secret": SECRET}, ["entry 1", "url"]),
-    ({"url": "https://e.org/h", "secret": SECRET, "events": ["commit", "push"]},
-     ["entry 1", "'push'", "unknown event"]),
-    ({"url": "https://e.org/h", "secret": SECRET, "events": []}, ["events"]),
-    ({"url": "https://e.org/h"}, ["entry 1", "secret"]),
-    ({"url": "https://e.org/h", "secret": "short"}, ["entry 1", "16"]),
-    ({"url": "https://e.org/h", "secret": SECRET, "branches": "main"}, ["branches"]),
-    ({"url": "https://e.org/h", "secret": SECRET, "max_attempts": 0}, ["max_attempts"]),
-    ({"url": "https://e.org/h", "secret": SECRET, "name": "a/b"}, ["name"]),
-    ({"url": "https://e.org/h", "secret": SECRET, "retries": 3}, ["unknown key", "retries"]),
-])
-def test_config_refuses_a_bad_entry_naming_it(tmp_path: Path, entry: dict,
-                                              words: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("entry", "words"),
+    [
+        ({"url": "ftp://example.org/x", "secret": SECRET}, ["entry 1", "http"]),
+        ({"url": "example.org/hook", "secret": SECRET}, ["entry 1", "http"]),
+        ({"url": "https://", "secret": SECRET}, ["entry 1", "host"]),
+        ({"url": 5, "secret": SECRET}, ["entry 1", "url"]),
+        (
+            {"url": "https://e.org/h", "secret": SECRET, "events": ["commit", "push"]},
+            ["entry 1", "'push'", "unknown event"],
+        ),
+        ({"url": "https://e.org/h", "secret": SECRET, "events": []}, ["events"]),
+        ({"url": "https://e.org/h"}, ["entry 1", "secret"]),
+        ({"url": "https://e.org/h", "secret": "short"}, ["entry 1", "16"]),
+        ({"url": "https://e.org/h", "secret": SECRET, "branches": "main"}, ["branches"]),
+        ({"url": "https://e.org/h", "secret": SECRET, "max_attempts": 0}, ["max_attempts"]),
+        ({"url": "https://e.org/h", "secret": SECRET, "name": "a/b"}, ["name"]),
+        ({"url": "https://e.org/h", "secret": SECRET, "retries": 3}, ["unknown key", "retries"]),
+    ],
+)
+def test_config_refuses_a_bad_entry_naming_it(
+    tmp_path: Path, entry: dict, words: list[str]
+) -> None:
     ok = {"url": "https://ok.example.org/h", "secret": SECRET}
     with pytest.raises(WebhookConfigError) as info:
-        load_config(_config(tmp_path, [ok, entry] if "entry 1" not in words else [entry]),
-                    no_auth=True)
+        load_config(
+            _config(tmp_path, [ok, entry] if "entry 1" not in words else [entry]), no_auth=True
+        )
     assert isinstance(info.value, ConfigError)
     for word in words:
         assert word in str(info.value)
@@ -80,8 +103,10 @@ def test_config_refuses_a_bad_entry_naming_it(tmp_path: Path, entry: dict,
 
 def test_config_error_never_shows_url_credentials(tmp_path: Path) -> None:
     with pytest.raises(WebhookConfigError) as info:
-        load_config(_config(tmp_path, [{"url": "https://user:pa55word@e.org/h",
-                                        "secret": "short"}]), no_auth=True)
+        load_config(
+            _config(tmp_path, [{"url": "https://user:pa55word@e.org/h", "secret": "short"}]),
+            no_auth=True,
+        )
     assert "pa55word" not in str(info.value) and "e.org/h" in str(info.value)
 
 
@@ -135,8 +160,15 @@ def _write(g: gl.Graph, branch: str, name: str, age: int) -> str:
 
 
 def _hook(url: str, **kw: object) -> Webhook:
-    fields = {"name": "t", "url": url, "secret": SECRET, "backoff_s": 0.01,
-              "retry_pause_s": 0.05, "timeout_s": 5.0, **kw}
+    fields = {
+        "name": "t",
+        "url": url,
+        "secret": SECRET,
+        "backoff_s": 0.01,
+        "retry_pause_s": 0.05,
+        "timeout_s": 5.0,
+        **kw,
+    }
     return Webhook(**fields)  # type: ignore[arg-type]
 
 
@@ -147,8 +179,9 @@ def fresh(receiver: Receiver) -> Receiver:
     return receiver
 
 
-def test_commits_after_start_are_delivered_in_order_and_signed(graph: gl.Graph,
-                                                               fresh: Receiver) -> None:
+def test_commits_after_start_are_delivered_in_order_and_signed(
+    graph: gl.Graph, fresh: Receiver
+) -> None:
     worker = WebhookWorker(graph, _hook(fresh.url))
     worker.poll_once()  # takes the current heads as its start: nothing is sent
     assert fresh.received == []
@@ -169,8 +202,9 @@ def test_commits_after_start_are_delivered_in_order_and_signed(graph: gl.Graph,
 
 
 def test_branch_patterns_and_event_names_filter(graph: gl.Graph, fresh: Receiver) -> None:
-    worker = WebhookWorker(graph, _hook(fresh.url, branches=("main", "dev/*"),
-                                        events=("merge", "tag")))
+    worker = WebhookWorker(
+        graph, _hook(fresh.url, branches=("main", "dev/*"), events=("merge", "tag"))
+    )
     worker.poll_once()
     graph.create_branch("dev/a")
     graph.create_branch("other")
@@ -199,8 +233,9 @@ def test_a_new_branch_is_followed_from_its_creation(graph: gl.Graph, fresh: Rece
     assert fresh.commits("dev/new") == ids and len(fresh.received) == 2
 
 
-def test_a_reset_past_the_cursor_goes_on_from_the_new_head(graph: gl.Graph,
-                                                           fresh: Receiver) -> None:
+def test_a_reset_past_the_cursor_goes_on_from_the_new_head(
+    graph: gl.Graph, fresh: Receiver
+) -> None:
     worker = WebhookWorker(graph, _hook(fresh.url))
     worker.poll_once()
     start = graph.head("main").id
@@ -235,7 +270,8 @@ def test_the_cursor_survives_a_new_worker(graph: gl.Graph, fresh: Receiver) -> N
 
 
 def test_a_dead_receiver_is_failed_in_the_log_and_holds_position(
-        graph: gl.Graph, fresh: Receiver) -> None:
+    graph: gl.Graph, fresh: Receiver
+) -> None:
     dead = "http://127.0.0.1:9/hook"  # discard port: connection refused
     worker = WebhookWorker(graph, _hook(dead, max_attempts=2, retry_pause_s=0.01))
     worker.poll_once()

@@ -66,9 +66,13 @@ class Receiver:
     def _record(self, headers: Any, raw: bytes) -> Received:
         expected = "sha256=" + hmac.new(self.secret.encode(), raw, hashlib.sha256).hexdigest()
         signature = headers.get("X-Graphlake-Signature", "")
-        return Received(headers.get("X-Graphlake-Event", ""),
-                        headers.get("X-Graphlake-Delivery", ""), signature,
-                        hmac.compare_digest(expected, signature), json.loads(raw))
+        return Received(
+            headers.get("X-Graphlake-Event", ""),
+            headers.get("X-Graphlake-Delivery", ""),
+            signature,
+            hmac.compare_digest(expected, signature),
+            json.loads(raw),
+        )
 
     def close(self) -> None:
         self.hold.set()
@@ -77,9 +81,11 @@ class Receiver:
 
     def commits(self, branch: str | None = None) -> list[str]:
         with self._lock:
-            return [r.body["commit"] for r in self.received
-                    if r.event in ("commit", "merge")
-                    and (branch is None or r.body["branch"] == branch)]
+            return [
+                r.body["commit"]
+                for r in self.received
+                if r.event in ("commit", "merge") and (branch is None or r.body["branch"] == branch)
+            ]
 
     def wait_for(self, done: Callable[[], bool], timeout: float = 20.0) -> None:
         deadline = time.monotonic() + timeout

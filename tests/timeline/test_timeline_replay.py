@@ -38,8 +38,9 @@ def _write(g: gl.Graph, rng: random.Random, branch: str) -> None:
                     row["score"] = rng.randint(0, 3)
                 w.update("Person", [row])
         for key in rng.sample(missing, min(len(missing), rng.randint(0, 2))):
-            w.insert("Person", [{"name": key, "age": rng.randint(0, 5),
-                                 "city": rng.choice(CITIES)}])
+            w.insert(
+                "Person", [{"name": key, "age": rng.randint(0, 5), "city": rng.choice(CITIES)}]
+            )
 
 
 def build(root: Path, seed: int) -> gl.Graph:
@@ -95,8 +96,11 @@ def replay_history(g: gl.Graph, key: str) -> list[tuple[str, str, dict]]:
             continue
         op = "insert" if old is None else "delete" if new is None else "update"
         a, b = old or {}, new or {}
-        changes = {p: (a.get(p), b.get(p)) for p in dict.fromkeys([*b, *a])
-                   if p != "id" and a.get(p) != b.get(p)}
+        changes = {
+            p: (a.get(p), b.get(p))
+            for p in dict.fromkeys([*b, *a])
+            if p != "id" and a.get(p) != b.get(p)
+        }
         out.append((c.id, op, changes))
     return out
 
@@ -110,12 +114,14 @@ def replay_blame(g: gl.Graph, key: str) -> dict[str, str]:
         c, pending = todo.pop()
         while pending:
             old = row(g, key, c.parents[0]) if c.parents else None
-            changed = {p for p in pending if old is None or p not in old
-                       or old[p] != current[p]}
+            changed = {p for p in pending if old is None or p not in old or old[p] != current[p]}
             for other in c.parents[1:]:
                 there = row(g, key, other)
-                same = {p for p in changed if there is not None and p in there
-                        and there[p] == current[p]}
+                same = {
+                    p
+                    for p in changed
+                    if there is not None and p in there and there[p] == current[p]
+                }
                 if same:
                     todo.append((g.commits.get(other), same))
                     changed -= same
@@ -143,8 +149,7 @@ def test_history_agrees_with_a_replay_of_every_commit(graph: gl.Graph) -> None:
             continue
         got = [(e.commit, e.op, e.changes) for e in graph.row_history("Person", key)]
         assert got == expected, key
-        assert [e.commit for e in graph.row_history("Person", key, limit=1)] == \
-            [expected[0][0]]
+        assert [e.commit for e in graph.row_history("Person", key, limit=1)] == [expected[0][0]]
 
 
 def test_blame_agrees_with_a_replay(graph: gl.Graph) -> None:
@@ -179,8 +184,7 @@ def _net(entries: list) -> dict[str, tuple[str, dict]]:
     for k in first:
         before, after = first[k] != "insert", last[k] != "delete"
         if before and after:
-            changed = {p: (olds[k][p], news[k][p]) for p in news[k]
-                       if olds[k].get(p) != news[k][p]}
+            changed = {p: (olds[k][p], news[k][p]) for p in news[k] if olds[k].get(p) != news[k][p]}
             if changed:
                 out[k] = ("updated", changed)
         elif after:
@@ -227,8 +231,8 @@ def test_feed_from_any_commit_equals_diff(graph: gl.Graph) -> None:
 def test_pages_of_any_size_concatenate_to_the_feed(graph: gl.Graph) -> None:
     whole = _all(graph, None, 10_000)
     assert whole and [e.commit for e in whole] == sorted(
-        (e.commit for e in whole),
-        key=[c.id for c in first_parents(graph)[::-1]].index)
+        (e.commit for e in whole), key=[c.id for c in first_parents(graph)[::-1]].index
+    )
     for limit in (1, 2, 5):
         assert _all(graph, None, limit) == whole
     page = graph.changes(limit=10_000)

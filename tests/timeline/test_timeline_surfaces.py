@@ -30,8 +30,10 @@ from graphlake.server.app import create_app
 from graphlake.server.config import Scope, ServerConfig
 from tests.cli.helpers import run_all
 
-SCHEMA = ("node Person { name: String @key\n age: I32?\n score: F32? }\n"
-          "edge Knows: Person -> Person { since: I32? }\n")
+SCHEMA = (
+    "node Person { name: String @key\n age: I32?\n score: F32? }\n"
+    "edge Knows: Person -> Person { since: I32? }\n"
+)
 TOKEN = "read-token-1234567890"
 
 
@@ -53,19 +55,29 @@ def g(tmp_path_factory: pytest.TempPathFactory) -> gl.Graph:
 def test_history_blame_and_feed_of_a_small_graph(g: gl.Graph) -> None:
     hist = g.row_history("Person", "a")
     assert [(e.message, e.op) for e in hist] == [
-        ("merge dev into main", "update"), ("main score", "update"), ("people", "insert")]
+        ("merge dev into main", "update"),
+        ("main score", "update"),
+        ("people", "insert"),
+    ]
     assert hist[0].changes == {"age": (1, 2)} and hist[0].author == "Merger"
     assert hist[1].changes == {"score": (0.1, 0.3)}  # float32 as written, not widened
     blame = {b.property: (b.value, b.message) for b in g.blame("Person", "a")}
-    assert blame == {"name": ("a", "people"), "age": (2, "dev age"),
-                     "score": (0.3, "main score")}  # the dev commit, not the merge
+    assert blame == {
+        "name": ("a", "people"),
+        "age": (2, "dev age"),
+        "score": (0.3, "main score"),
+    }  # the dev commit, not the merge
     edge_id = g.edges("Knows").column("id")[0].as_py()
     [edge] = g.row_history("Knows", edge_id)
     assert edge.op == "insert" and edge.changes["since"] == (None, 2001)
     page = g.changes()
     assert [(e.table, e.key, e.op) for e in page.entries] == [
-        ("Knows", edge_id, "insert"), ("Person", "a", "insert"), ("Person", "b", "insert"),
-        ("Person", "a", "update"), ("Person", "a", "update")]
+        ("Knows", edge_id, "insert"),
+        ("Person", "a", "insert"),
+        ("Person", "b", "insert"),
+        ("Person", "a", "update"),
+        ("Person", "a", "update"),
+    ]
 
 
 def test_typed_errors(g: gl.Graph, tmp_path: Path) -> None:
@@ -109,8 +121,7 @@ def test_a_reset_past_the_cursor_and_gc_are_typed(tmp_path: Path) -> None:
     cursor = graph.changes("dev").cursor
     with graph.write("dev") as w:
         w.update("Person", [{"name": "a", "age": 8}])
-    assert [e.changes for e in graph.changes("dev", since=cursor).entries] == \
-        [{"age": (7, 8)}]
+    assert [e.changes for e in graph.changes("dev", since=cursor).entries] == [{"age": (7, 8)}]
     graph.reset_branch("dev", keep)
     with pytest.raises(CursorResetError) as reset:
         graph.changes("dev", since=cursor)
@@ -122,8 +133,9 @@ def test_a_reset_past_the_cursor_and_gc_are_typed(tmp_path: Path) -> None:
     assert gone.value.oldest == root and root[:12] in str(gone.value)
 
 
-def test_without_lineage_history_and_feed_fall_back(g: gl.Graph,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_lineage_history_and_feed_fall_back(
+    g: gl.Graph, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from graphlake.storage import lineage as lin
 
     hist, feed = g.row_history("Person", "a"), g.changes().entries
@@ -142,8 +154,11 @@ def test_without_lineage_history_and_feed_fall_back(g: gl.Graph,
 @pytest.fixture(scope="module")
 def client(g: gl.Graph) -> Iterator[TestClient]:
     config = ServerConfig(tokens={TOKEN: Scope.read})
-    with TestClient(create_app(g, config), base_url="http://127.0.0.1",
-                    headers={"Authorization": f"Bearer {TOKEN}"}) as c:
+    with TestClient(
+        create_app(g, config),
+        base_url="http://127.0.0.1",
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    ) as c:
         yield c
 
 
@@ -153,8 +168,9 @@ def test_http_history_blame_and_changes(client: TestClient, g: gl.Graph) -> None
     assert [e["op"] for e in r.json()["history"]] == ["update", "update"]
     assert r.json()["history"][0]["changes"] == {"age": {"old": 1, "new": 2}}
     r = client.get("/branches/main/blame/Person/a")
-    assert {b["property"]: b["commit"] for b in r.json()["blame"]} == \
-        {b.property: b.commit for b in g.blame("Person", "a")}
+    assert {b["property"]: b["commit"] for b in r.json()["blame"]} == {
+        b.property: b.commit for b in g.blame("Person", "a")
+    }
     first = client.get("/branches/main/changes", params={"limit": 3}).json()
     rest = client.get("/branches/main/changes", params={"cursor": first["cursor"]}).json()
     assert len(first["changes"]) == 3 and len(rest["changes"]) == 2
@@ -174,8 +190,12 @@ def test_http_errors(client: TestClient) -> None:
         assert r.status_code == status, (path, r.text)
         if kind:
             assert r.json()["error"]["type"] == kind
-    assert TestClient(client.app, base_url="http://127.0.0.1").get(
-        "/branches/main/changes").status_code == 401
+    assert (
+        TestClient(client.app, base_url="http://127.0.0.1")
+        .get("/branches/main/changes")
+        .status_code
+        == 401
+    )
 
 
 def test_http_gone_cursor_is_410(tmp_path: Path) -> None:
@@ -186,8 +206,11 @@ def test_http_gone_cursor_is_410(tmp_path: Path) -> None:
     cursor = graph.changes("dev").cursor
     graph.reset_branch("dev", "main")
     config = ServerConfig(tokens={TOKEN: Scope.read})
-    with TestClient(create_app(graph, config), base_url="http://127.0.0.1",
-                    headers={"Authorization": f"Bearer {TOKEN}"}) as c:
+    with TestClient(
+        create_app(graph, config),
+        base_url="http://127.0.0.1",
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    ) as c:
         r = c.get("/branches/dev/changes", params={"cursor": cursor})
         assert r.status_code == 409 and r.json()["error"]["type"] == "CursorResetError"
         graph.gc(grace=dt.timedelta(0), reflog_keep=dt.timedelta(0))
@@ -201,8 +224,10 @@ def test_http_gone_cursor_is_410(tmp_path: Path) -> None:
 def test_cli_history_blame_changes(g: gl.Graph) -> None:
     root = g.uri
     hist, blame, feed, table, missing = run_all(
-        ("history", root, "Person", "a", "--json"), ("blame", root, "Person", "a", "--json"),
-        ("changes", root, "--limit", "2", "--json"), ("history", root, "Person", "a"),
+        ("history", root, "Person", "a", "--json"),
+        ("blame", root, "Person", "a", "--json"),
+        ("changes", root, "--limit", "2", "--json"),
+        ("history", root, "Person", "a"),
         ("history", root, "Person", "zz"),
     )
     assert [e["op"] for e in json.loads(hist.stdout)] == ["update", "update", "insert"]
@@ -218,8 +243,12 @@ def test_cli_history_blame_changes(g: gl.Graph) -> None:
 
 def test_cli_tables_read_at_80_columns(g: gl.Graph) -> None:
     env = {"COLUMNS": "80"}
-    outs = run_all(("history", g.uri, "Person", "a"), ("blame", g.uri, "Person", "a"),
-                   ("changes", g.uri), env=env)
+    outs = run_all(
+        ("history", g.uri, "Person", "a"),
+        ("blame", g.uri, "Person", "a"),
+        ("changes", g.uri),
+        env=env,
+    )
     for proc in outs:
         assert proc.returncode == 0, proc.stderr
         lines = [ln for ln in proc.stdout.splitlines() if not ln.startswith("cursor:")]
@@ -230,9 +259,22 @@ def test_cli_tables_read_at_80_columns(g: gl.Graph) -> None:
 def test_cli_follow_stops_on_ctrl_c_with_130(g: gl.Graph) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR",)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "graphlake.cli.app", "changes", g.uri, "--follow", "--json",
-         "--interval", "0.2"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        [
+            sys.executable,
+            "-m",
+            "graphlake.cli.app",
+            "changes",
+            g.uri,
+            "--follow",
+            "--json",
+            "--interval",
+            "0.2",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         assert proc.stdout is not None
         first = json.loads(proc.stdout.readline())  # the history so far, one page

@@ -33,12 +33,17 @@ def missing_reason() -> str | None:
     except ImportError:
         return "the playwright package is not installed (pip install -e '.[dev]')"
     if find_chromium() is None:
-        return ("no Chromium found (apt-get install chromium, or set GRAPHLAKE_CHROMIUM); "
-                ".ci/run installs it")
+        return (
+            "no Chromium found (apt-get install chromium, or set GRAPHLAKE_CHROMIUM); "
+            ".ci/run installs it"
+        )
     return None
 
 
 def launch(playwright):  # type: ignore[no-untyped-def]
     # --no-sandbox: CI containers run as root, where Chromium's sandbox refuses to start.
-    return playwright.chromium.launch(executable_path=find_chromium(), headless=True,
-                                      args=["--no-sandbox", "--disable-dev-shm-usage"])
+    return playwright.chromium.launch(
+        executable_path=find_chromium(),
+        headless=True,
+        args=["--no-sandbox", "--disable-dev-shm-usage"],
+    )

@@ -42,8 +42,9 @@ def login(server: Server, token: str) -> httpx.Client:
     """A client logged in to the UI with `token` (a session cookie, not the token)."""
     client = httpx.Client(base_url=server.url, follow_redirects=True, timeout=60)
     form = client.get("/ui/login")
-    r = client.post("/ui/login", data={"csrf": csrf_of(form), "token": token,
-                                       "next": "/ui/branches"})
+    r = client.post(
+        "/ui/login", data={"csrf": csrf_of(form), "token": token, "next": "/ui/branches"}
+    )
     assert r.status_code == 200 and r.url.path == "/ui/branches", r.text
     return client
 
@@ -53,8 +54,13 @@ def seed(root: Path) -> None:
 
     g = gl.Graph.init(root, SCHEMA)
     with g.write(message="seed people") as w:
-        w.insert("Person", [{"name": "Alice", "age": 30, "city": "Oslo"},
-                            {"name": "Bob", "age": 40, "city": "Rome"}])
+        w.insert(
+            "Person",
+            [
+                {"name": "Alice", "age": 30, "city": "Oslo"},
+                {"name": "Bob", "age": 40, "city": "Rome"},
+            ],
+        )
         w.insert("Knows", [{"id": "k1", "src": "Alice", "dst": "Bob", "since": 2020}])
     g.create_branch("feature", from_="main")
     g.create_branch("clean", from_="main")

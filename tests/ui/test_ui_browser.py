@@ -60,8 +60,9 @@ def log_in(browser: Any, server: Server, token: str) -> Any:
 
 def head(server: Server, branch: str) -> str:
     with server.client(READ_TOKEN) as api:
-        return next(b["head"] for b in api.get("/branches").json()["branches"]
-                    if b["name"] == branch)
+        return next(
+            b["head"] for b in api.get("/branches").json()["branches"] if b["name"] == branch
+        )
 
 
 def test_review_and_merge_a_branch_with_a_conflict(browser: Any, server: Server) -> None:
@@ -72,7 +73,8 @@ def test_review_and_merge_a_branch_with_a_conflict(browser: Any, server: Server)
     # HttpOnly: no script in the page can read the session cookie.
     assert page.evaluate("document.cookie") == ""
     names = page.locator("#branches tbody tr").evaluate_all(
-        "rows => rows.map(r => r.dataset.branch)")
+        "rows => rows.map(r => r.dataset.branch)"
+    )
     assert names == ["clean", "feature", "main"]
 
     page.click("tr[data-branch=feature] >> text=feature")  # its history
@@ -178,8 +180,10 @@ def test_pages_read_without_javascript(browser: Any, server: Server) -> None:
     assert page.locator("#results tbody tr").all_inner_texts()[0].startswith("Bob")
     # ... and runs a Cypher query (a plain form post).
     page.click("nav >> text=Query")
-    page.fill("#query-form textarea[name=q]",
-              "MATCH (p:Person) WHERE p.age >= 30 RETURN p.name AS name ORDER BY name")
+    page.fill(
+        "#query-form textarea[name=q]",
+        "MATCH (p:Person) WHERE p.age >= 30 RETURN p.name AS name ORDER BY name",
+    )
     page.click("#run-query")
     assert page.locator("#result tbody tr").all_inner_texts() == ["Alice", "Bob"]
     context.close()

@@ -26,8 +26,14 @@ def _ends_at(path: str, x: float, y: float) -> bool:
 
 
 # m: merge of three branches (N-way: 4 parents), children first as log lists them.
-HISTORY = [C("m", ("a", "b", "c", "d")), C("d", ("r",)), C("c", ("r",)), C("b", ("r",)),
-           C("a", ("r",)), C("r", ())]
+HISTORY = [
+    C("m", ("a", "b", "c", "d")),
+    C("d", ("r",)),
+    C("c", ("r",)),
+    C("b", ("r",)),
+    C("a", ("r",)),
+    C("r", ()),
+]
 
 
 def test_n_way_merge_shows_all_its_parents_leaving_its_dot() -> None:
@@ -68,6 +74,7 @@ def test_lanes_leaving_a_page_head_for_the_next_row() -> None:
     page = picture(HISTORY, 0, 5)
     assert len(page.dots) == 5 and page.height == 5 * ROW_H
     last_y, below = page.dots[4].y, 5.5 * ROW_H
-    assert any(_starts_at(line.path, _x(1), last_y) and _ends_at(line.path, _x(0), below)
-               for line in page.lines)
-
+    assert any(
+        _starts_at(line.path, _x(1), last_y) and _ends_at(line.path, _x(0), below)
+        for line in page.lines
+    )

@@ -31,16 +31,27 @@ def seed(root: Path) -> None:
 
     g = gl.Graph.init(root, SCHEMA)
     with g.write(message="seed docs") as w:
-        w.insert("Doc", [{"name": f"d{i:02}", "embedding": [float(i), 1.0, 0.0],
-                          "title": f"lance graph {i}" if i % 2 else f"plain graph {i}"}
-                         for i in range(DOCS)])
+        w.insert(
+            "Doc",
+            [
+                {
+                    "name": f"d{i:02}",
+                    "embedding": [float(i), 1.0, 0.0],
+                    "title": f"lance graph {i}" if i % 2 else f"plain graph {i}",
+                }
+                for i in range(DOCS)
+            ],
+        )
         w.insert("Person", [{"name": "Ann"}])
     # Two branches add the same property with different types: a schema conflict; `sa`
     # also adds a type (and an edge type to it), which only its commits have.
     for branch, kind, more in (("sa", "String", TAGS), ("sb", "I64", "")):
         g.create_branch(branch, from_="main")
-        g.apply_schema(SCHEMA.replace("\n}\nnode Person", f"\n  note: {kind}?\n}}\nnode Person")
-                       + more, branch=branch, message=f"{branch} adds note")
+        g.apply_schema(
+            SCHEMA.replace("\n}\nnode Person", f"\n  note: {kind}?\n}}\nnode Person") + more,
+            branch=branch,
+            message=f"{branch} adds note",
+        )
     with g.write("sa", message="sa tags d01") as w:
         w.insert("Tag", [{"name": "t1"}])
         w.insert("Tagged", [{"id": "e1", "src": "d01", "dst": "t1"}])
@@ -58,8 +69,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 def head(server: Server, branch: str) -> str:
     with server.client(READ_TOKEN) as api:
-        return next(b["head"] for b in api.get("/branches").json()["branches"]
-                    if b["name"] == branch)
+        return next(
+            b["head"] for b in api.get("/branches").json()["branches"] if b["name"] == branch
+        )
 
 
 def ids(html: str, table_id: str) -> list[str]:
@@ -88,14 +100,14 @@ def test_schema_page_shows_the_pg_text_at_any_revision(reader: httpx.Client) -> 
 
 
 def test_history_marks_schema_commits(reader: httpx.Client) -> None:
-    rows = re.findall(r'<li class="row".*?</li>', reader.get("/ui/history?ref=sa").text,
-                      re.S)
+    rows = re.findall(r'<li class="row".*?</li>', reader.get("/ui/history?ref=sa").text, re.S)
     marked = ["tag schema" in row for row in rows]
     assert marked == [False, True, False, False]  # tags, "sa adds note", the seed, init
 
 
-def test_commit_page_lists_the_schema_steps_with_their_cost(server: Server,
-                                                           reader: httpx.Client) -> None:
+def test_commit_page_lists_the_schema_steps_with_their_cost(
+    server: Server, reader: httpx.Client
+) -> None:
     r = reader.get(f"/ui/commit/{head(server, 'sa')}~1")
     assert r.status_code == 200
     steps = r.text.split('id="schema-changes"', 1)[1].split("</section>", 1)[0]
@@ -140,8 +152,9 @@ def test_read_session_searches_text_with_paging(reader: httpx.Client) -> None:
     second = ids(r2.text, "results")
     assert len(second) == DOCS - 50 and not set(first) & set(second)
     assert 'id="next"' not in r2.text
-    only = reader.get("/ui/search", params={"table": "Doc", "text": "lance",
-                                            "where": "name < 'd10'"})
+    only = reader.get(
+        "/ui/search", params={"table": "Doc", "text": "lance", "where": "name < 'd10'"}
+    )
     assert sorted(ids(only.text, "results")) == ["d01", "d03", "d05", "d07", "d09"]
     no_token(r)
 
@@ -154,15 +167,18 @@ def test_similar_to_a_node_ranks_by_distance(reader: httpx.Client) -> None:
     assert found[:2] in (["d09", "d11"], ["d11", "d09"])
 
 
-@pytest.mark.parametrize(("params", "status", "words"), [
-    ({"table": "Doc", "near": "nope"}, 422, "KeyNotFoundError"),  # as the API answers
-    ({"table": "Doc", "text": "graph", "where": "name <<< 1"}, 400, "QueryError"),
-    ({"table": "Person", "text": "Ann"}, 400, "SearchError"),
-    ({"table": "Nope", "text": "x"}, 404, "Unknown"),
-])
-def test_bad_search_input_is_a_message_not_a_500(reader: httpx.Client,
-                                                 params: dict[str, str], status: int,
-                                                 words: str) -> None:
+@pytest.mark.parametrize(
+    ("params", "status", "words"),
+    [
+        ({"table": "Doc", "near": "nope"}, 422, "KeyNotFoundError"),  # as the API answers
+        ({"table": "Doc", "text": "graph", "where": "name <<< 1"}, 400, "QueryError"),
+        ({"table": "Person", "text": "Ann"}, 400, "SearchError"),
+        ({"table": "Nope", "text": "x"}, 404, "Unknown"),
+    ],
+)
+def test_bad_search_input_is_a_message_not_a_500(
+    reader: httpx.Client, params: dict[str, str], status: int, words: str
+) -> None:
     r = reader.get("/ui/search", params=params)
     assert r.status_code == status, r.text
     assert words in r.text.split('id="problem">', 1)[1].split("</p>", 1)[0]

@@ -20,8 +20,9 @@ MAX_ROWS = 20  # the server's sql_max_rows here: fewer than the 60 Docs
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     tmp = tmp_path_factory.mktemp("ui-query")
     seed(tmp / "graph")
-    (tmp / "server.toml").write_text(config_text(protected=())
-                                     + f"\n[limits]\nsql_max_rows = {MAX_ROWS}\n")
+    (tmp / "server.toml").write_text(
+        config_text(protected=()) + f"\n[limits]\nsql_max_rows = {MAX_ROWS}\n"
+    )
     srv = Server(tmp / "graph", tmp, ["--config", str(tmp / "server.toml")]).start()
     yield srv
     srv.stop()
@@ -66,8 +67,7 @@ def test_syntax_error_names_line_and_column(reader: httpx.Client) -> None:
 def test_the_servers_row_limit_applies(reader: httpx.Client) -> None:
     r = run(reader, "MATCH (d:Doc) RETURN d.name")
     assert r.status_code == 400 and f"more than {MAX_ROWS} rows" in r.text
-    assert len(cells(run(reader, f"MATCH (d:Doc) RETURN d.name LIMIT {MAX_ROWS}").text)) \
-        == MAX_ROWS
+    assert len(cells(run(reader, f"MATCH (d:Doc) RETURN d.name LIMIT {MAX_ROWS}").text)) == MAX_ROWS
 
 
 def test_writes_and_forms_without_csrf_are_refused(reader: httpx.Client) -> None:

@@ -23,8 +23,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 def head(server: Server, branch: str) -> str:
     with server.client(READ_TOKEN) as api:
-        return next(b["head"] for b in api.get("/branches").json()["branches"]
-                    if b["name"] == branch)
+        return next(
+            b["head"] for b in api.get("/branches").json()["branches"] if b["name"] == branch
+        )
 
 
 def test_root_and_pages_need_a_login(server: Server) -> None:
@@ -39,11 +40,13 @@ def test_root_and_pages_need_a_login(server: Server) -> None:
 def test_login_sets_an_httponly_strict_session_cookie_not_the_token(server: Server) -> None:
     with server.client() as c:
         form = c.get("/ui/login")
-        r = c.post("/ui/login", data={"csrf": csrf_of(form), "token": WRITE_TOKEN},
-                   follow_redirects=False)
+        r = c.post(
+            "/ui/login", data={"csrf": csrf_of(form), "token": WRITE_TOKEN}, follow_redirects=False
+        )
         assert r.status_code == 303
-        cookie = next(v for v in r.headers.get_list("set-cookie")
-                      if v.startswith("graphlake_session="))
+        cookie = next(
+            v for v in r.headers.get_list("set-cookie") if v.startswith("graphlake_session=")
+        )
         assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/ui" in cookie
         assert "Secure" not in cookie  # plain http on loopback: a Secure cookie would be lost
         assert WRITE_TOKEN not in cookie
@@ -53,8 +56,9 @@ def test_forwarded_headers_are_not_trusted_without_behind_proxy(server: Server) 
     # Without --behind-proxy any local client could claim https (or another address).
     with server.client() as c:
         form = c.get("/ui/login", headers={"X-Forwarded-Proto": "https"})
-        login_cookie = next(v for v in form.headers.get_list("set-cookie")
-                            if v.startswith("graphlake_login="))
+        login_cookie = next(
+            v for v in form.headers.get_list("set-cookie") if v.startswith("graphlake_login=")
+        )
         assert "Secure" not in login_cookie
 
 
@@ -68,18 +72,23 @@ def test_session_cookie_is_secure_behind_a_tls_proxy(
         with server.client() as c:
             tls = {"X-Forwarded-Proto": "https"}
             form = c.get("/ui/login", headers=tls)
-            login_cookie = next(v for v in form.headers.get_list("set-cookie")
-                                if v.startswith("graphlake_login="))
+            login_cookie = next(
+                v for v in form.headers.get_list("set-cookie") if v.startswith("graphlake_login=")
+            )
             assert "Secure" in login_cookie
             # httpx sends no Secure cookie to an http:// URL; send it as a browser on https.
             nonce = login_cookie.split(";")[0].split("=", 1)[1]
             c.cookies.clear()
-            r = c.post("/ui/login", data={"csrf": csrf_of(form), "token": WRITE_TOKEN},
-                       headers={**tls, "Cookie": f"graphlake_login={nonce}"},
-                       follow_redirects=False)
+            r = c.post(
+                "/ui/login",
+                data={"csrf": csrf_of(form), "token": WRITE_TOKEN},
+                headers={**tls, "Cookie": f"graphlake_login={nonce}"},
+                follow_redirects=False,
+            )
             assert r.status_code == 303
-            cookie = next(v for v in r.headers.get_list("set-cookie")
-                          if v.startswith("graphlake_session="))
+            cookie = next(
+                v for v in r.headers.get_list("set-cookie") if v.startswith("graphlake_session=")
+            )
             assert "Secure" in cookie
     finally:
         server.stop()
@@ -111,11 +120,21 @@ def test_session_cookie_does_not_authenticate_the_json_api(writer: httpx.Client)
     assert writer.get("/branches").status_code == 401
 
 
-PAGES = ["/ui/branches", "/ui/history", "/ui/history?ref=feature&offset=1",
-         "/ui/history?ref=main...feature",
-         "/ui/diff", "/ui/diff?a=main...feature", "/ui/diff?a=main&b=feature",
-         "/ui/merge", "/ui/merge?source=feature&into=main", "/ui/browse",
-         "/ui/browse?table=Knows", "/ui/node?table=Person&id=Alice", "/ui/ingest"]
+PAGES = [
+    "/ui/branches",
+    "/ui/history",
+    "/ui/history?ref=feature&offset=1",
+    "/ui/history?ref=main...feature",
+    "/ui/diff",
+    "/ui/diff?a=main...feature",
+    "/ui/diff?a=main&b=feature",
+    "/ui/merge",
+    "/ui/merge?source=feature&into=main",
+    "/ui/browse",
+    "/ui/browse?table=Knows",
+    "/ui/node?table=Person&id=Alice",
+    "/ui/ingest",
+]
 
 
 @pytest.mark.parametrize("scope", ["read", "write"])
@@ -156,7 +175,7 @@ def test_history_counts_changed_rows_per_table(reader: httpx.Client) -> None:
 def test_diff_shows_old_and_new_values_and_edge_endpoints(reader: httpx.Client) -> None:
     r = reader.get("/ui/diff?a=main...feature")
     assert "<del>30</del> → <ins>31</ins>" in r.text  # Alice's age since the merge base
-    assert 'Carol → Alice' in r.text  # the new Knows edge, by its endpoints
+    assert "Carol → Alice" in r.text  # the new Knows edge, by its endpoints
     # From the first commit: three Persons inserted, one a page.
     r = reader.get("/ui/diff?a=feature~2&b=feature&limit=1")
     person = re.search(r'data-table="Person">(.*?)</section>', r.text, re.S)
@@ -180,20 +199,20 @@ def test_read_session_has_no_merge_button_and_its_post_is_refused(
     page = reader.get("/ui/merge?source=clean&into=main")
     assert 'id="merge-button"' not in page.text and "needs a write token" in page.text
     before = head(server, "main")
-    r = reader.post("/ui/merge", data={"csrf": csrf_of(page), "source": "clean",
-                                       "into": "main", "strategy": ""})
+    r = reader.post(
+        "/ui/merge", data={"csrf": csrf_of(page), "source": "clean", "into": "main", "strategy": ""}
+    )
     assert r.status_code == 403
     assert head(server, "main") == before
 
 
-def test_merge_form_without_the_csrf_token_is_refused(
-    server: Server, writer: httpx.Client
-) -> None:
+def test_merge_form_without_the_csrf_token_is_refused(server: Server, writer: httpx.Client) -> None:
     before = head(server, "main")
     r = writer.post("/ui/merge", data={"source": "clean", "into": "main", "strategy": ""})
     assert r.status_code == 403 and "CSRF" in r.text
-    r = writer.post("/ui/merge", data={"csrf": "forged", "source": "clean", "into": "main",
-                                       "strategy": ""})
+    r = writer.post(
+        "/ui/merge", data={"csrf": "forged", "source": "clean", "into": "main", "strategy": ""}
+    )
     assert r.status_code == 403
     assert head(server, "main") == before
 
@@ -202,10 +221,12 @@ def _raw_form_head(server: Server, path: str, cookie: str | None) -> bytes:
     """Send only the head of a form POST declaring a body; the server's reply (b"" if it
     sat waiting for the body)."""
     host, port = server.url.removeprefix("http://").split(":")
-    head_ = (f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\n"
-             "Content-Type: application/x-www-form-urlencoded\r\n"
-             + (f"Cookie: graphlake_session={cookie}\r\n" if cookie else "")
-             + "Content-Length: 10000\r\n\r\n")
+    head_ = (
+        f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        "Content-Type: application/x-www-form-urlencoded\r\n"
+        + (f"Cookie: graphlake_session={cookie}\r\n" if cookie else "")
+        + "Content-Length: 10000\r\n\r\n"
+    )
     with socket.create_connection((host, int(port)), timeout=10) as s:
         s.sendall(head_.encode())
         try:
@@ -214,9 +235,7 @@ def _raw_form_head(server: Server, path: str, cookie: str | None) -> bytes:
             return b""
 
 
-def test_form_post_is_refused_before_its_body_is_read(
-    server: Server, reader: httpx.Client
-) -> None:
+def test_form_post_is_refused_before_its_body_is_read(server: Server, reader: httpx.Client) -> None:
     before = head(server, "main")
     for path in ("/ui/merge", "/ui/logout"):
         assert _raw_form_head(server, path, None).startswith(b"HTTP/1.1 401")
@@ -228,8 +247,10 @@ def test_form_post_is_refused_before_its_body_is_read(
 
 def test_oversized_form_is_refused(writer: httpx.Client) -> None:
     page = writer.get("/ui/merge?source=clean&into=main")
-    r = writer.post("/ui/merge", data={"csrf": csrf_of(page), "source": "clean",
-                                       "into": "main", "message": "m" * 20_000})
+    r = writer.post(
+        "/ui/merge",
+        data={"csrf": csrf_of(page), "source": "clean", "into": "main", "message": "m" * 20_000},
+    )
     assert r.status_code == 413
 
 
@@ -262,13 +283,18 @@ def test_node_page_links_edges_in_and_out(reader: httpx.Client) -> None:
     assert 'href="/ui/node?ref=feature&amp;table=Person&amp;id=Carol"' in r.text  # in
 
 
-def test_merge_into_protected_branch_through_the_form(
-    server: Server, writer: httpx.Client
-) -> None:
+def test_merge_into_protected_branch_through_the_form(server: Server, writer: httpx.Client) -> None:
     page = writer.get("/ui/merge?source=clean&into=main")
-    r = writer.post("/ui/merge", data={"csrf": csrf_of(page), "source": "clean",
-                                       "into": "main", "strategy": "",
-                                       "message": "merge clean via the UI"})
+    r = writer.post(
+        "/ui/merge",
+        data={
+            "csrf": csrf_of(page),
+            "source": "clean",
+            "into": "main",
+            "strategy": "",
+            "message": "merge clean via the UI",
+        },
+    )
     assert r.status_code == 200 and "/ui/commit/" in str(r.url)
     assert "Merged clean into main: merged" in r.text
     new_head = head(server, "main")
@@ -308,20 +334,30 @@ def test_node_key_with_a_quote_is_a_literal_not_a_filter(reader: httpx.Client) -
     assert r.status_code == 200 and 'id="missing"' in r.text
 
 
-def test_ingest_pages_show_a_run_and_its_workers(server: Server, writer: httpx.Client,
-                                                 tmp_path: Path) -> None:
+def test_ingest_pages_show_a_run_and_its_workers(
+    server: Server, writer: httpx.Client, tmp_path: Path
+) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     import graphlake as gl
     from graphlake.ingestion import ingest
 
-    pq.write_table(pa.table({"name": [f"i{i}" for i in range(40)]}),
-                   tmp_path / "p.parquet", row_group_size=20)
+    pq.write_table(
+        pa.table({"name": [f"i{i}" for i in range(40)]}), tmp_path / "p.parquet", row_group_size=20
+    )
     g = gl.Graph.open(server.root)
     g.create_branch("ingested", from_="main")
-    ingest(g, tmp_path / "p.parquet", table="Person", workers=2, commit_every=20,
-           into="ingested", run_id="ui-run", progress=False)
+    ingest(
+        g,
+        tmp_path / "p.parquet",
+        table="Person",
+        workers=2,
+        commit_every=20,
+        into="ingested",
+        run_id="ui-run",
+        progress=False,
+    )
     r = writer.get("/ui/ingest")
     assert "ui-run" in r.text and 'class="state finished"' in r.text
     assert 'http-equiv="refresh"' not in r.text  # nothing running
@@ -352,6 +388,8 @@ def test_without_auth_every_visitor_gets_an_admin_session(tmp_path: Path) -> Non
         assert 'id="merge-button"' in page.text
         r = client.post("/ui/merge", data={"source": "clean", "into": "main", "strategy": ""})
         assert r.status_code == 403  # no CSRF token: refused even without auth
-        r = client.post("/ui/merge", data={"csrf": csrf_of(page), "source": "clean",
-                                           "into": "main", "strategy": ""})
+        r = client.post(
+            "/ui/merge",
+            data={"csrf": csrf_of(page), "source": "clean", "into": "main", "strategy": ""},
+        )
         assert r.status_code == 200 and "Merged clean into main" in r.text

@@ -66,8 +66,9 @@ class Author:
             _check_part("email", self.email)
 
     def to_dict(self) -> dict[str, str]:
-        return {"name": self.name} if self.email is None else {
-            "name": self.name, "email": self.email}
+        return (
+            {"name": self.name} if self.email is None else {"name": self.name, "email": self.email}
+        )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Author:
@@ -79,10 +80,11 @@ class Author:
 
 def _check_part(label: str, value: object) -> None:
     if not isinstance(value, str) or not value.strip():
-        raise InvalidAuthorError(f"invalid author {label} {value!r}: it must be a non-empty "
-                                 "string (write an author as 'Name <email>' or 'Name')")
-    if (len(value) > MAX_AUTHOR_LENGTH or not value.isprintable()
-            or "<" in value or ">" in value):
+        raise InvalidAuthorError(
+            f"invalid author {label} {value!r}: it must be a non-empty "
+            "string (write an author as 'Name <email>' or 'Name')"
+        )
+    if len(value) > MAX_AUTHOR_LENGTH or not value.isprintable() or "<" in value or ">" in value:
         raise InvalidAuthorError(
             f"invalid author {label} {value!r}: one printable line of at most "
             f"{MAX_AUTHOR_LENGTH} characters, without '<' or '>'"
@@ -94,8 +96,9 @@ def parse_author(value: str | Author) -> Author:
     if isinstance(value, Author):
         return value
     if not isinstance(value, str):
-        raise InvalidAuthorError(f"an author is a string like 'Ada <ada@example.org>', "
-                                 f"not {type(value).__name__}")
+        raise InvalidAuthorError(
+            f"an author is a string like 'Ada <ada@example.org>', not {type(value).__name__}"
+        )
     text = value.strip()
     match = _WITH_EMAIL.fullmatch(text)
     if match:

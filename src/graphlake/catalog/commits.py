@@ -246,7 +246,13 @@ class Commit:
             raise ValueError(f"author must be an Author: {who!r}")
         content = _content(parent_ids, message, stamp, schema_id, tables, plain_meta, who)
         return cls._build(
-            _compute_id(content), parent_ids, message, stamp, schema_id, tables, plain_meta,
+            _compute_id(content),
+            parent_ids,
+            message,
+            stamp,
+            schema_id,
+            tables,
+            plain_meta,
             who,
         )
 
@@ -263,12 +269,18 @@ class Commit:
         author: Author | None,
     ) -> Commit:
         frozen_tables = MappingProxyType(dict(sorted(tables.items())))
-        return cls(commit_id, parents, message, time, schema_id, frozen_tables, _freeze(meta),
-                   author)
+        return cls(
+            commit_id, parents, message, time, schema_id, frozen_tables, _freeze(meta), author
+        )
 
     def to_json(self) -> bytes:
         content = _content(
-            self.parents, self.message, self.time, self.schema_id, self.tables, self.meta,
+            self.parents,
+            self.message,
+            self.time,
+            self.schema_id,
+            self.tables,
+            self.meta,
             self.author,
         )
         return _canonical({**content, "id": self.id})
@@ -285,12 +297,23 @@ class Commit:
             parents = tuple(obj["parents"])
             author = Author.from_dict(obj["author"]) if "author" in obj else None
             content = _content(
-                parents, obj["message"], obj["time"], obj["schema_id"], tables, obj["meta"],
+                parents,
+                obj["message"],
+                obj["time"],
+                obj["schema_id"],
+                tables,
+                obj["meta"],
                 author,
             )
             stored_id = obj["id"]
-        except (ValueError, KeyError, TypeError, AttributeError, InvalidNameError,
-                InvalidAuthorError) as exc:
+        except (
+            ValueError,
+            KeyError,
+            TypeError,
+            AttributeError,
+            InvalidNameError,
+            InvalidAuthorError,
+        ) as exc:
             raise GraphLakeError(f"commit {label} is corrupt: {exc}") from exc
         actual = _compute_id(content)
         if stored_id != actual or (expected_id is not None and expected_id != actual):
@@ -299,7 +322,13 @@ class Commit:
                 f"but it is stored as {stored_id}"
             )
         return cls._build(
-            actual, parents, obj["message"], obj["time"], obj["schema_id"], tables, obj["meta"],
+            actual,
+            parents,
+            obj["message"],
+            obj["time"],
+            obj["schema_id"],
+            tables,
+            obj["meta"],
             author,
         )
 

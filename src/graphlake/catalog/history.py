@@ -28,7 +28,6 @@ from graphlake.catalog.commits import Commit, CommitStore
 __all__ = ["History", "is_ancestor", "iter_log", "log", "merge_bases", "merge_bases_many"]
 
 
-
 def _timestamp(commit: Commit) -> float:
     try:
         return datetime.fromisoformat(commit.time).timestamp()
@@ -169,7 +168,9 @@ def _remove_redundant(commits: CommitStore, candidates: list[str]) -> list[str]:
 
 
 def log(
-    commits: CommitStore, commit_id: str, limit: int | None = None,
+    commits: CommitStore,
+    commit_id: str,
+    limit: int | None = None,
     exclude: Sequence[str] = (),
 ) -> list[Commit]:
     """Commits reachable from `commit_id` but not from any of `exclude`, newest first,
@@ -194,9 +195,9 @@ def _reachable(
         batch = commits.get_many(frontier)
         for commit in batch:
             found[commit.id] = commit
-        frontier = list(dict.fromkeys(
-            p for c in batch for p in c.parents if p not in found and p not in stop
-        ))
+        frontier = list(
+            dict.fromkeys(p for c in batch for p in c.parents if p not in found and p not in stop)
+        )
     return found
 
 

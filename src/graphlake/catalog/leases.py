@@ -113,8 +113,7 @@ class ReadLeases:
                 try:
                     self.delete(info)
                 except Exception:  # someone else's leftover: the next gc tries again
-                    _log.warning("could not delete expired read lease %s", info.key,
-                                 exc_info=True)
+                    _log.warning("could not delete expired read lease %s", info.key, exc_info=True)
                     continue
                 removed.append(info.key)
         return removed
@@ -134,8 +133,9 @@ class Lease:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self.current: LeaseInfo | None = leases.create(commit_id, lease_s)
-        self._thread = threading.Thread(target=self._run, name=f"graphlake-lease-{commit_id[:7]}",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, name=f"graphlake-lease-{commit_id[:7]}", daemon=True
+        )
         self._thread.start()
 
     @property
@@ -157,8 +157,7 @@ class Lease:
             try:
                 self.renew()
             except Exception:
-                _log.warning("could not renew the read lease on %s", self.commit_id,
-                             exc_info=True)
+                _log.warning("could not renew the read lease on %s", self.commit_id, exc_info=True)
 
     def release(self) -> None:
         """Stop renewing and delete the lease object (idempotent)."""

@@ -54,7 +54,18 @@ def reflog(refs: RefStore, branch: str, limit: int | None = None) -> list[Reflog
 
 
 def _entry(entry: RefEntry, before: RefEntry | None) -> ReflogEntry:
-    action = entry.action or ("delete" if entry.commit is None else
-                              "create" if before is None or before.commit is None else "move")
-    return ReflogEntry(entry.seq, entry.time, entry.author or "unknown", action,
-                       before.commit if before is not None else None, entry.commit)
+    action = entry.action or (
+        "delete"
+        if entry.commit is None
+        else "create"
+        if before is None or before.commit is None
+        else "move"
+    )
+    return ReflogEntry(
+        entry.seq,
+        entry.time,
+        entry.author or "unknown",
+        action,
+        before.commit if before is not None else None,
+        entry.commit,
+    )

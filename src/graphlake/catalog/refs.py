@@ -225,8 +225,9 @@ class RefStore:
                 entries.append(entry)
         return entries
 
-    def newest_entries(self, branch: str, limit: int | None = None,
-                       since: str | None = None) -> list[RefEntry]:
+    def newest_entries(
+        self, branch: str, limit: int | None = None, since: str | None = None
+    ) -> list[RefEntry]:
         """The entries of `branch`, newest first: at most `limit`, and (with `since`, a
         `utc_now()`-style time) only those written at or after `since`. One listing,
         then one read per entry returned (plus one)."""
@@ -320,7 +321,11 @@ class RefStore:
         )
 
     def cas(
-        self, branch: str, expected: RefEntry, commit_id: str, op: str | None = None,
+        self,
+        branch: str,
+        expected: RefEntry,
+        commit_id: str,
+        op: str | None = None,
         action: str = "write",
     ) -> RefEntry:
         """Move `branch` from `expected` (its head as read earlier) to `commit_id`.
@@ -335,8 +340,15 @@ class RefStore:
         check_branch(branch)
         if expected.commit is None:
             raise BranchNotFoundError(f"branch {branch!r} was deleted")
-        entry = RefEntry(expected.seq + 1, commit_id, expected.incarnation, utc_now(), op,
-                         str(current_author()), action)
+        entry = RefEntry(
+            expected.seq + 1,
+            commit_id,
+            expected.incarnation,
+            utc_now(),
+            op,
+            str(current_author()),
+            action,
+        )
         if not self._write(branch, entry):
             raise ConcurrentWriteError(
                 f"branch {branch!r} moved since entry {expected.seq} "
@@ -355,8 +367,14 @@ class RefStore:
             current = expected if expected is not None else self.head(branch)
             if current is None or current.commit is None:
                 raise BranchNotFoundError(f"no branch {branch!r}")
-            tombstone = RefEntry(current.seq + 1, None, current.incarnation, utc_now(),
-                                 author=str(current_author()), action="delete")
+            tombstone = RefEntry(
+                current.seq + 1,
+                None,
+                current.incarnation,
+                utc_now(),
+                author=str(current_author()),
+                action="delete",
+            )
             if self._write(branch, tombstone):
                 return tombstone
             if expected is not None:

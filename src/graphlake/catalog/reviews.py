@@ -83,34 +83,52 @@ class MergeRequest:
         latest: dict[str, Approval] = {}
         for e in self.events:
             if e["kind"] == "approved":
-                latest[e["by"]] = Approval(e["by"], e["time"], e["source_head"],
-                                           e["target_head"])
+                latest[e["by"]] = Approval(e["by"], e["time"], e["source_head"], e["target_head"])
         return list(latest.values())
 
     def current_approvals(self, source_head: str, target_head: str) -> list[Approval]:
         """Approvals given at these heads: a new commit on either branch resets them."""
-        return [a for a in self.approvals
-                if (a.source_head, a.target_head) == (source_head, target_head)]
+        return [
+            a
+            for a in self.approvals
+            if (a.source_head, a.target_head) == (source_head, target_head)
+        ]
 
     @property
     def comments(self) -> list[dict[str, Any]]:
         return [e for e in self.events if e["kind"] == "commented"]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "title": self.title, "description": self.description,
-                "source": self.source, "into": self.into, "author": self.author,
-                "created": self.created, "updated": self.updated, "state": self.state,
-                "merge_commit": self.merge_commit,
-                "approvals": [a.to_dict() for a in self.approvals],
-                "events": [dict(e) for e in self.events]}
+        return {
+            "id": self.id,
+            "title": self.title,
+            "description": self.description,
+            "source": self.source,
+            "into": self.into,
+            "author": self.author,
+            "created": self.created,
+            "updated": self.updated,
+            "state": self.state,
+            "merge_commit": self.merge_commit,
+            "approvals": [a.to_dict() for a in self.approvals],
+            "events": [dict(e) for e in self.events],
+        }
 
 
 def _fold(rid: int, events: list[dict[str, Any]]) -> MergeRequest:
     first = events[0]
     if first.get("kind") != "opened":
         raise GraphLakeError(f"merge request {rid} is corrupt: event 1 is not 'opened'")
-    mr = MergeRequest(rid, first["title"], first.get("description", ""), first["source"],
-                      first["into"], first["by"], first["time"], updated=first["time"])
+    mr = MergeRequest(
+        rid,
+        first["title"],
+        first.get("description", ""),
+        first["source"],
+        first["into"],
+        first["by"],
+        first["time"],
+        updated=first["time"],
+    )
     for e in events:
         mr.updated = e["time"]
         if e["kind"] == "closed":
@@ -123,8 +141,10 @@ def _fold(rid: int, events: list[dict[str, Any]]) -> MergeRequest:
 
 def _text(value: Any, what: str, limit: int, *, empty: bool = False) -> str:
     if not isinstance(value, str) or (not empty and not value.strip()) or len(value) > limit:
-        raise ReviewError(f"a merge request's {what} is a {'' if empty else 'non-empty '}"
-                          f"string of at most {limit} characters")
+        raise ReviewError(
+            f"a merge request's {what} is a {'' if empty else 'non-empty '}"
+            f"string of at most {limit} characters"
+        )
     return value
 
 
@@ -174,18 +194,23 @@ class ReviewStore:
 
     def list(self, state: str | None = None) -> list[MergeRequest]:
         if state is not None and state not in STATES:
-            raise ReviewError(f"unknown merge request state {state!r} "
-                              f"(use one of: {', '.join(STATES)})")
+            raise ReviewError(
+                f"unknown merge request state {state!r} (use one of: {', '.join(STATES)})"
+            )
         found = [self.get(rid) for rid in self.ids()]
         return [mr for mr in found if state is None or mr.state == state]
 
-    def open(self, source: str, into: str, title: str, description: str,
-             by: str) -> MergeRequest:
+    def open(self, source: str, into: str, title: str, description: str, by: str) -> MergeRequest:
         """A new request with the next free id (claimed by a conditional create)."""
         title = _text(title, "title", MAX_TITLE)
         description = _text(description, "description", MAX_TEXT, empty=True)
-        body = {"kind": "opened", "source": source, "into": into, "title": title,
-                "description": description}
+        body = {
+            "kind": "opened",
+            "source": source,
+            "into": into,
+            "title": title,
+            "description": description,
+        }
         ids = self.ids()
         rid = (ids[-1] if ids else 0) + 1
         for _ in range(_MAX_RETRIES):
@@ -197,8 +222,14 @@ class ReviewStore:
             rid += 1  # another request took this id
         raise ConcurrentWriteError("could not claim a merge request id: too many at once")
 
-    def append(self, rid: int, kind: str, by: str, data: dict[str, Any] | None = None,
-               check: Callable[[MergeRequest], None] | None = None) -> MergeRequest:
+    def append(
+        self,
+        rid: int,
+        kind: str,
+        by: str,
+        data: dict[str, Any] | None = None,
+        check: Callable[[MergeRequest], None] | None = None,
+    ) -> MergeRequest:
         """Append one event to an open request: the single place a request changes.
 
         `check` runs on the request as it stands before each attempt (and again after a
@@ -222,17 +253,18 @@ class ReviewStore:
         """`ReviewStateError` unless `mr` is open."""
         if mr.state != OPEN:
             what = f"merged as {mr.merge_commit[:12]}" if mr.merge_commit else mr.state
-            raise ReviewStateError(f"merge request {mr.id} is {what}: it cannot be "
-                                   f"{doing} any more")
+            raise ReviewStateError(
+                f"merge request {mr.id} is {what}: it cannot be {doing} any more"
+            )
 
-    def _create(self, rid: int, seq: int, by: str,
-                body: dict[str, Any]) -> dict[str, Any] | None:
+    def _create(self, rid: int, seq: int, by: str, body: dict[str, Any]) -> dict[str, Any] | None:
         """Create event `seq` of `rid`: the event, or None if another writer has it."""
         from ulid import ULID  # python-ulid reads package metadata on import
 
         event = {**body, "seq": seq, "by": by, "time": utc_now()}
-        data = json.dumps({**event, "nonce": str(ULID())}, sort_keys=True,
-                          separators=(",", ":")).encode("utf-8")
+        data = json.dumps(
+            {**event, "nonce": str(ULID())}, sort_keys=True, separators=(",", ":")
+        ).encode("utf-8")
         key = self._key(rid, seq)
         # A False after a transport retry may be our own first attempt: the nonce tells.
         if self._store.create(key, data) or self._store.get(key) == data:

@@ -121,8 +121,9 @@ def parse_revision(text: str) -> Revision:
 class Resolver:
     """Turns revisions into commits for one graph's refs and commits."""
 
-    def __init__(self, refs: RefStore, commits: CommitStore, history: History,
-                 tags: TagStore | None = None) -> None:
+    def __init__(
+        self, refs: RefStore, commits: CommitStore, history: History, tags: TagStore | None = None
+    ) -> None:
         self._refs = refs
         self._commits = commits
         self._history = history

@@ -33,8 +33,7 @@ from graphlake.errors import (
     TagNotFoundError,
 )
 
-__all__ = ["MAX_TAG_MESSAGE", "TAGS_DIR", "Tag", "TagStore", "tags_by_commit",
-           "validate_tag_name"]
+__all__ = ["MAX_TAG_MESSAGE", "TAGS_DIR", "Tag", "TagStore", "tags_by_commit", "validate_tag_name"]
 
 _log = logging.getLogger(__name__)
 
@@ -47,8 +46,9 @@ def validate_tag_name(name: str) -> str:
     try:
         return validate_branch_name(name)
     except InvalidNameError as exc:
-        raise InvalidNameError(str(exc).replace("invalid branch name", "invalid tag name",
-                                                1)) from None
+        raise InvalidNameError(
+            str(exc).replace("invalid branch name", "invalid tag name", 1)
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -60,9 +60,13 @@ class Tag:
     message: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "commit": self.commit, "time": self.time,
-                "author": str(self.author) if self.author else "unknown",
-                "message": self.message}
+        return {
+            "name": self.name,
+            "commit": self.commit,
+            "time": self.time,
+            "author": str(self.author) if self.author else "unknown",
+            "message": self.message,
+        }
 
 
 class TagStore:
@@ -84,15 +88,16 @@ class TagStore:
         data = self._store.get(key)
         return _parse(data, key) if data is not None else None
 
-    def create(self, name: str, commit_id: str, message: str | None = None,
-               author: Author | None = None) -> Tag:
+    def create(
+        self, name: str, commit_id: str, message: str | None = None, author: Author | None = None
+    ) -> Tag:
         """Create tag `name` at `commit_id`; `TagExistsError` if it exists already."""
         if not is_commit_id(commit_id):
             raise ValueError(f"{commit_id!r} is not a full commit id")
-        if message is not None and (not isinstance(message, str)
-                                    or len(message) > MAX_TAG_MESSAGE):
-            raise GraphLakeError(f"a tag message is a string of at most {MAX_TAG_MESSAGE} "
-                                 "characters")
+        if message is not None and (not isinstance(message, str) or len(message) > MAX_TAG_MESSAGE):
+            raise GraphLakeError(
+                f"a tag message is a string of at most {MAX_TAG_MESSAGE} characters"
+            )
         check_branch(name, "create tag")
         tag = Tag(name, commit_id, utc_now(), author or current_author(), message)
         body = {**tag.to_dict(), "author": (tag.author.to_dict() if tag.author else None)}
@@ -102,8 +107,10 @@ class TagStore:
             existing = self.get(name)
             if existing is None or existing != tag:
                 at = f" (at {existing.commit[:12]})" if existing else ""
-                raise TagExistsError(f"tag {name!r} exists already{at}: a tag never "
-                                     "moves; delete it first to reuse the name")
+                raise TagExistsError(
+                    f"tag {name!r} exists already{at}: a tag never "
+                    "moves; delete it first to reuse the name"
+                )
         return tag
 
     def delete(self, name: str) -> Tag:
@@ -150,8 +157,7 @@ def _parse(data: bytes, where: str) -> Tag:
     try:
         obj = json.loads(data)
         author = Author.from_dict(obj["author"]) if obj.get("author") else None
-        tag = Tag(str(obj["name"]), obj["commit"], str(obj["time"]), author,
-                  obj.get("message"))
+        tag = Tag(str(obj["name"]), obj["commit"], str(obj["time"]), author, obj.get("message"))
     except (ValueError, KeyError, TypeError, AttributeError, InvalidAuthorError) as exc:
         raise GraphLakeError(f"tag {where} is corrupt: {exc}") from exc
     if not is_commit_id(tag.commit):

@@ -71,10 +71,15 @@ def _root(
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
     ] = False,
-    author: Annotated[str | None, typer.Option(
-        "--author", help="Who the commits this command makes are by ('Name <email>'; "
-        "default $GRAPHLAKE_AUTHOR, then `author` in ~/.config/graphlake/config.toml, "
-        "then the OS user).")] = None,
+    author: Annotated[
+        str | None,
+        typer.Option(
+            "--author",
+            help="Who the commits this command makes are by ('Name <email>'; "
+            "default $GRAPHLAKE_AUTHOR, then `author` in ~/.config/graphlake/config.toml, "
+            "then the OS user).",
+        ),
+    ] = None,
 ) -> None:
     """A versioned, branchable property-graph store on Lance."""
     if author is not None:

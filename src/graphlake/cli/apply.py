@@ -25,14 +25,27 @@ from graphlake.cli.output import console, print_json, short
 from graphlake.graph import Graph
 from graphlake.merge.result import ALREADY_UP_TO_DATE, CONFLICT, MERGED, MergeResult
 
-Rev = Annotated[str, typer.Argument(help="The commit whose changes to take: a commit id "
-                                    "(prefix), a branch or tag, main~2, ...")]
-Mainline = Annotated[int | None, typer.Option(
-    "--mainline", min=1, help="For a merge commit: the parent (1-based) its changes are "
-    "taken against (default 1).")]
-StrategyOpt = Annotated[Strategy | None, typer.Option(
-    help="Resolve data conflicts: ours keeps the branch's values, theirs takes the "
-         "applied change's.")]
+Rev = Annotated[
+    str,
+    typer.Argument(
+        help="The commit whose changes to take: a commit id (prefix), a branch or tag, main~2, ..."
+    ),
+]
+Mainline = Annotated[
+    int | None,
+    typer.Option(
+        "--mainline",
+        min=1,
+        help="For a merge commit: the parent (1-based) its changes are taken against (default 1).",
+    ),
+]
+StrategyOpt = Annotated[
+    Strategy | None,
+    typer.Option(
+        help="Resolve data conflicts: ours keeps the branch's values, theirs takes the "
+        "applied change's."
+    ),
+]
 
 
 def revert(
@@ -49,9 +62,20 @@ def revert(
 
     Exit codes: 0 reverted / nothing to undo, 1 conflicts, 2 error.
     """
-    _report("Reverted", lambda: Graph.open(root).revert(
-        rev, branch, mainline=mainline, dry_run=dry_run,
-        strategy=strategy and strategy.value, message=message), rev, branch, json)
+    _report(
+        "Reverted",
+        lambda: Graph.open(root).revert(
+            rev,
+            branch,
+            mainline=mainline,
+            dry_run=dry_run,
+            strategy=strategy and strategy.value,
+            message=message,
+        ),
+        rev,
+        branch,
+        json,
+    )
 
 
 def cherry_pick(
@@ -68,13 +92,23 @@ def cherry_pick(
 
     Exit codes: 0 picked / already there, 1 conflicts, 2 error.
     """
-    _report("Picked", lambda: Graph.open(root).cherry_pick(
-        rev, into, mainline=mainline, dry_run=dry_run,
-        strategy=strategy and strategy.value, message=message), rev, into, json)
+    _report(
+        "Picked",
+        lambda: Graph.open(root).cherry_pick(
+            rev,
+            into,
+            mainline=mainline,
+            dry_run=dry_run,
+            strategy=strategy and strategy.value,
+            message=message,
+        ),
+        rev,
+        into,
+        json,
+    )
 
 
-def _report(verb: str, run: Callable[[], MergeResult], rev: str, branch: str,
-            json: bool) -> None:
+def _report(verb: str, run: Callable[[], MergeResult], rev: str, branch: str, json: bool) -> None:
     """As `merge` reports, with a first line that says what was applied."""
     with merge_errors(json, rev, branch):
         result = run()
@@ -83,8 +117,9 @@ def _report(verb: str, run: Callable[[], MergeResult], rev: str, branch: str,
     else:
         what, where = f"[cyan]{escape(rev)}[/]", f"[cyan]{escape(branch)}[/]"
         if result.outcome == MERGED and not result.dry_run:
-            console.print(f"{verb} {what} on {where} as commit [bold]{short(result.commit or '')}"
-                          "[/]")
+            console.print(
+                f"{verb} {what} on {where} as commit [bold]{short(result.commit or '')}[/]"
+            )
         elif result.outcome == MERGED:
             console.print(f"Dry run: {what} applies cleanly on {where}; nothing changed")
         elif result.outcome == ALREADY_UP_TO_DATE:

@@ -24,9 +24,16 @@ def backfill(
     root: Root,
     table: TypeName,
     prop: Annotated[str, typer.Argument(help="The property to set.", show_default=False)],
-    file: Annotated[Path, typer.Argument(
-        help="Rows: the key (an edge's id) and the property; Parquet (.parquet) or JSONL.",
-        exists=True, dir_okay=False, readable=True, show_default=False)],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="Rows: the key (an edge's id) and the property; Parquet (.parquet) or JSONL.",
+            exists=True,
+            dir_okay=False,
+            readable=True,
+            show_default=False,
+        ),
+    ],
     branch: TargetBranch = DEFAULT_BRANCH,
     message: Message = None,
     coerce: Coerce = False,
@@ -41,13 +48,21 @@ def backfill(
         w.set_property(table, prop, rows, coerce=coerce)
     after = w.commit
     assert after is not None
-    summary = {"table": table, "property": prop, "rows": n, "branch": branch,
-               "commit": after.id, "changed": after.id != before.id}
+    summary = {
+        "table": table,
+        "property": prop,
+        "rows": n,
+        "branch": branch,
+        "commit": after.id,
+        "changed": after.id != before.id,
+    }
     if json:
         print_json(summary)
         return
-    console.print(f"Backfilled {escape(table)}.{escape(prop)} for {rows_phrase(n)} on "
-                  f"[cyan]{escape(branch)}[/] as commit [bold]{short(after.id)}[/]")
+    console.print(
+        f"Backfilled {escape(table)}.{escape(prop)} for {rows_phrase(n)} on "
+        f"[cyan]{escape(branch)}[/] as commit [bold]{short(after.id)}[/]"
+    )
 
 
 def _read(file: Path) -> Any:

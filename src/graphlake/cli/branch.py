@@ -20,8 +20,12 @@ def create(
     root: Root,
     name: Name,
     from_: Annotated[
-        str, typer.Option("--from", help="Revision the new branch starts at: a branch, "
-                          "a commit id (prefix), main~1, dev^2, ...")
+        str,
+        typer.Option(
+            "--from",
+            help="Revision the new branch starts at: a branch, "
+            "a commit id (prefix), main~1, dev^2, ...",
+        ),
     ] = DEFAULT_BRANCH,
 ) -> None:
     """Create branch NAME at the head of --from (O(1): nothing is copied)."""
@@ -38,16 +42,32 @@ def list_(root: Root, json: Json = False) -> None:
     rows = []
     for name in g.branches():
         head = g.head(name)
-        rows.append({"name": name, "default": name == default, "head": head.id,
-                     "time": head.time, "message": head.message})
+        rows.append(
+            {
+                "name": name,
+                "default": name == default,
+                "head": head.id,
+                "time": head.time,
+                "message": head.message,
+            }
+        )
     if json:
         print_json(rows)
         return
-    console.print(plain_table(
-        ["branch", "head", "time (UTC)", "message"],
-        [[("* " if r["default"] else "  ") + r["name"], short(r["head"]), short_time(r["time"]),
-          r["message"]] for r in rows],
-    ))
+    console.print(
+        plain_table(
+            ["branch", "head", "time (UTC)", "message"],
+            [
+                [
+                    ("* " if r["default"] else "  ") + r["name"],
+                    short(r["head"]),
+                    short_time(r["time"]),
+                    r["message"],
+                ]
+                for r in rows
+            ],
+        )
+    )
 
 
 @app.command("delete")

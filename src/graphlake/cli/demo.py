@@ -61,8 +61,9 @@ ROUTES_LEGEND = (
 
 
 def demo(
-    path: Annotated[Path, typer.Argument(metavar="DIR", help="Folder for the demo graph.",
-                                         file_okay=False)],
+    path: Annotated[
+        Path, typer.Argument(metavar="DIR", help="Folder for the demo graph.", file_okay=False)
+    ],
     fresh: Annotated[
         bool, typer.Option("--fresh", help="Delete DIR first if it holds a graphlake graph.")
     ] = False,
@@ -87,8 +88,10 @@ def _prepare(path: Path, fresh: bool) -> None:
     if not path.exists() or not any(path.iterdir()):
         return
     if not _is_graph(path):
-        raise CommandError(f"{path} is not empty and holds no graphlake graph; "
-                           "refusing to use or delete it (pick another folder)")
+        raise CommandError(
+            f"{path} is not empty and holds no graphlake graph; "
+            "refusing to use or delete it (pick another folder)"
+        )
     if not fresh:
         raise CommandError(f"{path} already holds a graph; pass --fresh to replace it")
     shutil.rmtree(path)
@@ -111,8 +114,10 @@ def _step(title: str) -> None:
 def _create(path: Path) -> Graph:
     _step("1. Create a graph from a schema")
     g = Graph.init(path, demo_data.SCHEMA)
-    console.print(f"Created {escape(str(path))} with node types "
-                  f"{', '.join(g.schema.nodes)} and edge types {', '.join(g.schema.edges)}")
+    console.print(
+        f"Created {escape(str(path))} with node types "
+        f"{', '.join(g.schema.nodes)} and edge types {', '.join(g.schema.edges)}"
+    )
     return g
 
 
@@ -121,8 +126,7 @@ def _load(g: Graph) -> Commit:
     records = demo_data.records()
     before = g.head(MAIN)
     with load_bar(len(records)) as advance:
-        commit = g.load(records, branch=MAIN, message="load the social graph",
-                        progress=advance)
+        commit = g.load(records, branch=MAIN, message="load the social graph", progress=advance)
     print_load_summary(load_summary(g, MAIN, before, commit, len(records)))
     return commit
 
@@ -130,8 +134,10 @@ def _load(g: Graph) -> Commit:
 def _branch_and_change(g: Graph) -> None:
     _step(f"3. Branch {DEV} from {MAIN} and change it")
     g.create_branch(DEV, from_=MAIN)
-    console.print(f"Created branch [cyan]{DEV}[/] at {short(g.head(DEV).id)} "
-                  "(no data copied: tables fork on first write)")
+    console.print(
+        f"Created branch [cyan]{DEV}[/] at {short(g.head(DEV).id)} "
+        "(no data copied: tables fork on first write)"
+    )
     with g.write(DEV, message=demo_data.DEV_MESSAGE) as w:
         w.insert("Person", [demo_data.DEV_NEW_PERSON])
         w.update("Person", [demo_data.DEV_UPDATE])
@@ -139,8 +145,9 @@ def _branch_and_change(g: Graph) -> None:
             w.insert(table, rows)
     new, upd = demo_data.DEV_NEW_PERSON["name"], demo_data.DEV_UPDATE
     changed = ", ".join(f"{k}={v}" for k, v in upd.items() if k != "name")
-    console.print(f"Committed {short(g.head(DEV).id)} on [cyan]{DEV}[/]: "
-                  f"{escape(demo_data.DEV_MESSAGE)}")
+    console.print(
+        f"Committed {short(g.head(DEV).id)} on [cyan]{DEV}[/]: {escape(demo_data.DEV_MESSAGE)}"
+    )
     console.print(f"  inserted Person {new}; updated {upd['name']} ({changed})")
     for table, rows in demo_data.DEV_NEW_EDGES.items():
         console.print(f"  added {table} " + ", ".join(f"{r['src']} -> {r['dst']}" for r in rows))
@@ -157,8 +164,7 @@ def _compare(g: Graph, loaded: Commit) -> None:
     console.print(Columns(tables, padding=(0, 4)))
     main_head = g.head(MAIN).id
     state = "unchanged" if main_head == loaded.id else "MOVED (unexpected)"
-    console.print(f"{MAIN} head: {short(main_head)} ({state}); "
-                  f"{DEV} head: {short(g.head(DEV).id)}")
+    console.print(f"{MAIN} head: {short(main_head)} ({state}); {DEV} head: {short(g.head(DEV).id)}")
 
 
 def _query(g: Graph) -> None:
@@ -181,8 +187,9 @@ def _sql(g: Graph, query: str, branch: str) -> pa.Table:
 def _print_sql(query: str) -> None:
     from rich.syntax import Syntax  # pygments: imported for the demo only
 
-    console.print(Syntax(query, "sql", theme="ansi_dark", background_color="default",
-                         word_wrap=True))
+    console.print(
+        Syntax(query, "sql", theme="ansi_dark", background_color="default", word_wrap=True)
+    )
 
 
 def _change_main_and_diff(g: Graph, path: Path) -> None:
@@ -192,12 +199,16 @@ def _change_main_and_diff(g: Graph, path: Path) -> None:
         w.update("Person", [demo_data.MAIN_UPDATE])
         for table, rows in demo_data.MAIN_NEW_EDGES.items():
             w.insert(table, rows)
-    console.print(f"Committed {short(g.head(MAIN).id)} on [cyan]{MAIN}[/]: "
-                  f"{escape(demo_data.MAIN_MESSAGE)}")
+    console.print(
+        f"Committed {short(g.head(MAIN).id)} on [cyan]{MAIN}[/]: {escape(demo_data.MAIN_MESSAGE)}"
+    )
     _print_command("diff", path, MAIN, DEV)
     print_diff(g.diff(MAIN, DEV), MAIN, DEV)
-    console.print(f"A diff compares two states: {MAIN}'s new rows show as deleted on {DEV}. "
-                  "A merge compares each side with their common base instead.", style="dim")
+    console.print(
+        f"A diff compares two states: {MAIN}'s new rows show as deleted on {DEV}. "
+        "A merge compares each side with their common base instead.",
+        style="dim",
+    )
 
 
 def _merge_dev(g: Graph, path: Path) -> None:
@@ -216,8 +227,9 @@ def _conflict(g: Graph, path: Path) -> None:
     for branch in (EXP, MAIN):
         with g.write(branch, message=f"{who} is {ages[branch]}") as w:
             w.update("Person", [{"name": who, "age": ages[branch]}])
-        console.print(f"Committed {short(g.head(branch).id)} on [cyan]{branch}[/]: "
-                      f"{who} is {ages[branch]}")
+        console.print(
+            f"Committed {short(g.head(branch).id)} on [cyan]{branch}[/]: {who} is {ages[branch]}"
+        )
     _print_command("merge", path, EXP, "--into", MAIN)
     try:
         g.merge(EXP, into=MAIN)
@@ -243,10 +255,11 @@ def _history(g: Graph, path: Path) -> None:
     root = escape(str(path))
     console.print()
     console.print("Try next:")
-    for cmd in (f"graphlake branch list {root}",
-                f"graphlake diff {root} {DEV} {MAIN}",
-                f"graphlake merge {root} {MAIN} --into {DEV} --dry-run --explain",
-                f"graphlake show {root} Person --branch {DEV} --where \"age > 40\"",
-                f"graphlake sql {root} \"SELECT role, count(*) FROM Person GROUP BY role\""):
+    for cmd in (
+        f"graphlake branch list {root}",
+        f"graphlake diff {root} {DEV} {MAIN}",
+        f"graphlake merge {root} {MAIN} --into {DEV} --dry-run --explain",
+        f'graphlake show {root} Person --branch {DEV} --where "age > 40"',
+        f'graphlake sql {root} "SELECT role, count(*) FROM Person GROUP BY role"',
+    ):
         console.print(f"  {cmd}")
-

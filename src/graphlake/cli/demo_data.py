@@ -38,9 +38,36 @@ edge WorksAt: Person -> Company @card(0..1) { title: String? }
 """
 
 PEOPLE = (
-    "Alice", "Bob", "Carol", "Dave", "Erin", "Frank", "Grace", "Heidi", "Ivan", "Judy",
-    "Karl", "Liam", "Mallory", "Nina", "Oscar", "Peggy", "Quinn", "Rupert", "Sybil", "Trent",
-    "Uma", "Victor", "Walter", "Xena", "Yusuf", "Amir", "Bea", "Chen", "Dara", "Emeka",
+    "Alice",
+    "Bob",
+    "Carol",
+    "Dave",
+    "Erin",
+    "Frank",
+    "Grace",
+    "Heidi",
+    "Ivan",
+    "Judy",
+    "Karl",
+    "Liam",
+    "Mallory",
+    "Nina",
+    "Oscar",
+    "Peggy",
+    "Quinn",
+    "Rupert",
+    "Sybil",
+    "Trent",
+    "Uma",
+    "Victor",
+    "Walter",
+    "Xena",
+    "Yusuf",
+    "Amir",
+    "Bea",
+    "Chen",
+    "Dara",
+    "Emeka",
 )
 COMPANIES = (
     ("Acme", "Lisbon", "1999-01-02"),
@@ -55,8 +82,13 @@ TITLES = {"eng": "Engineer", "pm": "Product Manager", "design": "Designer", "exe
 # What the demo writes on branch `dev`, in one commit.
 DEV_MESSAGE = "hire Zoe at Acme, promote Alice"
 DEV_NEW_PERSON: dict[str, Any] = {
-    "name": "Zoe", "age": 27, "email": "zoe@example.org", "role": "eng",
-    "joined": "2025-03-01", "tags": ["graphs", "rust"], "embedding": [0.9, 0.1, 0.3, 0.2],
+    "name": "Zoe",
+    "age": 27,
+    "email": "zoe@example.org",
+    "role": "eng",
+    "joined": "2025-03-01",
+    "tags": ["graphs", "rust"],
+    "embedding": [0.9, 0.1, 0.3, 0.2],
 }
 DEV_UPDATE: dict[str, Any] = {"name": "Alice", "role": "exec", "age": 35}
 DEV_NEW_EDGES: dict[str, list[dict[str, Any]]] = {
@@ -70,8 +102,9 @@ MAIN_MESSAGE = "found Hooli, hire Frank there, Carol turns 37"
 MAIN_NEW_COMPANY: dict[str, Any] = {"name": "Hooli", "city": "Palo Alto", "founded": "2016-04-01"}
 MAIN_UPDATE: dict[str, Any] = {"name": "Carol", "age": 37}
 MAIN_NEW_EDGES: dict[str, list[dict[str, Any]]] = {
-    "WorksAt": [{"id": "Frank-at-Hooli", "src": "Frank", "dst": "Hooli",
-                 "title": "Product Manager"}],
+    "WorksAt": [
+        {"id": "Frank-at-Hooli", "src": "Frank", "dst": "Hooli", "title": "Product Manager"}
+    ],
 }
 
 # The conflict: branch `exp` and `main` both set Bob's age, to different values.
@@ -102,22 +135,37 @@ def records() -> list[dict[str, Any]]:
     Edges carry ids, so reloading the file with `--mode merge` is an idempotent upsert.
     """
     out: list[dict[str, Any]] = [{"type": "Person", "data": person(i)} for i in range(len(PEOPLE))]
-    out += [{"type": "Company", "data": {"name": n, "city": c, "founded": f}}
-            for n, c, f in COMPANIES]
+    out += [
+        {"type": "Company", "data": {"name": n, "city": c, "founded": f}} for n, c, f in COMPANIES
+    ]
     n = len(PEOPLE)
     for i in range(n):
         for step in (1, 5):
             since = f"{2016 + (i + step) % 9}-0{1 + step % 9}-15"
             src, dst = PEOPLE[i], PEOPLE[(i + step) % n]
-            out.append({"edge": "Knows", "id": f"{src}-knows-{dst}", "from": src, "to": dst,
-                        "data": {"since": since}})
+            out.append(
+                {
+                    "edge": "Knows",
+                    "id": f"{src}-knows-{dst}",
+                    "from": src,
+                    "to": dst,
+                    "data": {"since": since},
+                }
+            )
     for i in range(n):
         if i % 6 == 5:  # some people work nowhere (WorksAt is @card(0..1))
             continue
         company = COMPANIES[i % len(COMPANIES)][0]
         title = TITLES[ROLES[i % len(ROLES)]]
-        out.append({"edge": "WorksAt", "id": f"{PEOPLE[i]}-at-{company}", "from": PEOPLE[i],
-                    "to": company, "data": {"title": title}})
+        out.append(
+            {
+                "edge": "WorksAt",
+                "id": f"{PEOPLE[i]}-at-{company}",
+                "from": PEOPLE[i],
+                "to": company,
+                "data": {"title": title},
+            }
+        )
     return out
 
 

@@ -20,14 +20,24 @@ DEFAULT_SHOWN = 10
 
 def diff(
     root: Root,
-    a: Annotated[str, typer.Argument(
-        help="Revision to compare from, or a range A...B (from their merge base to B).")],
-    b: Annotated[str | None, typer.Argument(
-        help="Revision to compare to (omitted for a range).")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=0,
-                                       help="At most N rows per table and kind of change "
-                                            "(0: all); counts always cover all.")]
-    = DEFAULT_SHOWN,
+    a: Annotated[
+        str,
+        typer.Argument(
+            help="Revision to compare from, or a range A...B (from their merge base to B)."
+        ),
+    ],
+    b: Annotated[
+        str | None, typer.Argument(help="Revision to compare to (omitted for a range).")
+    ] = None,
+    limit: Annotated[
+        int,
+        typer.Option(
+            "--limit",
+            "-n",
+            min=0,
+            help="At most N rows per table and kind of change (0: all); counts always cover all.",
+        ),
+    ] = DEFAULT_SHOWN,
     json: Json = False,
 ) -> None:
     """What B inserted, updated (old -> new) and deleted relative to A, per table.
@@ -56,8 +66,9 @@ def print_diff(changes: dict[str, TableDiff], a: str, b: str) -> None:
         for step in steps:
             console.print(Text(f"  * {step.describe()} [{step.cost}]", style="magenta"))
     if not changes:
-        console.print(f"No differences: [cyan]{escape(a)}[/] and [cyan]{escape(b)}[/] "
-                      "hold the same rows")
+        console.print(
+            f"No differences: [cyan]{escape(a)}[/] and [cyan]{escape(b)}[/] hold the same rows"
+        )
         return
     console.print(f"[bold]diff {escape(a)} → {escape(b)}[/]")
     for table, d in changes.items():
@@ -69,8 +80,7 @@ def table_lines(table: str, d: TableDiff) -> list[Text]:
     """A heading with the counts, then `+ id values`, `~ id prop: old → new`, `- id values`,
     and how many more there are when the rows were paged."""
     n = d.counts
-    lines = [Text.assemble((table, "bold"),
-                           f"  +{n['inserted']} ~{n['updated']} -{n['deleted']}")]
+    lines = [Text.assemble((table, "bold"), f"  +{n['inserted']} ~{n['updated']} -{n['deleted']}")]
     for key in d.inserted:
         lines.append(_row_line("+", key, d, d.inserted_rows.get(key, {}), "green"))
     for key, props in d.changes.items():

@@ -35,34 +35,66 @@ RowsOption = Annotated[
 ]
 FileOption = Annotated[
     Path | None,
-    typer.Option("--file", "-f", help="Rows as JSONL (one object per line); - reads stdin.",
-                 dir_okay=False, allow_dash=True),
+    typer.Option(
+        "--file",
+        "-f",
+        help="Rows as JSONL (one object per line); - reads stdin.",
+        dir_okay=False,
+        allow_dash=True,
+    ),
 ]
 Message = Annotated[str | None, typer.Option("--message", "-m", help="Commit message.")]
 Coerce = Annotated[
     bool,
-    typer.Option("--coerce", help="Cast values of another type (\"3.5\" for an F64) rather "
-                                  "than refuse them; lossy casts still fail."),
+    typer.Option(
+        "--coerce",
+        help='Cast values of another type ("3.5" for an F64) rather '
+        "than refuse them; lossy casts still fail.",
+    ),
 ]
 
 
-def insert(root: Root, table: TypeName, rows: RowArgs = None, rows_json: RowsOption = None,
-           file: FileOption = None, branch: TargetBranch = DEFAULT_BRANCH,
-           message: Message = None, coerce: Coerce = False, json: Json = False) -> None:
+def insert(
+    root: Root,
+    table: TypeName,
+    rows: RowArgs = None,
+    rows_json: RowsOption = None,
+    file: FileOption = None,
+    branch: TargetBranch = DEFAULT_BRANCH,
+    message: Message = None,
+    coerce: Coerce = False,
+    json: Json = False,
+) -> None:
     """Add rows to TABLE on BRANCH as one commit; a key that exists already is an error."""
     _write("insert", root, table, _rows(rows, rows_json, file), branch, message, coerce, json)
 
 
-def upsert(root: Root, table: TypeName, rows: RowArgs = None, rows_json: RowsOption = None,
-           file: FileOption = None, branch: TargetBranch = DEFAULT_BRANCH,
-           message: Message = None, coerce: Coerce = False, json: Json = False) -> None:
+def upsert(
+    root: Root,
+    table: TypeName,
+    rows: RowArgs = None,
+    rows_json: RowsOption = None,
+    file: FileOption = None,
+    branch: TargetBranch = DEFAULT_BRANCH,
+    message: Message = None,
+    coerce: Coerce = False,
+    json: Json = False,
+) -> None:
     """Insert new keys and update existing ones (only the given properties change)."""
     _write("upsert", root, table, _rows(rows, rows_json, file), branch, message, coerce, json)
 
 
-def update(root: Root, table: TypeName, rows: RowArgs = None, rows_json: RowsOption = None,
-           file: FileOption = None, branch: TargetBranch = DEFAULT_BRANCH,
-           message: Message = None, coerce: Coerce = False, json: Json = False) -> None:
+def update(
+    root: Root,
+    table: TypeName,
+    rows: RowArgs = None,
+    rows_json: RowsOption = None,
+    file: FileOption = None,
+    branch: TargetBranch = DEFAULT_BRANCH,
+    message: Message = None,
+    coerce: Coerce = False,
+    json: Json = False,
+) -> None:
     """Change the given properties of existing rows; an unknown key is an error."""
     _write("update", root, table, _rows(rows, rows_json, file), branch, message, coerce, json)
 
@@ -70,12 +102,18 @@ def update(root: Root, table: TypeName, rows: RowArgs = None, rows_json: RowsOpt
 def delete(
     root: Root,
     table: TypeName,
-    keys: Annotated[list[str] | None,
-                    typer.Argument(help="Node keys or edge ids.", show_default=False)] = None,
+    keys: Annotated[
+        list[str] | None, typer.Argument(help="Node keys or edge ids.", show_default=False)
+    ] = None,
     file: Annotated[
         Path | None,
-        typer.Option("--file", "-f", help="Keys, one per line; - reads stdin.",
-                     dir_okay=False, allow_dash=True),
+        typer.Option(
+            "--file",
+            "-f",
+            help="Keys, one per line; - reads stdin.",
+            dir_okay=False,
+            allow_dash=True,
+        ),
     ] = None,
     cascade: Annotated[
         bool, typer.Option("--cascade", help="Also delete the edges of deleted nodes.")
@@ -98,11 +136,12 @@ def delete(
 # --- rows ------------------------------------------------------------------------------
 
 
-def _rows(args: list[str] | None, rows_json: str | None,
-          file: Path | None) -> list[dict[str, Any]]:
+def _rows(args: list[str] | None, rows_json: str | None, file: Path | None) -> list[dict[str, Any]]:
     """Every row given, in order: ROW arguments, then --rows, then --file."""
-    out = [_object(parse_json_line(a, f"argument {i}", None), f"argument {i}")
-           for i, a in enumerate(args or (), start=1)]
+    out = [
+        _object(parse_json_line(a, f"argument {i}", None), f"argument {i}")
+        for i, a in enumerate(args or (), start=1)
+    ]
     if rows_json is not None:
         out += _array(parse_json_line(rows_json, "--rows", None))
     if file is not None:
@@ -114,8 +153,9 @@ def _rows(args: list[str] | None, rows_json: str | None,
 
 def _object(value: Any, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise LoadFormatError(f"expected a JSON object (a row), got {_json_kind(value)}",
-                              path=where)
+        raise LoadFormatError(
+            f"expected a JSON object (a row), got {_json_kind(value)}", path=where
+        )
     return value
 
 
@@ -123,8 +163,9 @@ def _array(value: Any) -> list[dict[str, Any]]:
     if isinstance(value, dict):
         return [value]
     if not isinstance(value, list):
-        raise LoadFormatError(f"expected a JSON array of objects, got {_json_kind(value)}",
-                              path="--rows")
+        raise LoadFormatError(
+            f"expected a JSON array of objects, got {_json_kind(value)}", path="--rows"
+        )
     return [_object(v, f"--rows item {i}") for i, v in enumerate(value, start=1)]
 
 
@@ -134,8 +175,9 @@ def _jsonl(file: Path) -> Iterator[dict[str, Any]]:
         if line.strip():
             value = parse_json_line(line, name, n)
             if not isinstance(value, dict):
-                raise LoadFormatError(f"expected a JSON object (a row), got "
-                                      f"{_json_kind(value)}", path=name, line=n)
+                raise LoadFormatError(
+                    f"expected a JSON object (a row), got {_json_kind(value)}", path=name, line=n
+                )
             yield value
 
 
@@ -161,16 +203,30 @@ def _decoded(f: TextIO, name: str) -> list[str]:
 
 
 def _json_kind(value: Any) -> str:
-    names = {list: "an array", str: "a string", bool: "a boolean", int: "a number",
-             float: "a number", type(None): "null"}
+    names = {
+        list: "an array",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }
     return names.get(type(value), type(value).__name__)
 
 
 # --- writing and reporting -------------------------------------------------------------
 
 
-def _write(op: str, root: str, table: str, rows: list[dict[str, Any]], branch: str,
-           message: str | None, coerce: bool, json: bool) -> None:
+def _write(
+    op: str,
+    root: str,
+    table: str,
+    rows: list[dict[str, Any]],
+    branch: str,
+    message: str | None,
+    coerce: bool,
+    json: bool,
+) -> None:
     g = Graph.open(root)
     before = g.head(branch)
     with g.write(branch, message or _default_message(op, table, len(rows))) as w:
@@ -185,11 +241,19 @@ def _default_message(op: str, table: str, n: int) -> str:
 _DONE = {"insert": "Inserted", "upsert": "Upserted", "update": "Updated", "delete": "Deleted"}
 
 
-def _report(op: str, table: str, n: int, branch: str, before: Commit, after: Commit | None,
-            json: bool) -> None:
+def _report(
+    op: str, table: str, n: int, branch: str, before: Commit, after: Commit | None, json: bool
+) -> None:
     assert after is not None  # the transaction published
-    summary = {"op": op, "table": table, "rows": n, "branch": branch, "commit": after.id,
-               "changed": after.id != before.id, "message": after.message}
+    summary = {
+        "op": op,
+        "table": table,
+        "rows": n,
+        "branch": branch,
+        "commit": after.id,
+        "changed": after.id != before.id,
+        "message": after.message,
+    }
     if json:
         print_json(summary)
         return
@@ -198,5 +262,7 @@ def _report(op: str, table: str, n: int, branch: str, before: Commit, after: Com
         console.print(f"Nothing changed: {target} stays at {short(after.id)}")
         return
     what = rows_phrase(n) if op != "delete" else f"{n} key{'s' if n != 1 else ''}"
-    console.print(f"{_DONE[op]} {what} of {escape(table)} on {target} as commit "
-                  f"[bold]{short(after.id)}[/] ({escape(printable(after.message))})")
+    console.print(
+        f"{_DONE[op]} {what} of {escape(table)} on {target} as commit "
+        f"[bold]{short(after.id)}[/] ({escape(printable(after.message))})"
+    )

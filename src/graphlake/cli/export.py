@@ -44,19 +44,31 @@ class Format(StrEnum):
     jsonl = "jsonl"
 
 
-_SUFFIXES = {".parquet": Format.parquet, ".pq": Format.parquet, ".csv": Format.csv,
-             ".jsonl": Format.jsonl, ".ndjson": Format.jsonl}
+_SUFFIXES = {
+    ".parquet": Format.parquet,
+    ".pq": Format.parquet,
+    ".csv": Format.csv,
+    ".jsonl": Format.jsonl,
+    ".ndjson": Format.jsonl,
+}
+
 
 def export(
     root: Root,
-    table: Annotated[str | None, typer.Argument(help="Node or edge type to export.",
-                                                show_default=False)] = None,
-    query: Annotated[str | None, typer.Option("--query", "-q",
-                                              help="Export the result of this SELECT.")] = None,
-    output: Annotated[Path, typer.Option("--output", "-o", help="File to write.",
-                                         dir_okay=False, show_default=False)] = ...,  # type: ignore[assignment]
-    format: Annotated[Format | None, typer.Option(
-        "--format", help="Default: from FILE's suffix (.parquet, .csv, .jsonl).")] = None,
+    table: Annotated[
+        str | None, typer.Argument(help="Node or edge type to export.", show_default=False)
+    ] = None,
+    query: Annotated[
+        str | None, typer.Option("--query", "-q", help="Export the result of this SELECT.")
+    ] = None,
+    output: Annotated[
+        Path,
+        typer.Option("--output", "-o", help="File to write.", dir_okay=False, show_default=False),
+    ] = ...,  # type: ignore[assignment]
+    format: Annotated[
+        Format | None,
+        typer.Option("--format", help="Default: from FILE's suffix (.parquet, .csv, .jsonl)."),
+    ] = None,
     branch: Branch = DEFAULT_BRANCH,
     force: Annotated[bool, typer.Option("--force", help="Replace FILE if it exists.")] = False,
     order_by: OrderByOption = KEY_ORDER,
@@ -69,8 +81,9 @@ def export(
         raise CommandError("export takes a TABLE or --query SQL (exactly one of them)")
     order = listing_order(order_by, unordered)
     if query is not None and order != KEY_ORDER:
-        raise CommandError("--order-by and --unordered apply to a TABLE; a --query orders "
-                           "with ORDER BY")
+        raise CommandError(
+            "--order-by and --unordered apply to a TABLE; a --query orders with ORDER BY"
+        )
     fmt = format or _format_of(output)
     if output.exists() and not force:
         raise CommandError(f"{output} exists; pass --force to replace it")
@@ -86,21 +99,30 @@ def export(
     else:
         source = sql_stream(snapshot, query or "")
     with source as (schema, batches):
-        rows = W.write_atomically(output, force,
-                                  lambda f: W.WRITERS[fmt](f, schema, batches))
-    summary = {"file": str(output), "format": fmt.value, "rows": rows, "branch": branch,
-               "commit": snapshot.commit.id, "table": table, "query": query}
+        rows = W.write_atomically(output, force, lambda f: W.WRITERS[fmt](f, schema, batches))
+    summary = {
+        "file": str(output),
+        "format": fmt.value,
+        "rows": rows,
+        "branch": branch,
+        "commit": snapshot.commit.id,
+        "table": table,
+        "query": query,
+    }
     if json:
         print_json(summary)
         return
     what = escape(table) if table is not None else "the query result"
-    console.print(f"Exported {rows_phrase(rows)} of {what} @ {escape(branch)} "
-                  f"({short(snapshot.commit.id)}) to {escape(str(output))} ({fmt.value})")
+    console.print(
+        f"Exported {rows_phrase(rows)} of {what} @ {escape(branch)} "
+        f"({short(snapshot.commit.id)}) to {escape(str(output))} ({fmt.value})"
+    )
 
 
 def _format_of(output: Path) -> Format:
     fmt = _SUFFIXES.get(output.suffix.lower())
     if fmt is None:
-        raise CommandError(f"cannot tell the format from {output.name!r}: pass --format "
-                           f"parquet, csv or jsonl")
+        raise CommandError(
+            f"cannot tell the format from {output.name!r}: pass --format parquet, csv or jsonl"
+        )
     return fmt

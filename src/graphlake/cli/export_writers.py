@@ -91,9 +91,12 @@ def _csv(path: Path, schema: pa.Schema, batches: Iterator[pa.RecordBatch]) -> in
     rows = 0
     with pacsv.CSVWriter(str(path), text_schema) as writer:
         for batch in batches:
-            writer.write_batch(pa.record_batch(
-                [_csv_column(batch.column(i)) for i in range(batch.num_columns)],
-                schema=text_schema))
+            writer.write_batch(
+                pa.record_batch(
+                    [_csv_column(batch.column(i)) for i in range(batch.num_columns)],
+                    schema=text_schema,
+                )
+            )
             rows += batch.num_rows
     return rows
 
@@ -104,8 +107,12 @@ def _csv_field(field: pa.Field) -> pa.Field:
 
 def _as_text(ty: pa.DataType) -> bool:
     """Columns CSV cannot hold as they are: bytes (as base64) and nested values (JSON)."""
-    return (pa.types.is_binary(ty) or pa.types.is_large_binary(ty)
-            or pa.types.is_fixed_size_binary(ty) or pa.types.is_nested(ty))
+    return (
+        pa.types.is_binary(ty)
+        or pa.types.is_large_binary(ty)
+        or pa.types.is_fixed_size_binary(ty)
+        or pa.types.is_nested(ty)
+    )
 
 
 def _csv_column(column: pa.Array) -> pa.Array:
@@ -134,8 +141,10 @@ def _jsonl(path: Path, schema: pa.Schema, batches: Iterator[pa.RecordBatch]) -> 
         con.execute("SET TimeZone = 'UTC'")  # timestamps with a zone print in UTC
         con.register("batches", pa.RecordBatchReader.from_batches(schema, batches))
         target = string_literal(str(path))
-        (rows,) = con.execute(f"COPY (SELECT {', '.join(map(str, selected)) or '*'} "
-                              f"FROM batches) TO {target} (FORMAT json)").fetchone() or (0,)
+        (rows,) = con.execute(
+            f"COPY (SELECT {', '.join(map(str, selected)) or '*'} "
+            f"FROM batches) TO {target} (FORMAT json)"
+        ).fetchone() or (0,)
         return int(rows)
     finally:
         con.close()
@@ -154,14 +163,15 @@ def _json_select(field: pa.Field) -> str | None:
 def _json_value(ty: pa.DataType, col: str) -> str | None:
     if pa.types.is_floating(ty):
         return f"CASE WHEN isfinite({col}) THEN {col} END"
-    if (pa.types.is_binary(ty) or pa.types.is_large_binary(ty)
-            or pa.types.is_fixed_size_binary(ty)):
+    if pa.types.is_binary(ty) or pa.types.is_large_binary(ty) or pa.types.is_fixed_size_binary(ty):
         return f"base64({col})"
     if pa.types.is_timestamp(ty):  # as datetime.isoformat(): fractions only when not 0
         zone = " || '+00:00'" if ty.tz is not None else ""
-        return (f"CASE WHEN date_part('microseconds', {col}) % 1000000 = 0 "
-                f"THEN strftime({col}, '%Y-%m-%dT%H:%M:%S') "
-                f"ELSE strftime({col}, '%Y-%m-%dT%H:%M:%S.%f') END{zone}")
+        return (
+            f"CASE WHEN date_part('microseconds', {col}) % 1000000 = 0 "
+            f"THEN strftime({col}, '%Y-%m-%dT%H:%M:%S') "
+            f"ELSE strftime({col}, '%Y-%m-%dT%H:%M:%S.%f') END{zone}"
+        )
     if pa.types.is_decimal(ty):
         return f"CAST({col} AS VARCHAR)"
     if pa.types.is_list(ty) or pa.types.is_large_list(ty) or pa.types.is_fixed_size_list(ty):
@@ -174,17 +184,25 @@ def _json_value(ty: pa.DataType, col: str) -> str | None:
 
 def _json_plain(ty: pa.DataType) -> bool:
     """Types DuckDB's JSON writer prints as `jsonable` does."""
-    return (pa.types.is_integer(ty) or pa.types.is_boolean(ty) or pa.types.is_string(ty)
-            or pa.types.is_large_string(ty) or pa.types.is_date(ty) or pa.types.is_time(ty)
-            or pa.types.is_null(ty))
+    return (
+        pa.types.is_integer(ty)
+        or pa.types.is_boolean(ty)
+        or pa.types.is_string(ty)
+        or pa.types.is_large_string(ty)
+        or pa.types.is_date(ty)
+        or pa.types.is_time(ty)
+        or pa.types.is_null(ty)
+    )
 
 
 def _jsonl_python(path: Path, batches: Iterator[pa.RecordBatch]) -> int:
     rows = 0
     with path.open("wb") as f:
         for batch in batches:
-            lines = (json.dumps(jsonable(row), ensure_ascii=False, allow_nan=False)
-                     for row in batch.to_pylist())
+            lines = (
+                json.dumps(jsonable(row), ensure_ascii=False, allow_nan=False)
+                for row in batch.to_pylist()
+            )
             f.write("".join(f"{line}\n" for line in lines).encode("utf-8"))
             rows += batch.num_rows
     return rows

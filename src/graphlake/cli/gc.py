@@ -38,18 +38,30 @@ def parse_duration(text: str) -> dt.timedelta:
 
 def gc(
     root: Root,
-    grace: Annotated[str, typer.Option(
-        "--grace", help="Only remove what is older than this (e.g. 0s, 30m, 1h, 7d): "
-                        "a concurrent writer's fresh work is safe.",
-    )] = "1h",
-    dry_run: Annotated[bool, typer.Option(
-        "--dry-run", help="Report what would be removed; remove nothing.",
-    )] = False,
-    reflog_keep: Annotated[str, typer.Option(
-        "--reflog-keep", help="Keep what the reflog of any branch reached this recently "
-                              "(e.g. 0s, 7d; default 30d), so resets and deletes can be "
-                              "undone.",
-    )] = "30d",
+    grace: Annotated[
+        str,
+        typer.Option(
+            "--grace",
+            help="Only remove what is older than this (e.g. 0s, 30m, 1h, 7d): "
+            "a concurrent writer's fresh work is safe.",
+        ),
+    ] = "1h",
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Report what would be removed; remove nothing.",
+        ),
+    ] = False,
+    reflog_keep: Annotated[
+        str,
+        typer.Option(
+            "--reflog-keep",
+            help="Keep what the reflog of any branch reached this recently "
+            "(e.g. 0s, 7d; default 30d), so resets and deletes can be "
+            "undone.",
+        ),
+    ] = "30d",
     json: Json = False,
 ) -> None:
     """Remove table versions, files and commit objects that no live branch, no tag, no
@@ -59,8 +71,7 @@ def gc(
     keep_td = parse_duration(reflog_keep)
     g = Graph.open(root)
     with _table_bar(enabled=not json) as progress:
-        report = g.gc(grace=grace_td, dry_run=dry_run, progress=progress,
-                      reflog_keep=keep_td)
+        report = g.gc(grace=grace_td, dry_run=dry_run, progress=progress, reflog_keep=keep_td)
     if json:
         print_json(report.to_dict())
         return
@@ -79,10 +90,11 @@ def _summary(report: GcReport) -> None:
     console.print(f"gc {verb}: {', '.join(parts)}")
     for t in report.tables:
         if t.versions or t.files or t.lance_branches:
-            console.print(f"  {t.table}: {plural(t.versions, 'version')}, "
-                          f"{plural(t.files, 'file')} ({_size(t.bytes)})"
-                          + (f", {len(t.lance_branches)} Lance branches"
-                             if t.lance_branches else ""))
+            console.print(
+                f"  {t.table}: {plural(t.versions, 'version')}, "
+                f"{plural(t.files, 'file')} ({_size(t.bytes)})"
+                + (f", {len(t.lance_branches)} Lance branches" if t.lance_branches else "")
+            )
     for warning in report.warnings:
         err_console.print(f"[yellow]warning:[/] {warning}")
 

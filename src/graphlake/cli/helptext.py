@@ -17,8 +17,13 @@ from typer.core import TyperArgument, TyperOption
 
 __all__ = ["flowing", "plain_metavars"]
 
-_TYPE_NAMES = {"str": "TEXT", "int": "INTEGER", "float": "FLOAT", "path": "PATH",
-               "datetime": "DATETIME"}
+_TYPE_NAMES = {
+    "str": "TEXT",
+    "int": "INTEGER",
+    "float": "FLOAT",
+    "path": "PATH",
+    "datetime": "DATETIME",
+}
 
 
 class _Argument(TyperArgument):

@@ -26,8 +26,11 @@ if TYPE_CHECKING:
 def ingest_status(
     root: Root,
     run_id: Annotated[
-        str | None, typer.Argument(help="A run id: show its plan and per-worker progress. "
-                                        "Without it: list the runs, newest first.")
+        str | None,
+        typer.Argument(
+            help="A run id: show its plan and per-worker progress. "
+            "Without it: list the runs, newest first."
+        ),
     ] = None,
     json: Json = False,
 ) -> None:
@@ -66,13 +69,22 @@ def print_runs(runs: list[RunSummary]) -> None:
         console.print("No ingest runs.")
         return
     # Run ids are copied into other commands: never wrapped or cut; the rest folds.
-    out = Table(Column("run", no_wrap=True), *(Column(h, overflow="fold") for h in (
-                "state", "created (UTC)", "into", "workers")),
-                Column("done", justify="right", overflow="fold"),
-                Column("records", justify="right", overflow="fold"))
+    out = Table(
+        Column("run", no_wrap=True),
+        *(Column(h, overflow="fold") for h in ("state", "created (UTC)", "into", "workers")),
+        Column("done", justify="right", overflow="fold"),
+        Column("records", justify="right", overflow="fold"),
+    )
     for r in runs:
-        out.add_row(r.run_id, _state(r.state), short_time(r.created), escape(r.into),
-                    str(r.workers), f"{_share(r.done, r.total)} {r.unit}", f"{r.rows:,}")
+        out.add_row(
+            r.run_id,
+            _state(r.state),
+            short_time(r.created),
+            escape(r.into),
+            str(r.workers),
+            f"{_share(r.done, r.total)} {r.unit}",
+            f"{r.rows:,}",
+        )
     console.print(out)
 
 
@@ -80,24 +92,42 @@ def print_run(s: RunStatus) -> None:
     from graphlake.ingestion.status import FAILED, FINISHED
 
     what = f"table {s.table}" if s.table else "JSONL records"
-    console.print(f"Ingest run [bold]{s.run_id}[/]: {_state(s.state)}, {s.format} ({what}) "
-                  f"into [cyan]{escape(s.into)}[/], created {short_time(s.created)} UTC")
-    console.print(f"{len(s.files)} input file(s), {s.workers} worker(s), commits every "
-                  f"{s.commit_every:,} {s.unit}, base {short(s.base)}; done "
-                  f"{_share(s.done, s.total)} {s.unit}, {s.rows:,} records")
+    console.print(
+        f"Ingest run [bold]{s.run_id}[/]: {_state(s.state)}, {s.format} ({what}) "
+        f"into [cyan]{escape(s.into)}[/], created {short_time(s.created)} UTC"
+    )
+    console.print(
+        f"{len(s.files)} input file(s), {s.workers} worker(s), commits every "
+        f"{s.commit_every:,} {s.unit}, base {short(s.base)}; done "
+        f"{_share(s.done, s.total)} {s.unit}, {s.rows:,} records"
+    )
     if s.error:
         console.print(f"[red]last attempt failed:[/] {escape(s.error)}")
     if s.heartbeat and s.state not in (FINISHED, FAILED):
         console.print(f"last heartbeat {short_time(s.heartbeat)} UTC", style="dim")
-    out = Table("worker", "phase", "branch", "state", Column("done", justify="right"),
-                Column("records", justify="right"))
+    out = Table(
+        "worker",
+        "phase",
+        "branch",
+        "state",
+        Column("done", justify="right"),
+        Column("records", justify="right"),
+    )
     for w in s.progress:
-        out.add_row(f"w{w.worker}", w.phase, escape(w.branch), w.state,
-                    _share(w.done, w.total), f"{w.rows:,}")
+        out.add_row(
+            f"w{w.worker}",
+            w.phase,
+            escape(w.branch),
+            w.state,
+            _share(w.done, w.total),
+            f"{w.rows:,}",
+        )
     console.print(out)
     if s.result is not None:
         commit = short(s.result.get("commit") or "")
         total = s.result.get("timings", {}).get("total")
         took = f" in {total:.2f}s" if total else ""
-        console.print(f"Finished{took}: {s.result.get('rows', 0):,} records into "
-                      f"[cyan]{escape(s.into)}[/] as commit [bold]{commit}[/]")
+        console.print(
+            f"Finished{took}: {s.result.get('rows', 0):,} records into "
+            f"[cyan]{escape(s.into)}[/] as commit [bold]{commit}[/]"
+        )

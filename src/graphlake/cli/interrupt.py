@@ -30,9 +30,14 @@ EXIT_INTERRUPTED = 130
 _STEP_S = 0.1
 _GRACE_S = 5.0
 
-Timeout = Annotated[float | None, typer.Option(
-    "--timeout", min=0.001, help="Stop the query after this many seconds (default: the "
-                                 "library's, 60).")]
+Timeout = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        min=0.001,
+        help="Stop the query after this many seconds (default: the library's, 60).",
+    ),
+]
 
 
 def interruptible(work: Callable[[], T], timeout_s: float) -> T:
@@ -51,9 +56,12 @@ def interruptible(work: Callable[[], T], timeout_s: float) -> T:
         while thread.is_alive():
             thread.join(_STEP_S)
             if thread.is_alive() and time.monotonic() > deadline:
-                fail(QueryTimeoutError(
-                    f"the query timed out after {timeout_s:g} s (the limit --timeout); "
-                    f"narrow it or raise --timeout"))
+                fail(
+                    QueryTimeoutError(
+                        f"the query timed out after {timeout_s:g} s (the limit --timeout); "
+                        f"narrow it or raise --timeout"
+                    )
+                )
                 sys.stderr.flush()
                 os._exit(EXIT_FAILED)  # the native query thread cannot be joined
     except KeyboardInterrupt:

@@ -59,9 +59,7 @@ class Lineage(StrEnum):
 
 
 Into = Annotated[str, typer.Option("--into", "-i", help="Branch to merge into.")]
-DryRun = Annotated[
-    bool, typer.Option("--dry-run", help="Classify and validate, publish nothing.")
-]
+DryRun = Annotated[bool, typer.Option("--dry-run", help="Classify and validate, publish nothing.")]
 Message = Annotated[
     str | None, typer.Option("--message", "-m", help="Message of the merge commit.")
 ]
@@ -72,20 +70,25 @@ Explain = Annotated[
 
 def merge(
     root: Root,
-    source: Annotated[str, typer.Argument(
-        help="Branch or any revision to merge (commit id, dev~1, ...).")],
+    source: Annotated[
+        str, typer.Argument(help="Branch or any revision to merge (commit id, dev~1, ...).")
+    ],
     into: Into = DEFAULT_BRANCH,
     dry_run: DryRun = False,
     strategy: Annotated[
         Strategy | None,
-        typer.Option(help="Resolve data conflicts: ours keeps --into's values, theirs "
-                          "takes SOURCE's. Constraint violations are never resolved."),
+        typer.Option(
+            help="Resolve data conflicts: ours keeps --into's values, theirs "
+            "takes SOURCE's. Constraint violations are never resolved."
+        ),
     ] = None,
     lineage: Annotated[
         Lineage | None,
-        typer.Option(help="How changed rows are found: on (lineage, falling back to a "
-                          "walk), off (walk), verify (both, must agree). "
-                          "Default: $GRAPHLAKE_MERGE_LINEAGE, else on."),
+        typer.Option(
+            help="How changed rows are found: on (lineage, falling back to a "
+            "walk), off (walk), verify (both, must agree). "
+            "Default: $GRAPHLAKE_MERGE_LINEAGE, else on."
+        ),
     ] = None,
     message: Message = None,
     json: Json = False,
@@ -97,10 +100,17 @@ def merge(
     """
     _run_and_report(
         lambda: Graph.open(root).merge(
-            source, into, strategy=strategy and strategy.value, dry_run=dry_run,
-            message=message, lineage=lineage and lineage.value,
+            source,
+            into,
+            strategy=strategy and strategy.value,
+            dry_run=dry_run,
+            message=message,
+            lineage=lineage and lineage.value,
         ),
-        source, into, json, explain,
+        source,
+        into,
+        json,
+        explain,
     )
 
 
@@ -109,15 +119,17 @@ def merge_many(
     sources: Annotated[list[str], typer.Argument(help="Branches to merge.")],
     into: Into = DEFAULT_BRANCH,
     strict_disjoint: Annotated[
-        bool, typer.Option("--strict-disjoint",
-                           help="Refuse any key that two sources both changed.")
+        bool,
+        typer.Option("--strict-disjoint", help="Refuse any key that two sources both changed."),
     ] = False,
     dry_run: DryRun = False,
     strategy: Annotated[
         Strategy | None,
-        typer.Option(help="Resolve data conflicts with --into: ours keeps --into's values, "
-                          "theirs takes the sources'. Conflicts between two sources and "
-                          "constraint violations are never resolved."),
+        typer.Option(
+            help="Resolve data conflicts with --into: ours keeps --into's values, "
+            "theirs takes the sources'. Conflicts between two sources and "
+            "constraint violations are never resolved."
+        ),
     ] = None,
     lineage: Annotated[
         Lineage | None,
@@ -133,11 +145,18 @@ def merge_many(
     """
     _run_and_report(
         lambda: Graph.open(root).merge_many(
-            sources, into, strict_disjoint=strict_disjoint,
-            strategy=strategy and strategy.value, dry_run=dry_run, message=message,
+            sources,
+            into,
+            strict_disjoint=strict_disjoint,
+            strategy=strategy and strategy.value,
+            dry_run=dry_run,
+            message=message,
             lineage=lineage and lineage.value,
         ),
-        ",".join(sources), into, json, explain,
+        ",".join(sources),
+        into,
+        json,
+        explain,
     )
 
 
@@ -164,8 +183,14 @@ def merge_errors(json: bool, source: str, into: str) -> Iterator[None]:
         yield
     except MergeConflictError as exc:
         if json:
-            print_json({"outcome": CONFLICT, "source": source, "target": into,
-                        "conflicts": [c.to_dict() for c in exc.conflicts]})
+            print_json(
+                {
+                    "outcome": CONFLICT,
+                    "source": source,
+                    "target": into,
+                    "conflicts": [c.to_dict() for c in exc.conflicts],
+                }
+            )
         else:
             print_conflicts(exc.conflicts, source, into)
         raise fail(exc, EXIT_CONFLICTS) from None
@@ -182,8 +207,11 @@ def print_merge(result: MergeResult, explain: bool = False) -> None:
     if result.stats:
         console.print(routes_table(result))
     if result.resolved:
-        console.print(conflict_table(result.resolved, result.source, result.target,
-                                     title="resolved conflicts"))
+        console.print(
+            conflict_table(
+                result.resolved, result.source, result.target, title="resolved conflicts"
+            )
+        )
     if result.conflicts:
         console.print(conflict_table(result.conflicts, result.source, result.target))
         console.print(hint(result.conflicts, result.source, result.target), style="dim")
@@ -195,8 +223,10 @@ def print_merge(result: MergeResult, explain: bool = False) -> None:
 
 def print_conflicts(conflicts: Sequence[Conflict], source: str, target: str) -> None:
     """What a failed merge reports: nothing was published, the conflicts, how to resolve."""
-    console.print(f"Merge of [cyan]{escape(source)}[/] into [cyan]{escape(target)}[/] stopped "
-                  f"on {plural(len(conflicts), 'conflict')}; nothing was published")
+    console.print(
+        f"Merge of [cyan]{escape(source)}[/] into [cyan]{escape(target)}[/] stopped "
+        f"on {plural(len(conflicts), 'conflict')}; nothing was published"
+    )
     console.print(conflict_table(conflicts, source, target))
     console.print(hint(conflicts, source, target), style="dim")
 
@@ -215,27 +245,44 @@ def outcome_line(r: MergeResult) -> str:
             return f"Dry run: {src} merges cleanly into {dst} (base {base}); nothing changed"
         return f"Merged {src} into {dst} as commit [bold]{commit}[/] (base {base})"
     if r.outcome == CONFLICT:
-        return (f"Dry run: merging {src} into {dst} stops on "
-                f"{plural(len(r.conflicts), 'conflict')}; nothing changed")
+        return (
+            f"Dry run: merging {src} into {dst} stops on "
+            f"{plural(len(r.conflicts), 'conflict')}; nothing changed"
+        )
     return f"{escape(r.outcome)}: {src} into {dst} (commit {commit})"
 
 
 def routes_table(r: MergeResult) -> Table:
     """table, route, discovery, changes on each side, effects; routes never wrap."""
-    out = Table("table", Column("route", no_wrap=True), "discovery",
-                *(Column(f"changes on {escape(b)}", justify="right") for b in (r.source, r.target)),
-                Column("effects", justify="right"), title="routes", title_justify="left")
+    out = Table(
+        "table",
+        Column("route", no_wrap=True),
+        "discovery",
+        *(Column(f"changes on {escape(b)}", justify="right") for b in (r.source, r.target)),
+        Column("effects", justify="right"),
+        title="routes",
+        title_justify="left",
+    )
     for name, s in r.stats.items():
-        out.add_row(*(cell(v) for v in (name, s.route, s.discovery, s.source_changes,
-                                        s.target_changes, s.effects)))
+        out.add_row(
+            *(
+                cell(v)
+                for v in (name, s.route, s.discovery, s.source_changes, s.target_changes, s.effects)
+            )
+        )
     return out
 
 
 def probes_table(r: MergeResult) -> Table:
-    rows = [[name, s.discovery, s.fallback or "-", s.candidates, s.rows_scanned]
-            for name, s in r.stats.items()]
-    return plain_table(["table", "discovery", "fallback", "candidates", "rows scanned"], rows,
-                       title="discovery probes")
+    rows = [
+        [name, s.discovery, s.fallback or "-", s.candidates, s.rows_scanned]
+        for name, s in r.stats.items()
+    ]
+    return plain_table(
+        ["table", "discovery", "fallback", "candidates", "rows scanned"],
+        rows,
+        title="discovery probes",
+    )
 
 
 def timings_table(timings: dict[str, float]) -> Table:
@@ -252,20 +299,28 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f}"
 
 
-def conflict_table(conflicts: Sequence[Conflict], source: str, target: str,
-                   title: str = "conflicts") -> Table:
+def conflict_table(
+    conflicts: Sequence[Conflict], source: str, target: str, title: str = "conflicts"
+) -> Table:
     """kind, table, entity, properties (with each side's values), then the message, or how
     a strategy resolved the conflict; at most MAX_CONFLICT_ROWS rows."""
     resolved = any(c.resolution for c in conflicts)
     last = "resolution" if resolved else "message"
     # The entity (a key users copy) never wraps or is cut; the other columns fold.
-    out = Table(Column("kind", no_wrap=True), Column("table", overflow="fold"),
-                Column("entity", no_wrap=True), Column("properties", overflow="fold"),
-                Column(last, overflow="fold"), title=title, title_justify="left")
+    out = Table(
+        Column("kind", no_wrap=True),
+        Column("table", overflow="fold"),
+        Column("entity", no_wrap=True),
+        Column("properties", overflow="fold"),
+        Column(last, overflow="fold"),
+        title=title,
+        title_justify="left",
+    )
     for c in conflicts[:MAX_CONFLICT_ROWS]:
         detail = _resolution(c, source, target) if resolved else _message(c)
-        out.add_row(c.kind, c.table, cell(c.entity_id), cell(_properties(c, source, target)),
-                    cell(detail))
+        out.add_row(
+            c.kind, c.table, cell(c.entity_id), cell(_properties(c, source, target)), cell(detail)
+        )
     if len(conflicts) > MAX_CONFLICT_ROWS:
         out.caption = f"… {len(conflicts) - MAX_CONFLICT_ROWS} more; --json lists all"
     return out
@@ -275,8 +330,7 @@ def _properties(c: Conflict, source: str, target: str) -> str:
     """`age: 29 → exp 41 / main 42`: base, then each side's value, per property."""
     if not (c.source or c.target):
         return ", ".join(c.properties) or "-"
-    named = list(c.rows.items()) if c.rows is not None else [(source, c.source),
-                                                              (target, c.target)]
+    named = list(c.rows.items()) if c.rows is not None else [(source, c.source), (target, c.target)]
     if c.between_sources and c.target is not None:
         named.append((target, c.target))  # the target's row, neither source's
     parts = []
@@ -315,11 +369,15 @@ def hint(conflicts: Sequence[Conflict], source: str, target: str) -> str:
     between = [c for c in conflicts if c.between_sources]
     parts = []
     if with_target:
-        parts.append(f"Resolve conflicts with {escape(target)} with --strategy theirs "
-                     f"(the source's values) or --strategy ours ({escape(target)}'s).")
+        parts.append(
+            f"Resolve conflicts with {escape(target)} with --strategy theirs "
+            f"(the source's values) or --strategy ours ({escape(target)}'s)."
+        )
     if between:
-        parts.append("Conflicts between two sources are never resolved by --strategy: "
-                     "change one of the sources, or merge them one at a time.")
+        parts.append(
+            "Conflicts between two sources are never resolved by --strategy: "
+            "change one of the sources, or merge them one at a time."
+        )
     if any(c.kind not in resolvable for c in conflicts):
         parts.append("Fix constraint violations on a branch, then merge again.")
     return " ".join(parts)

@@ -27,17 +27,24 @@ def optimize(
         DEFAULT_BRANCH
     ),
     if_needed: Annotated[
-        bool, typer.Option("--if-needed", help="Only if a search index has passed the "
-                                               "threshold (cheap to run from cron).")
+        bool,
+        typer.Option(
+            "--if-needed",
+            help="Only if a search index has passed the threshold (cheap to run from cron).",
+        ),
     ] = False,
     uncovered_fraction: Annotated[
-        float, typer.Option(callback=_positive_fraction,
-                            help="--if-needed: uncovered rows per indexed row that make "
-                                 "an index due.")
+        float,
+        typer.Option(
+            callback=_positive_fraction,
+            help="--if-needed: uncovered rows per indexed row that make an index due.",
+        ),
     ] = UNCOVERED_FRACTION,
     uncovered_rows: Annotated[
-        int, typer.Option(min=1, help="--if-needed: uncovered rows that make an index due "
-                                      "whatever its size.")
+        int,
+        typer.Option(
+            min=1, help="--if-needed: uncovered rows that make an index due whatever its size."
+        ),
     ] = UNCOVERED_ROWS,
     json: Json = False,
 ) -> None:
@@ -55,11 +62,14 @@ def optimize(
         threshold = Threshold(uncovered_fraction, uncovered_rows)
         due = due_indexes(g.snapshot(branch), threshold)  # to report; optimize checks again
     commit = g.optimize(branch, if_needed=if_needed, threshold=threshold)
-    changed = sorted(n for n, st in commit.tables.items()
-                     if st != g.commits.get(before).tables[n])
+    changed = sorted(n for n, st in commit.tables.items() if st != g.commits.get(before).tables[n])
     if json:
-        out = {"branch": branch, "commit": commit.id, "changed": commit.id != before,
-               "tables": changed}
+        out = {
+            "branch": branch,
+            "commit": commit.id,
+            "changed": commit.id != before,
+            "tables": changed,
+        }
         if if_needed:
             out["due"] = [d.to_dict() for d in due]
         print_json(out)
@@ -67,8 +77,9 @@ def optimize(
     for d in due:
         console.print(f"due: {d}")
     if if_needed and not due:
-        console.print(f"{branch}: search indexes below the threshold, nothing to do "
-                      f"(head {short(before)})")
+        console.print(
+            f"{branch}: search indexes below the threshold, nothing to do (head {short(before)})"
+        )
     elif commit.id == before:
         console.print(f"{branch}: nothing to optimize (head {short(before)})")
     else:

@@ -12,18 +12,25 @@ Root = Annotated[
     str, typer.Argument(help="Graph root: a local folder or an object-store URI (s3://…).")
 ]
 Branch = Annotated[
-    str, typer.Option("--branch", "-b", help="Revision to read: a branch, a commit id "
-                      "(prefix), main~1, dev^2, ... (see README \"Revisions\").")
+    str,
+    typer.Option(
+        "--branch",
+        "-b",
+        help="Revision to read: a branch, a commit id "
+        '(prefix), main~1, dev^2, ... (see README "Revisions").',
+    ),
 ]
 TargetBranch = Annotated[str, typer.Option("--branch", "-b", help="Branch to write to.")]
-Json = Annotated[
-    bool, typer.Option("--json", help="Print JSON to stdout and nothing else.")
-]
+Json = Annotated[bool, typer.Option("--json", help="Print JSON to stdout and nothing else.")]
 
 KEY_ORDER = "id"  # as graphlake.read.order.KEY_ORDER (not imported: it loads Lance)
 OrderByOption = Annotated[
-    str, typer.Option("--order-by", metavar="COLS",
-                      help="Order rows by these columns, e.g. age,-name (-: descending).")
+    str,
+    typer.Option(
+        "--order-by",
+        metavar="COLS",
+        help="Order rows by these columns, e.g. age,-name (-: descending).",
+    ),
 ]
 Unordered = Annotated[
     bool, typer.Option("--unordered", help="Storage order: no sort, fastest for bulk reads.")
@@ -37,5 +44,14 @@ def listing_order(order_by: str, unordered: bool) -> str | None:
     return None if unordered else order_by
 
 
-__all__ = ["DEFAULT_BRANCH", "KEY_ORDER", "Branch", "Json", "OrderByOption", "Root",
-           "TargetBranch", "Unordered", "listing_order"]
+__all__ = [
+    "DEFAULT_BRANCH",
+    "KEY_ORDER",
+    "Branch",
+    "Json",
+    "OrderByOption",
+    "Root",
+    "TargetBranch",
+    "Unordered",
+    "listing_order",
+]

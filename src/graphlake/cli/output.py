@@ -52,9 +52,11 @@ class CommandError(Exception):
 _CLI_HINTS = (
     ("cascade=True", "--cascade"),
     ("coerce=True", "--coerce"),
-    ("(use upsert or update to change existing rows)",
-     "(use `graphlake upsert` or `graphlake update`, or `load --mode merge`, to change "
-     "existing rows)"),
+    (
+        "(use upsert or update to change existing rows)",
+        "(use `graphlake upsert` or `graphlake update`, or `load --mode merge`, to change "
+        "existing rows)",
+    ),
 )
 
 
@@ -148,18 +150,31 @@ def arrow_table(table: pa.Table, title: str | None = None) -> Table:
 
     table = shortest_floats(table)
     names = [printable(f.name) for f in table.schema]
-    cells = [[_abbreviated(cell(v), f.name in _IDENTIFIERS) for v in table.column(i).to_pylist()]
-             for i, f in enumerate(table.schema)]
-    whole = [f.name not in _IDENTIFIERS and not (pa_types.is_string(f.type)
-                                            or pa_types.is_large_string(f.type)
-                                            or pa_types.is_nested(f.type))
-             for f in table.schema]
+    cells = [
+        [_abbreviated(cell(v), f.name in _IDENTIFIERS) for v in table.column(i).to_pylist()]
+        for i, f in enumerate(table.schema)
+    ]
+    whole = [
+        f.name not in _IDENTIFIERS
+        and not (
+            pa_types.is_string(f.type)
+            or pa_types.is_large_string(f.type)
+            or pa_types.is_nested(f.type)
+        )
+        for f in table.schema
+    ]
     # The narrowest each column may be: its header (up to _HEADER_MIN), and all of a
     # value that must not be cut (a number, a date); text and lists wrap or abbreviate,
     # ids fold.
-    minimum = [max([min(len(name), _HEADER_MIN),
-                    *([min(len(c), _WHOLE_MAX) for c in column] if keep else [])])
-               for name, column, keep in zip(names, cells, whole, strict=True)]
+    minimum = [
+        max(
+            [
+                min(len(name), _HEADER_MIN),
+                *([min(len(c), _WHOLE_MAX) for c in column] if keep else []),
+            ]
+        )
+        for name, column, keep in zip(names, cells, whole, strict=True)
+    ]
     shown = list(range(len(names)))
     while True:  # leave out the last columns until rich can fit the rest unbroken
         out = _data_table(table.schema, names, cells, minimum, shown, title)
@@ -173,36 +188,47 @@ def _fits(out: Table) -> bool:
     breaking headers and whole values further, when the columns' minimums add up)."""
     probe = Console(width=console.width, file=io.StringIO(), color_system=None)
     probe.print(out, crop=False)
-    return all(cell_len(line) <= console.width
-               for line in probe.file.getvalue().splitlines())
+    return all(cell_len(line) <= console.width for line in probe.file.getvalue().splitlines())
 
 
-def _data_table(schema: pa.Schema, names: list[str], cells: list[list[Text]],
-                minimum: list[int], shown: list[int], title: str | None) -> Table:
+def _data_table(
+    schema: pa.Schema,
+    names: list[str],
+    cells: list[list[Text]],
+    minimum: list[int],
+    shown: list[int],
+    title: str | None,
+) -> Table:
     import pyarrow.types as pa_types
 
     hidden = [names[i] for i in range(len(names)) if i not in shown]
-    caption = (f"{plural(len(hidden), 'column')} not shown: {truncated(hidden, 8)} "
-               f"(--columns, or --json)" if hidden else None)
+    caption = (
+        f"{plural(len(hidden), 'column')} not shown: {truncated(hidden, 8)} (--columns, or --json)"
+        if hidden
+        else None
+    )
     out = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     for i in shown:
         field = schema.field(i)
         numeric = pa_types.is_integer(field.type) or pa_types.is_floating(field.type)
-        out.add_column(names[i], justify="right" if numeric else "left",
-                       overflow="fold" if field.name in _IDENTIFIERS else "ellipsis",
-                       min_width=minimum[i])
+        out.add_column(
+            names[i],
+            justify="right" if numeric else "left",
+            overflow="fold" if field.name in _IDENTIFIERS else "ellipsis",
+            min_width=minimum[i],
+        )
     for r in range(len(cells[0]) if cells else 0):
         out.add_row(*(cells[i][r] for i in shown))
     return out
 
 
-def plain_table(columns: Sequence[str], rows: Sequence[Sequence[Any]],
-                title: str | None = None) -> Table:
+def plain_table(
+    columns: Sequence[str], rows: Sequence[Sequence[Any]], title: str | None = None
+) -> Table:
     out = Table(title=title, title_justify="left")
     for i, name in enumerate(columns):
         numeric = bool(rows) and all(isinstance(r[i], int | float) for r in rows)
-        out.add_column(printable(name), justify="right" if numeric else "left",
-                       overflow="fold")
+        out.add_column(printable(name), justify="right" if numeric else "left", overflow="fold")
     for row in rows:
         out.add_row(*(cell(v) for v in row))
     return out
@@ -233,14 +259,15 @@ def _abbreviated(text: Text, identifier: bool) -> Text:
     limit = max(_TEXT_PREVIEW, console.width // 2)
     if identifier or len(text) <= limit:
         return text
-    cut = text.plain[:limit - 1]
+    cut = text.plain[: limit - 1]
     if " " in cut.strip():  # at a word's end where there is one
-        cut = cut[:cut.rstrip().rindex(" ")]
+        cut = cut[: cut.rstrip().rindex(" ")]
     return Text(cut.rstrip() + "…", style=text.style)
 
 
 def _list_preview(values: list[Any]) -> str:
-    shown = [f"{v:.3g}" if isinstance(v, float) else printable(str(v))
-             for v in values[:_VECTOR_PREVIEW]]
+    shown = [
+        f"{v:.3g}" if isinstance(v, float) else printable(str(v)) for v in values[:_VECTOR_PREVIEW]
+    ]
     more = f", … ({len(values)})" if len(values) > _VECTOR_PREVIEW else ""
     return "[" + ", ".join(shown) + more + "]"

@@ -23,16 +23,25 @@ from graphlake.graph import Graph
 
 def query(
     root: Root,
-    cypher: Annotated[str, typer.Argument(help="One read query, e.g. \"MATCH (p:Person) "
-                                                "RETURN p.name\".")],
+    cypher: Annotated[
+        str, typer.Argument(help='One read query, e.g. "MATCH (p:Person) RETURN p.name".')
+    ],
     branch: Branch = DEFAULT_BRANCH,
-    param: Annotated[list[str] | None, typer.Option(
-        "--param", "-p", help="A parameter, name=value; the value is read as JSON when it "
-                              "parses (30, true, [1,2], \"x\"), as text otherwise.")] = None,
-    max_rows: Annotated[int, typer.Option("--max-rows", min=1,
-                                          help="Fail rather than return more rows.")] = 10_000,
-    explain: Annotated[bool, typer.Option(
-        "--explain", help="Show the plan: each step, its rows and its SQL.")] = False,
+    param: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--param",
+            "-p",
+            help="A parameter, name=value; the value is read as JSON when it "
+            'parses (30, true, [1,2], "x"), as text otherwise.',
+        ),
+    ] = None,
+    max_rows: Annotated[
+        int, typer.Option("--max-rows", min=1, help="Fail rather than return more rows.")
+    ] = 10_000,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Show the plan: each step, its rows and its SQL.")
+    ] = False,
     json: Json = False,
     timeout: Timeout = None,
 ) -> None:
@@ -43,9 +52,12 @@ def query(
 
     params = parse_params(param or [])
     timeout_s = timeout or DEFAULT_TIMEOUT_S
-    result = interruptible(lambda: Graph.open(root).query(
-        cypher, params, branch, max_rows=max_rows, explain=explain, timeout_s=timeout_s),
-        timeout_s)
+    result = interruptible(
+        lambda: Graph.open(root).query(
+            cypher, params, branch, max_rows=max_rows, explain=explain, timeout_s=timeout_s
+        ),
+        timeout_s,
+    )
     if json:
         print_json(table_rows(result))
         return

@@ -19,11 +19,14 @@ from graphlake.recovery.recover import COMPLETED
 
 def recover(
     root: Root,
-    force: Annotated[bool, typer.Option(
-        "--force",
-        help="Also settle records whose process may still run (on another host, or "
-             "younger than the lease). Only when you know no writer is running.",
-    )] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Also settle records whose process may still run (on another host, or "
+            "younger than the lease). Only when you know no writer is running.",
+        ),
+    ] = False,
     json: Json = False,
 ) -> None:
     """Finish or roll back publications a crashed process left unfinished.
@@ -39,12 +42,17 @@ def recover(
             raise typer.Exit(1)
         return
     for r in report.recovered:
-        what = (f"completed (commit {short(r.commit)})" if r.outcome == COMPLETED and r.commit
-                else "rolled back (nothing was published)")
+        what = (
+            f"completed (commit {short(r.commit)})"
+            if r.outcome == COMPLETED and r.commit
+            else "rolled back (nothing was published)"
+        )
         console.print(f"{r.op} on {r.branch!r}: {what}")
     for rid in report.in_flight:
-        console.print(f"[yellow]left alone:[/] {rid} (its process may still be running; "
-                      f"use --force if you know it is not)")
+        console.print(
+            f"[yellow]left alone:[/] {rid} (its process may still be running; "
+            f"use --force if you know it is not)"
+        )
     for key in report.corrupt:
         err_console.print(f"[red]unreadable recovery record:[/] {key}")
     if not (report.recovered or report.in_flight or report.corrupt):
@@ -55,11 +63,14 @@ def recover(
 
 def fsck(
     root: Root,
-    deep: Annotated[bool, typer.Option(
-        "--deep",
-        help="Also diff every reachable commit against each of its parents (what log "
-             "--stat, diff and merges need); costs one diff per commit.",
-    )] = False,
+    deep: Annotated[
+        bool,
+        typer.Option(
+            "--deep",
+            help="Also diff every reachable commit against each of its parents (what log "
+            "--stat, diff and merges need); costs one diff per commit.",
+        ),
+    ] = False,
     json: Json = False,
 ) -> None:
     """Check the graph's invariants without changing anything (exit 1 on problems).
@@ -77,9 +88,11 @@ def fsck(
         for p in report.problems:
             console.print(f"[red]{p.check}[/] {p.where}: {p.message}")
         branches = "1 branch" if report.branches == 1 else f"{report.branches} branches"
-        checked = (f"{branches}, {plural(report.commits, 'commit')}, "
-                   f"{plural(report.table_states, 'table state')}, "
-                   f"{plural(report.rows, 'head row')}")
+        checked = (
+            f"{branches}, {plural(report.commits, 'commit')}, "
+            f"{plural(report.table_states, 'table state')}, "
+            f"{plural(report.rows, 'head row')}"
+        )
         if report.ok:
             console.print(f"ok: checked {checked}")
         else:

@@ -15,25 +15,30 @@ from graphlake.graph import Graph
 def reset(
     root: Root,
     branch: Annotated[str, typer.Argument(help="Branch to move.")],
-    rev: Annotated[str, typer.Argument(help="Where to: any revision (commit id, tag, "
-                                       "main~2, ...).")],
+    rev: Annotated[
+        str, typer.Argument(help="Where to: any revision (commit id, tag, main~2, ...).")
+    ],
 ) -> None:
     """Move BRANCH to REV (one compare-and-swap, recorded in the reflog; undo it with
     another reset to the old commit `graphlake reflog` lists)."""
     g = Graph.open(root)
     old = g.head(branch).id
     entry = g.reset_branch(branch, rev)
-    console.print(f"Reset [cyan]{printable(branch)}[/] from {short(old)} to "
-                  f"{short(entry.commit or '')} (undo: graphlake reset ROOT "
-                  f"{printable(branch)} {short(old)})")
+    console.print(
+        f"Reset [cyan]{printable(branch)}[/] from {short(old)} to "
+        f"{short(entry.commit or '')} (undo: graphlake reset ROOT "
+        f"{printable(branch)} {short(old)})"
+    )
 
 
 def reflog(
     root: Root,
-    branch: Annotated[str, typer.Option("--branch", "-b", help="Branch (also a deleted "
-                                        "one).")] = DEFAULT_BRANCH,
-    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1,
-                                              help="Show at most N entries.")] = None,
+    branch: Annotated[
+        str, typer.Option("--branch", "-b", help="Branch (also a deleted one).")
+    ] = DEFAULT_BRANCH,
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", min=1, help="Show at most N entries.")
+    ] = None,
     json: Json = False,
 ) -> None:
     """Every move of BRANCH, newest first: time, author, action, old -> new."""
@@ -41,10 +46,19 @@ def reflog(
     if json:
         print_json([e.to_dict() for e in entries])
         return
-    console.print(plain_table(
-        ["#", "time (UTC)", "author", "action", "old -> new"],
-        [[str(e.seq), short_time(e.time), printable(e.author), e.action,
-          f"{short(e.old) if e.old else '-'} -> {short(e.new) if e.new else '-'}"]
-         for e in entries],
-        title=f"reflog of {printable(branch)}",
-    ))
+    console.print(
+        plain_table(
+            ["#", "time (UTC)", "author", "action", "old -> new"],
+            [
+                [
+                    str(e.seq),
+                    short_time(e.time),
+                    printable(e.author),
+                    e.action,
+                    f"{short(e.old) if e.old else '-'} -> {short(e.new) if e.new else '-'}",
+                ]
+                for e in entries
+            ],
+            title=f"reflog of {printable(branch)}",
+        )
+    )

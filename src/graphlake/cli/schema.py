@@ -16,11 +16,11 @@ from graphlake.graph import Graph
 if TYPE_CHECKING:
     from graphlake.write.schema_apply import SchemaPlan
 
-app = typer.Typer(help="Show and change a branch's schema (schema changes are commits).",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Show and change a branch's schema (schema changes are commits).", no_args_is_help=True
+)
 
-SchemaFile = Annotated[Path, typer.Argument(help="The new schema (.pg file).",
-                                            dir_okay=False)]
+SchemaFile = Annotated[Path, typer.Argument(help="The new schema (.pg file).", dir_okay=False)]
 Message = Annotated[str | None, typer.Option("--message", "-m", help="Commit message.")]
 
 
@@ -37,8 +37,9 @@ def show(root: Root, branch: Branch = DEFAULT_BRANCH, json: Json = False) -> Non
 
 
 @app.command("plan")
-def plan(root: Root, file: SchemaFile, branch: TargetBranch = DEFAULT_BRANCH,
-         json: Json = False) -> None:
+def plan(
+    root: Root, file: SchemaFile, branch: TargetBranch = DEFAULT_BRANCH, json: Json = False
+) -> None:
     """The steps (and their cost) that would change BRANCH's schema to FILE; checks the
     branch's rows; publishes nothing."""
     result = Graph.open(root).apply_schema(_read(file), branch, dry_run=True)
@@ -46,16 +47,26 @@ def plan(root: Root, file: SchemaFile, branch: TargetBranch = DEFAULT_BRANCH,
 
 
 @app.command("apply")
-def apply(root: Root, file: SchemaFile, branch: TargetBranch = DEFAULT_BRANCH,
-          message: Message = None, json: Json = False,
-          allow_drop: Annotated[bool, typer.Option(
-              "--allow-drop", help="Apply a plan that drops stored values (a dropped "
-              "property's values, a dropped type's rows); `schema plan` counts them.")]
-          = False) -> None:
+def apply(
+    root: Root,
+    file: SchemaFile,
+    branch: TargetBranch = DEFAULT_BRANCH,
+    message: Message = None,
+    json: Json = False,
+    allow_drop: Annotated[
+        bool,
+        typer.Option(
+            "--allow-drop",
+            help="Apply a plan that drops stored values (a dropped "
+            "property's values, a dropped type's rows); `schema plan` counts them.",
+        ),
+    ] = False,
+) -> None:
     """Change BRANCH's schema to FILE as one commit (refused if its rows break a step,
     if nothing changes, or if it drops values without --allow-drop)."""
-    result = Graph.open(root).apply_schema(_read(file), branch, message=message,
-                                           allow_drop=allow_drop)
+    result = Graph.open(root).apply_schema(
+        _read(file), branch, message=message, allow_drop=allow_drop
+    )
     _report(result, json)
 
 
@@ -79,11 +90,13 @@ def _report(result: SchemaPlan, json: bool) -> None:
     if not result.steps:
         console.print(f"no changes: the schema equals the one on {escape(result.branch)}")
         return
-    console.print(plain_table(
-        ["step", "table", "cost", "what"],
-        [[s.kind, s.table, str(s.cost), s.describe()] for s in result.steps],
-        title=f"schema plan for {escape(result.branch)} ({short(result.base)})",
-    ))
+    console.print(
+        plain_table(
+            ["step", "table", "cost", "what"],
+            [[s.kind, s.table, str(s.cost), s.describe()] for s in result.steps],
+            title=f"schema plan for {escape(result.branch)} ({short(result.base)})",
+        )
+    )
     for what, n in result.dropped_values.items():
         unit = "value" if "." in what else "row"
         verb = "drops" if result.commit is None else "dropped"
@@ -93,8 +106,10 @@ def _report(result: SchemaPlan, json: bool) -> None:
     if result.commit is None:
         console.print(f"dry run: nothing published; overall cost {result.cost}", style="dim")
     else:
-        console.print(f"Published {short(result.commit.id)} on [cyan]{escape(result.branch)}[/]"
-                      f" ({len(result.steps)} step(s), cost {result.cost})")
+        console.print(
+            f"Published {short(result.commit.id)} on [cyan]{escape(result.branch)}[/]"
+            f" ({len(result.steps)} step(s), cost {result.cost})"
+        )
 
 
 def printable_lines(text: str) -> str:

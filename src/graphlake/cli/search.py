@@ -21,25 +21,45 @@ MAX_VECTOR_FILE_BYTES = 1 << 20
 def search(
     root: Root,
     type: Annotated[str, typer.Argument(help="Node or edge type to search.")],
-    near: Annotated[str | None, typer.Option(
-        "--near", help="Key of a node whose own vector is the query.")] = None,
-    vector_file: Annotated[Path | None, typer.Option(
-        "--vector-file", help="File holding the query vector as a JSON array of numbers.")
+    near: Annotated[
+        str | None, typer.Option("--near", help="Key of a node whose own vector is the query.")
     ] = None,
-    text: Annotated[str | None, typer.Option(
-        "--text", help="Full-text (BM25) query on the @search properties; with --near or "
-        "--vector-file, a hybrid (RRF) search.")] = None,
+    vector_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--vector-file", help="File holding the query vector as a JSON array of numbers."
+        ),
+    ] = None,
+    text: Annotated[
+        str | None,
+        typer.Option(
+            "--text",
+            help="Full-text (BM25) query on the @search properties; with --near or "
+            "--vector-file, a hybrid (RRF) search.",
+        ),
+    ] = None,
     k: Annotated[int, typer.Option("--k", "-k", help="How many rows to return.")] = 10,
-    where: Annotated[str | None, typer.Option(
-        "--where", help="Filter applied before ranking, e.g. \"age > 30\".")] = None,
-    on: Annotated[list[str] | None, typer.Option(
-        "--on", help="Property to search (repeatable); default: the declared ones.")] = None,
-    columns: Annotated[str | None, typer.Option(
-        "--columns", "-c", help="Comma-separated columns to return (scores are always "
-        "added), e.g. id,title.")] = None,
+    where: Annotated[
+        str | None, typer.Option("--where", help='Filter applied before ranking, e.g. "age > 30".')
+    ] = None,
+    on: Annotated[
+        list[str] | None,
+        typer.Option("--on", help="Property to search (repeatable); default: the declared ones."),
+    ] = None,
+    columns: Annotated[
+        str | None,
+        typer.Option(
+            "--columns",
+            "-c",
+            help="Comma-separated columns to return (scores are always added), e.g. id,title.",
+        ),
+    ] = None,
     branch: Branch = DEFAULT_BRANCH,
-    explain: Annotated[bool, typer.Option(
-        "--explain", help="Report rows searched through an index vs exactly; no rows.")
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain", help="Report rows searched through an index vs exactly; no rows."
+        ),
     ] = False,
     json: Json = False,
 ) -> None:
@@ -47,20 +67,31 @@ def search(
     (`_distance`), best --text matches (`_score`), or both fused (`_rrf`)."""
     vector = _read_vector(vector_file) if vector_file is not None else None
     if near is None and vector is None and text is None:
-        raise SearchError("give --near KEY, --vector-file F or --text \"...\"")
-    result = Graph.open(root).search(type, vector=vector, text=text, k=k, where=where,
-                                     branch=branch, near=near, on=tuple(on or ()),
-                                     explain=explain, columns=_names(columns))
+        raise SearchError('give --near KEY, --vector-file F or --text "..."')
+    result = Graph.open(root).search(
+        type,
+        vector=vector,
+        text=text,
+        k=k,
+        where=where,
+        branch=branch,
+        near=near,
+        on=tuple(on or ()),
+        explain=explain,
+        columns=_names(columns),
+    )
     if explain:
         plan: Any = result
         if json:
             print_json(plan.to_dict())
             return
         for c in plan.coverage:
-            console.print(f"{escape(c.property)}: {c.indexed_rows} rows through "
-                          f"{escape(c.index or 'no index')}"
-                          f"{f' ({c.index_type})' if c.index_type else ''}, "
-                          f"{c.exact_rows} searched exactly")
+            console.print(
+                f"{escape(c.property)}: {c.indexed_rows} rows through "
+                f"{escape(c.index or 'no index')}"
+                f"{f' ({c.index_type})' if c.index_type else ''}, "
+                f"{c.exact_rows} searched exactly"
+            )
         return
     if json:
         print_json(table_rows(result))

@@ -10,8 +10,9 @@ from graphlake.cli.options import DEFAULT_BRANCH, Json, Root
 from graphlake.cli.output import console, plain_table, print_json, printable, short, short_time
 from graphlake.graph import Graph
 
-app = typer.Typer(help="Create, list and delete tags (a tag names one commit forever).",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Create, list and delete tags (a tag names one commit forever).", no_args_is_help=True
+)
 
 Name = Annotated[str, typer.Argument(help="Tag name (the branch name rules).")]
 
@@ -20,10 +21,12 @@ Name = Annotated[str, typer.Argument(help="Tag name (the branch name rules).")]
 def create(
     root: Root,
     name: Name,
-    rev: Annotated[str, typer.Argument(help="Revision to tag: a branch, tag, commit id "
-                                       "(prefix), main~1, ...")] = DEFAULT_BRANCH,
-    message: Annotated[str | None, typer.Option("--message", "-m",
-                                                help="What the tag marks.")] = None,
+    rev: Annotated[
+        str, typer.Argument(help="Revision to tag: a branch, tag, commit id (prefix), main~1, ...")
+    ] = DEFAULT_BRANCH,
+    message: Annotated[
+        str | None, typer.Option("--message", "-m", help="What the tag marks.")
+    ] = None,
     json: Json = False,
 ) -> None:
     """Tag the commit REV names as NAME. An existing tag or branch NAME is refused."""
@@ -31,8 +34,9 @@ def create(
     if json:
         print_json(tag.to_dict())
         return
-    console.print(f"Tagged {short(tag.commit)} as [cyan]{printable(name)}[/] (from "
-                  f"{printable(rev)})")
+    console.print(
+        f"Tagged {short(tag.commit)} as [cyan]{printable(name)}[/] (from {printable(rev)})"
+    )
 
 
 @app.command("list")
@@ -42,12 +46,21 @@ def list_(root: Root, json: Json = False) -> None:
     if json:
         print_json([t.to_dict() for t in tags.values()])
         return
-    console.print(plain_table(
-        ["tag", "commit", "time (UTC)", "author", "message"],
-        [[printable(t.name), short(t.commit), short_time(t.time),
-          printable(t.author.name if t.author else "unknown"), printable(t.message or "")]
-         for t in tags.values()],
-    ))
+    console.print(
+        plain_table(
+            ["tag", "commit", "time (UTC)", "author", "message"],
+            [
+                [
+                    printable(t.name),
+                    short(t.commit),
+                    short_time(t.time),
+                    printable(t.author.name if t.author else "unknown"),
+                    printable(t.message or ""),
+                ]
+                for t in tags.values()
+            ],
+        )
+    )
 
 
 @app.command("delete")

@@ -43,9 +43,13 @@ def _name(author: str) -> str:
 
 
 def history(
-    root: Root, type: TypeArg, key: KeyArg, branch: Branch = DEFAULT_BRANCH,
-    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1,
-                                              help="Show at most N commits.")] = None,
+    root: Root,
+    type: TypeArg,
+    key: KeyArg,
+    branch: Branch = DEFAULT_BRANCH,
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", min=1, help="Show at most N commits.")
+    ] = None,
     json: Json = False,
 ) -> None:
     """The commits that changed one row, newest first along BRANCH's first parents:
@@ -54,54 +58,78 @@ def history(
     if json:
         print_json([e.to_dict() for e in entries])
         return
-    out = Table(title=f"history of {printable(type)} {printable(key)} on "
-                f"{printable(branch)}", title_justify="left")
+    out = Table(
+        title=f"history of {printable(type)} {printable(key)} on {printable(branch)}",
+        title_justify="left",
+    )
     out.add_column("commit", no_wrap=True)
     out.add_column("time (UTC)", no_wrap=True)
     out.add_column("author", overflow="fold")
     out.add_column("op", no_wrap=True)
     out.add_column("changes", overflow="fold", ratio=1)
     for e in entries:
-        out.add_row(short(e.commit), short_time(e.time), Text(printable(_name(e.author))),
-                    e.op, _changes_text(e.changes))
+        out.add_row(
+            short(e.commit),
+            short_time(e.time),
+            Text(printable(_name(e.author))),
+            e.op,
+            _changes_text(e.changes),
+        )
     console.print(out)
 
 
-def blame(root: Root, type: TypeArg, key: KeyArg, branch: Branch = DEFAULT_BRANCH,
-          json: Json = False) -> None:
+def blame(
+    root: Root, type: TypeArg, key: KeyArg, branch: Branch = DEFAULT_BRANCH, json: Json = False
+) -> None:
     """For each property of the row at BRANCH, the commit that set its current value
     (following merges into the branch that made the change, as git blame does)."""
     lines = Graph.open(root).blame(type, key, branch)
     if json:
         print_json([b.to_dict() for b in lines])
         return
-    out = Table(title=f"blame of {printable(type)} {printable(key)} on "
-                f"{printable(branch)}", title_justify="left")
+    out = Table(
+        title=f"blame of {printable(type)} {printable(key)} on {printable(branch)}",
+        title_justify="left",
+    )
     out.add_column("property", overflow="fold")
     out.add_column("value", overflow="fold", ratio=1)
     out.add_column("commit", no_wrap=True)
     out.add_column("time (UTC)", no_wrap=True)
     out.add_column("author", overflow="fold")
     for b in lines:
-        out.add_row(Text(printable(b.property)), cell(b.value), short(b.commit),
-                    short_time(b.time), Text(printable(_name(b.author))))
+        out.add_row(
+            Text(printable(b.property)),
+            cell(b.value),
+            short(b.commit),
+            short_time(b.time),
+            Text(printable(_name(b.author))),
+        )
     console.print(out)
 
 
 def changes(
     root: Root,
-    branch: Annotated[str, typer.Option("--branch", "-b", help="Branch to read.")]
-    = DEFAULT_BRANCH,
-    since: Annotated[str | None, typer.Option(
-        "--since", help="Resume after this cursor (printed by the last page); default: "
-                        "from the beginning of the branch's history.")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=10_000,
-                                       help="At most N entries a page.")] = 1000,
-    follow: Annotated[bool, typer.Option(
-        "--follow", "-f", help="Keep polling for new commits (Ctrl-C stops, exit 130).")]
-    = False,
-    interval: Annotated[float, typer.Option(
-        "--interval", min=0.1, help="Seconds between polls with --follow.")] = 2.0,
+    branch: Annotated[str, typer.Option("--branch", "-b", help="Branch to read.")] = DEFAULT_BRANCH,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            help="Resume after this cursor (printed by the last page); default: "
+            "from the beginning of the branch's history.",
+        ),
+    ] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", min=1, max=10_000, help="At most N entries a page.")
+    ] = 1000,
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow", "-f", help="Keep polling for new commits (Ctrl-C stops, exit 130)."
+        ),
+    ] = False,
+    interval: Annotated[
+        float, typer.Option("--interval", min=0.1, help="Seconds between polls with --follow.")
+    ] = 2.0,
     json: Json = False,
 ) -> None:
     """The change feed of BRANCH: every row change, oldest first along first parents,
@@ -136,7 +164,12 @@ def _print_page(page: ChangePage, json: bool, branch: str) -> None:
     out.add_column("op", no_wrap=True)
     out.add_column("changes", overflow="fold", ratio=1)
     for e in page.entries:
-        out.add_row(short(e.commit), Text(printable(e.table)), Text(printable(e.key)),
-                    e.op, _changes_text(e.changes))
+        out.add_row(
+            short(e.commit),
+            Text(printable(e.table)),
+            Text(printable(e.key)),
+            e.op,
+            _changes_text(e.changes),
+        )
     console.print(out)
     console.print(f"cursor: {page.cursor}", soft_wrap=True, highlight=False)

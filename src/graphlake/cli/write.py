@@ -25,8 +25,9 @@ class LoadMode(StrEnum):
 
 SchemaFile = Annotated[
     Path,
-    typer.Option("--schema", "-s", help="Schema file (.pg).", exists=True, dir_okay=False,
-                 readable=True),
+    typer.Option(
+        "--schema", "-s", help="Schema file (.pg).", exists=True, dir_okay=False, readable=True
+    ),
 ]
 
 
@@ -44,28 +45,42 @@ def init(root: Root, schema: SchemaFile, json: Json = False) -> None:
     if json:
         print_json(summary)
         return
-    console.print(f"Created graph [bold]{escape(root)}[/] on branch [cyan]{summary['branch']}[/] "
-                  f"(commit {short(head.id)})")
+    console.print(
+        f"Created graph [bold]{escape(root)}[/] on branch [cyan]{summary['branch']}[/] "
+        f"(commit {short(head.id)})"
+    )
     console.print(f"  node types: {', '.join(summary['nodes']) or '-'}")
     console.print(f"  edge types: {', '.join(summary['edges']) or '-'}")
 
 
 def load(
     root: Root,
-    file: Annotated[Path, typer.Argument(help="JSONL records, or Parquet or CSV with --table.",
-                                         exists=True, dir_okay=False, readable=True)],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="JSONL records, or Parquet or CSV with --table.",
+            exists=True,
+            dir_okay=False,
+            readable=True,
+        ),
+    ],
     branch: TargetBranch = DEFAULT_BRANCH,
     mode: Annotated[
         LoadMode, typer.Option(help="append: new keys only; merge: upsert; overwrite: replace.")
     ] = LoadMode.append,
     table: Annotated[
-        str | None, typer.Option("--table", "-t",
-                                 help="Node or edge type of a Parquet or CSV file.")
+        str | None,
+        typer.Option("--table", "-t", help="Node or edge type of a Parquet or CSV file."),
     ] = None,
     message: Annotated[str | None, typer.Option("--message", "-m")] = None,
-    coerce: Annotated[bool, typer.Option(
-        "--coerce", help="Cast values of another type (a Parquet int column for a String) "
-                         "rather than refuse them; lossy casts still fail.")] = False,
+    coerce: Annotated[
+        bool,
+        typer.Option(
+            "--coerce",
+            help="Cast values of another type (a Parquet int column for a String) "
+            "rather than refuse them; lossy casts still fail.",
+        ),
+    ] = False,
     json: Json = False,
 ) -> None:
     """Load a file into BRANCH as one commit."""
@@ -74,14 +89,22 @@ def load(
     rows_read = 0
 
     with load_bar(count_records(file), enabled=not json) as advance:
+
         def progress(rows: int) -> None:
             nonlocal rows_read
             rows_read += rows
             if advance is not None:
                 advance(rows)
 
-        commit = g.load(file, branch=branch, mode=mode.value, table=table, message=message,
-                        progress=progress, coerce=coerce)
+        commit = g.load(
+            file,
+            branch=branch,
+            mode=mode.value,
+            table=table,
+            message=message,
+            progress=progress,
+            coerce=coerce,
+        )
     summary = load_summary(g, branch, before, commit, rows_read)
     if json:
         print_json(summary)
@@ -89,8 +112,9 @@ def load(
         print_load_summary(summary)
 
 
-def load_summary(g: Graph, branch: str, before: Commit, after: Commit,
-                 rows_read: int) -> dict[str, Any]:
+def load_summary(
+    g: Graph, branch: str, before: Commit, after: Commit, rows_read: int
+) -> dict[str, Any]:
     """Commit id and, for each table the load changed, its rows now, the difference in
     rows, and how many rows it inserted, updated and deleted (a merge load that only
     updates changes no row count, so `delta` alone would read as no change)."""
@@ -99,8 +123,11 @@ def load_summary(g: Graph, branch: str, before: Commit, after: Commit,
     tables = {}
     for name, d in changes.items():
         rows = new.dataset(name).count_rows()
-        tables[name] = {"rows": rows, "delta": d.counts["inserted"] - d.counts["deleted"],
-                        **d.counts}
+        tables[name] = {
+            "rows": rows,
+            "delta": d.counts["inserted"] - d.counts["deleted"],
+            **d.counts,
+        }
     return {
         "commit": after.id,
         "branch": branch,
@@ -117,8 +144,10 @@ def print_load_summary(summary: dict[str, Any]) -> None:
     if not summary["changed"]:
         console.print(f"Read {rows}; nothing changed: [cyan]{branch}[/] stays at {commit}")
         return
-    console.print(f"Loaded {rows} into [cyan]{branch}[/] as commit "
-                  f"[bold]{commit}[/] ({escape(summary['message'])})")
+    console.print(
+        f"Loaded {rows} into [cyan]{branch}[/] as commit "
+        f"[bold]{commit}[/] ({escape(summary['message'])})"
+    )
     # +inserted ~updated -deleted, as `graphlake diff` prints them.
     out = Table("table", Column("rows", justify="right"), Column("change", justify="right"))
     for name, n in summary["tables"].items():

@@ -31,7 +31,8 @@ def card_violations(
     affected = pc.unique(_concat(parts)).drop_null()
     if src_plan is not None and src_plan.deleted_old.num_rows:  # no edges left to count
         affected = affected.filter(
-            pc.invert(pc.is_in(affected, value_set=src_plan.deleted_old["id"])))
+            pc.invert(pc.is_in(affected, value_set=src_plan.deleted_old["id"]))
+        )
     if not len(affected):
         return []
     counted = [written]
@@ -52,9 +53,12 @@ def card_violations(
     bounds = f"{lo}..{'' if hi is None else hi}"
     return [
         Violation(
-            "cardinality", t.name, src,
+            "cardinality",
+            t.name,
+            src,
             f"{t.src} {src!r} has {n} {t.name} edge(s); @card({bounds})",
-            (), f"{src!r} has {n}",
+            (),
+            f"{src!r} has {n}",
         )
         for src, n in zip(found["src"].to_pylist(), found["n"].to_pylist(), strict=True)
     ]

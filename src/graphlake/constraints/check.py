@@ -25,7 +25,9 @@ def checked_columns(t: NodeType | EdgeType) -> list[str]:
 
 
 def violations_by_check(
-    schema: Schema, plans: dict[str, TablePlan], dataset: DatasetFor,
+    schema: Schema,
+    plans: dict[str, TablePlan],
+    dataset: DatasetFor,
     deferred: frozenset[str] = frozenset(),
 ) -> Iterator[list[Violation]]:
     """Each check's violations (one table, one kind), lazily and in a stable order: a
@@ -50,15 +52,21 @@ def violations_by_check(
         # New source nodes need their minimum of edges even when the change set does
         # not touch the edge type at all.
         src_plan = plans.get(et.src)
-        if (et.name not in plans and et.card is not None and et.card.min > 0
-                and src_plan is not None and src_plan.inserted.num_rows):
+        if (
+            et.name not in plans
+            and et.card is not None
+            and et.card.min > 0
+            and src_plan is not None
+            and src_plan.inserted.num_rows
+        ):
             yield card_violations(_no_change(et), plans, dataset(et.name))
 
 
 def _no_change(t: EdgeType) -> TablePlan:
     empty = arrow_schema(t).empty_table()
-    return TablePlan(t, empty.schema, inserted=empty, updated_old=empty, updated_new=empty,
-                     deleted_old=empty)
+    return TablePlan(
+        t, empty.schema, inserted=empty, updated_old=empty, updated_new=empty, deleted_old=empty
+    )
 
 
 def all_violations(

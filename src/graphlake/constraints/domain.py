@@ -30,8 +30,10 @@ _LIMITS: dict[str, tuple[object, object]] = {
     "Date": (dt.date.min, dt.date.max),
     "DateTime": (dt.datetime.min.replace(tzinfo=dt.UTC), dt.datetime.max.replace(tzinfo=dt.UTC)),
 }
-_SHOWN_LIMITS = {"Date": "0001-01-01..9999-12-31",
-                 "DateTime": "0001-01-01T00:00:00Z..9999-12-31T23:59:59.999999Z"}
+_SHOWN_LIMITS = {
+    "Date": "0001-01-01..9999-12-31",
+    "DateTime": "0001-01-01T00:00:00Z..9999-12-31T23:59:59.999999Z",
+}
 
 # The elements of one Arrow array that break the rule: a boolean mask (nulls: fine).
 ElementCheck = Callable[[pa.Array], pa.Array]
@@ -57,8 +59,9 @@ def domain_violations(
     taken = pa.array(rows, type=pa.int64())
     bad_ids = pc.take(ids, taken).to_pylist()
     # A vector is too long to quote; a date is shown as Arrow prints it.
-    shown = ([""] * len(rows) if kind == "Vector"
-             else [f"={v}" for v in _as_text(pc.take(col, taken))])
+    shown = (
+        [""] * len(rows) if kind == "Vector" else [f"={v}" for v in _as_text(pc.take(col, taken))]
+    )
     return [
         Violation("value", table, str(key), f"{prop.name}{value} {what}", (prop.name,))
         for key, value in zip(bad_ids, shown, strict=True)
@@ -79,8 +82,11 @@ def _element_kind(t: TypeRef) -> tuple[str, bool]:
 
 def _outside(lo: object, hi: object) -> ElementCheck:
     def check(values: pa.Array) -> pa.Array:
-        return pc.or_(pc.less(values, pa.scalar(lo, type=values.type)),
-                      pc.greater(values, pa.scalar(hi, type=values.type)))
+        return pc.or_(
+            pc.less(values, pa.scalar(lo, type=values.type)),
+            pc.greater(values, pa.scalar(hi, type=values.type)),
+        )
+
     return check
 
 
@@ -101,8 +107,7 @@ def _bad_rows(chunk: pa.Array, check: ElementCheck, in_list: bool) -> list[int]:
     mask = pc.fill_null(check(values), False)
     if not pc.any(mask).as_py():
         return []
-    found = (pc.filter(pc.list_parent_indices(chunk), mask) if in_list
-             else pc.indices_nonzero(mask))
+    found = pc.filter(pc.list_parent_indices(chunk), mask) if in_list else pc.indices_nonzero(mask)
     return pc.unique(found).to_pylist()
 
 

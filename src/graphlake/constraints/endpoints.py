@@ -54,12 +54,17 @@ def missing_endpoints(
             continue
         mask = pc.is_in(written.column(column), value_set=absent)
         for row in written.filter(mask).select(["id", "src", "dst"]).to_pylist():
-            out.append(Violation(
-                "endpoint", t.name, row["id"],
-                f"edge {row['src']!r}->{row['dst']!r} points at {node_type} "
-                f"{row[column]!r}, which does not exist", (column,),
-                f"{column} {node_type} {row[column]!r}",
-            ))
+            out.append(
+                Violation(
+                    "endpoint",
+                    t.name,
+                    row["id"],
+                    f"edge {row['src']!r}->{row['dst']!r} points at {node_type} "
+                    f"{row[column]!r}, which does not exist",
+                    (column,),
+                    f"{column} {node_type} {row[column]!r}",
+                )
+            )
     return out
 
 
@@ -106,9 +111,15 @@ def dangling_edges(
             if r["id"] in gone:
                 continue
             column = "src" if et.src == plan.name and r["src"] in plan.deleted_ids else "dst"
-            out.append(Violation(
-                "dangling", et.name, r["id"],
-                f"edge {r['src']!r}->{r['dst']!r} still points at deleted {plan.name} "
-                f"{r[column]!r}", (column,), f"{r['src']!r}->{r['dst']!r}",
-            ))
+            out.append(
+                Violation(
+                    "dangling",
+                    et.name,
+                    r["id"],
+                    f"edge {r['src']!r}->{r['dst']!r} still points at deleted {plan.name} "
+                    f"{r[column]!r}",
+                    (column,),
+                    f"{r['src']!r}->{r['dst']!r}",
+                )
+            )
     return out

@@ -52,7 +52,11 @@ def _clash(table: str, cols: tuple[str, ...], tup: tuple, a: str, b: str) -> Vio
     shown = ", ".join(f"{c}={v!r}" for c, v in zip(cols, tup, strict=True))
     detail = f"{shown} on {a!r} and {b!r}"
     return Violation(
-        "unique", table, str(b), f"@unique({', '.join(cols)}) violated: {detail}", tuple(cols),
+        "unique",
+        table,
+        str(b),
+        f"@unique({', '.join(cols)}) violated: {detail}",
+        tuple(cols),
         detail,
     )
 
@@ -91,8 +95,7 @@ def _proven_unique(
             writer_ids = sub.column("id").take(at)
         else:
             writers = sub.rename_columns(["__writer_id", *cols])
-            joined = head.select(["id", *cols]).join(writers, keys=list(cols),
-                                                     join_type="inner")
+            joined = head.select(["id", *cols]).join(writers, keys=list(cols), join_type="inner")
             head_ids, writer_ids = joined.column("id"), joined.column("__writer_id")
         removed = pa.chunked_array(
             [*plan.deleted_old.column("id").chunks, *plan.updated_old.column("id").chunks],

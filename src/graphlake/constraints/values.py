@@ -50,8 +50,11 @@ def value_columns(t: TableType) -> list[str]:
     an insert-only merge adopts were checked when written, and reading their vectors
     again is the cost `checked_columns` exists to avoid."""
     return [
-        prop.name for prop in t.properties
-        if _enum_type(prop) is not None or prop.name in t.ranges or prop.name in t.checks
+        prop.name
+        for prop in t.properties
+        if _enum_type(prop) is not None
+        or prop.name in t.ranges
+        or prop.name in t.checks
         or domain_kind(prop.type) in DATE_KINDS
     ]
 
@@ -66,8 +69,12 @@ def _v(table: str, prop: str, key: Any, message: str) -> Violation:
 
 
 def _enum(
-    table: str, name: str, col: pa.ChunkedArray, ids: pa.ChunkedArray,
-    values: tuple[str, ...], kind: str,
+    table: str,
+    name: str,
+    col: pa.ChunkedArray,
+    ids: pa.ChunkedArray,
+    values: tuple[str, ...],
+    kind: str,
 ) -> list[Violation]:
     if kind == "List":
         return [
@@ -117,7 +124,9 @@ def _regex(
         raise CheckPatternError(
             f'{table}.{name} has @check("{pattern}"), which this version cannot run: '
             f"{problem}. Writes of {table}.{name} fail until a schema change replaces "
-            f"the pattern with one in RE2 syntax", pattern)
+            f"the pattern with one in RE2 syntax",
+            pattern,
+        )
     bad = pc.invert(pc.fill_null(full_match(col, pattern), True))
     if not pc.any(bad).as_py():
         return []

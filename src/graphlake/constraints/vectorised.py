@@ -60,8 +60,12 @@ def count_distinct(table: pa.Table, cols: list[str]) -> tuple[int, int]:
 def exact_equality(t: pa.DataType) -> bool:
     """True for types whose Arrow equality is Python's (hashing and joins agree)."""
     return (
-        pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_integer(t)
-        or pa.types.is_boolean(t) or pa.types.is_date(t) or pa.types.is_timestamp(t)
+        pa.types.is_string(t)
+        or pa.types.is_large_string(t)
+        or pa.types.is_integer(t)
+        or pa.types.is_boolean(t)
+        or pa.types.is_date(t)
+        or pa.types.is_timestamp(t)
     )
 
 

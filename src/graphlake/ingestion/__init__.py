@@ -40,5 +40,12 @@ def __getattr__(name: str) -> Any:
         return getattr(abort, name)
     raise AttributeError(f"module 'graphlake.ingestion' has no attribute {name!r}")
 
-__all__ = ["IngestError", "IngestResult", "IngestRunActiveError", "abort_ingest", "ingest",
-           "run_ingest"]
+
+__all__ = [
+    "IngestError",
+    "IngestResult",
+    "IngestRunActiveError",
+    "abort_ingest",
+    "ingest",
+    "run_ingest",
+]

@@ -75,16 +75,16 @@ def _abortable_plan(graph: Graph, run_id: str) -> P.Plan:
     if status.state == S.RUNNING:
         raise IngestRunActiveError(
             f"ingest run {run_id} is running (heartbeat {status.heartbeat}); stop its "
-            f"process first, or wait {int(STALE_SECONDS)} s after it died")
+            f"process first, or wait {int(STALE_SECONDS)} s after it died"
+        )
     if status.state == S.FINISHED:
-        raise IngestRunActiveError(f"ingest run {run_id} has finished; there is nothing "
-                                   f"to abort")
+        raise IngestRunActiveError(f"ingest run {run_id} has finished; there is nothing to abort")
     plan = P.load_plan(graph.store, run_id)
     assert plan is not None  # run_status found it
-    merged = [p for p in plan.phases
-              if graph.store.exists(P.run_key(run_id, P.phase_file(p)))]
+    merged = [p for p in plan.phases if graph.store.exists(P.run_key(run_id, P.phase_file(p)))]
     if merged:
         raise IngestRunActiveError(
             f"ingest run {run_id} has merged into {plan.into!r} already; rerun it with "
-            f"run_id={run_id!r} to finish it")
+            f"run_id={run_id!r} to finish it"
+        )
     return plan

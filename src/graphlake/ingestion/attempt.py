@@ -59,10 +59,15 @@ class Attempt:
         """The record, or None if it is unreadable (it is advisory)."""
         try:
             obj = json.loads(data)
-            return cls(state=str(obj["state"]), started=str(obj["started"]),
-                       heartbeat=str(obj["heartbeat"]), host=str(obj["host"]),
-                       pid=int(obj["pid"]), error_type=obj.get("error_type"),
-                       error_message=obj.get("error_message"))
+            return cls(
+                state=str(obj["state"]),
+                started=str(obj["started"]),
+                heartbeat=str(obj["heartbeat"]),
+                host=str(obj["host"]),
+                pid=int(obj["pid"]),
+                error_type=obj.get("error_type"),
+                error_message=obj.get("error_message"),
+            )
         except (ValueError, KeyError, TypeError):
             return None
 
@@ -79,8 +84,9 @@ def load_attempt(store: ObjectStore, run_id: str) -> Attempt | None:
 class AttemptRecord:
     """`with AttemptRecord(store, run_id):` records this attempt while the block runs."""
 
-    def __init__(self, store: ObjectStore, run_id: str,
-                 interval: float = HEARTBEAT_SECONDS) -> None:
+    def __init__(
+        self, store: ObjectStore, run_id: str, interval: float = HEARTBEAT_SECONDS
+    ) -> None:
         self._store = store
         self._key = run_key(run_id, ATTEMPT_FILE)
         self._interval = interval
@@ -91,20 +97,27 @@ class AttemptRecord:
 
     def __enter__(self) -> AttemptRecord:
         self._write()
-        self._thread = threading.Thread(target=self._beat, name="ingest-heartbeat",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._beat, name="ingest-heartbeat", daemon=True)
         self._thread.start()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
         if exc is not None:
-            self._attempt = _replace(self._attempt, state=FAILED, heartbeat=now().isoformat(),
-                                     error_type=type(exc).__name__,
-                                     error_message=str(exc) or type(exc).__name__)
+            self._attempt = _replace(
+                self._attempt,
+                state=FAILED,
+                heartbeat=now().isoformat(),
+                error_type=type(exc).__name__,
+                error_message=str(exc) or type(exc).__name__,
+            )
             self._write()
 
     def _beat(self) -> None:

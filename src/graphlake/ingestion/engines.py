@@ -64,10 +64,11 @@ def make_engine(engine: str, workers: int, ray_address: str | None = None) -> En
 
 
 def _crashed(task: WorkerTask, why: str) -> WorkerReport:
-    err = IngestError(f"ingest worker {task.worker} ({task.branch}) did not finish: {why}; "
-                      f"rerun with run_id={task.run_id!r} to resume")
-    return WorkerReport(task.worker, task.phase, task.branch, task.size,
-                        error=ErrorInfo.of(err))
+    err = IngestError(
+        f"ingest worker {task.worker} ({task.branch}) did not finish: {why}; "
+        f"rerun with run_id={task.run_id!r} to resume"
+    )
+    return WorkerReport(task.worker, task.phase, task.branch, task.size, error=ErrorInfo.of(err))
 
 
 # --- processes --------------------------------------------------------------------------
@@ -86,9 +87,16 @@ class ProcessEngine:
         clear_marker()  # left by an earlier run of this process
         ctx = multiprocessing.get_context("spawn")
         for task in tasks:
-            pool = self._idle.pop() if self._idle else ProcessPoolExecutor(
-                max_workers=1, mp_context=ctx, initializer=exit_with_parent,
-                initargs=(os.getpid(),))
+            pool = (
+                self._idle.pop()
+                if self._idle
+                else ProcessPoolExecutor(
+                    max_workers=1,
+                    mp_context=ctx,
+                    initializer=exit_with_parent,
+                    initargs=(os.getpid(),),
+                )
+            )
             self._busy[pool.submit(run_slice, task)] = (task, pool)
 
     def poll(self, timeout: float) -> list[WorkerReport]:
@@ -102,11 +110,17 @@ class ProcessEngine:
                 out.append(fut.result())
             except Exception as exc:  # a dead process (BrokenProcessPool)
                 if marker_left():  # it died re-running the caller's unguarded script
-                    out.append(WorkerReport(task.worker, task.phase, task.branch, task.size,
-                                            error=ErrorInfo.of(MainGuardError(ADVICE))))
+                    out.append(
+                        WorkerReport(
+                            task.worker,
+                            task.phase,
+                            task.branch,
+                            task.size,
+                            error=ErrorInfo.of(MainGuardError(ADVICE)),
+                        )
+                    )
                 else:
-                    out.append(_crashed(task, f"its process died ({type(exc).__name__}: "
-                                              f"{exc})"))
+                    out.append(_crashed(task, f"its process died ({type(exc).__name__}: {exc})"))
                 pool.shutdown(wait=False)
             else:
                 self._idle.append(pool)
@@ -206,8 +220,10 @@ def start_local_ray(num_cpus: int, temp_dir: str | None = None) -> LocalRay:
     node_ip = ray.util.get_node_ip_address()
     if not ipaddress.ip_address(node_ip).is_loopback:
         local.stop()
-        raise IngestError(f"the local Ray came up on {node_ip}, not on 127.0.0.1; refusing "
-                          f"to run workers on a Ray that listens beyond loopback")
+        raise IngestError(
+            f"the local Ray came up on {node_ip}, not on 127.0.0.1; refusing "
+            f"to run workers on a Ray that listens beyond loopback"
+        )
     return local
 
 
@@ -238,8 +254,7 @@ class RayEngine:
         if ray.is_initialized():
             return
         if self._address is not None:
-            ray.init(address=self._address, log_to_driver=False,
-                     logging_level=logging.WARNING)
+            ray.init(address=self._address, log_to_driver=False, logging_level=logging.WARNING)
             self._connected = True
         else:
             self._local = start_local_ray(max(self._workers, os.cpu_count() or 1))
@@ -253,8 +268,9 @@ class RayEngine:
     def poll(self, timeout: float) -> list[WorkerReport]:
         if not self._pending:
             return []
-        ready, _ = self._ray.wait(list(self._pending), num_returns=len(self._pending),
-                                  timeout=timeout)
+        ready, _ = self._ray.wait(
+            list(self._pending), num_returns=len(self._pending), timeout=timeout
+        )
         out = []
         for ref in ready:
             task = self._pending.pop(ref)

@@ -37,10 +37,18 @@ class ErrorInfo:
 
     @classmethod
     def of(cls, exc: BaseException) -> ErrorInfo:
-        attrs = {a: getattr(exc, a) for a in _CARRIED_ATTRS
-                 if isinstance(getattr(exc, a, None), str | int)}
-        return cls(type(exc).__module__, type(exc).__qualname__, str(exc), attrs,
-                   "".join(traceback.format_exception(exc)))
+        attrs = {
+            a: getattr(exc, a)
+            for a in _CARRIED_ATTRS
+            if isinstance(getattr(exc, a, None), str | int)
+        }
+        return cls(
+            type(exc).__module__,
+            type(exc).__qualname__,
+            str(exc),
+            attrs,
+            "".join(traceback.format_exception(exc)),
+        )
 
     def rebuild(self) -> GraphLakeError:
         """An exception of the original class when it is a `GraphLakeError`, else an

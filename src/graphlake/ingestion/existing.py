@@ -36,12 +36,14 @@ SHOWN = 5
 _BATCH = 256 * 1024  # keys looked up per probe of the target
 
 
-def refuse_existing_keys(graph: Graph, head: Commit, fmt: Format, paths: Sequence[Path],
-                         table: str | None, into: str) -> None:
+def refuse_existing_keys(
+    graph: Graph, head: Commit, fmt: Format, paths: Sequence[Path], table: str | None, into: str
+) -> None:
     """Raise `DuplicateKeyError` if any key of the input exists on `head` already."""
     schema = graph.schemas.of(head)
-    filled = {name for name in schema.table_names
-              if graph.tables.open(head.tables[name]).count_rows() > 0}
+    filled = {
+        name for name in schema.table_names if graph.tables.open(head.tables[name]).count_rows() > 0
+    }
     if not filled:
         return
     keys: dict[str, list[pa.Array]] = {}
@@ -60,11 +62,11 @@ def refuse_existing_keys(graph: Graph, head: Commit, fmt: Format, paths: Sequenc
             raise DuplicateKeyError(
                 f"{name}: {len(found)} key(s) of the input exist on {into!r} already: "
                 f"{shown}{more}; nothing was ingested (ingest with mode merge, "
-                f"`--mode merge`, to update them)")
+                f"`--mode merge`, to update them)"
+            )
 
 
-def _parquet_keys(schema: Schema, table: str, paths: Sequence[Path]
-                  ) -> Iterator[pa.Array]:
+def _parquet_keys(schema: Schema, table: str, paths: Sequence[Path]) -> Iterator[pa.Array]:
     t = schema.table(table)
     column = t.key if isinstance(t, NodeType) else "id"
     for path in paths:
@@ -76,8 +78,9 @@ def _parquet_keys(schema: Schema, table: str, paths: Sequence[Path]
             yield pc.cast(values, pa.string()).drop_null()
 
 
-def _jsonl_keys(schema: Schema, paths: Sequence[Path], filled: set[str]
-                ) -> Iterator[tuple[str, pa.Array]]:
+def _jsonl_keys(
+    schema: Schema, paths: Sequence[Path], filled: set[str]
+) -> Iterator[tuple[str, pa.Array]]:
     for path in paths:
         batch: dict[str, list[str]] = {}
         with path.open("rb") as f:

@@ -19,8 +19,10 @@ from pathlib import Path
 
 from graphlake.ingestion.errors import IngestError
 
-ADVICE = ("gl.ingest ran again in a spawned worker process, which re-imports your main "
-          "script: put the script's ingest code under `if __name__ == \"__main__\":`")
+ADVICE = (
+    "gl.ingest ran again in a spawned worker process, which re-imports your main "
+    'script: put the script\'s ingest code under `if __name__ == "__main__":`'
+)
 
 
 class MainGuardError(IngestError):

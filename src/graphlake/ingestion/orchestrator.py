@@ -98,8 +98,9 @@ def run_ingest(
     refuse_in_spawned_bootstrap()
     check_engine(engine)
     for name, value in (("workers", workers), ("commit_every", commit_every)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                  or value < 1):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 1
+        ):
             raise DataError(f"{name} must be a positive integer, got {value!r}")
     if mode not in P.MODES:
         raise DataError(f"unknown ingest mode {mode!r} (use one of: {', '.join(P.MODES)})")
@@ -120,8 +121,7 @@ def run_ingest(
         sources = staged
 
     if run_id is not None:
-        recorded = _recorded(graph, run_id, sources, table, into, workers, commit_every,
-                             mode)
+        recorded = _recorded(graph, run_id, sources, table, into, workers, commit_every, mode)
         if recorded is not None:
             if staged is not None:
                 ray_source.remove(staged)
@@ -141,8 +141,17 @@ def run_ingest(
     planned = time.perf_counter()
     with AttemptRecord(store, plan.run_id):  # for `graphlake.ingestion.status`
         refuse_if_aborted(store, plan.run_id)  # after the heartbeat: see abort.py
-        result = _run(graph, plan, engine, options, strict_disjoint, progress, ray_address,
-                      resumed, planned - started)
+        result = _run(
+            graph,
+            plan,
+            engine,
+            options,
+            strict_disjoint,
+            progress,
+            ray_address,
+            resumed,
+            planned - started,
+        )
     if staged is not None:
         ray_source.remove(staged)
     result.timings["total"] = time.perf_counter() - started
@@ -150,8 +159,14 @@ def run_ingest(
 
 
 def _run(
-    graph: Graph, plan: P.Plan, engine: str, options: dict[str, str] | None,
-    strict_disjoint: bool, progress: bool, ray_address: str | None, resumed: bool,
+    graph: Graph,
+    plan: P.Plan,
+    engine: str,
+    options: dict[str, str] | None,
+    strict_disjoint: bool,
+    progress: bool,
+    ray_address: str | None,
+    resumed: bool,
     plan_seconds: float,
 ) -> IngestResult:
     """Workers and merges, phase by phase; then done.json and the shard names removed."""
@@ -164,10 +179,15 @@ def _run(
         eng.close()
 
     result = IngestResult(
-        run_id=plan.run_id, into=plan.into, commit=run.last_commit, rows=sum(run.rows),
-        rows_per_worker=run.rows, workers=len(plan.slices), merges=run.merges,
-        timings={"plan": plan_seconds, "workers": run.worker_seconds,
-                 "merge": run.merge_seconds}, resumed=resumed,
+        run_id=plan.run_id,
+        into=plan.into,
+        commit=run.last_commit,
+        rows=sum(run.rows),
+        rows_per_worker=run.rows,
+        workers=len(plan.slices),
+        merges=run.merges,
+        timings={"plan": plan_seconds, "workers": run.worker_seconds, "merge": run.merge_seconds},
+        resumed=resumed,
     )
     done = time.perf_counter()
     faults.hit("ingest.after_merge")
@@ -204,8 +224,10 @@ def _validate_inputs(schema: Schema, sources: Sources, table: str | None) -> _In
             rows[i] = check_parquet(path, t)
     else:
         if table is not None:
-            raise DataError("a table (table= / --table) applies to Parquet input only; "
-                            "JSONL records name their own type")
+            raise DataError(
+                "a table (table= / --table) applies to Parquet input only; "
+                "JSONL records name their own type"
+            )
         found = [check_jsonl_header(schema, path) for path in paths]
         if not any(found):
             raise DataError(f"nothing to ingest: {', '.join(map(str, paths))} hold no records")
@@ -213,8 +235,14 @@ def _validate_inputs(schema: Schema, sources: Sources, table: str | None) -> _In
 
 
 def _make_plan(
-    inputs: _Inputs, table: str | None, into: str, base: str, run_id: str | None,
-    workers: int | None, commit_every: int | None, mode: str,
+    inputs: _Inputs,
+    table: str | None,
+    into: str,
+    base: str,
+    run_id: str | None,
+    workers: int | None,
+    commit_every: int | None,
+    mode: str,
 ) -> P.Plan:
     from ulid import ULID
 
@@ -228,35 +256,60 @@ def _make_plan(
             files.append(stat_file(path, "parquet", inputs.rows[i]))
     total = sum(f.rows for f in files)
     if total == 0:
-        raise DataError(f"nothing to ingest: {', '.join(map(str, inputs.paths))} "
-                        f"hold no rows")
+        raise DataError(f"nothing to ingest: {', '.join(map(str, inputs.paths))} hold no rows")
     asked = workers if workers is not None else (os.cpu_count() or 1)
     slices = P.split(files, asked)
     if scans:
         slices = P.with_byte_offsets(files, slices, scans)
     return P.Plan(
-        run_id=run_id or str(ULID()), format=inputs.format, table=table, into=into, base=base,
-        workers=asked, commit_every=commit_every or DEFAULT_COMMIT_EVERY,
-        files=tuple(files), slices=tuple(slices), mode=mode,
+        run_id=run_id or str(ULID()),
+        format=inputs.format,
+        table=table,
+        into=into,
+        base=base,
+        workers=asked,
+        commit_every=commit_every or DEFAULT_COMMIT_EVERY,
+        files=tuple(files),
+        slices=tuple(slices),
+        mode=mode,
     )
 
 
 def _refuse_contradictions(
-    plan: P.Plan, inputs: _Inputs, table: str | None, into: str, workers: int | None,
-    commit_every: int | None, mode: str,
+    plan: P.Plan,
+    inputs: _Inputs,
+    table: str | None,
+    into: str,
+    workers: int | None,
+    commit_every: int | None,
+    mode: str,
 ) -> None:
-    diffs = P.contradictions(plan, paths=[str(p) for p in inputs.paths], table=table,
-                             into=into, workers=workers, commit_every=commit_every,
-                             mode=mode)
+    diffs = P.contradictions(
+        plan,
+        paths=[str(p) for p in inputs.paths],
+        table=table,
+        into=into,
+        workers=workers,
+        commit_every=commit_every,
+        mode=mode,
+    )
     if diffs:
-        raise IngestError(f"ingest run {plan.run_id} was planned with other arguments: "
-                          f"{'; '.join(diffs)}. Rerun with the original arguments, or use "
-                          f"another run id")
+        raise IngestError(
+            f"ingest run {plan.run_id} was planned with other arguments: "
+            f"{'; '.join(diffs)}. Rerun with the original arguments, or use "
+            f"another run id"
+        )
 
 
 def _recorded(
-    graph: Graph, run_id: str, sources: Sources, table: str | None, into: str,
-    workers: int | None, commit_every: int | None, mode: str,
+    graph: Graph,
+    run_id: str,
+    sources: Sources,
+    table: str | None,
+    into: str,
+    workers: int | None,
+    commit_every: int | None,
+    mode: str,
 ) -> IngestResult | None:
     """The result of a finished run (shard branches a crash left are removed), or None."""
     data = graph.store.get(P.run_key(run_id, P.DONE_FILE))
@@ -268,11 +321,19 @@ def _recorded(
             paths = [str(p) for p in input_paths(sources)]
         except DataError:  # inputs removed since: compare the other arguments only
             paths = [f.path for f in plan.files]
-        diffs = P.contradictions(plan, paths=paths, table=table, into=into, workers=workers,
-                                 commit_every=commit_every, mode=mode)
+        diffs = P.contradictions(
+            plan,
+            paths=paths,
+            table=table,
+            into=into,
+            workers=workers,
+            commit_every=commit_every,
+            mode=mode,
+        )
         if diffs:
-            raise IngestError(f"ingest run {run_id} finished with other arguments: "
-                              f"{'; '.join(diffs)}")
+            raise IngestError(
+                f"ingest run {run_id} finished with other arguments: {'; '.join(diffs)}"
+            )
         _delete_branches(graph, plan)
     remove_reports(graph.store, run_id)  # a crash after done.json may have left them
     result = IngestResult.from_dict(json.loads(data))

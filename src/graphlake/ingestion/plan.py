@@ -72,13 +72,19 @@ class Segment:
         return self.stop - self.start
 
     def to_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "start": self.start, "stop": self.stop,
-                "byte_start": self.byte_start, "byte_stop": self.byte_stop}
+        return {
+            "file": self.file,
+            "start": self.start,
+            "stop": self.stop,
+            "byte_start": self.byte_start,
+            "byte_stop": self.byte_stop,
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Segment:
-        return cls(int(d["file"]), int(d["start"]), int(d["stop"]), d.get("byte_start"),
-                   d.get("byte_stop"))
+        return cls(
+            int(d["file"]), int(d["start"]), int(d["stop"]), d.get("byte_start"), d.get("byte_stop")
+        )
 
 
 @dataclass(frozen=True)
@@ -151,12 +157,17 @@ class Plan:
             if obj.get("format_version") != PLAN_FORMAT:
                 raise ValueError(f"unknown plan format {obj.get('format_version')!r}")
             return cls(
-                run_id=obj["run_id"], format=obj["format"], table=obj["table"],
-                into=obj["into"], base=obj["base"], workers=int(obj["workers"]),
+                run_id=obj["run_id"],
+                format=obj["format"],
+                table=obj["table"],
+                into=obj["into"],
+                base=obj["base"],
+                workers=int(obj["workers"]),
                 commit_every=int(obj["commit_every"]),
                 files=tuple(InputFile.from_dict(f) for f in obj["files"]),
                 slices=tuple(Slice.from_dict(s) for s in obj["slices"]),
-                phases=tuple(obj["phases"]), mode=obj.get("mode", "append"),
+                phases=tuple(obj["phases"]),
+                mode=obj.get("mode", "append"),
                 created=obj["created"],
             )
         except (ValueError, KeyError, TypeError) as exc:
@@ -200,8 +211,9 @@ def with_byte_offsets(
         for seg in s.segments:
             if seg.file in scans:
                 wanted.setdefault(seg.file, set()).update((seg.start, seg.stop))
-    offsets = {i: line_offsets(Path(files[i].path), scans[i], sorted(lines))
-               for i, lines in wanted.items()}
+    offsets = {
+        i: line_offsets(Path(files[i].path), scans[i], sorted(lines)) for i, lines in wanted.items()
+    }
 
     def located(seg: Segment) -> Segment:
         if seg.file not in offsets:
@@ -263,8 +275,14 @@ def load_plan(store: ObjectStore, run_id: str) -> Plan | None:
 
 
 def contradictions(
-    plan: Plan, *, paths: Sequence[str], table: str | None, into: str, workers: int | None,
-    commit_every: int | None, mode: str = "append",
+    plan: Plan,
+    *,
+    paths: Sequence[str],
+    table: str | None,
+    into: str,
+    workers: int | None,
+    commit_every: int | None,
+    mode: str = "append",
 ) -> list[str]:
     """How the arguments of a rerun differ from the stored plan (empty: they agree)."""
     out: list[str] = []

@@ -32,9 +32,19 @@ POLL_SECONDS = 0.5
 class IngestProgress:
     """Bars for `branches` (slice sizes `sizes`); a no-op when not `enabled`."""
 
-    def __init__(self, graph: Graph, run_id: str, base: str, branches: Sequence[str],
-                 sizes: Sequence[int], *, enabled: bool, label: str = "rows",
-                 console: Console | None = None, phase: str = "all") -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        run_id: str,
+        base: str,
+        branches: Sequence[str],
+        sizes: Sequence[int],
+        *,
+        enabled: bool,
+        label: str = "rows",
+        console: Console | None = None,
+        phase: str = "all",
+    ) -> None:
         self._graph = graph
         self._phase = phase
         self._run_id = run_id
@@ -74,13 +84,18 @@ class IngestProgress:
             console=self._console or Console(stderr=True),
         )
         self._bar.__enter__()
-        self._tasks = [self._bar.add_task(f"w{i}", total=size)
-                       for i, size in enumerate(self._sizes)]
+        self._tasks = [
+            self._bar.add_task(f"w{i}", total=size) for i, size in enumerate(self._sizes)
+        ]
         self._overall = self._bar.add_task("total", total=sum(self._sizes))
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         if self._bar is not None:
             self._bar.__exit__(exc_type, exc, tb)
             self._bar = None
@@ -96,10 +111,8 @@ class IngestProgress:
         for i, branch in enumerate(self._branches):
             if i not in self._finished:
                 committed = self._offset(branch)
-                writing = read_written(self._graph.store, written_key(self._run_id,
-                                                                      self._phase, i))
-                self._show(i, max(committed or 0, writing or 0) if committed is not None
-                           else None)
+                writing = read_written(self._graph.store, written_key(self._run_id, self._phase, i))
+                self._show(i, max(committed or 0, writing or 0) if committed is not None else None)
 
     def finished(self, worker: int, offset: int) -> None:
         """A worker is done (or failed) at `offset`; stop polling its branch."""

@@ -38,8 +38,9 @@ MARKER = "_SUCCESS"
 
 def is_ray_dataset(obj: object) -> bool:
     """A `ray.data.Dataset` (checked by class, so Ray is not imported for other sources)."""
-    return any(c.__module__.startswith("ray.data") and c.__name__ == "Dataset"
-               for c in type(obj).__mro__)
+    return any(
+        c.__module__.startswith("ray.data") and c.__name__ == "Dataset" for c in type(obj).__mro__
+    )
 
 
 def staging_dir(run_id: str, staging: str | Path | None) -> Path:
@@ -56,14 +57,17 @@ def check_dataset(ds: Any, schema: Schema, table: str | None) -> None:
     if t is None:
         from graphlake.errors import UnknownTableError
 
-        raise UnknownTableError(f"unknown node or edge type {table!r} "
-                                f"(known: {', '.join(schema.table_names)})")
+        raise UnknownTableError(
+            f"unknown node or edge type {table!r} (known: {', '.join(schema.table_names)})"
+        )
     names = ds.schema().names if ds.schema() is not None else []
     known = {p.name for p in t.properties} | ({"src", "dst"} if t.is_edge else set())
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise DataError(f"the Ray Dataset has columns {table} does not: "
-                        f"{', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        raise DataError(
+            f"the Ray Dataset has columns {table} does not: "
+            f"{', '.join(unknown)} (known: {', '.join(sorted(known))})"
+        )
 
 
 def stage(ds: Any, folder: Path) -> Path:
@@ -72,8 +76,9 @@ def stage(ds: Any, folder: Path) -> Path:
         return folder
     if folder.exists():
         shutil.rmtree(folder)
-    ds.map_batches(_plain_columns, batch_format="pyarrow", zero_copy_batch=True) \
-        .write_parquet(str(folder))
+    ds.map_batches(_plain_columns, batch_format="pyarrow", zero_copy_batch=True).write_parquet(
+        str(folder)
+    )
     files = sorted(folder.glob("*.parquet"))
     if not files:
         raise DataError("nothing to ingest: the Ray Dataset holds no rows")

@@ -43,8 +43,12 @@ class IngestResult:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> IngestResult:
         return cls(
-            run_id=d["run_id"], into=d["into"], commit=d["commit"], rows=int(d["rows"]),
-            rows_per_worker=[int(r) for r in d["rows_per_worker"]], workers=int(d["workers"]),
+            run_id=d["run_id"],
+            into=d["into"],
+            commit=d["commit"],
+            rows=int(d["rows"]),
+            rows_per_worker=[int(r) for r in d["rows_per_worker"]],
+            workers=int(d["workers"]),
             merges={p: merge_result_from_dict(m) for p, m in d["merges"].items()},
             timings={k: float(v) for k, v in d["timings"].items()},
             resumed=bool(d.get("resumed", False)),
@@ -55,8 +59,13 @@ class IngestResult:
 def merge_result_from_dict(d: dict[str, Any]) -> MergeResult:
     """A recorded successful merge (no conflicts) back as a `MergeResult`."""
     return MergeResult(
-        outcome=d["outcome"], source=d["source"], target=d["target"], commit=d["commit"],
-        base=d["base"], routes=dict(d["routes"]),
+        outcome=d["outcome"],
+        source=d["source"],
+        target=d["target"],
+        commit=d["commit"],
+        base=d["base"],
+        routes=dict(d["routes"]),
         stats={k: TableStats(**v) for k, v in d["stats"].items()},
-        timings=dict(d["timings"]), dry_run=bool(d["dry_run"]),
+        timings=dict(d["timings"]),
+        dry_run=bool(d["dry_run"]),
     )

@@ -30,8 +30,14 @@ if TYPE_CHECKING:
 class Run:
     """One attempt at a plan: phases in order, each a set of workers and one merge."""
 
-    def __init__(self, graph: Graph, plan: P.Plan, options: dict[str, str] | None,
-                 strict_disjoint: bool, progress: bool) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        plan: P.Plan,
+        options: dict[str, str] | None,
+        strict_disjoint: bool,
+        progress: bool,
+    ) -> None:
         self.graph = graph
         self.plan = plan
         self.options = options
@@ -56,8 +62,9 @@ class Run:
         branches = plan.branches(phase)
         for branch in branches:
             _ensure_branch(graph, branch, self._base)
-        tasks = [self._task(phase, s, branch) for s, branch in zip(plan.slices, branches,
-                                                                   strict=True)]
+        tasks = [
+            self._task(phase, s, branch) for s, branch in zip(plan.slices, branches, strict=True)
+        ]
         t0 = time.perf_counter()
         reports = self._run_workers(eng, tasks)
         self.worker_seconds += time.perf_counter() - t0
@@ -67,7 +74,9 @@ class Run:
         label = f" ({phase})" if phase != P.ALL else ""
         with _status(self.progress, f"merging {len(branches)} shards into {plan.into}"):
             merge = graph.merge_many(
-                branches, into=plan.into, strict_disjoint=self.strict_disjoint,
+                branches,
+                into=plan.into,
+                strict_disjoint=self.strict_disjoint,
                 message=f"ingest {plan.run_id}{label}: merge {len(branches)} shards",
             )
         self.merge_seconds += time.perf_counter() - t0
@@ -75,18 +84,28 @@ class Run:
         self.rows = [a + b for a, b in zip(self.rows, phase_rows, strict=True)]
         self._base = self.last_commit = merge.commit or graph.head(plan.into).id
         record = {"merge": merge.to_dict(), "rows": phase_rows, "commit": self._base}
-        graph.store.create(P.run_key(plan.run_id, P.phase_file(phase)),
-                           json.dumps(record).encode("utf-8"))
+        graph.store.create(
+            P.run_key(plan.run_id, P.phase_file(phase)), json.dumps(record).encode("utf-8")
+        )
 
     def _task(self, phase: str, s: P.Slice, branch: str) -> WorkerTask:
         plan = self.plan
         return WorkerTask(
-            root=self.graph.store.root_uri, storage_options=self.options, run_id=plan.run_id,
-            phase=phase, worker=s.worker, branch=branch, base=self._base, table=plan.table,
-            commit_every=plan.commit_every, files=plan.files, segments=s.segments,
+            root=self.graph.store.root_uri,
+            storage_options=self.options,
+            run_id=plan.run_id,
+            phase=phase,
+            worker=s.worker,
+            branch=branch,
+            base=self._base,
+            table=plan.table,
+            commit_every=plan.commit_every,
+            files=plan.files,
+            segments=s.segments,
             # merge_many indexes what it adopts from two or more shards; one shard is
             # fast-forwarded to, so it must carry its own indexes.
-            index_appends=len(plan.slices) == 1, mode=plan.mode,
+            index_appends=len(plan.slices) == 1,
+            mode=plan.mode,
         )
 
     def _run_workers(self, eng: Engine, tasks: list[WorkerTask]) -> dict[int, WorkerReport]:
@@ -99,14 +118,26 @@ class Run:
             offset, rows = progress_of(self.graph, task)
             if offset >= task.size:
                 reports[task.worker] = WorkerReport(
-                    task.worker, task.phase, task.branch, task.size, offset=offset, rows=rows,
-                    resumed_from=offset, head=self.graph.head(task.branch).id)
+                    task.worker,
+                    task.phase,
+                    task.branch,
+                    task.size,
+                    offset=offset,
+                    rows=rows,
+                    resumed_from=offset,
+                    head=self.graph.head(task.branch).id,
+                )
             else:
                 pending.append(task)
         unit = "rows" if plan.format == "parquet" else "lines"
         bars = IngestProgress(
-            self.graph, plan.run_id, self._base, [t.branch for t in tasks],
-            [t.size for t in tasks], enabled=self.progress and _interactive(), label=unit,
+            self.graph,
+            plan.run_id,
+            self._base,
+            [t.branch for t in tasks],
+            [t.size for t in tasks],
+            enabled=self.progress and _interactive(),
+            label=unit,
             phase=tasks[0].phase,
         )
         with bars:
@@ -136,8 +167,9 @@ def _raise_failures(run_id: str, reports: dict[int, WorkerReport]) -> None:
         return
     first = failed[0]
     if first.error is None:  # returned without error but short of its slice: a bug
-        exc: Exception = IngestError(f"ingest worker {first.worker} stopped at "
-                                     f"{first.offset}/{first.size} without an error")
+        exc: Exception = IngestError(
+            f"ingest worker {first.worker} stopped at {first.offset}/{first.size} without an error"
+        )
     else:
         exc = first.error.rebuild()
     if isinstance(exc, MainGuardError):  # no rerun can help until the script changes

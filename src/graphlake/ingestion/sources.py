@@ -49,8 +49,13 @@ class InputFile:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> InputFile:
-        return cls(str(data["path"]), data["format"], int(data["size"]), int(data["mtime_ns"]),
-                   int(data["rows"]))
+        return cls(
+            str(data["path"]),
+            data["format"],
+            int(data["size"]),
+            int(data["mtime_ns"]),
+            int(data["rows"]),
+        )
 
     def unchanged(self) -> bool:
         """Same size and modification time as when the plan was made."""
@@ -114,8 +119,10 @@ def _directory_files(folder: Path) -> list[Path]:
         if child.name.startswith((".", "_")):
             continue
         if child.is_dir():
-            raise LoadFormatError("holds a subfolder; pass its files or folders explicitly "
-                                  f"({child.name})", path=str(folder))
+            raise LoadFormatError(
+                f"holds a subfolder; pass its files or folders explicitly ({child.name})",
+                path=str(folder),
+            )
         if child.suffix.lower() in PARQUET_SUFFIXES + JSONL_SUFFIXES:
             files.append(child)
     if not files:
@@ -203,7 +210,7 @@ def scan_jsonl(path: Path) -> JsonlScan:
             window = tail + chunk
             has_nodes = has_nodes or _NODE_TOKEN in window
             has_edges = has_edges or _EDGE_TOKEN in window
-            tail = chunk[-(len(_EDGE_TOKEN) - 1):]
+            tail = chunk[-(len(_EDGE_TOKEN) - 1) :]
             pos += len(chunk)
             last = chunk[-1:]
     if last != b"\n":

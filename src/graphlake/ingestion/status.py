@@ -117,15 +117,25 @@ def run_status(graph: Graph, run_id: str) -> RunStatus:
     progress = _progress(graph, plan, finished=done is not None)
     state, error = _state(done, attempt)
     return RunStatus(
-        run_id=run_id, state=state, created=plan.created, into=plan.into,
-        format=plan.format, table=plan.table, workers=len(plan.slices),
-        phases=list(plan.phases), done=sum(w.done for w in progress),
-        total=sum(w.total for w in progress), rows=sum(w.rows for w in progress),
+        run_id=run_id,
+        state=state,
+        created=plan.created,
+        into=plan.into,
+        format=plan.format,
+        table=plan.table,
+        workers=len(plan.slices),
+        phases=list(plan.phases),
+        done=sum(w.done for w in progress),
+        total=sum(w.total for w in progress),
+        rows=sum(w.rows for w in progress),
         unit="rows" if plan.format == "parquet" else "lines",
-        heartbeat=attempt.heartbeat if attempt else None, error=error, base=plan.base,
+        heartbeat=attempt.heartbeat if attempt else None,
+        error=error,
+        base=plan.base,
         commit_every=plan.commit_every,
         files=[{"path": f.path, "format": f.format, "rows": f.rows} for f in plan.files],
-        progress=progress, result=done,
+        progress=progress,
+        result=done,
     )
 
 
@@ -156,8 +166,7 @@ def _progress(graph: Graph, plan: P.Plan, *, finished: bool) -> list[WorkerStatu
             branch = plan.branch(phase, s.worker)
             if merged is not None or finished:
                 rows = merged["rows"][i] if merged is not None else 0
-                out.append(WorkerStatus(s.worker, phase, branch, s.rows, s.rows, rows,
-                                        "merged"))
+                out.append(WorkerStatus(s.worker, phase, branch, s.rows, s.rows, rows, "merged"))
             else:
                 out.append(_worker(graph, plan.run_id, phase, s, branch, base))
         if merged is None:
@@ -166,13 +175,18 @@ def _progress(graph: Graph, plan: P.Plan, *, finished: bool) -> list[WorkerStatu
     done_phases = {w.phase for w in out}
     for phase in plan.phases:  # phases after an unmerged one have not begun
         if phase not in done_phases:
-            out += [WorkerStatus(s.worker, phase, plan.branch(phase, s.worker), 0, s.rows, 0,
-                                 "not_started") for s in plan.slices]
+            out += [
+                WorkerStatus(
+                    s.worker, phase, plan.branch(phase, s.worker), 0, s.rows, 0, "not_started"
+                )
+                for s in plan.slices
+            ]
     return out
 
 
-def _worker(graph: Graph, run_id: str, phase: str, s: P.Slice, branch: str,
-            base: str) -> WorkerStatus:
+def _worker(
+    graph: Graph, run_id: str, phase: str, s: P.Slice, branch: str, base: str
+) -> WorkerStatus:
     def status(done: int, rows: int, state: str) -> WorkerStatus:
         return WorkerStatus(s.worker, phase, branch, done, s.rows, rows, state)
 
@@ -180,8 +194,11 @@ def _worker(graph: Graph, run_id: str, phase: str, s: P.Slice, branch: str,
     if ref is None or ref.commit is None or ref.commit == base:
         return status(0, 0, "not_started")
     meta: Mapping[str, Any] = graph.commits.get(ref.commit).meta
-    if (meta.get("ingest_run") != run_id or meta.get("worker") != s.worker
-            or meta.get("phase", P.ALL) != phase):
+    if (
+        meta.get("ingest_run") != run_id
+        or meta.get("worker") != s.worker
+        or meta.get("phase", P.ALL) != phase
+    ):
         return status(0, 0, "moved")
     done = int(meta.get("offset", 0))
     rows = int(meta.get("rows", done))

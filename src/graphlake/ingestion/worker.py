@@ -71,8 +71,12 @@ class WorkerTask:
         return sum(s.rows for s in self.segments)
 
     def meta(self, offset: int, rows: int) -> dict[str, Any]:
-        meta: dict[str, Any] = {"ingest_run": self.run_id, "worker": self.worker,
-                                "offset": offset, "rows": rows}
+        meta: dict[str, Any] = {
+            "ingest_run": self.run_id,
+            "worker": self.worker,
+            "offset": offset,
+            "rows": rows,
+        }
         if self.phase != ALL:
             meta["phase"] = self.phase
         return meta
@@ -107,8 +111,7 @@ def run_slice(task: WorkerTask) -> WorkerReport:
         offset, rows = progress_of(graph, task)
         report = _replace(report, offset=offset, rows=rows, resumed_from=offset)
         head = graph.head(task.branch).id
-        reporter = WrittenReporter(graph.store, written_key(task.run_id, task.phase,
-                                                            task.worker))
+        reporter = WrittenReporter(graph.store, written_key(task.run_id, task.phase, task.worker))
         graph.tables.on_rows_written = reporter.rows
         for commits, (units, data) in enumerate(_batches(graph, task, offset), start=1):
             records = _count(data)
@@ -123,16 +126,16 @@ def run_slice(task: WorkerTask) -> WorkerReport:
         return _replace(report, error=ErrorInfo.of(exc), seconds=time.perf_counter() - started)
 
 
-def _commit(graph: Graph, task: WorkerTask, data: Mapping[str, Any], offset: int,
-            rows: int) -> str:
+def _commit(graph: Graph, task: WorkerTask, data: Mapping[str, Any], offset: int, rows: int) -> str:
     """One shard commit of `data` with its progress marker; checks that need the other
     shards (an edge's endpoints, a node's edges under `@card`) are left to the merge."""
     txn = Transaction(graph.repo, task.branch, _message(task, offset), meta=task.meta(offset, rows))
     stage = txn.upsert if task.mode == "merge" else txn.insert
     for name, part in data.items():
         stage(name, part)
-    return publish(graph.repo, task.branch, txn.message, txn.ops, txn.meta,
-                   deferred=CROSS_SHARD_CHECKS).id
+    return publish(
+        graph.repo, task.branch, txn.message, txn.ops, txn.meta, deferred=CROSS_SHARD_CHECKS
+    ).id
 
 
 def progress_of(graph: Graph, task: WorkerTask) -> tuple[int, int]:
@@ -142,8 +145,11 @@ def progress_of(graph: Graph, task: WorkerTask) -> tuple[int, int]:
     if head.id == task.base:
         return 0, 0
     meta = head.meta
-    if (meta.get("ingest_run") != task.run_id or meta.get("worker") != task.worker
-            or meta.get("phase", ALL) != task.phase):
+    if (
+        meta.get("ingest_run") != task.run_id
+        or meta.get("worker") != task.worker
+        or meta.get("phase", ALL) != task.phase
+    ):
         raise IngestError(
             f"branch {task.branch!r} moved outside ingest run {task.run_id}: its head "
             f"{head.id[:12]} is not an ingest commit of worker {task.worker}; delete the "
@@ -158,8 +164,7 @@ def _message(task: WorkerTask, offset: int) -> str:
 
 
 def _count(data: Mapping[str, Any]) -> int:
-    return sum(part.num_rows if isinstance(part, pa.Table) else len(part)
-               for part in data.values())
+    return sum(part.num_rows if isinstance(part, pa.Table) else len(part) for part in data.values())
 
 
 def _replace(report: WorkerReport, **changes: Any) -> WorkerReport:
@@ -306,8 +311,10 @@ def _jsonl_lines(task: WorkerTask, offset: int) -> Iterator[tuple[int, int, byte
             for n in range(seg.start + skip + 1, seg.stop + 1):
                 raw = f.readline()
                 if not raw:
-                    raise IngestError(f"{f_info.path} ended at line {n - 1}; the ingest plan "
-                                      f"expected {f_info.rows} lines (was it truncated?)")
+                    raise IngestError(
+                        f"{f_info.path} ended at line {n - 1}; the ingest plan "
+                        f"expected {f_info.rows} lines (was it truncated?)"
+                    )
                 yield seg.file, n, raw
 
 
@@ -348,8 +355,7 @@ def _grouped(
     out: dict[str, list[dict[str, Any]]] = {}
     schema = graph.schemas.of(graph.commits.get(task.base))  # the shard's schema
     for file_index, recs in records.items():
-        for name, rows in _group_records(schema, recs, task.files[file_index].path,
-                                         None).items():
+        for name, rows in _group_records(schema, recs, task.files[file_index].path, None).items():
             out.setdefault(name, []).extend(rows)
     return {n: out[n] for n in (*schema.nodes, *schema.edges) if n in out}
 

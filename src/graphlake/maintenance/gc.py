@@ -57,7 +57,11 @@ Progress = Callable[[int, int, str], None]
 
 
 def gc(
-    repo: Repo, *, grace: dt.timedelta, dry_run: bool, progress: Progress | None = None,
+    repo: Repo,
+    *,
+    grace: dt.timedelta,
+    dry_run: bool,
+    progress: Progress | None = None,
     reflog_keep: dt.timedelta = REFLOG_KEEP,
 ) -> GcReport:
     if grace < dt.timedelta(0):
@@ -73,8 +77,11 @@ def gc(
     records = RecordStore(repo.store).list()
     cutoff = min([now - grace, *(r.started_at for r in records)])
     leased = sorted(ReadLeases(repo.store).live_commits())
-    roots = find_roots(repo, extra=[*(r.expected_commit for r in records), *leased],
-                       reflog_since=format_time(now - reflog_keep))
+    roots = find_roots(
+        repo,
+        extra=[*(r.expected_commit for r in records), *leased],
+        reflog_since=format_time(now - reflog_keep),
+    )
     report = GcReport(dry_run=dry_run, cutoff=cutoff)
 
     table_ids = sorted(roots.pinned, key=lambda t: (roots.names.get(t, t), t))
@@ -82,8 +89,7 @@ def gc(
         progress(0, len(table_ids), "")
     for done, table_id in enumerate(table_ids, 1):
         name = roots.names.get(table_id, table_id)
-        sweep = TableSweep(repo, table_id, name, roots.pinned[table_id], cutoff,
-                           report.warnings)
+        sweep = TableSweep(repo, table_id, name, roots.pinned[table_id], cutoff, report.warnings)
         table = sweep.run(dry_run)
         report.tables.append(table)
         for lance_branch in table.lance_branches:

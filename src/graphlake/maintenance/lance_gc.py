@@ -78,8 +78,13 @@ class TableUnsafe(Exception):
 
 class TableSweep:
     def __init__(
-        self, repo: Repo, table_id: str, name: str, pinned: dict[str, set[int]],
-        cutoff: dt.datetime, warnings: list[str],
+        self,
+        repo: Repo,
+        table_id: str,
+        name: str,
+        pinned: dict[str, set[int]],
+        cutoff: dt.datetime,
+        warnings: list[str],
     ) -> None:
         self.repo = repo
         self.table_id = table_id
@@ -106,10 +111,7 @@ class TableSweep:
         except (OSError, ValueError, RuntimeError) as exc:
             raise TableUnsafe(f"cannot open it: {exc}") from None
         branches = self._branches(root)
-        listing = {
-            self._rel(info.key): info
-            for info in self.repo.store.list_info(self._prefix)
-        }
+        listing = {self._rel(info.key): info for info in self.repo.store.list_info(self._prefix)}
         kept_refs = self._pinned_refs(branches)
         doomed = self._doomed(branches, kept_refs, listing)
         for name in _leaves_first(doomed, branches):
@@ -202,7 +204,8 @@ class TableSweep:
         cutoff, no surviving child, no file a kept manifest (pinned versions and the
         heads of surviving branches, which Lance always keeps) reads."""
         doomed = {
-            name for name, b in branches.items()
+            name
+            for name, b in branches.items()
             if name != MAIN and not self.pinned.get(name) and self._all_old(b, listing)
         }
         head_refs: dict[str, _Refs] = {}
@@ -235,7 +238,8 @@ class TableSweep:
                 root.branches.delete(name)
             except (OSError, ValueError, RuntimeError) as exc:
                 self.warnings.append(
-                    f"table {self.report.table}: Lance branch {name} not deleted: {exc}")
+                    f"table {self.report.table}: Lance branch {name} not deleted: {exc}"
+                )
                 return
         self.report.lance_branches.append(name)
         for rel, info in mine:
@@ -248,7 +252,11 @@ class TableSweep:
     # --- versions of kept branches ----------------------------------------------------
 
     def _clean_branch(
-        self, b: _Branch, kept: _Refs, listing: dict[str, ObjectInfo], dry_run: bool,
+        self,
+        b: _Branch,
+        kept: _Refs,
+        listing: dict[str, ObjectInfo],
+        dry_run: bool,
         keep: set[int],
     ) -> None:
         head = b.head.version
@@ -272,7 +280,8 @@ class TableSweep:
             # A version of this branch still holds a file another branch reads through
             # an adopted base: keep every version that references such a file.
             holding = {
-                v for v in removable
+                v
+                for v in removable
                 if self._refs(b.head.checkout_version((b.name, v)), b.name).files & clash
             }
             removable = [v for v in removable if v not in holding] if holding else []
@@ -286,7 +295,8 @@ class TableSweep:
             # unreferenced files older than 7 days): leave this branch's versions for now.
             self.warnings.append(
                 f"table {self.report.table}: Lance branch {b.name}: old versions kept "
-                f"(their cleanup would remove files newer than the cutoff)")
+                f"(their cleanup would remove files newer than the cutoff)"
+            )
             removable = []
         if not removable:
             verified, stats = [], None
@@ -294,10 +304,12 @@ class TableSweep:
         everything = self._explain(b, removable or [head], delete_unverified=True)
         planned = {self._rel(c.path) for c in verified}
         orphans = [
-            (rel, info) for c in everything.candidate_files
+            (rel, info)
+            for c in everything.candidate_files
             if (rel := self._rel(c.path)) not in planned
             and (info := listing.get(rel)) is not None
-            and info.modified < self.cutoff and not kept.covers(rel)
+            and info.modified < self.cutoff
+            and not kept.covers(rel)
         ]
         if stats is not None:
             self.report.versions += stats.old_versions
@@ -312,19 +324,24 @@ class TableSweep:
             return
         if removable:
             done = b.head.cleanup_old_versions(
-                versions=removable, delete_unverified=False, error_if_tagged_old_versions=False,
+                versions=removable,
+                delete_unverified=False,
+                error_if_tagged_old_versions=False,
             )
             if done.failed_deletes:
                 self.warnings.append(
                     f"table {self.report.table}: Lance branch {b.name}: "
-                    f"{done.failed_deletes} files could not be deleted")
+                    f"{done.failed_deletes} files could not be deleted"
+                )
         for rel, _ in orphans:
             self.repo.store.delete(f"{self._prefix}/{rel}")
 
     def _explain(self, b: _Branch, versions: list[int], *, delete_unverified: bool) -> Any:
         return b.head.explain_cleanup_old_versions(
-            versions=versions, delete_unverified=delete_unverified,
-            error_if_tagged_old_versions=False, include_files=True,
+            versions=versions,
+            delete_unverified=delete_unverified,
+            error_if_tagged_old_versions=False,
+            include_files=True,
             max_files=_MAX_EXPLAINED_FILES,
         )
 
@@ -336,7 +353,7 @@ class TableSweep:
         at = path.find(self._marker)
         if at < 0:
             return None
-        return path[at + len(self._marker):].strip("/")
+        return path[at + len(self._marker) :].strip("/")
 
     def _rel(self, path: str) -> str:
         rel = self._rel_or_none(path)

@@ -36,8 +36,7 @@ class Roots:
             self.names.setdefault(state.table_id, name)
 
 
-def find_roots(repo: Repo, extra: Iterable[str] = (), reflog_since: str | None = None
-               ) -> Roots:
+def find_roots(repo: Repo, extra: Iterable[str] = (), reflog_since: str | None = None) -> Roots:
     """Walk the commit DAG from every live branch head, every tag, (with `reflog_since`,
     a commit time string) every commit a reflog entry written since then names, live
     branch or deleted, and `extra` commit ids."""
@@ -46,8 +45,9 @@ def find_roots(repo: Repo, extra: Iterable[str] = (), reflog_since: str | None =
     frontier += [tag.commit for tag in repo.tags.list().values()]
     if reflog_since is not None:
         for name in repo.refs.names():
-            frontier += [e.commit for e in repo.refs.newest_entries(name, since=reflog_since)
-                         if e.commit]
+            frontier += [
+                e.commit for e in repo.refs.newest_entries(name, since=reflog_since) if e.commit
+            ]
     for commit_id in extra:
         if repo.commits.exists(commit_id):
             frontier.append(commit_id)
@@ -59,9 +59,7 @@ def find_roots(repo: Repo, extra: Iterable[str] = (), reflog_since: str | None =
         except CommitNotFoundError as exc:
             # A reachable commit is missing: the graph is damaged, and what it pinned is
             # unknown. Removing anything now could destroy what is left.
-            raise CommitNotFoundError(
-                f"gc refuses to run: {exc} (see `graphlake fsck`)"
-            ) from None
+            raise CommitNotFoundError(f"gc refuses to run: {exc} (see `graphlake fsck`)") from None
         for commit in commits:
             roots._add(commit)
             frontier.extend(commit.parents)

@@ -42,15 +42,19 @@ def touched_by(images: list[Image]) -> list[str]:
 
 
 def decide(
-    table: str, key: str, images: list[Image], strategy: str | None,
+    table: str,
+    key: str,
+    images: list[Image],
+    strategy: str | None,
     newest: Callable[[list[int]], int | None],
 ) -> tuple[Decision, list[Conflict]]:
     """The key's decision, and its conflicts (resolved ones carry their resolution).
     `newest(groups)`: index into `groups` of the group with the newest base, or None."""
     first = images[0]
     if len(images) == 1:
-        decision, conflict = merge_key(table, key, first.b, first.s, first.t, strategy,
-                                       first.uncertain)
+        decision, conflict = merge_key(
+            table, key, first.b, first.s, first.t, strategy, first.uncertain
+        )
         return decision, [] if conflict is None else [conflict]
     between = [_between(table, key, first, other) for other in images[1:] if other.s != first.s]
     if between:
@@ -76,14 +80,18 @@ def _between(table: str, key: str, a: Image, b: Image) -> Conflict:
         kind = DIVERGENT_INSERT if a.b is None and b.b is None else DIVERGENT_UPDATE
         props = tuple(n for n in a.s if n != "id" and a.s.get(n) != b.s.get(n))
     detail = f" ({', '.join(props)})" if props else ""
-    message = (f"{table} {key!r}: changed differently by sources forked from different "
-               f"commits of the target{detail}")
+    message = (
+        f"{table} {key!r}: changed differently by sources forked from different "
+        f"commits of the target{detail}"
+    )
     conflict = Conflict(kind, table, key, message, props, a.b, b.s, a.s)
     return between_sources(conflict, b.label, a.label, a.t)
 
 
 def _unordered(table: str, key: str, im: Image) -> Conflict:
     kind = DIVERGENT_INSERT if im.b is None else DIVERGENT_UPDATE
-    message = (f"{table} {key!r}: sources forked from unrelated commits of the target "
-               f"wrote the same row, and the target's row differs")
+    message = (
+        f"{table} {key!r}: sources forked from unrelated commits of the target "
+        f"wrote the same row, and the target's row differs"
+    )
     return Conflict(kind, table, key, message, (), im.b, im.s, im.t)

@@ -56,25 +56,38 @@ def cherry_pick(repo: Repo, rev: str, into: str, **options: object) -> R.MergeRe
 def parent_of(repo: Repo, commit: Commit, mainline: int | None) -> Commit:
     """The parent `commit`'s changes are taken against (`ApplyCommitError` if none)."""
     if not commit.parents:
-        raise ApplyCommitError(f"commit {commit.id[:12]} is a root commit: it has no parent "
-                               "to take its changes against")
+        raise ApplyCommitError(
+            f"commit {commit.id[:12]} is a root commit: it has no parent "
+            "to take its changes against"
+        )
     if mainline is None:
         return repo.commits.get(commit.parents[0])
     if isinstance(mainline, bool) or not isinstance(mainline, int):
         raise ApplyCommitError(f"mainline must be a parent number, not {mainline!r}")
     if len(commit.parents) == 1:
-        raise ApplyCommitError(f"commit {commit.id[:12]} is not a merge: mainline applies "
-                               "only to merge commits")
+        raise ApplyCommitError(
+            f"commit {commit.id[:12]} is not a merge: mainline applies only to merge commits"
+        )
     if not 1 <= mainline <= len(commit.parents):
-        raise ApplyCommitError(f"mainline {mainline} is out of range: commit "
-                               f"{commit.id[:12]} has parents 1..{len(commit.parents)}")
+        raise ApplyCommitError(
+            f"mainline {mainline} is out of range: commit "
+            f"{commit.id[:12]} has parents 1..{len(commit.parents)}"
+        )
     return repo.commits.get(commit.parents[mainline - 1])
 
 
 def _apply(
-    repo: Repo, kind: str, rev: str, branch: str, *, mainline: int | None = None,
-    strategy: str | None = None, dry_run: bool = False, message: str | None = None,
-    lineage: str | None = None, memory_budget: int | None = None,
+    repo: Repo,
+    kind: str,
+    rev: str,
+    branch: str,
+    *,
+    mainline: int | None = None,
+    strategy: str | None = None,
+    dry_run: bool = False,
+    message: str | None = None,
+    lineage: str | None = None,
+    memory_budget: int | None = None,
 ) -> R.MergeResult:
     settings = DiscoverySettings.resolve(lineage, memory_budget)
     repo.branch_ref(branch)  # the target must be a branch
@@ -83,35 +96,75 @@ def _apply(
     commit = repo.resolve(rev)
     parent = parent_of(repo, commit, mainline)
     base, source = (commit, parent) if kind == REVERT else (parent, commit)
+
     def run() -> R.MergeResult:
         # A dry run's scratch forks and merged schema leave nothing in the root.
-        with scratch(repo.tables) if dry_run else nullcontext(), \
-                MergeIntent(MergeIntents(repo.store), branch) as intent:
+        with (
+            scratch(repo.tables) if dry_run else nullcontext(),
+            MergeIntent(MergeIntents(repo.store), branch) as intent,
+        ):
             return retry_while_head_moves(
-                lambda: _apply_once(repo, kind, rev, commit, base, source, branch, mainline,
-                                    strategy, dry_run, message, settings),
-                branch=branch, what=kind.replace("_", "-"), attempts=engine.MAX_ATTEMPTS,
-                max_wait_s=engine.MAX_WAIT_S, on_lost=intent.claim,
+                lambda: _apply_once(
+                    repo,
+                    kind,
+                    rev,
+                    commit,
+                    base,
+                    source,
+                    branch,
+                    mainline,
+                    strategy,
+                    dry_run,
+                    message,
+                    settings,
+                ),
+                branch=branch,
+                what=kind.replace("_", "-"),
+                attempts=engine.MAX_ATTEMPTS,
+                max_wait_s=engine.MAX_WAIT_S,
+                on_lost=intent.claim,
             )
 
     return reported(repo, branch, [commit.id, parent.id], run)
 
 
 def _apply_once(
-    repo: Repo, kind: str, rev: str, commit: Commit, base: Commit, source: Commit,
-    branch: str, mainline: int | None, strategy: str | None, dry_run: bool,
-    message: str | None, settings: DiscoverySettings,
+    repo: Repo,
+    kind: str,
+    rev: str,
+    commit: Commit,
+    base: Commit,
+    source: Commit,
+    branch: str,
+    mainline: int | None,
+    strategy: str | None,
+    dry_run: bool,
+    message: str | None,
+    settings: DiscoverySettings,
 ) -> R.MergeResult:
     timer = PhaseTimer()
     with timer.phase("resolve_base"):
         t_ref, target = repo.branch_head(branch)
-    result = R.MergeResult(R.ALREADY_UP_TO_DATE, rev, branch, commit=target.id,
-                           base=base.id, dry_run=dry_run)
+    result = R.MergeResult(
+        R.ALREADY_UP_TO_DATE, rev, branch, commit=target.id, base=base.id, dry_run=dry_run
+    )
     if kind == CHERRY_PICK and repo.history.is_ancestor(commit.id, target.id):
         return engine._finish(result, timer)
     pending = [(rev, source)]
-    step = engine.classify_step(repo, MergeBase(base), target, pending, (), branch, strategy,
-                                dry_run, t_ref.incarnation, False, settings, timer)
+    step = engine.classify_step(
+        repo,
+        MergeBase(base),
+        target,
+        pending,
+        (),
+        branch,
+        strategy,
+        dry_run,
+        t_ref.incarnation,
+        False,
+        settings,
+        timer,
+    )
     if step.prep is not None:
         result.resolved = list(step.prep.resolved)
     if step.cls is None:  # schema conflicts
@@ -130,22 +183,32 @@ def _apply_once(
         result.commit = None
         return engine._finish(result, timer)
     verb = "revert" if kind == REVERT else "cherry-pick"
-    meta: dict[str, object] = {REVERTED_META if kind == REVERT else PICKED_META: commit.id,
-                               "merge_base": base.id}
+    meta: dict[str, object] = {
+        REVERTED_META if kind == REVERT else PICKED_META: commit.id,
+        "merge_base": base.id,
+    }
     if mainline is not None:
         meta["mainline"] = mainline
     with timer.phase("publish"):
         published = engine.publish_classified(
-            repo, branch, t_ref, step.target, cls, "merge", parents=(target.id,),
+            repo,
+            branch,
+            t_ref,
+            step.target,
+            cls,
+            "merge",
+            parents=(target.id,),
             message=message or f'{verb} {commit.id[:12]} "{_first_line(commit.message)}"',
-            meta=meta, action=verb,
+            meta=meta,
+            action=verb,
         )
     result.commit = published.id
     return engine._finish(result, timer)
 
 
-def _conflicts(result: R.MergeResult, conflicts: list, dry_run: bool,
-               timer: PhaseTimer) -> R.MergeResult:
+def _conflicts(
+    result: R.MergeResult, conflicts: list, dry_run: bool, timer: PhaseTimer
+) -> R.MergeResult:
     if not dry_run:
         raise MergeConflictError(conflicts)
     result.outcome, result.conflicts = R.CONFLICT, conflicts
@@ -161,11 +224,17 @@ def _dropped_value_conflicts(result: R.MergeResult, kind: str, branch: str) -> l
     for table, stats in result.stats.items():
         for prop, dropped in stats.dropped_values.items():
             for key, value in dict(dropped.get("values", {})).items():
-                out.append(Conflict(
-                    SCHEMA_CONFLICT, table, str(key),
-                    f"{table} {key!r}: {verb} drops property {prop!r}, which has a value "
-                    f"written since on {branch!r} (pass a strategy to drop it anyway)",
-                    properties=(prop,), target={prop: value}))
+                out.append(
+                    Conflict(
+                        SCHEMA_CONFLICT,
+                        table,
+                        str(key),
+                        f"{table} {key!r}: {verb} drops property {prop!r}, which has a value "
+                        f"written since on {branch!r} (pass a strategy to drop it anyway)",
+                        properties=(prop,),
+                        target={prop: value},
+                    )
+                )
     return out
 
 
@@ -179,9 +248,13 @@ def _changes_nothing(cls: Classification, merged_view: Commit, target: Commit) -
     for name, outcome in cls.tables.items():
         plan = outcome.copy_plan if outcome.copy_plan is not None else outcome.plan
         adopts = outcome.adopt is not None and outcome.adopt != target.tables.get(name)
-        if (adopts or outcome.adoptions or outcome.columns
-                or (plan is not None and not plan.is_empty)
-                or (outcome.plan is not None and not outcome.plan.is_empty)):
+        if (
+            adopts
+            or outcome.adoptions
+            or outcome.columns
+            or (plan is not None and not plan.is_empty)
+            or (outcome.plan is not None and not outcome.plan.is_empty)
+        ):
             return False
     return True
 

@@ -46,9 +46,7 @@ def bases_per_source(repo: Repo, target: Commit, heads: list[Commit]) -> list[Me
     for head in heads:
         ids = tuple(repo.history.merge_bases(target.id, head.id))
         if not ids:
-            raise MergeError(
-                f"commits {target.id[:12]} and {head.id[:12]} have no common ancestor"
-            )
+            raise MergeError(f"commits {target.id[:12]} and {head.id[:12]} have no common ancestor")
         if ids not in memo:
             memo[ids] = _fold(repo, list(ids), depth=0)
         out.append(memo[ids])
@@ -72,13 +70,16 @@ class BaseOrder:
         ids = tuple(dict.fromkeys(b.commit.id for b in bases))
         if ids not in self._memo:
             self._memo[ids] = next(
-                (c for c in ids
-                 if all(o == c or self._repo.history.is_ancestor(o, c) for o in ids)),
+                (
+                    c
+                    for c in ids
+                    if all(o == c or self._repo.history.is_ancestor(o, c) for o in ids)
+                ),
                 None,
             )
         found = self._memo[ids]
-        return None if found is None else next(
-            i for i, b in enumerate(bases) if b.commit.id == found
+        return (
+            None if found is None else next(i for i, b in enumerate(bases) if b.commit.id == found)
         )
 
 

@@ -149,8 +149,12 @@ class _Group:
 
 
 def _classify_table(
-    repo: Repo, name: str, inputs: MergeInputs, timer: PhaseTimer,
-    settings: DiscoverySettings, order: BaseOrder,
+    repo: Repo,
+    name: str,
+    inputs: MergeInputs,
+    timer: PhaseTimer,
+    settings: DiscoverySettings,
+    order: BaseOrder,
 ) -> TableOutcome:
     t = inputs.target.tables[name]
     s_states = [s.tables[name] for s in inputs.sources]
@@ -171,12 +175,12 @@ def _classify_table(
         g, i = groups[0], groups[0].changed[0]
         columns = backfilled_columns(repo, g.base.commit, inputs.sources[i], name)
         if columns:
-            return _column_route(repo, name, inputs, g.b, s_states[i], t, columns, timer,
-                                 settings)
+            return _column_route(repo, name, inputs, g.b, s_states[i], t, columns, timer, settings)
     with timer.phase("discover"):
         for g in groups:
-            g.deltas = {i: discover(repo.tables, g.b, s_states[i], settings, "source")
-                        for i in g.changed}
+            g.deltas = {
+                i: discover(repo.tables, g.b, s_states[i], settings, "source") for i in g.changed
+            }
             g.dt = discover(repo.tables, g.b, t, settings, "target")
         for i, d in g.deltas.items():
             d.label = inputs.source_name(i)
@@ -194,8 +198,15 @@ def _classify_table(
 
 
 def _column_route(
-    repo: Repo, name: str, inputs: MergeInputs, b: TableState, s: TableState,
-    t: TableState, columns: tuple[str, ...], timer: PhaseTimer, settings: DiscoverySettings,
+    repo: Repo,
+    name: str,
+    inputs: MergeInputs,
+    b: TableState,
+    s: TableState,
+    t: TableState,
+    columns: tuple[str, ...],
+    timer: PhaseTimer,
+    settings: DiscoverySettings,
 ) -> TableOutcome:
     """The source only backfilled `columns` of the table since the base: adopt its state
     if the target left the table alone, else merge column-wise (`merge.columns`)."""
@@ -203,22 +214,31 @@ def _column_route(
     if _same(t, b):
         return TableOutcome(stats, adopt=s)
     with timer.phase("discover"):
-        dt = discover(repo.tables, b, inputs.discover_target.get(name, t), settings,
-                      "target")
+        dt = discover(repo.tables, b, inputs.discover_target.get(name, t), settings, "target")
     t_type = repo.schemas.of(inputs.target).table(name)
     assert t_type is not None
     with timer.phase("classify"):
-        cp = plan_columns(repo, t_type, columns, s, t, set(dt.keys), dt.base, dt.side,
-                          inputs.strategy)
+        cp = plan_columns(
+            repo, t_type, columns, s, t, set(dt.keys), dt.base, dt.side, inputs.strategy
+        )
     stats.route, stats.target_changes = R.COLUMN_WRITE, dt.size
     stats.effects = len(cp.changes)
-    return TableOutcome(stats, plan=_plan(t_type, cp.changes), conflicts=cp.conflicts,
-                        resolved=cp.resolved, columns=cp.writes)
+    return TableOutcome(
+        stats,
+        plan=_plan(t_type, cp.changes),
+        conflicts=cp.conflicts,
+        resolved=cp.resolved,
+        columns=cp.writes,
+    )
 
 
 def _one_base(
-    repo: Repo, t_type: NodeType | EdgeType, inputs: MergeInputs, g: _Group,
-    s_states: list[TableState], stats: R.TableStats,
+    repo: Repo,
+    t_type: NodeType | EdgeType,
+    inputs: MergeInputs,
+    g: _Group,
+    s_states: list[TableState],
+    stats: R.TableStats,
 ) -> TableOutcome:
     """Every source that changed the table was merged against one base (the usual case)."""
     deltas, dt, uncertain, b = g.deltas, g.dt, g.uncertain, g.b
@@ -231,11 +251,10 @@ def _one_base(
         # the sides' rows for them whatever the deltas say.
         stats.route = R.THREE_WAY
         base_rows = _rows(repo, b, uncertain)
-        return _three_way(t_type, list(deltas.values()), dt, inputs, uncertain, stats,
-                          base_rows)
+        return _three_way(t_type, list(deltas.values()), dt, inputs, uncertain, stats, base_rows)
     if not dt and len(deltas) == 1:
         # The target shows the base's content: point at the source's exact state.
-        (i, d), = deltas.items()
+        ((i, d),) = deltas.items()
         stats.route = R.POINTER_ADOPTION
         if d.inserts is not None:  # only inserts: the plan stays columnar
             plan = _insert_plan(t_type, [d.side_table(_checked_schema(t_type))])
@@ -243,15 +262,19 @@ def _one_base(
             plan = _plan(t_type, [(k, d.base.get(k), d.side.get(k)) for k in sorted(d.keys)])
         return TableOutcome(stats, plan=plan, adopt=s_states[i])
     if all(d.only_inserts for d in deltas.values()) and not overlap:
-        return _insertion_replay(repo, t_type, dict.fromkeys(deltas, b), s_states, deltas,
-                                 stats)
+        return _insertion_replay(repo, t_type, dict.fromkeys(deltas, b), s_states, deltas, stats)
     stats.route = R.THREE_WAY
     return _three_way(t_type, list(deltas.values()), dt, inputs, uncertain, stats)
 
 
 def _across_bases(
-    repo: Repo, t_type: NodeType | EdgeType, inputs: MergeInputs, groups: list[_Group],
-    s_states: list[TableState], stats: R.TableStats, order: BaseOrder,
+    repo: Repo,
+    t_type: NodeType | EdgeType,
+    inputs: MergeInputs,
+    groups: list[_Group],
+    s_states: list[TableState],
+    stats: R.TableStats,
+    order: BaseOrder,
 ) -> TableOutcome:
     """Sources merged against different bases changed the table. Each source's changes
     are its own since its base (so the target's changes after an older fork are never
@@ -262,8 +285,12 @@ def _across_bases(
         _refuse_overlap(t_type.name, between)
     with_target = any(_overlap(g.deltas, g.dt) for g in groups)
     uncertain = any(g.uncertain for g in groups)
-    if (not uncertain and not between and not with_target
-            and all(d.only_inserts for d in deltas.values())):
+    if (
+        not uncertain
+        and not between
+        and not with_target
+        and all(d.only_inserts for d in deltas.values())
+    ):
         bases = {i: g.b for g in groups for i in g.deltas}
         return _insertion_replay(repo, t_type, bases, s_states, deltas, stats)
     stats.route = R.THREE_WAY
@@ -320,8 +347,12 @@ def _images(
 
 
 def _insertion_replay(
-    repo: Repo, t_type: NodeType | EdgeType, bases: dict[int, TableState],
-    s_states: list[TableState], deltas: dict[int, TableDelta], stats: R.TableStats,
+    repo: Repo,
+    t_type: NodeType | EdgeType,
+    bases: dict[int, TableState],
+    s_states: list[TableState],
+    deltas: dict[int, TableDelta],
+    stats: R.TableStats,
 ) -> TableOutcome:
     """Append the sources' new rows: by reference where provable, else copied. Columnar
     throughout, so an insert-only merge of millions of rows stays cheap. `bases`: each
@@ -339,8 +370,12 @@ def _insertion_replay(
             adoptions.append(adoption)
         else:
             copied.append(d.side_table(schema))  # copied rows are read whole
-    outcome = TableOutcome(stats, plan=_insert_plan(t_type, every), adoptions=adoptions,
-                           copy_plan=_insert_plan(t_type, copied))
+    outcome = TableOutcome(
+        stats,
+        plan=_insert_plan(t_type, every),
+        adoptions=adoptions,
+        copy_plan=_insert_plan(t_type, copied),
+    )
     stats.effects = outcome.copy_plan.inserted.num_rows
     stats.adopted_rows = sum(a.rows for a in adoptions)
     return outcome
@@ -351,8 +386,9 @@ def _insert_plan(t_type: NodeType | EdgeType, parts: list[pa.Table]) -> TablePla
     schema = arrow_schema(t_type)
     empty = schema.empty_table()
     inserted = pa.concat_tables(parts) if parts else empty
-    return TablePlan(t_type, schema, inserted=inserted, updated_old=empty,
-                     updated_new=empty, deleted_old=empty)
+    return TablePlan(
+        t_type, schema, inserted=inserted, updated_old=empty, updated_new=empty, deleted_old=empty
+    )
 
 
 def _checked_schema(t_type: NodeType | EdgeType) -> pa.Schema:
@@ -427,8 +463,12 @@ def _refuse_overlap(table: str, overlap: set[str]) -> None:
 
 
 def _three_way(
-    t_type: NodeType | EdgeType, deltas: list[TableDelta], dt: TableDelta,
-    inputs: MergeInputs, uncertain: set[str], stats: R.TableStats,
+    t_type: NodeType | EdgeType,
+    deltas: list[TableDelta],
+    dt: TableDelta,
+    inputs: MergeInputs,
+    uncertain: set[str],
+    stats: R.TableStats,
     base_rows: dict[str, Row] | None = None,
 ) -> TableOutcome:
     strategy = inputs.strategy
@@ -438,19 +478,21 @@ def _three_way(
     for key in sorted(keys):
         b = _base_row(key, deltas, dt, base_rows or {})
         t = dt.side.get(key) if key in dt.keys else b
-        resolver = inputs.resolver if inputs.resolver and inputs.resolver.has(
-            t_type.name, key) else None
-        s, source_conflicts, settled = _combine_sources(t_type.name, key, b, deltas, t,
-                                                        resolver, t_type)
+        resolver = (
+            inputs.resolver if inputs.resolver and inputs.resolver.has(t_type.name, key) else None
+        )
+        s, source_conflicts, settled = _combine_sources(
+            t_type.name, key, b, deltas, t, resolver, t_type
+        )
         outcome.resolved += settled
         if source_conflicts:
             outcome.conflicts += source_conflicts
             continue
-        decision, conflict = merge_key(t_type.name, key, b, s, t,
-                                       None if resolver else strategy, key in uncertain)
+        decision, conflict = merge_key(
+            t_type.name, key, b, s, t, None if resolver else strategy, key in uncertain
+        )
         if conflict is not None:
-            conflict = _with_target(conflict, inputs,
-                                    [d.label for d in deltas if key in d.keys])
+            conflict = _with_target(conflict, inputs, [d.label for d in deltas if key in d.keys])
             decided = resolver.decide(t_type, conflict, b, s, t) if resolver else None
             if decided is not None:
                 decision, conflict = decided
@@ -487,8 +529,13 @@ def _rows(repo: Repo, state: TableState, keys: set[str]) -> dict[str, Row]:
 
 
 def _combine_sources(
-    table: str, key: str, b: Row | None, deltas: list[TableDelta], t: Row | None,
-    resolver: Resolver | None = None, t_type: NodeType | EdgeType | None = None,
+    table: str,
+    key: str,
+    b: Row | None,
+    deltas: list[TableDelta],
+    t: Row | None,
+    resolver: Resolver | None = None,
+    t_type: NodeType | EdgeType | None = None,
 ) -> tuple[Row | None, list[Conflict], list[Conflict]]:
     """The sources' combined image of `key`: each source's change merged in turn against
     the base by the per-key rules; a disagreement between sources is a conflict (which
@@ -504,8 +551,11 @@ def _combine_sources(
         decision, conflict = merge_key(table, key, b, d.side.get(key), acc)
         if conflict is not None:
             conflict = between_sources(conflict, d.label, ",".join(acc_from), t)
-            decided = (resolver.decide(t_type, conflict, b, d.side.get(key), acc)
-                       if resolver and t_type else None)
+            decided = (
+                resolver.decide(t_type, conflict, b, d.side.get(key), acc)
+                if resolver and t_type
+                else None
+            )
             if decided is None:
                 conflicts.append(conflict)
                 continue
@@ -532,7 +582,8 @@ def _plan(
         return pa.Table.from_pylist(rows, schema=schema)
 
     return TablePlan(
-        t_type, schema,
+        t_type,
+        schema,
         inserted=table(inserted),
         updated_old=table([b for b, _ in upd]),
         updated_new=table([a for _, a in upd]),

@@ -33,8 +33,10 @@ SCHEMA_CHANGE_META = "schema_change"  # commit meta of `apply_schema` commits
 if TYPE_CHECKING:
     from graphlake.repo import Repo
 
-def backfilled_columns(repo: Repo, base: Commit, head: Commit,
-                       table: str) -> tuple[str, ...] | None:
+
+def backfilled_columns(
+    repo: Repo, base: Commit, head: Commit, table: str
+) -> tuple[str, ...] | None:
     """The columns of `table` the commits from `base` to `head` changed, if every commit
     that changed the table's state was a single-parent backfill; else None."""
     columns: list[str] = []
@@ -46,8 +48,11 @@ def backfilled_columns(repo: Repo, base: Commit, head: Commit,
             continue
         if SCHEMA_CHANGE_META in commit.meta:
             continue  # a schema commit: the merge evolves the layout itself
-        changed = [p for p in commit.parents
-                   if repo.commits.get(p).tables.get(table) != commit.tables.get(table)]
+        changed = [
+            p
+            for p in commit.parents
+            if repo.commits.get(p).tables.get(table) != commit.tables.get(table)
+        ]
         if not changed:
             continue  # a merge that took one parent's state of the table unchanged
         props = (commit.meta.get(BACKFILL_META) or {}).get(table)
@@ -69,14 +74,21 @@ class ColumnPlan:
 
 
 def plan_columns(
-    repo: Repo, t_type: NodeType | EdgeType, columns: tuple[str, ...],
-    source: TableState, target: TableState, dt_keys: set[str], dt_base: dict[str, Row],
-    dt_side: dict[str, Row], strategy: str | None,
+    repo: Repo,
+    t_type: NodeType | EdgeType,
+    columns: tuple[str, ...],
+    source: TableState,
+    target: TableState,
+    dt_keys: set[str],
+    dt_base: dict[str, Row],
+    dt_side: dict[str, Row],
+    strategy: str | None,
 ) -> ColumnPlan:
     s_ds = repo.tables.open(source)
     plan = ColumnPlan([], [], [], [])
-    s_rows = {r["id"]: r for r in rows_where_in(
-        s_ds, "id", sorted(dt_keys), ["id", *columns]).to_pylist()}
+    s_rows = {
+        r["id"]: r for r in rows_where_in(s_ds, "id", sorted(dt_keys), ["id", *columns]).to_pylist()
+    }
     # The target's rows may predate the backfilled columns (the source added them): they
     # hold the default, or null.
     missing = {c: getattr(t_type.property(c), "default", None) for c in columns}

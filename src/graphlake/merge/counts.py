@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 UNCOUNTED = ("schema", "backfill")
 
 
-def fill_counts(repo: Repo, base: Commit, target: Commit, sources: list[Commit],
-                stats: dict[str, R.TableStats]) -> None:
+def fill_counts(
+    repo: Repo, base: Commit, target: Commit, sources: list[Commit], stats: dict[str, R.TableStats]
+) -> None:
     tables = {n for n, st in stats.items() if st.discovery in UNCOUNTED}
     if not tables:
         return

@@ -99,9 +99,7 @@ class TableDelta:
         columns of `schema` (a projection of the table's) are read from `inserts`."""
         if self.inserts is not None:
             return self.inserts.read(schema.names).cast(schema)
-        return pa.Table.from_pylist(
-            [self.side[k] for k in sorted(self.side)], schema=schema
-        )
+        return pa.Table.from_pylist([self.side[k] for k in sorted(self.side)], schema=schema)
 
     def inserted(self) -> list[str]:
         return sorted(k for k in self.keys if k not in self.base)
@@ -241,18 +239,26 @@ def walk_candidates(
     # per side. Candidates are then a superset of the changes in either layout (a row
     # with a value in such a column is one); `rows_for` and the caller's projection
     # keep the real ones.
-    terms = {label: _layout_terms(schema, columns, b_schema, s_schema)
-             for label, schema in (("b", b_schema), ("s", s_schema))}
+    terms = {
+        label: _layout_terms(schema, columns, b_schema, s_schema)
+        for label, schema in (("b", b_schema), ("s", s_schema))
+    }
     width = max(1, len(terms["b"]), len(terms["s"]))
     names = [f"t{i}" for i in range(width)]
     fwd, rev = ", ".join(names), ", ".join(reversed(names))
 
     def narrow(label: str, source: str) -> str:
         own = terms[label] + ["NULL"] * (width - len(terms[label]))
-        inner = ", ".join(f"hash({t}) AS t{i}" for i, t in enumerate(own)) \
-            if terms["b"] or terms["s"] else "hash(id) AS t0"
-        return (f"SELECT id, hash({fwd}) AS h1, hash({rev}) AS h2 "
-                f"FROM (SELECT id, {inner} FROM {source})")
+        inner = (
+            ", ".join(f"hash({t}) AS t{i}" for i, t in enumerate(own))
+            if terms["b"] or terms["s"]
+            else "hash(id) AS t0"
+        )
+        return (
+            f"SELECT id, hash({fwd}) AS h1, hash({rev}) AS h2 "
+            f"FROM (SELECT id, {inner} FROM {source})"
+        )
+
     scan_bytes = budget // _WALK_SCAN_SHARE
     duck_bytes = budget - scan_bytes
     threads = max(1, min(os.cpu_count() or 1, _WALK_MAX_THREADS, duck_bytes // _WALK_THREAD_BYTES))
@@ -260,10 +266,12 @@ def walk_candidates(
     room = max(1, scan_bytes // in_flight)  # what one page may take at most
     page_bytes = min(_WALK_MAX_PAGE_BYTES, room)
     sources = {
-        "b_src": _Pages(base_ds, ["id", *(c for c in columns if c in b_schema.names)],
-                        page_bytes, room, what),
-        "s_src": _Pages(side_ds, ["id", *(c for c in columns if c in s_schema.names)],
-                        page_bytes, room, what),
+        "b_src": _Pages(
+            base_ds, ["id", *(c for c in columns if c in b_schema.names)], page_bytes, room, what
+        ),
+        "s_src": _Pages(
+            side_ds, ["id", *(c for c in columns if c in s_schema.names)], page_bytes, room, what
+        ),
     }
     with tempfile.TemporaryDirectory(prefix="graphlake-walk-") as spill:
         con = duckdb.connect(":memory:")

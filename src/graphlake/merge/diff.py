@@ -78,8 +78,9 @@ class GraphDiff(dict[str, TableDiff]):
         self.schema_changes: list[Step] = list(schema_changes or [])
 
 
-def diff(repo: Repo, a: str, b: str, limit: int | None = None,
-         only: set[str] | None = None) -> GraphDiff:
+def diff(
+    repo: Repo, a: str, b: str, limit: int | None = None, only: set[str] | None = None
+) -> GraphDiff:
     """Changes from `a` to `b` (any revision `Graph.resolve` takes): schema steps first,
     then per table its row changes, in b's layout (a renamed or added property is no
     row change); tables without change omitted, and so are types only one side has
@@ -103,12 +104,16 @@ def diff(repo: Repo, a: str, b: str, limit: int | None = None,
         before, after = sa.table(source), sb.table(name)
         if before is None or ca.tables[source].table_id != cb.tables[name].table_id:
             continue  # a type b added (or dropped and re-created)
-        project, added = (None, {}) if before.properties == after.properties else \
-            _projection(before, after, name, steps)
+        project, added = (
+            (None, {})
+            if before.properties == after.properties
+            else _projection(before, after, name, steps)
+        )
         _readable(repo, ca, source)
         _readable(repo, cb, name)
-        changes = table_diff(repo, ca.tables[source], cb.tables[name], limit,
-                             after.is_edge, project, added)
+        changes = table_diff(
+            repo, ca.tables[source], cb.tables[name], limit, after.is_edge, project, added
+        )
         if changes:
             out[name] = shown(changes, before, after, _renames(steps, name))
     return out
@@ -118,12 +123,14 @@ def _renames(steps: list[Step], table: str) -> dict[str, str]:
     """New property name -> old, for `table`'s properties renamed between a and b."""
     from graphlake.schema.changes import RenameProperty
 
-    return {s.new.name: s.old.name for s in steps
-            if isinstance(s, RenameProperty) and s.table == table}
+    return {
+        s.new.name: s.old.name for s in steps if isinstance(s, RenameProperty) and s.table == table
+    }
 
 
-def shown(changes: TableDiff, before: TableType, after: TableType,
-          renames: dict[str, str]) -> TableDiff:
+def shown(
+    changes: TableDiff, before: TableType, after: TableType, renames: dict[str, str]
+) -> TableDiff:
     """`changes` with float32 values as their shortest decimal (`read.floats`): new
     values and inserted rows by b's types, old values and deleted rows by a's (under b's
     names). Only what is shown changes; which rows and properties changed was decided
@@ -133,15 +140,20 @@ def shown(changes: TableDiff, before: TableType, after: TableType,
 
     new_types = {f.name: f.type for f in arrow_schema(after)}
     a_types = {f.name: f.type for f in arrow_schema(before)}
-    old_types = {**new_types, **a_types,
-                 **{n: a_types[o] for n, o in renames.items() if o in a_types}}
+    old_types = {
+        **new_types,
+        **a_types,
+        **{n: a_types[o] for n, o in renames.items() if o in a_types},
+    }
     changes.inserted_rows = _keyed(changes.inserted_rows, new_types)
     changes.deleted_rows = _keyed(changes.deleted_rows, old_types)
     keys = list(changes.changes)
-    olds = shortest_rows([{p: v[0] for p, v in changes.changes[k].items()} for k in keys],
-                         old_types)
-    news = shortest_rows([{p: v[1] for p, v in changes.changes[k].items()} for k in keys],
-                         new_types)
+    olds = shortest_rows(
+        [{p: v[0] for p, v in changes.changes[k].items()} for k in keys], old_types
+    )
+    news = shortest_rows(
+        [{p: v[1] for p, v in changes.changes[k].items()} for k in keys], new_types
+    )
     changes.changes = {
         k: {p: (o[p], n[p]) for p in changes.changes[k]}  # type: ignore[index]
         for k, o, n in zip(keys, olds, news, strict=True)
@@ -155,8 +167,7 @@ def _keyed(rows: dict[str, Row], types: dict[str, Any]) -> dict[str, Row]:
     return dict(zip(rows, shortest_rows(list(rows.values()), types), strict=True))  # type: ignore[arg-type]
 
 
-def layout_projection(repo: Repo, a: Commit, b: Commit, name: str
-                      ) -> Callable[[Row], Row] | None:
+def layout_projection(repo: Repo, a: Commit, b: Commit, name: str) -> Callable[[Row], Row] | None:
     """Maps a row of table `name` (b's name) as `a` stores it into b's layout, as `diff`
     compares them (renamed properties under their new names, added ones at their
     default); None when both layouts are the same."""
@@ -192,8 +203,9 @@ def _rename_type() -> type:
     return RenameType
 
 
-def _projection(before: TableType, after: TableType, table: str,
-                steps: list[Step]) -> tuple[Callable[[Row], Row], dict[str, Any]]:
+def _projection(
+    before: TableType, after: TableType, table: str, steps: list[Step]
+) -> tuple[Callable[[Row], Row], dict[str, Any]]:
     """Maps a row of `before`'s layout to `after`'s: renamed properties under their new
     names, properties `before` lacks at their default (or null), dropped ones gone.
     Also returns those properties `before` lacks, with their defaults."""
@@ -213,8 +225,13 @@ def _projection(before: TableType, after: TableType, table: str,
 
 
 def table_diff(
-    repo: Repo, a: TableState, b: TableState, limit: int | None, edge: bool,
-    project: Callable[[Row], Row] | None = None, added: dict[str, Any] | None = None,
+    repo: Repo,
+    a: TableState,
+    b: TableState,
+    limit: int | None,
+    edge: bool,
+    project: Callable[[Row], Row] | None = None,
+    added: dict[str, Any] | None = None,
 ) -> TableDiff:
     """One table's changes from state `a` to state `b`; `project` maps a's rows into
     b's layout when a schema change lies between them, `added` names the properties a
@@ -252,8 +269,7 @@ def table_diff(
     out.inserted_rows = {key: delta.side[key] for key in out.inserted}
     out.deleted_rows = {key: base[key] for key in out.deleted}
     if edge:
-        rows = {**out.inserted_rows, **out.deleted_rows,
-                **{key: delta.side[key] for key in shown}}
+        rows = {**out.inserted_rows, **out.deleted_rows, **{key: delta.side[key] for key in shown}}
         out.endpoints = {key: (row["src"], row["dst"]) for key, row in rows.items()}
     return out
 

@@ -67,9 +67,19 @@ def merge(
 ) -> R.MergeResult:
     """`resolutions` settle single conflicts (merge.resolutions); `meta` adds entries
     to the merge commit's meta (a merge request records its id there)."""
-    return _run(repo, [source], into, strategy=strategy, dry_run=dry_run, message=message,
-                lineage=lineage, memory_budget=memory_budget, strict_disjoint=False,
-                resolutions=resolutions, meta=meta)
+    return _run(
+        repo,
+        [source],
+        into,
+        strategy=strategy,
+        dry_run=dry_run,
+        message=message,
+        lineage=lineage,
+        memory_budget=memory_budget,
+        strict_disjoint=False,
+        resolutions=resolutions,
+        meta=meta,
+    )
 
 
 def merge_many(
@@ -90,15 +100,33 @@ def merge_many(
         raise MergeError("merge_many takes a non-empty list of source branches")
     if len(set(sources)) != len(sources):
         raise MergeError("merge_many: a source branch is listed twice")
-    return _run(repo, list(sources), into, strategy=strategy, dry_run=dry_run,
-                message=message, lineage=lineage, memory_budget=memory_budget,
-                strict_disjoint=strict_disjoint, resolutions=resolutions, meta=meta)
+    return _run(
+        repo,
+        list(sources),
+        into,
+        strategy=strategy,
+        dry_run=dry_run,
+        message=message,
+        lineage=lineage,
+        memory_budget=memory_budget,
+        strict_disjoint=strict_disjoint,
+        resolutions=resolutions,
+        meta=meta,
+    )
 
 
 def _run(
-    repo: Repo, sources: list[str], into: str, *, strategy: str | None, dry_run: bool,
-    message: str | None, lineage: str | None, memory_budget: int | None,
-    strict_disjoint: bool, resolutions: Sequence[Any] | None = None,
+    repo: Repo,
+    sources: list[str],
+    into: str,
+    *,
+    strategy: str | None,
+    dry_run: bool,
+    message: str | None,
+    lineage: str | None,
+    memory_budget: int | None,
+    strict_disjoint: bool,
+    resolutions: Sequence[Any] | None = None,
     meta: Mapping[str, Any] | None = None,
 ) -> R.MergeResult:
     settings = DiscoverySettings.resolve(lineage, memory_budget)
@@ -111,15 +139,30 @@ def _run(
         raise MergeError(f"cannot merge branch {into!r} into itself")
     if strategy is not None and strategy not in STRATEGIES:
         raise MergeError(f"unknown strategy {strategy!r} (use one of: {', '.join(STRATEGIES)})")
+
     # A dry run's scratch forks and merged schema leave nothing in the root.
     def run() -> R.MergeResult:
-        with scratch(repo.tables) if dry_run else nullcontext(), \
-                MergeIntent(MergeIntents(repo.store), into) as intent:
+        with (
+            scratch(repo.tables) if dry_run else nullcontext(),
+            MergeIntent(MergeIntents(repo.store), into) as intent,
+        ):
             return retry_while_head_moves(
-                lambda: _merge_once(repo, sources, into, strategy, dry_run, message,
-                                    settings, strict_disjoint,
-                                    Resolver(parsed) if parsed else None, extra),
-                branch=into, what="merge", attempts=MAX_ATTEMPTS, max_wait_s=MAX_WAIT_S,
+                lambda: _merge_once(
+                    repo,
+                    sources,
+                    into,
+                    strategy,
+                    dry_run,
+                    message,
+                    settings,
+                    strict_disjoint,
+                    Resolver(parsed) if parsed else None,
+                    extra,
+                ),
+                branch=into,
+                what="merge",
+                attempts=MAX_ATTEMPTS,
+                max_wait_s=MAX_WAIT_S,
                 on_lost=intent.claim,
             )
 
@@ -127,24 +170,31 @@ def _run(
 
 
 def _merge_once(
-    repo: Repo, sources: list[str], into: str, strategy: str | None, dry_run: bool,
-    message: str | None, settings: DiscoverySettings, strict_disjoint: bool,
-    resolver: Resolver | None = None, extra: Mapping[str, Any] | None = None,
+    repo: Repo,
+    sources: list[str],
+    into: str,
+    strategy: str | None,
+    dry_run: bool,
+    message: str | None,
+    settings: DiscoverySettings,
+    strict_disjoint: bool,
+    resolver: Resolver | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> R.MergeResult:
     timer = PhaseTimer()
     label = sources[0] if len(sources) == 1 else ",".join(sources)
     with timer.phase("resolve_base"):
         t_ref, target = repo.branch_head(into)
         heads = [repo.resolve(s) for s in sources]
-        result = R.MergeResult(R.ALREADY_UP_TO_DATE, label, into, commit=target.id,
-                               dry_run=dry_run)
+        result = R.MergeResult(R.ALREADY_UP_TO_DATE, label, into, commit=target.id, dry_run=dry_run)
         # Sources the target already contains add nothing.
-        pending = [(n, h) for n, h in zip(sources, heads, strict=True)
-                   if not repo.history.is_ancestor(h.id, target.id)]
+        pending = [
+            (n, h)
+            for n, h in zip(sources, heads, strict=True)
+            if not repo.history.is_ancestor(h.id, target.id)
+        ]
         pending = _drop_contained(repo, target, pending)
-        fast_forward = len(pending) == 1 and repo.history.is_ancestor(
-            target.id, pending[0][1].id
-        )
+        fast_forward = len(pending) == 1 and repo.history.is_ancestor(target.id, pending[0][1].id)
         if pending and not fast_forward:
             base = merge_base_of(repo, [target, *(h for _, h in pending)])
             source_bases = own_bases(repo, target, pending)
@@ -165,18 +215,49 @@ def _merge_once(
         from graphlake.merge.many_schema import fold
 
         if resolver is not None:
-            raise ResolutionError("resolutions are not supported yet by a merge_many whose "
-                                  "sources have different schemas")
-        return _finish(fold(repo, into, t_ref, target, pending, base, strategy, dry_run,
-                            message, settings, strict_disjoint, timer, result), timer)
-    step = classify_step(repo, base, target, pending, source_bases, into, strategy,
-                         dry_run, t_ref.incarnation, strict_disjoint, settings, timer,
-                         resolver)
+            raise ResolutionError(
+                "resolutions are not supported yet by a merge_many whose "
+                "sources have different schemas"
+            )
+        return _finish(
+            fold(
+                repo,
+                into,
+                t_ref,
+                target,
+                pending,
+                base,
+                strategy,
+                dry_run,
+                message,
+                settings,
+                strict_disjoint,
+                timer,
+                result,
+            ),
+            timer,
+        )
+    step = classify_step(
+        repo,
+        base,
+        target,
+        pending,
+        source_bases,
+        into,
+        strategy,
+        dry_run,
+        t_ref.incarnation,
+        strict_disjoint,
+        settings,
+        timer,
+        resolver,
+    )
     if step.prep is not None:
         result.resolved = list(step.prep.resolved)
     if resolver is not None:
-        resolver.check_all_used(step.cls.conflicts if step.cls else step.prep.conflicts
-                                if step.prep else [])
+        resolver.check_all_used(
+            step.cls.conflicts if step.cls else step.prep.conflicts if step.prep else []
+        )
     if step.cls is None:  # schema conflicts: the rows cannot be merged yet
         assert step.prep is not None
         if dry_run:
@@ -220,9 +301,18 @@ class Step:
 
 
 def classify_step(
-    repo: Repo, base: MergeBase, target: Commit, pending: list[tuple[str, Commit]],
-    source_bases: tuple[MergeBase, ...], into: str, strategy: str | None, dry_run: bool,
-    owner: str, strict_disjoint: bool, settings: DiscoverySettings, timer: PhaseTimer,
+    repo: Repo,
+    base: MergeBase,
+    target: Commit,
+    pending: list[tuple[str, Commit]],
+    source_bases: tuple[MergeBase, ...],
+    into: str,
+    strategy: str | None,
+    dry_run: bool,
+    owner: str,
+    strict_disjoint: bool,
+    settings: DiscoverySettings,
+    timer: PhaseTimer,
     resolver: Resolver | None = None,
 ) -> Step:
     """Merge the schemas if they differ (one source at most), then classify the rows."""
@@ -235,12 +325,21 @@ def classify_step(
             return Step(None, None, target, pending, prep)
         base, target = prep.base, prep.target
         pending = [(pending[0][0], prep.source)]
-    inputs = MergeInputs(base, tuple(h for _, h in pending), target, strategy, strict_disjoint,
-                         source_bases, tuple(n for n, _ in pending), into,
-                         discover_target=prep.discover_target if prep else {},
-                         walk=frozenset(prep.walk) if prep else frozenset(),
-                         fixed=prep.fixed if prep else {},
-                         fixed_plans=prep.deletions if prep else {}, resolver=resolver)
+    inputs = MergeInputs(
+        base,
+        tuple(h for _, h in pending),
+        target,
+        strategy,
+        strict_disjoint,
+        source_bases,
+        tuple(n for n, _ in pending),
+        into,
+        discover_target=prep.discover_target if prep else {},
+        walk=frozenset(prep.walk) if prep else frozenset(),
+        fixed=prep.fixed if prep else {},
+        fixed_plans=prep.deletions if prep else {},
+        resolver=resolver,
+    )
     cls = classify(repo, inputs, timer, settings)
     if prep is not None:
         cls.conflicts = prep.conflicts + cls.conflicts
@@ -254,7 +353,8 @@ def schemas_differ(base: MergeBase, target: Commit, pending: list[tuple[str, Com
     the base's is not (both sides made the same schema change: the rows at the base
     are still in the old layout, which the row routes cannot compare)."""
     return base.commit.schema_id != target.schema_id or any(
-        h.schema_id != target.schema_id for _, h in pending)
+        h.schema_id != target.schema_id for _, h in pending
+    )
 
 
 def record_step(result: R.MergeResult, cls: Classification, prep: Prepared | None) -> None:
@@ -269,8 +369,13 @@ def record_step(result: R.MergeResult, cls: Classification, prep: Prepared | Non
 
 
 def _merge_schemas(
-    repo: Repo, base: MergeBase, target: Commit, pending: list[tuple[str, Commit]],
-    strategy: str | None, dry_run: bool, owner: str,
+    repo: Repo,
+    base: MergeBase,
+    target: Commit,
+    pending: list[tuple[str, Commit]],
+    strategy: str | None,
+    dry_run: bool,
+    owner: str,
 ) -> Prepared:
     """Merge the schemas first (merge.schema_merge); a dry run evolves tables only on
     scratch Lance branches no branch owns."""
@@ -330,24 +435,48 @@ def _drop_contained(
 
 
 def _publish(
-    repo: Repo, into: str, t_ref: RefEntry, target: Commit, cls: Classification,
-    pending: list[tuple[str, Commit]], inputs: MergeInputs, message: str | None,
+    repo: Repo,
+    into: str,
+    t_ref: RefEntry,
+    target: Commit,
+    cls: Classification,
+    pending: list[tuple[str, Commit]],
+    inputs: MergeInputs,
+    message: str | None,
     extra: Mapping[str, Any] | None = None,
 ) -> Commit:
     op = "merge" if len(pending) == 1 else "merge_many"
     names = [n for n, _ in pending]
     return publish_classified(
-        repo, into, t_ref, target, cls, op,
+        repo,
+        into,
+        t_ref,
+        target,
+        cls,
+        op,
         parents=(target.id, *(h.id for _, h in pending)),
         message=message or f"merge {', '.join(names)} into {into}",
-        meta={"merge_base": inputs.base.commit.id, "sources": names, **_bases_meta(inputs),
-              **(extra or {})},
+        meta={
+            "merge_base": inputs.base.commit.id,
+            "sources": names,
+            **_bases_meta(inputs),
+            **(extra or {}),
+        },
     )
 
 
 def publish_classified(
-    repo: Repo, into: str, t_ref: RefEntry, target: Commit, cls: Classification, op: str,
-    *, parents: tuple[str, ...], message: str, meta: dict, action: str | None = None,
+    repo: Repo,
+    into: str,
+    t_ref: RefEntry,
+    target: Commit,
+    cls: Classification,
+    op: str,
+    *,
+    parents: tuple[str, ...],
+    message: str,
+    meta: dict,
+    action: str | None = None,
 ) -> Commit:
     """Write a classification's effects on `into`'s Lance branches and publish them as
     one commit with `parents` (one CAS from `t_ref`). Merges publish through here, and
@@ -393,8 +522,12 @@ def _finish(result: R.MergeResult, timer: PhaseTimer) -> R.MergeResult:
 
 
 def apply_tables(
-    repo: Repo, target: Commit, cls: Classification, owner: str,
-    still_current: Callable[[], bool], on_effect: Callable[[], None] = lambda: None,
+    repo: Repo,
+    target: Commit,
+    cls: Classification,
+    owner: str,
+    still_current: Callable[[], bool],
+    on_effect: Callable[[], None] = lambda: None,
 ) -> dict[str, TableState]:
     states: dict[str, TableState] = {}
     for name, outcome in cls.tables.items():
@@ -418,7 +551,10 @@ def apply_tables(
 
 
 def _adopt(
-    repo: Repo, state: TableState, adoptions: list[Adoption], owner: str,
+    repo: Repo,
+    state: TableState,
+    adoptions: list[Adoption],
+    owner: str,
     still_current: Callable[[], bool],
 ) -> TableState:
     """Zero-copy: append the sources' fragments by reference on a branch `owner` owns."""
@@ -433,7 +569,10 @@ def _adopt(
 
 
 def _write_column(
-    repo: Repo, state: TableState, write: ColumnWrite, owner: str,
+    repo: Repo,
+    state: TableState,
+    write: ColumnWrite,
+    owner: str,
     still_current: Callable[[], bool],
 ) -> TableState:
     """The column route: one column's values, written column-wise on `owner`'s branch."""
@@ -461,8 +600,7 @@ def virtual_merge(
     uncertain: dict[str, set[str]] = {}
     for c in (*cls.resolved, *cls.conflicts):
         uncertain.setdefault(c.table, set()).add(c.entity_id)
-    states = apply_tables(repo, target, cls, owner=f"virtual-{ULID()}",
-                          still_current=lambda: True)
+    states = apply_tables(repo, target, cls, owner=f"virtual-{ULID()}", still_current=lambda: True)
     commit = Commit.create(
         parents=(target.id, source.id),
         message="virtual merge base",

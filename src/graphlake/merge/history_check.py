@@ -44,8 +44,11 @@ def check_diffs(repo: Repo, report: FsckReport) -> None:
                 message = f"{type(exc).__name__}: {clean_message(exc)}"
             else:
                 continue
-            report.problems.append(Problem(
-                "diff", f"commit {cid[:12]} (parent {parent[:12]})",
-                f"does not diff against its parent: {message}",
-            ))
+            report.problems.append(
+                Problem(
+                    "diff",
+                    f"commit {cid[:12]} (parent {parent[:12]})",
+                    f"does not diff against its parent: {message}",
+                )
+            )
         frontier.extend(p for p in commit.parents if p not in seen)

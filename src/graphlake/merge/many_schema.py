@@ -47,23 +47,46 @@ Pending = list[tuple[str, Commit]]
 
 
 def fold(
-    repo: Repo, into: str, t_ref: RefEntry, target: Commit, pending: Pending,
-    base: MergeBase, strategy: str | None, dry_run: bool, message: str | None,
-    settings: DiscoverySettings, strict_disjoint: bool, timer: PhaseTimer,
+    repo: Repo,
+    into: str,
+    t_ref: RefEntry,
+    target: Commit,
+    pending: Pending,
+    base: MergeBase,
+    strategy: str | None,
+    dry_run: bool,
+    message: str | None,
+    settings: DiscoverySettings,
+    strict_disjoint: bool,
+    timer: PhaseTimer,
     result: R.MergeResult,
 ) -> R.MergeResult:
     if strict_disjoint:
         differ = ", ".join(repr(n) for n, h in pending if h.schema_id != target.schema_id)
         what = f"the schema of {differ} differs" if differ else "the base's schema differs"
-        raise MergeError(f"merge_many: strict_disjoint needs every source on the target's "
-                         f"schema and the base's; {what} (merge without strict_disjoint)")
+        raise MergeError(
+            f"merge_many: strict_disjoint needs every source on the target's "
+            f"schema and the base's; {what} (merge without strict_disjoint)"
+        )
     owner = f"dry-run-{ULID()}" if dry_run else t_ref.incarnation
     with _publication(repo, into, t_ref, dry_run) as pub, probes.collect() as counts:
         acc: Commit | None = target
         for group in steps(base, target, pending):
             assert acc is not None
-            acc = _step(repo, into, t_ref, acc, group, strategy, dry_run, owner, settings,
-                        timer, result, pub)
+            acc = _step(
+                repo,
+                into,
+                t_ref,
+                acc,
+                group,
+                strategy,
+                dry_run,
+                owner,
+                settings,
+                timer,
+                result,
+                pub,
+            )
             if acc is None:
                 return result  # a dry run's conflicts, reported in `result`
         assert acc is not None
@@ -75,7 +98,8 @@ def fold(
             commit = Commit.create(
                 parents=(target.id, *(h.id for _, h in pending)),
                 message=message or f"merge {', '.join(names)} into {into}",
-                schema_id=acc.schema_id, tables=dict(acc.tables),
+                schema_id=acc.schema_id,
+                tables=dict(acc.tables),
                 meta={"merge_base": base.commit.id, "sources": names},
             )
             pub.publish(commit)
@@ -92,13 +116,15 @@ def steps(base: MergeBase, target: Commit, pending: Pending) -> list[Pending]:
     if base.commit.schema_id != target.schema_id:
         return [[p] for p in pending]
     same = [(n, h) for n, h in pending if h.schema_id == target.schema_id]
-    return ([same] if same else []) + [[(n, h)] for n, h in pending
-                                       if h.schema_id != target.schema_id]
+    return ([same] if same else []) + [
+        [(n, h)] for n, h in pending if h.schema_id != target.schema_id
+    ]
 
 
 @contextlib.contextmanager
-def _publication(repo: Repo, into: str, t_ref: RefEntry,
-                 dry_run: bool) -> Iterator[Publication | None]:
+def _publication(
+    repo: Repo, into: str, t_ref: RefEntry, dry_run: bool
+) -> Iterator[Publication | None]:
     if dry_run:
         yield None
         return
@@ -107,9 +133,18 @@ def _publication(repo: Repo, into: str, t_ref: RefEntry,
 
 
 def _step(
-    repo: Repo, into: str, t_ref: RefEntry, acc: Commit, group: Pending,
-    strategy: str | None, dry_run: bool, owner: str, settings: DiscoverySettings,
-    timer: PhaseTimer, result: R.MergeResult, pub: Publication | None,
+    repo: Repo,
+    into: str,
+    t_ref: RefEntry,
+    acc: Commit,
+    group: Pending,
+    strategy: str | None,
+    dry_run: bool,
+    owner: str,
+    settings: DiscoverySettings,
+    timer: PhaseTimer,
+    result: R.MergeResult,
+    pub: Publication | None,
 ) -> Commit | None:
     """Merge `group` into `acc`; the merged state as an unreferenced commit (None: a dry
     run's conflicts, now in `result`; a real merge raises them)."""
@@ -118,10 +153,17 @@ def _step(
     with timer.phase("resolve_base"):
         base = merge_base_of(repo, [acc, *(h for _, h in group)])
         bases = own_bases(repo, acc, group)
-    step = classify_step(repo, base, acc, group, bases, into, strategy, dry_run, owner,
-                         False, settings, timer)
-    earlier = R.MergeResult(result.outcome, result.source, into, stats=result.stats,
-                            routes=result.routes, resolved=result.resolved)
+    step = classify_step(
+        repo, base, acc, group, bases, into, strategy, dry_run, owner, False, settings, timer
+    )
+    earlier = R.MergeResult(
+        result.outcome,
+        result.source,
+        into,
+        stats=result.stats,
+        routes=result.routes,
+        resolved=result.resolved,
+    )
     if step.cls is None:
         assert step.prep is not None
         conflicts = step.prep.conflicts

@@ -51,8 +51,13 @@ class Resolution:
     value: Any = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"table": self.table, "key": self.key, "property": self.property,
-                "take": self.take, "value": _plain(self.value)}
+        return {
+            "table": self.table,
+            "key": self.key,
+            "property": self.property,
+            "take": self.take,
+            "value": _plain(self.value),
+        }
 
 
 def _plain(value: Any) -> Any:
@@ -96,15 +101,19 @@ def parse_resolutions(items: Any) -> tuple[Resolution, ...]:
         if prop is not None and (not isinstance(prop, str) or not prop):
             raise ResolutionError(f"resolution {n}: 'property' is null or a property name")
         if not isinstance(take, str) or not take:
-            raise ResolutionError(f"resolution {n}: 'take' is one of {', '.join(NAMED_TAKES)}"
-                                  " or the name of a merge_many conflict's side")
+            raise ResolutionError(
+                f"resolution {n}: 'take' is one of {', '.join(NAMED_TAKES)}"
+                " or the name of a merge_many conflict's side"
+            )
         if take != "value" and item.get("value") is not None:
             raise ResolutionError(f"resolution {n}: 'value' goes with take='value' only")
         if take == "value" and "value" not in item:
             raise ResolutionError(f"resolution {n}: take='value' needs a 'value'")
         if (table, key, prop) in seen:
-            raise ResolutionError(f"resolution {n}: {table} {key!r} "
-                                  f"{'property ' + prop if prop else 'row'} is resolved twice")
+            raise ResolutionError(
+                f"resolution {n}: {table} {key!r} "
+                f"{'property ' + prop if prop else 'row'} is resolved twice"
+            )
         seen.add((table, key, prop))
         out.append(Resolution(table, key, prop, take, item.get("value")))
     if len(out) > MAX_RESOLUTIONS:
@@ -133,14 +142,20 @@ class Resolver:
         for r in self.unused():
             where = f"{r.table} {r.key!r}" + (f" property {r.property!r}" if r.property else "")
             if any(c.table == r.table and c.entity_id == r.key for c in conflicts):
-                raise ResolutionError(f"resolution for {where}: that conflict cannot be "
-                                      "resolved by a resolution (a constraint violation or "
-                                      "a schema conflict: change the data or the schema)")
+                raise ResolutionError(
+                    f"resolution for {where}: that conflict cannot be "
+                    "resolved by a resolution (a constraint violation or "
+                    "a schema conflict: change the data or the schema)"
+                )
             raise ResolutionError(f"resolution for {where}: no such conflict in this merge")
 
     def decide(
-        self, t_type: NodeType | EdgeType, conflict: Conflict, b: Row | None,
-        s: Row | None, t: Row | None,
+        self,
+        t_type: NodeType | EdgeType,
+        conflict: Conflict,
+        b: Row | None,
+        s: Row | None,
+        t: Row | None,
     ) -> tuple[Decision, Conflict] | None:
         """The decision for `conflict` by its resolutions, the resolved conflict
         (`resolution="manual"`); None while some clashing property is left undecided."""
@@ -149,15 +164,18 @@ class Resolver:
         per_prop = {r.property: r for r in mine if r.property is not None}
         if whole:
             if per_prop:
-                raise ResolutionError(f"{conflict.table} {conflict.entity_id!r}: resolve the "
-                                      "whole row or its properties, not both")
+                raise ResolutionError(
+                    f"{conflict.table} {conflict.entity_id!r}: resolve the "
+                    "whole row or its properties, not both"
+                )
             row = self._row(t_type, conflict, whole[0], b, s, t)
             self.used.add(id(whole[0]))
             return _decision(row, t), replace(conflict, resolution=MANUAL)
         if conflict.kind not in (DIVERGENT_UPDATE, DIVERGENT_INSERT) or s is None or t is None:
             raise ResolutionError(
                 f"{conflict.table} {conflict.entity_id!r} is a {conflict.kind} conflict: "
-                "resolve the whole row (property null)")
+                "resolve the whole row (property null)"
+            )
         row = dict(merge_cells(b, s, t)[0] if b is not None else t)
         values = {}
         for name, r in per_prop.items():
@@ -165,7 +183,8 @@ class Resolver:
                 raise ResolutionError(
                     f"resolution for {conflict.table} {conflict.entity_id!r} property "
                     f"{name!r}: that property is not in conflict (in conflict: "
-                    f"{', '.join(conflict.properties)})")
+                    f"{', '.join(conflict.properties)})"
+                )
             if r.take == "value":  # checked now, even while the conflict stays open
                 values[name] = _coerce_value(t_type, conflict.entity_id, row, name, r.value)
             self.used.add(id(r))
@@ -177,13 +196,22 @@ class Resolver:
             else:
                 side = self._side(conflict, r, b, s, t)
                 if side is None:
-                    raise ResolutionError(f"resolution for {conflict.table} "
-                                          f"{conflict.entity_id!r}: {r.take!r} has no such row")
+                    raise ResolutionError(
+                        f"resolution for {conflict.table} "
+                        f"{conflict.entity_id!r}: {r.take!r} has no such row"
+                    )
                 row[name] = side.get(name)
         return _decision(row, t), replace(conflict, resolution=MANUAL)
 
-    def _row(self, t_type: NodeType | EdgeType, conflict: Conflict, r: Resolution,
-             b: Row | None, s: Row | None, t: Row | None) -> Row | None:
+    def _row(
+        self,
+        t_type: NodeType | EdgeType,
+        conflict: Conflict,
+        r: Resolution,
+        b: Row | None,
+        s: Row | None,
+        t: Row | None,
+    ) -> Row | None:
         if r.take == "value":
             if r.value is None:
                 return None
@@ -191,8 +219,9 @@ class Resolver:
         return self._side(conflict, r, b, s, t)
 
     @staticmethod
-    def _side(conflict: Conflict, r: Resolution, b: Row | None, s: Row | None,
-              t: Row | None) -> Row | None:
+    def _side(
+        conflict: Conflict, r: Resolution, b: Row | None, s: Row | None, t: Row | None
+    ) -> Row | None:
         if conflict.between_sources:
             # Two sources of a merge_many disagree: name one of them (or the base).
             if r.take == "base":
@@ -203,7 +232,8 @@ class Resolver:
             raise ResolutionError(
                 f"{conflict.table} {conflict.entity_id!r} is a conflict between sources "
                 f"{' and '.join(conflict.sides or ())}: take one of them by name, 'base' "
-                f"or 'value', not {r.take!r}")
+                f"or 'value', not {r.take!r}"
+            )
         if r.take == "ours":
             return t
         if r.take == "theirs":
@@ -216,7 +246,8 @@ class Resolver:
         raise ResolutionError(
             f"resolution for {conflict.table} {conflict.entity_id!r}: unknown take "
             f"{r.take!r} (use ours, theirs, base, value"
-            + (f" or a side's name: {sides})" if sides else ")"))
+            + (f" or a side's name: {sides})" if sides else ")")
+        )
 
 
 def _decision(row: Row | None, t: Row | None) -> Decision:
@@ -227,8 +258,9 @@ def _decision(row: Row | None, t: Row | None) -> Decision:
     return Decision("put", row)
 
 
-def _coerce_value(t_type: NodeType | EdgeType, key: str, current: Row, prop: str,
-                  value: Any) -> Any:
+def _coerce_value(
+    t_type: NodeType | EdgeType, key: str, current: Row, prop: str, value: Any
+) -> Any:
     """`value` checked against `prop`'s type, in `current` (the row it goes into)."""
     from graphlake.errors import DataError
     from graphlake.write.coerce import coerce
@@ -251,8 +283,10 @@ def _coerce_row(t_type: NodeType | EdgeType, key: str, value: Any) -> Row:
     from graphlake.write.coerce import coerce
 
     if not isinstance(value, Mapping):
-        raise ResolutionError(f"resolution for {t_type.name} {key!r}: a whole-row value is "
-                              "an object of properties (or null to delete the row)")
+        raise ResolutionError(
+            f"resolution for {t_type.name} {key!r}: a whole-row value is "
+            "an object of properties (or null to delete the row)"
+        )
     row = dict(value)
     if t_type.is_edge:
         row.setdefault("id", key)
@@ -263,6 +297,8 @@ def _coerce_row(t_type: NodeType | EdgeType, key: str, value: Any) -> Row:
     except DataError as exc:
         raise ResolutionError(f"resolution for {t_type.name} {key!r}: {exc}") from None
     if out["id"] != key:
-        raise ResolutionError(f"resolution for {t_type.name} {key!r}: the value's key is "
-                              f"{out['id']!r}, not the key in conflict")
+        raise ResolutionError(
+            f"resolution for {t_type.name} {key!r}: the value's key is "
+            f"{out['id']!r}, not the key in conflict"
+        )
     return out

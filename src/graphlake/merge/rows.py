@@ -58,8 +58,16 @@ def merge_key(
         return _resolve(conflict, s, t, strategy, merged=None)
     if s is None or t is None:
         side = "source" if s is None else "target"
-        conflict = _conflict(DELETE_VS_UPDATE, table, key, b, s, t, (),
-                             f"{table} {key!r}: deleted on the {side}, updated on the other")
+        conflict = _conflict(
+            DELETE_VS_UPDATE,
+            table,
+            key,
+            b,
+            s,
+            t,
+            (),
+            f"{table} {key!r}: deleted on the {side}, updated on the other",
+        )
         return _resolve(conflict, s, t, strategy, merged=None)
     merged, clashes = _merge_cells(b, s, t)
     if not clashes:
@@ -101,8 +109,14 @@ def _differing(s: Row | None, t: Row | None) -> tuple[str, ...]:
 
 
 def _conflict(
-    kind: str, table: str, key: str, b: Row | None, s: Row | None, t: Row | None,
-    props: tuple[str, ...], message: str | None = None,
+    kind: str,
+    table: str,
+    key: str,
+    b: Row | None,
+    s: Row | None,
+    t: Row | None,
+    props: tuple[str, ...],
+    message: str | None = None,
 ) -> Conflict:
     if message is None:
         what = {
@@ -115,7 +129,10 @@ def _conflict(
 
 
 def _resolve(
-    conflict: Conflict, s: Row | None, t: Row | None, strategy: str | None,
+    conflict: Conflict,
+    s: Row | None,
+    t: Row | None,
+    strategy: str | None,
     merged: Row | None,
 ) -> tuple[Decision, Conflict]:
     """Apply `strategy` to a data conflict (or leave it unresolved)."""

@@ -89,8 +89,9 @@ class Prepared:
     deletions: dict[str, TablePlan] = field(default_factory=dict)
 
 
-def prepare(repo: Repo, base: MergeBase, target: Commit, source: Commit,
-            strategy: str | None, owner: str) -> Prepared:
+def prepare(
+    repo: Repo, base: MergeBase, target: Commit, source: Commit, strategy: str | None, owner: str
+) -> Prepared:
     b_schema = repo.schemas.of(base.commit)
     sides = {OURS: target, THEIRS: source}
     history = {label: _history(repo, base.commit, head) for label, head in sides.items()}
@@ -101,14 +102,23 @@ def prepare(repo: Repo, base: MergeBase, target: Commit, source: Commit,
         tid = keeper.tables[check.table].table_id
         keeper_label = THEIRS if check.dropped_by == OURS else OURS
         resolve_dropped_type(merged, check, tid in history[keeper_label].data, strategy)
-    out = Prepared(merged, None, target, source, base,
-                   conflicts=list(merged.conflicts), resolved=list(merged.resolved))
+    out = Prepared(
+        merged,
+        None,
+        target,
+        source,
+        base,
+        conflicts=list(merged.conflicts),
+        resolved=list(merged.resolved),
+    )
     if out.conflicts:
         return out
     schema = merged.schema
     out.schema_id = repo.schemas.put(schema_text(schema))
-    by_id = {label: {st.table_id: (n, st) for n, st in head.tables.items()}
-             for label, head in sides.items()}
+    by_id = {
+        label: {st.table_id: (n, st) for n, st in head.tables.items()}
+        for label, head in sides.items()
+    }
     b_by_id = {st.table_id: (n, st) for n, st in base.commit.tables.items()}
     t_tables: dict[str, TableState] = {}
     s_tables: dict[str, TableState] = {}
@@ -118,26 +128,27 @@ def prepare(repo: Repo, base: MergeBase, target: Commit, source: Commit,
         assert t_type is not None
         tid = _table_id(name, merged, sides)
         t_side, s_side, b_side = by_id[OURS].get(tid), by_id[THEIRS].get(tid), b_by_id.get(tid)
-        layouts = {label: _layout(repo, label, merged, sides[label], side_entry)
-                   for label, side_entry in ((OURS, t_side), (THEIRS, s_side))}
+        layouts = {
+            label: _layout(repo, label, merged, sides[label], side_entry)
+            for label, side_entry in ((OURS, t_side), (THEIRS, s_side))
+        }
         if b_side is None or t_side is None or s_side is None:
             # New on one side (or restored): that side's table, evolved if it must be.
             label, entry = (OURS, t_side) if t_side is not None else (THEIRS, s_side)
             assert entry is not None
             out.fixed[name] = _evolved(repo, merged, label, entry, t_type, owner)
-            out.stats[name] = R.TableStats(R.NO_CHANGE if label == OURS
-                                           else R.POINTER_ADOPTION, discovery="schema")
+            out.stats[name] = R.TableStats(
+                R.NO_CHANGE if label == OURS else R.POINTER_ADOPTION, discovery="schema"
+            )
             continue
         target_state, source_state = t_side[1], s_side[1]
-        same_layout = _same_layout(b_schema.table(b_side[0]), t_type) and all(
-            layouts.values())
+        same_layout = _same_layout(b_schema.table(b_side[0]), t_type) and all(layouts.values())
         t_data, s_data = tid in history[OURS].data, tid in history[THEIRS].data
         out.stats[name] = R.TableStats(R.NO_CHANGE, discovery="schema")
         _list_dropped(repo, merged, name, base, sides, history, tid, out)
         _check_added(repo, merged, name, t_type, target_state, source_state, out)
         if same_layout:
-            t_tables[name], s_tables[name], b_tables[name] = (target_state, source_state,
-                                                              b_side[1])
+            t_tables[name], s_tables[name], b_tables[name] = (target_state, source_state, b_side[1])
             del out.stats[name]
             continue
         if not s_data:
@@ -149,7 +160,8 @@ def prepare(repo: Repo, base: MergeBase, target: Commit, source: Commit,
             if gone is not None:
                 out.deletions[name] = gone
         elif history[THEIRS].other.isdisjoint({tid}) and _only_source_added(
-                repo, merged, name, b_schema.table(b_side[0]), sides):
+            repo, merged, name, b_schema.table(b_side[0]), sides
+        ):
             t_tables[name] = _evolved(repo, merged, OURS, t_side, t_type, owner)
             out.discover_target[name] = target_state
             s_tables[name], b_tables[name] = source_state, b_side[1]
@@ -167,8 +179,7 @@ def prepare(repo: Repo, base: MergeBase, target: Commit, source: Commit,
             out.dropped[name] = out.stats.pop(name).dropped_values
     out.target = replace(target, tables=t_tables, schema_id=out.schema_id)
     out.source = replace(source, tables=s_tables, schema_id=out.schema_id)
-    out.base = replace(base, commit=replace(base.commit, tables=b_tables,
-                                            schema_id=out.schema_id))
+    out.base = replace(base, commit=replace(base.commit, tables=b_tables, schema_id=out.schema_id))
     return out
 
 
@@ -209,12 +220,16 @@ def _side(repo: Repo, base: Commit, head: Commit) -> SchemaSide:
     (every parent, not only the first: a rename can arrive through a merge, or through
     an earlier step of a `merge_many` fold), parents before children."""
     b_names = {st.table_id: n for n, st in base.tables.items()}
-    type_renames = {n: b_names[st.table_id] for n, st in head.tables.items()
-                    if st.table_id in b_names and b_names[st.table_id] != n}
+    type_renames = {
+        n: b_names[st.table_id]
+        for n, st in head.tables.items()
+        if st.table_id in b_names and b_names[st.table_id] != n
+    }
     current: dict[tuple[str, str], str] = {}  # (table id, current name) -> base name
     for c in _since(repo, base, head):
         if SCHEMA_CHANGE_META not in c.meta or "rename_property" not in c.meta.get(
-                SCHEMA_CHANGE_META, []):
+            SCHEMA_CHANGE_META, []
+        ):
             continue
         parent = repo.commits.get(c.parents[0])
         for step in schema_changes(repo.schemas.of(parent), repo.schemas.of(c)):
@@ -264,8 +279,9 @@ def _table_id(name: str, merged: SchemaMerge, sides: dict[str, Commit]) -> str:
     raise MergeError(f"{name}: no side has this table")
 
 
-def _layout(repo: Repo, label: str, merged: SchemaMerge, head: Commit,
-            entry: tuple[str, TableState] | None) -> bool:
+def _layout(
+    repo: Repo, label: str, merged: SchemaMerge, head: Commit, entry: tuple[str, TableState] | None
+) -> bool:
     """Whether the side's table already has the merged layout (same columns)."""
     if entry is None:
         return False
@@ -282,12 +298,17 @@ def _same_layout(a: NodeType | EdgeType | None, b: NodeType | EdgeType | None) -
         return False
     sa, sb = arrow_schema(a), arrow_schema(b)
     return sa.names == sb.names and all(
-        fa.type == fb.type and fa.nullable == fb.nullable for fa, fb in zip(sa, sb,
-                                                                               strict=True))
+        fa.type == fb.type and fa.nullable == fb.nullable for fa, fb in zip(sa, sb, strict=True)
+    )
 
 
-def _only_source_added(repo: Repo, merged: SchemaMerge, name: str,
-                       base_type: NodeType | EdgeType | None, sides: dict[str, Commit]) -> bool:
+def _only_source_added(
+    repo: Repo,
+    merged: SchemaMerge,
+    name: str,
+    base_type: NodeType | EdgeType | None,
+    sides: dict[str, Commit],
+) -> bool:
     """The table's layout differs only by columns the source added (no rename, drop or
     type change anywhere), and the target's layout is the base's."""
     t_type = merged.schema.table(name)
@@ -298,22 +319,31 @@ def _only_source_added(repo: Repo, merged: SchemaMerge, name: str,
         return False
     merged_fields = {f.name: f for f in arrow_schema(t_type)}
     # Every base column is still there, as it was (new columns may sit anywhere).
-    return all(merged_fields.get(f.name) is not None
-               and merged_fields[f.name].type == f.type
-               and merged_fields[f.name].nullable == f.nullable
-               for f in arrow_schema(base_type))
+    return all(
+        merged_fields.get(f.name) is not None
+        and merged_fields[f.name].type == f.type
+        and merged_fields[f.name].nullable == f.nullable
+        for f in arrow_schema(base_type)
+    )
 
 
-def _evolved(repo: Repo, merged: SchemaMerge, label: str, entry: tuple[str, TableState],
-             t_type: NodeType | EdgeType, owner: str) -> TableState:
+def _evolved(
+    repo: Repo,
+    merged: SchemaMerge,
+    label: str,
+    entry: tuple[str, TableState],
+    t_type: NodeType | EdgeType,
+    owner: str,
+) -> TableState:
     """The side's table state in the merged layout, on a Lance branch `owner` owns."""
     side_name, state = entry
     mapping = merged.columns.get(label, {}).get(side_name, (t_type.name, {}))[1]
     return _evolve_state(repo, state, mapping, t_type, owner)
 
 
-def _evolve_state(repo: Repo, state: TableState, mapping: dict[str, str],
-                  t_type: NodeType | EdgeType, owner: str) -> TableState:
+def _evolve_state(
+    repo: Repo, state: TableState, mapping: dict[str, str], t_type: NodeType | EdgeType, owner: str
+) -> TableState:
     """`state` in `t_type`'s layout (its properties renamed by `mapping`), forked to
     `owner` unless nothing changes."""
     current = repo.tables.open(state).schema
@@ -330,9 +360,13 @@ def _evolve_state(repo: Repo, state: TableState, mapping: dict[str, str],
         return evolve(repo.tables, repo.tables.fork(state, owner=owner), change)
 
 
-def _base_mapping(base_type: NodeType | EdgeType | None, tid: str, merged: SchemaMerge,
-                  schemas: dict[str, SchemaSide],
-                  by_id: dict[str, dict[str, tuple[str, TableState]]]) -> dict[str, str]:
+def _base_mapping(
+    base_type: NodeType | EdgeType | None,
+    tid: str,
+    merged: SchemaMerge,
+    schemas: dict[str, SchemaSide],
+    by_id: dict[str, dict[str, tuple[str, TableState]]],
+) -> dict[str, str]:
     """The base's property -> its merged name, through either side's renames (properties
     the merge drops are absent, so they are dropped from the base's state too)."""
     names = {p.name for p in base_type.properties} if base_type is not None else set()
@@ -347,8 +381,9 @@ def _base_mapping(base_type: NodeType | EdgeType | None, tid: str, merged: Schem
     return out
 
 
-def _change(current: pa.Schema, mapping: dict[str, str],
-            t_type: NodeType | EdgeType) -> LayoutChange:
+def _change(
+    current: pa.Schema, mapping: dict[str, str], t_type: NodeType | EdgeType
+) -> LayoutChange:
     """From the side's physical layout to the merged type's (properties by `mapping`)."""
     from graphlake.storage.tables import index_columns  # one rule for init, apply, merge
 
@@ -378,8 +413,7 @@ def _change(current: pa.Schema, mapping: dict[str, str],
             change.retype[p.name] = arrow_type(p.type)
         if before.nullable != p.nullable:
             change.nullable[p.name] = p.nullable
-    change.index = [c for c in index_columns(t_type)
-                    if c not in fixed and c not in have]
+    change.index = [c for c in index_columns(t_type) if c not in fixed and c not in have]
     target = arrow_schema(t_type)
     if (current.metadata or {}) != (target.metadata or {}):
         change.metadata = {k.decode(): v.decode() for k, v in (target.metadata or {}).items()}
@@ -388,15 +422,15 @@ def _change(current: pa.Schema, mapping: dict[str, str],
 
 def _widens(old: pa.DataType, new: pa.DataType) -> bool:
     """A cast Lance makes in place and that changes no value (I32 -> I64, F32 -> F64)."""
-    for kind in (pa.types.is_signed_integer, pa.types.is_unsigned_integer,
-                 pa.types.is_floating):
+    for kind in (pa.types.is_signed_integer, pa.types.is_unsigned_integer, pa.types.is_floating):
         if kind(old) and kind(new):
             return new.bit_width >= old.bit_width
     return False
 
 
-def _deletions(repo: Repo, t_type: NodeType | EdgeType, before: TableState,
-               after: TableState) -> TablePlan | None:
+def _deletions(
+    repo: Repo, t_type: NodeType | EdgeType, before: TableState, after: TableState
+) -> TablePlan | None:
     """The node keys of `before` that `after` lacks, as a plan that only deletes them
     (the checks read only their ids); None for edge types or when none is gone."""
     if not isinstance(t_type, NodeType):
@@ -408,19 +442,27 @@ def _deletions(repo: Repo, t_type: NodeType | EdgeType, before: TableState,
         return None
     schema = arrow_schema(t_type)
     deleted = pa.Table.from_arrays(
-        [gone if f.name == "id" else pa.nulls(len(gone), f.type) for f in schema],
-        schema=schema)
+        [gone if f.name == "id" else pa.nulls(len(gone), f.type) for f in schema], schema=schema
+    )
     empty = schema.empty_table()
-    return TablePlan(t_type, schema, inserted=empty, updated_old=empty, updated_new=empty,
-                     deleted_old=deleted)
+    return TablePlan(
+        t_type, schema, inserted=empty, updated_old=empty, updated_new=empty, deleted_old=deleted
+    )
 
 
 # --- data checks ------------------------------------------------------------------------
 
 
-def _list_dropped(repo: Repo, merged: SchemaMerge, name: str, base: MergeBase,
-                  sides: dict[str, Commit], history: dict[str, _History], tid: str,
-                  out: Prepared) -> None:
+def _list_dropped(
+    repo: Repo,
+    merged: SchemaMerge,
+    name: str,
+    base: MergeBase,
+    sides: dict[str, Commit],
+    history: dict[str, _History],
+    tid: str,
+    out: Prepared,
+) -> None:
     """Values the keeping side changed in a property the other side dropped."""
     for d in merged.dropped_properties:
         if d.table != name:
@@ -436,27 +478,36 @@ def _list_dropped(repo: Repo, merged: SchemaMerge, name: str, base: MergeBase,
         now = repo.tables.open(k_state).to_table(columns=["id", d.prop])
         then = repo.tables.open(b_state).to_table(columns=["id", d.prop])
         joined = now.join(then.rename_columns(["id", "__base"]), "id", join_type="left outer")
-        changed = joined.filter(pc.invert(pc.fill_null(
-            pc.equal(joined.column(d.prop), joined.column("__base")), False)))
-        changed = changed.filter(pc.or_(pc.is_valid(changed.column(d.prop)),
-                                        pc.is_valid(changed.column("__base"))))
+        changed = joined.filter(
+            pc.invert(pc.fill_null(pc.equal(joined.column(d.prop), joined.column("__base")), False))
+        )
+        changed = changed.filter(
+            pc.or_(pc.is_valid(changed.column(d.prop)), pc.is_valid(changed.column("__base")))
+        )
         if changed.num_rows:
             shown = {r["id"]: r[d.prop] for r in changed.slice(0, SHOWN).to_pylist()}
             out.stats.setdefault(name, R.TableStats(R.NO_CHANGE, discovery="schema"))
-            out.stats[name].dropped_values[d.prop] = {"count": changed.num_rows,
-                                                      "values": shown}
+            out.stats[name].dropped_values[d.prop] = {"count": changed.num_rows, "values": shown}
 
 
-def _check_added(repo: Repo, merged: SchemaMerge, name: str, t_type: NodeType | EdgeType,
-                 target: TableState, source: TableState, out: Prepared) -> None:
+def _check_added(
+    repo: Repo,
+    merged: SchemaMerge,
+    name: str,
+    t_type: NodeType | EdgeType,
+    target: TableState,
+    source: TableState,
+    out: Prepared,
+) -> None:
     """A constraint one side added holds for the other side's rows too."""
     for added in merged.added_constraints:
         if added.table != name or added.kind not in ("unique", "range", "check", "not_null"):
             continue
         other = source if added.added_by == OURS else target
         label = THEIRS if added.added_by == OURS else OURS
-        side_name = next((sn for sn, (mn, _) in merged.columns.get(label, {}).items()
-                          if mn == name), name)
+        side_name = next(
+            (sn for sn, (mn, _) in merged.columns.get(label, {}).items() if mn == name), name
+        )
         mapping = merged.columns.get(label, {}).get(side_name, (name, {}))[1]
         back = {m: s for s, m in mapping.items()}
         cols = list(added.properties)
@@ -468,25 +519,42 @@ def _check_added(repo: Repo, merged: SchemaMerge, name: str, t_type: NodeType | 
         out.conflicts += _violations(t_type, added.kind, tuple(cols), rows)
 
 
-def _violations(t_type: NodeType | EdgeType, kind: str, cols: tuple[str, ...],
-                rows: pa.Table) -> list[Conflict]:
+def _violations(
+    t_type: NodeType | EdgeType, kind: str, cols: tuple[str, ...], rows: pa.Table
+) -> list[Conflict]:
     if kind == "unique":
         valid = rows
         for c in cols:
             valid = valid.filter(pc.is_valid(valid.column(c)))
         groups = valid.group_by(list(cols)).aggregate([("id", "count"), ("id", "list")])
         clashes = groups.filter(pc.greater(groups.column("id_count"), 1))
-        return [Conflict(UNIQUE_VIOLATION, t_type.name, r["id_list"][1],
-                         f"@unique({', '.join(cols)}) added by one side: "
-                         f"{', '.join(map(repr, r['id_list']))} share a value", cols)
-                for r in clashes.slice(0, SHOWN).to_pylist()]
+        return [
+            Conflict(
+                UNIQUE_VIOLATION,
+                t_type.name,
+                r["id_list"][1],
+                f"@unique({', '.join(cols)}) added by one side: "
+                f"{', '.join(map(repr, r['id_list']))} share a value",
+                cols,
+            )
+            for r in clashes.slice(0, SHOWN).to_pylist()
+        ]
     if kind == "not_null":
         nulls = rows.filter(pc.is_null(rows.column(cols[0])))
-        return [Conflict(VALUE_CONSTRAINT_VIOLATION, t_type.name, k,
-                         f"{t_type.name}.{cols[0]} is null but the merged schema requires it",
-                         cols) for k in nulls.column("id").to_pylist()[:SHOWN]]
-    return [Conflict(VALUE_CONSTRAINT_VIOLATION, t_type.name, v.entity_id, v.message,
-                     v.properties) for v in value_violations(t_type, rows)[:SHOWN]]
+        return [
+            Conflict(
+                VALUE_CONSTRAINT_VIOLATION,
+                t_type.name,
+                k,
+                f"{t_type.name}.{cols[0]} is null but the merged schema requires it",
+                cols,
+            )
+            for k in nulls.column("id").to_pylist()[:SHOWN]
+        ]
+    return [
+        Conflict(VALUE_CONSTRAINT_VIOLATION, t_type.name, v.entity_id, v.message, v.properties)
+        for v in value_violations(t_type, rows)[:SHOWN]
+    ]
 
 
 __all__ = ["Prepared", "prepare"]

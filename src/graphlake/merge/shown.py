@@ -23,8 +23,9 @@ if TYPE_CHECKING:
     from graphlake.schema.model import Schema
 
 
-def reported(repo: Repo, branch: str, revs: Sequence[str],
-             run: Callable[[], MergeResult]) -> MergeResult:
+def reported(
+    repo: Repo, branch: str, revs: Sequence[str], run: Callable[[], MergeResult]
+) -> MergeResult:
     """`run()` with the conflicts it returns or raises shown; their types are looked up
     in `branch`'s schema after the run, then in each of `revs`' schemas."""
     try:

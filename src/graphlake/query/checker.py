@@ -20,13 +20,31 @@ from graphlake.sqltext import ident
 
 # Value types the checker tracks; None means "not known before running".
 STRING, INT, FLOAT, BOOL, DATE, DATETIME, LIST, MAP = (
-    "string", "integer", "float", "boolean", "date", "datetime", "list", "map")
+    "string",
+    "integer",
+    "float",
+    "boolean",
+    "date",
+    "datetime",
+    "list",
+    "map",
+)
 NODE, EDGE, PATH, EDGES = "node", "relationship", "path", "relationship list"
 NUMBERS = (INT, FLOAT)
 # Types that can meet in a comparison (numbers compare with numbers, ...).
-_FAMILY = {STRING: "string", INT: "number", FLOAT: "number", BOOL: "boolean", DATE: "date",
-           DATETIME: "datetime", LIST: "list", MAP: "map", NODE: "node", EDGE: "relationship",
-           PATH: "path"}
+_FAMILY = {
+    STRING: "string",
+    INT: "number",
+    FLOAT: "number",
+    BOOL: "boolean",
+    DATE: "date",
+    DATETIME: "datetime",
+    LIST: "list",
+    MAP: "map",
+    NODE: "node",
+    EDGE: "relationship",
+    PATH: "path",
+}
 
 
 closest = hints.closest  # re-exported: the query modules import it from here
@@ -47,8 +65,9 @@ def kind_type(kind: str) -> str | None:
         return INT
     if kind in FLOAT_KINDS:
         return FLOAT
-    return {"Bool": BOOL, "Date": DATE, "DateTime": DATETIME, "Vector": LIST,
-            "List": LIST}.get(kind)
+    return {"Bool": BOOL, "Date": DATE, "DateTime": DATETIME, "Vector": LIST, "List": LIST}.get(
+        kind
+    )
 
 
 @dataclass(frozen=True)
@@ -74,16 +93,22 @@ class Checker:
     def node_types(self, pat: ast.NodePat) -> tuple[str, ...]:
         for label in pat.labels:
             if label not in self.schema.nodes:
-                hint = (f" ({label!r} is a relationship type)" if label in self.schema.edges
-                        else suggest(label, self.schema.nodes))
+                hint = (
+                    f" ({label!r} is a relationship type)"
+                    if label in self.schema.edges
+                    else suggest(label, self.schema.nodes)
+                )
                 raise CypherNameError(f"unknown node label {label!r}{hint}", *pat.pos)
         return tuple(pat.labels) if pat.labels else tuple(self.schema.nodes)
 
     def edge_types(self, pat: ast.RelPat) -> tuple[str, ...]:
         for t in pat.types:
             if t not in self.schema.edges:
-                hint = (f" ({t!r} is a node label)" if t in self.schema.nodes
-                        else suggest(t, self.schema.edges))
+                hint = (
+                    f" ({t!r} is a node label)"
+                    if t in self.schema.nodes
+                    else suggest(t, self.schema.edges)
+                )
                 raise CypherNameError(f"unknown relationship type {t!r}{hint}", *pat.pos)
         return tuple(pat.types) if pat.types else tuple(self.schema.edges)
 
@@ -97,13 +122,15 @@ class Checker:
         """The type of `var.prop`; an error when no type `var` can be has `prop`."""
         if prop == "id" or (binding.kind == EDGE and prop in ("src", "dst")):
             return STRING
-        kinds = {p.type.kind for t in binding.types
-                 if (p := self.table(t).property(prop)) is not None}
+        kinds = {
+            p.type.kind for t in binding.types if (p := self.table(t).property(prop)) is not None
+        }
         if not kinds:
             known = sorted({p for t in binding.types for p in self.table(t).property_names})
             what = "/".join(binding.types)
-            raise CypherNameError(f"{var} ({what}) has no property {prop!r}"
-                                  f"{suggest(prop, known)}", *pos)
+            raise CypherNameError(
+                f"{var} ({what}) has no property {prop!r}{suggest(prop, known)}", *pos
+            )
         types = {kind_type(k) for k in kinds}
         return types.pop() if len(types) == 1 else None
 
@@ -114,13 +141,14 @@ class Checker:
     def param(self, p: ast.Param) -> object:
         if p.name not in self.params:
             given = ", ".join(f"${k}" for k in self.params) or "none"
-            raise CypherParameterError(f"parameter ${p.name} is missing (given: {given})",
-                                       *p.pos)
+            raise CypherParameterError(f"parameter ${p.name} is missing (given: {given})", *p.pos)
         value = self.params[p.name]
         if not _plain(value):
             raise CypherParameterError(
                 f"parameter ${p.name} has a {type(value).__name__} value; parameters are "
-                f"strings, numbers, booleans, dates, null, or lists and maps of these", *p.pos)
+                f"strings, numbers, booleans, dates, null, or lists and maps of these",
+                *p.pos,
+            )
         return value
 
     def bind(self, p: ast.Param) -> str:
@@ -146,8 +174,7 @@ class Checker:
 
     def expect(self, what: str, t: str | None, wanted: tuple[str, ...], pos: ast.Pos) -> None:
         if t is not None and t not in wanted:
-            raise CypherTypeError(f"{what} needs {' or '.join(map(a, wanted))}, got {a(t)}",
-                                  *pos)
+            raise CypherTypeError(f"{what} needs {' or '.join(map(a, wanted))}, got {a(t)}", *pos)
 
 
 def a(noun: str) -> str:
@@ -184,7 +211,7 @@ def duck_type(value: object) -> str | None:
     if isinstance(value, bool):
         return "BOOLEAN"
     if isinstance(value, int):
-        return "BIGINT" if -2**63 <= value < 2**63 else "HUGEINT"
+        return "BIGINT" if -(2**63) <= value < 2**63 else "HUGEINT"
     if isinstance(value, float):
         return "DOUBLE"
     if isinstance(value, str):

@@ -39,23 +39,29 @@ if TYPE_CHECKING:
     from graphlake.read.snapshot import Snapshot
 
 
-def compile_query(snapshot: Snapshot, text: str, params: Mapping[str, object] | None,
-                  limits: SqlLimits) -> Plan:
+def compile_query(
+    snapshot: Snapshot, text: str, params: Mapping[str, object] | None, limits: SqlLimits
+) -> Plan:
     if limits.max_query_chars is not None and len(text) > limits.max_query_chars:
-        raise QueryTooLargeError(f"the query is longer than {limits.max_query_chars} "
-                                 f"characters (the limit sql_max_query_chars)")
+        raise QueryTooLargeError(
+            f"the query is longer than {limits.max_query_chars} "
+            f"characters (the limit sql_max_query_chars)"
+        )
     if params is not None and not isinstance(params, Mapping):
-        raise CypherParameterError(f"params must be a mapping of names to values, got a "
-                                   f"{type(params).__name__}")
+        raise CypherParameterError(
+            f"params must be a mapping of names to values, got a {type(params).__name__}"
+        )
     try:
         plan = plan_query(parse_query(text), snapshot.schema, dict(params or {}))
     except RecursionError:  # the parse tree and the planner recurse on nesting
         raise CypherSyntaxError("the query is nested too deeply") from None
     size = len(plan.sql) + sum(len(s.sql) for s in plan.seeds)
     if size > MAX_SQL_CHARS:
-        raise QueryTooLargeError(f"the query compiles to {size} characters of SQL, more than "
-                                 f"{MAX_SQL_CHARS}; simplify it (fewer patterns, "
-                                 f"expressions or hops)")
+        raise QueryTooLargeError(
+            f"the query compiles to {size} characters of SQL, more than "
+            f"{MAX_SQL_CHARS}; simplify it (fewer patterns, "
+            f"expressions or hops)"
+        )
     return plan
 
 
@@ -81,8 +87,15 @@ def run_query(
         raise QueryTimeoutError(timeout_message(timeout_s, limits)) from None
 
 
-def _run(snapshot: Snapshot, text: str, params: Mapping[str, object] | None,
-         max_rows: int | None, limits: SqlLimits, explain: bool, clock: _Clock) -> pa.Table:
+def _run(
+    snapshot: Snapshot,
+    text: str,
+    params: Mapping[str, object] | None,
+    max_rows: int | None,
+    limits: SqlLimits,
+    explain: bool,
+    clock: _Clock,
+) -> pa.Table:
     plan = compile_query(snapshot, text, params, limits)
     # The limit on text length applies to the Cypher, not to the SQL generated from it.
     sql_limits = dataclasses.replace(limits, max_query_chars=None)
@@ -91,9 +104,17 @@ def _run(snapshot: Snapshot, text: str, params: Mapping[str, object] | None,
     plan = _searched(snapshot, plan, frontiers, extra, clock)
     if explain:
         return _explain(snapshot, plan, clock, sql_limits, extra)
-    table = run_sql(snapshot, plan.sql, max_rows=max_rows, timeout_s=clock.left(),
-                    limits=sql_limits, tables=plan.tables, extra=extra, pooled=True,
-                    params=plan.params_of(plan.sql))
+    table = run_sql(
+        snapshot,
+        plan.sql,
+        max_rows=max_rows,
+        timeout_s=clock.left(),
+        limits=sql_limits,
+        tables=plan.tables,
+        extra=extra,
+        pooled=True,
+        params=plan.params_of(plan.sql),
+    )
     return _integers(table.rename_columns(list(plan.columns)))
 
 
@@ -107,8 +128,7 @@ class _Clock:
     def left(self) -> float | None:
         """The time left (at least a millisecond, so the next step reports the timeout)."""
         self.check()
-        return None if self.deadline is None else max(self.deadline - time.monotonic(),
-                                                      0.001)
+        return None if self.deadline is None else max(self.deadline - time.monotonic(), 0.001)
 
     def check(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -124,8 +144,9 @@ def _integers(table: pa.Table) -> pa.Table:
     return table
 
 
-def _prefetched(snapshot: Snapshot, plan: Plan, clock: _Clock,
-                limits: SqlLimits) -> tuple[dict[str, object], dict[str, pa.Array | None]]:
+def _prefetched(
+    snapshot: Snapshot, plan: Plan, clock: _Clock, limits: SqlLimits
+) -> tuple[dict[str, object], dict[str, pa.Array | None]]:
     """Anchored traversals: the rows each hop can reach, read through Lance's indexes by
     the frontier of node ids (see patterns.Prefetch), registered in place of whole
     tables. A frontier above PREFETCH_MAX_IDS registers the whole table instead."""
@@ -139,9 +160,15 @@ def _prefetched(snapshot: Snapshot, plan: Plan, clock: _Clock,
             where = functools.reduce(operator.and_, (pc.field(c) == v for c, v in pairs))
             ids = snapshot.dataset(table).to_table(columns=["id"], filter=where).column("id")
         else:
-            ids = run_sql(snapshot, seed.sql, timeout_s=clock.left(), limits=limits,
-                          tables=seed.tables, pooled=True,
-                          params=plan.params_of(seed.sql)).column("node")
+            ids = run_sql(
+                snapshot,
+                seed.sql,
+                timeout_s=clock.left(),
+                limits=limits,
+                tables=seed.tables,
+                pooled=True,
+                params=plan.params_of(seed.sql),
+            ).column("node")
         frontiers[seed.frontier] = pc.unique(ids.combine_chunks())
     extra: dict[str, object] = {}
     for p in plan.prefetch:
@@ -164,43 +191,62 @@ SEARCH_MAX_STARTS = 100  # more start nodes: DuckDB's breadth-first CTE instead
 SEARCH_MAX_PAIRS = 100  # up to this many (start, target) pairs: a search from both ends
 
 
-def _searched(snapshot: Snapshot, plan: Plan, frontiers: dict, extra: dict[str, object],
-              clock: _Clock) -> Plan:
+def _searched(
+    snapshot: Snapshot, plan: Plan, frontiers: dict, extra: dict[str, object], clock: _Clock
+) -> Plan:
     """shortestPath searches answered frontier by frontier through Lance's indexes (see
     patterns.PathSearch and query.pathsearch); a search that outgrows the caps is left to
     the SQL CTE."""
     for search in plan.searches:
         starts, targets = frontiers.get(search.starts), frontiers.get(search.targets)
-        if starts is None or targets is None or len(starts) > SEARCH_MAX_STARTS or \
-                search.labels[0] != search.labels[1]:  # one node type: ids cannot mix
+        if (
+            starts is None
+            or targets is None
+            or len(starts) > SEARCH_MAX_STARTS
+            or search.labels[0] != search.labels[1]
+        ):  # one node type: ids cannot mix
             continue
-        searcher = PathSearcher(snapshot.dataset(search.table), search.table,
-                                search.labels[0], search.direction, search.max_depth,
-                                PREFETCH_MAX_IDS, clock.deadline,
-                                timeout_message(clock.timeout_s, clock.limits))
+        searcher = PathSearcher(
+            snapshot.dataset(search.table),
+            search.table,
+            search.labels[0],
+            search.direction,
+            search.max_depth,
+            PREFETCH_MAX_IDS,
+            clock.deadline,
+            timeout_message(clock.timeout_s, clock.limits),
+        )
         rows = searcher.rows(starts.to_pylist(), targets.to_pylist(), SEARCH_MAX_PAIRS)
         if rows is None:
             continue
         name = f"{search.cte}_found"
         extra[name] = rows
-        plan = plan.with_step_sql(search.cte, "SELECT start, node, label, edges, nodes, "
-                                              f"depth FROM {name}")
+        plan = plan.with_step_sql(
+            search.cte, f"SELECT start, node, label, edges, nodes, depth FROM {name}"
+        )
     return plan
 
 
-def _explain(snapshot: Snapshot, plan: Plan, clock: _Clock,
-             limits: SqlLimits, extra: dict[str, object]) -> pa.Table:
+def _explain(
+    snapshot: Snapshot, plan: Plan, clock: _Clock, limits: SqlLimits, extra: dict[str, object]
+) -> pa.Table:
     rows: dict[str, list] = {"step": [], "operation": [], "rows": [], "seconds": [], "sql": []}
     for i, step in enumerate(plan.steps):
         started = time.perf_counter()
         sql = plan.sql_until(i)
-        counted = run_sql(snapshot, sql, timeout_s=clock.left(), limits=limits,
-                          tables=plan.tables, extra=extra, pooled=True,
-                          params=plan.params_of(sql))
+        counted = run_sql(
+            snapshot,
+            sql,
+            timeout_s=clock.left(),
+            limits=limits,
+            tables=plan.tables,
+            extra=extra,
+            pooled=True,
+            params=plan.params_of(sql),
+        )
         rows["step"].append(step.name.split("(")[0])
         rows["operation"].append(step.what)
         rows["rows"].append(counted.column(0)[0].as_py())
         rows["seconds"].append(round(time.perf_counter() - started, 6))
         rows["sql"].append(step.sql)
     return pa.table(rows)
-

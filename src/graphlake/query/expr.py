@@ -60,7 +60,7 @@ def literal(value: object) -> str:
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, int):
-        return f"{value}::BIGINT" if -2**63 <= value < 2**63 else f"{value}::HUGEINT"
+        return f"{value}::BIGINT" if -(2**63) <= value < 2**63 else f"{value}::HUGEINT"
     if isinstance(value, float):
         return f"'{value}'::DOUBLE" if not math.isfinite(value) else f"{value!r}::DOUBLE"
     if isinstance(value, str):
@@ -120,9 +120,22 @@ _DISTANCES = {
     "l2": "list_distance({0}, {1}) ** 2",
     "dot": "1 - list_inner_product({0}, {1})",
 }
-_OTHER_FUNCTIONS = ("vector_distance", "id", "labels", "type", "length", "size", "nodes",
-                    "relationships", "coalesce", "substring", "range", "startnode",
-                    "endnode", "exists")
+_OTHER_FUNCTIONS = (
+    "vector_distance",
+    "id",
+    "labels",
+    "type",
+    "length",
+    "size",
+    "nodes",
+    "relationships",
+    "coalesce",
+    "substring",
+    "range",
+    "startnode",
+    "endnode",
+    "exists",
+)
 
 
 class ExprCompiler:
@@ -169,8 +182,9 @@ class ExprCompiler:
 
     def binding(self, name: str, pos: ast.Pos) -> Binding:
         if name not in self.scope:
-            raise CypherNameError(f"variable {name!r} is not defined"
-                                  f"{suggest(name, self.scope)}", *pos)
+            raise CypherNameError(
+                f"variable {name!r} is not defined{suggest(name, self.scope)}", *pos
+            )
         return self.scope[name]
 
     def _prop(self, e: ast.Prop) -> Typed:
@@ -236,8 +250,12 @@ class ExprCompiler:
             self.checker.expect(word, rt, (STRING,), e.right.pos)
             if e.op == "=~":
                 self._check_pattern(e.right)
-            fn = {"STARTS": "starts_with", "ENDS": "suffix", "CONTAINS": "contains",
-                  "=~": "regexp_full_match"}[e.op]
+            fn = {
+                "STARTS": "starts_with",
+                "ENDS": "suffix",
+                "CONTAINS": "contains",
+                "=~": "regexp_full_match",
+            }[e.op]
             return f"{fn}({ls}, {rs})", BOOL
         return self._arith(e, ls, lt, rs, rt)
 
@@ -269,8 +287,9 @@ class ExprCompiler:
         if isinstance(pattern, str):
             problem = pattern_problem(pattern)
             if problem is not None:
-                raise CypherError(f"invalid regex for =~: {problem} (patterns are RE2 syntax)",
-                                  *e.pos)
+                raise CypherError(
+                    f"invalid regex for =~: {problem} (patterns are RE2 syntax)", *e.pos
+                )
 
     def _in(self, e: ast.Binary) -> Typed:
         ls, lt = self.typed(e.left)
@@ -338,33 +357,36 @@ class ExprCompiler:
         if len(e.args) == 3:
             arg = e.args[2]
             if not isinstance(arg, ast.Lit) or arg.value not in VECTOR_METRICS:
-                raise CypherError("vector_distance()'s third argument is a metric: "
-                                  f"{', '.join(map(repr, VECTOR_METRICS))}", *e.pos)
+                raise CypherError(
+                    "vector_distance()'s third argument is a metric: "
+                    f"{', '.join(map(repr, VECTOR_METRICS))}",
+                    *e.pos,
+                )
             metric = arg.value
         a, b = (f"CAST({self.sql(x)} AS DOUBLE[])" for x in e.args[:2])
         # DuckDB's list distances raise on NULL elements anywhere in the child vector they
         # are given (also under a NULL row, whatever a CASE guard selects): hand them
         # fresh lists without NULLs, and null the result of a missing vector instead.
-        safe = _DISTANCES[metric].format(*(
-            f"list_transform(coalesce({x}, {y}), lambda z: coalesce(z, 0.0))"
-            for x, y in ((a, b), (b, a))))
+        safe = _DISTANCES[metric].format(
+            *(
+                f"list_transform(coalesce({x}, {y}), lambda z: coalesce(z, 0.0))"
+                for x, y in ((a, b), (b, a))
+            )
+        )
         return f"CASE WHEN {a} IS NULL OR {b} IS NULL THEN NULL ELSE {safe} END", FLOAT
 
     def _arity(self, e: ast.Func, arity: tuple[int, ...]) -> None:
         if len(e.args) not in arity:
             wanted = " or ".join(map(str, arity))
-            raise CypherError(f"{e.name}() takes {wanted} argument(s), got {len(e.args)}",
-                              *e.pos)
+            raise CypherError(f"{e.name}() takes {wanted} argument(s), got {len(e.args)}", *e.pos)
 
     def _aggregate(self, e: ast.Func) -> Typed:
         if not self.allow_aggregates:
-            raise CypherError(f"aggregate {e.name}() is only allowed in WITH and RETURN",
-                              *e.pos)
+            raise CypherError(f"aggregate {e.name}() is only allowed in WITH and RETURN", *e.pos)
         self.aggregated = True
         if e.star:
             if e.name != "count":
-                raise CypherError(f"{e.name}(*) is not a function; did you mean count(*)?",
-                                  *e.pos)
+                raise CypherError(f"{e.name}(*) is not a function; did you mean count(*)?", *e.pos)
             return "count(*)", INT
         self._arity(e, (1,))
         inner = ExprCompiler(self.checker, self.scope, self.subquery)  # no nesting
@@ -390,8 +412,7 @@ class ExprCompiler:
         arg = e.args[0]
         s, t = self.typed(arg)
         if t not in kinds:
-            raise CypherTypeError(f"{e.name}() needs a {' or '.join(kinds)}, got a {t}",
-                                  *arg.pos)
+            raise CypherTypeError(f"{e.name}() needs a {' or '.join(kinds)}, got a {t}", *arg.pos)
         return s, Binding(t)
 
     def _fn_id(self, e: ast.Func) -> Typed:
@@ -444,7 +465,8 @@ class ExprCompiler:
         typed = [self.typed(a) for a in e.args]
         types = {t for _, t in typed} - {None}
         return f"coalesce({', '.join(s for s, _ in typed)})", (
-            types.pop() if len(types) == 1 else None)
+            types.pop() if len(types) == 1 else None
+        )
 
     def _fn_substring(self, e: ast.Func) -> Typed:
         self._arity(e, (2, 3))
@@ -458,8 +480,7 @@ class ExprCompiler:
         a, b = self.sql(e.args[0]), self.sql(e.args[1])
         step = self.sql(e.args[2]) if len(e.args) == 3 else "1"
         # Cypher's range includes its end; DuckDB's does not.
-        return (f"range({a}, ({b}) + CASE WHEN ({step}) > 0 THEN 1 ELSE -1 END, {step})",
-                LIST)
+        return (f"range({a}, ({b}) + CASE WHEN ({step}) > 0 THEN 1 ELSE -1 END, {step})", LIST)
 
     def _fn_exists(self, e: ast.Func) -> Typed:
         self._arity(e, (1,))
@@ -477,5 +498,3 @@ def contains_aggregate(e: object) -> bool:
     if isinstance(e, ast.Expr):
         return any(contains_aggregate(getattr(e, f)) for f in e.__dataclass_fields__)
     return False
-
-

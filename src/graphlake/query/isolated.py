@@ -29,9 +29,17 @@ KILL_GRACE_S = 0.5  # past the query's own timeout, the worker is killed
 WARM = "graphlake.query.isolated:warm"
 
 
-def run_isolated(workers: Workers, kind: str, snapshot: Snapshot, text: str, *,
-                 params: Mapping[str, object] | None = None, limits: SqlLimits,
-                 memory_name: str, cancelled: Callable[[], bool] | None = None) -> pa.Table:
+def run_isolated(
+    workers: Workers,
+    kind: str,
+    snapshot: Snapshot,
+    text: str,
+    *,
+    params: Mapping[str, object] | None = None,
+    limits: SqlLimits,
+    memory_name: str,
+    cancelled: Callable[[], bool] | None = None,
+) -> pa.Table:
     """`kind` "sql" or "cypher": the result of `text` on `snapshot`, computed in a worker.
     `memory_name`: the limit the memory error names."""
     repo = snapshot.repo
@@ -39,31 +47,48 @@ def run_isolated(workers: Workers, kind: str, snapshot: Snapshot, text: str, *,
     timeout_s = limits.timeout_s
     stopped = Stopped(
         timeout=lambda _elapsed: timeout_message(timeout_s, limits),
-        memory=lambda: (f"the query needs more memory than allowed ({workers.memory_mb} MB, "
-                        f"the limit {memory_name}); narrow it or raise the limit"),
+        memory=lambda: (
+            f"the query needs more memory than allowed ({workers.memory_mb} MB, "
+            f"the limit {memory_name}); narrow it or raise the limit"
+        ),
     )
-    data = workers.run(f"graphlake.query.isolated:{kind}_job", args,
-                       timeout_s=None if timeout_s is None else timeout_s + KILL_GRACE_S,
-                       stopped=stopped, cancelled=cancelled)
+    data = workers.run(
+        f"graphlake.query.isolated:{kind}_job",
+        args,
+        timeout_s=None if timeout_s is None else timeout_s + KILL_GRACE_S,
+        stopped=stopped,
+        cancelled=cancelled,
+    )
     return pa.ipc.open_stream(data).read_all()
 
 
 # --- the worker's side
 
 
-def sql_job(uri: str, storage_options: dict | None, commit: Commit, text: str,
-            params: Mapping[str, object] | None, limits: SqlLimits) -> bytes:
+def sql_job(
+    uri: str,
+    storage_options: dict | None,
+    commit: Commit,
+    text: str,
+    params: Mapping[str, object] | None,
+    limits: SqlLimits,
+) -> bytes:
     from graphlake.read.sql import run_sql
 
     return _ipc(run_sql(_snapshot(uri, storage_options, commit), text, limits=limits))
 
 
-def cypher_job(uri: str, storage_options: dict | None, commit: Commit, text: str,
-               params: Mapping[str, object] | None, limits: SqlLimits) -> bytes:
+def cypher_job(
+    uri: str,
+    storage_options: dict | None,
+    commit: Commit,
+    text: str,
+    params: Mapping[str, object] | None,
+    limits: SqlLimits,
+) -> bytes:
     from graphlake.query.executor import run_query
 
-    return _ipc(run_query(_snapshot(uri, storage_options, commit), text, params,
-                          limits=limits))
+    return _ipc(run_query(_snapshot(uri, storage_options, commit), text, params, limits=limits))
 
 
 def warm() -> None:
@@ -105,4 +130,3 @@ def _ipc(table: pa.Table) -> bytes:
     with pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table)
     return sink.getvalue().to_pybytes()
-

@@ -44,44 +44,73 @@ _WRITES = {
     "REMOVE": "w.update with the property set to null / `graphlake update`",
     "LOAD": "g.load / `graphlake load` (many files in parallel: `graphlake ingest`)",
     "FOREACH": "a transaction, `with g.write() as w:` / `graphlake insert`, `graphlake "
-               "upsert`, `graphlake update` or `graphlake delete`",
+    "upsert`, `graphlake update` or `graphlake delete`",
     "DROP": "`graphlake schema plan` and `graphlake schema apply`",
 }
 # Clauses of openCypher (or of SQL) the subset does not have, named when the parser
 # meets one where a clause could go (elsewhere the word is an ordinary name).
 _SQL = "`graphlake sql` / g.sql"
 _UNSUPPORTED = {
-    "UNION": f"UNION is not supported: run the queries one by one, or combine them in "
-             f"SQL ({_SQL})",
+    "UNION": f"UNION is not supported: run the queries one by one, or combine them in SQL ({_SQL})",
     "CALL": f"CALL is not supported (no procedures or subqueries); for what the Cypher "
-            f"subset does not cover, use SQL ({_SQL})",
+    f"subset does not cover, use SQL ({_SQL})",
     "EXPLAIN": "EXPLAIN is not part of the query text: pass explain=True "
-               "(`graphlake query --explain`)",
+    "(`graphlake query --explain`)",
     "PROFILE": "PROFILE is not supported: explain=True (`graphlake query --explain`) "
-               "gives each step's rows and seconds",
+    "gives each step's rows and seconds",
     "SELECT": f"this looks like SQL: run it with {_SQL} (tables are named after their "
-              f"types); a Cypher query starts with MATCH, UNWIND, WITH or RETURN",
+    f"types); a Cypher query starts with MATCH, UNWIND, WITH or RETURN",
 }
 _WRITE_WORD = re.compile(r"(?<![\w`$.])(" + "|".join(_WRITES) + r")(?![\w`])", re.IGNORECASE)
-_STRING_OR_COMMENT = re.compile(r"'(\\.|[^'\\])*'|\"(\\.|[^\"\\])*\"|`[^`]*`|//[^\n]*|/\*.*?\*/",
-                                re.DOTALL)
+_STRING_OR_COMMENT = re.compile(
+    r"'(\\.|[^'\\])*'|\"(\\.|[^\"\\])*\"|`[^`]*`|//[^\n]*|/\*.*?\*/", re.DOTALL
+)
 
 _TERMINAL_WORDS: dict[str, str] = {
-    "MATCH": "MATCH", "WHERE": "WHERE", "RETURN": "RETURN",
-    "WITH": "WITH", "UNWIND": "UNWIND", "AS": "AS", "ORDER": "ORDER BY", "SKIP": "SKIP",
-    "LIMIT": "LIMIT", "NAME": "a name", "QUOTED_NAME": "a name", "INT": "a number",
-    "STRING": "a string", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
-    "LBRACE": "'{'", "RBRACE": "'}'", "COLON": "':'", "COMMA": "','", "DOLLAR": "'$'",
-    "MINUS": "'-'", "RELDASH": "'-'", "FLOAT": "a number", "LARROW": "'<-'",
-    "RARROW": "'->'", "EQ": "'='", "STAR": "'*'", "OPTIONAL": "OPTIONAL MATCH",
+    "MATCH": "MATCH",
+    "WHERE": "WHERE",
+    "RETURN": "RETURN",
+    "WITH": "WITH",
+    "UNWIND": "UNWIND",
+    "AS": "AS",
+    "ORDER": "ORDER BY",
+    "SKIP": "SKIP",
+    "LIMIT": "LIMIT",
+    "NAME": "a name",
+    "QUOTED_NAME": "a name",
+    "INT": "a number",
+    "STRING": "a string",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "LSQB": "'['",
+    "RSQB": "']'",
+    "LBRACE": "'{'",
+    "RBRACE": "'}'",
+    "COLON": "':'",
+    "COMMA": "','",
+    "DOLLAR": "'$'",
+    "MINUS": "'-'",
+    "RELDASH": "'-'",
+    "FLOAT": "a number",
+    "LARROW": "'<-'",
+    "RARROW": "'->'",
+    "EQ": "'='",
+    "STAR": "'*'",
+    "OPTIONAL": "OPTIONAL MATCH",
     "MUL_OP": "'/' or '%'",
     "$END": "end of input",
 }
 
 
 def _lark() -> Lark:
-    return lark_parser("graphlake.query", "cypher.lark", "cypher", parser="lalr",
-                       lexer="contextual", propagate_positions=True)
+    return lark_parser(
+        "graphlake.query",
+        "cypher.lark",
+        "cypher",
+        parser="lalr",
+        lexer="contextual",
+        propagate_positions=True,
+    )
 
 
 # Parsed queries are kept by text (the AST is immutable, frozen dataclasses): a repeated
@@ -127,20 +156,72 @@ def _refuse_writes(text: str) -> None:
         word = m.group(1).upper()
         line = text.count("\n", 0, m.start()) + 1
         column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
-        raise CypherWriteError(f"{word} would change the graph; Cypher queries are "
-                               f"read-only (use {_WRITES[word]})", line, column)
+        raise CypherWriteError(
+            f"{word} would change the graph; Cypher queries are read-only (use {_WRITES[word]})",
+            line,
+            column,
+        )
 
 
 # Terminals that continue an expression, and those that start one: an error expecting
 # several of them says "an operator" / "an expression" instead of listing each.
-_OPERATORS = {"STAR", "PLUS", "MINUS", "DOT", "LSQB", "EQ", "NE", "LT", "LE", "GT", "GE",
-              "REGEX", "POW", "MUL_OP", "AND", "OR", "XOR", "IN", "IS", "STARTS", "ENDS",
-              "CONTAINS"}
-_STARTS = {"NAME", "QUOTED_NAME", "INT", "FLOAT", "STRING", "DOLLAR", "LPAR", "LSQB",
-           "LBRACE", "PLUS", "MINUS", "NOT", "CASE", "EXISTS", "TRUE", "FALSE", "NULL"}
+_OPERATORS = {
+    "STAR",
+    "PLUS",
+    "MINUS",
+    "DOT",
+    "LSQB",
+    "EQ",
+    "NE",
+    "LT",
+    "LE",
+    "GT",
+    "GE",
+    "REGEX",
+    "POW",
+    "MUL_OP",
+    "AND",
+    "OR",
+    "XOR",
+    "IN",
+    "IS",
+    "STARTS",
+    "ENDS",
+    "CONTAINS",
+}
+_STARTS = {
+    "NAME",
+    "QUOTED_NAME",
+    "INT",
+    "FLOAT",
+    "STRING",
+    "DOLLAR",
+    "LPAR",
+    "LSQB",
+    "LBRACE",
+    "PLUS",
+    "MINUS",
+    "NOT",
+    "CASE",
+    "EXISTS",
+    "TRUE",
+    "FALSE",
+    "NULL",
+}
 # Keywords in the order a query uses them (listed first, in this order).
-_KEYWORD_ORDER = ("WHERE", "AS", "DISTINCT", "ORDER", "SKIP", "LIMIT", "MATCH", "OPTIONAL",
-                  "WITH", "UNWIND", "RETURN")
+_KEYWORD_ORDER = (
+    "WHERE",
+    "AS",
+    "DISTINCT",
+    "ORDER",
+    "SKIP",
+    "LIMIT",
+    "MATCH",
+    "OPTIONAL",
+    "WITH",
+    "UNWIND",
+    "RETURN",
+)
 
 
 def _expected(terminals: Iterable[str]) -> tuple[str, list[str]]:
@@ -155,8 +236,9 @@ def _expected(terminals: Iterable[str]) -> tuple[str, list[str]]:
         groups.append("an operator")
     keywords = [k for k in _KEYWORD_ORDER if k in names]
     keywords += sorted(t for t in names - set(keywords) if _is_keyword(t))
-    rest = sorted({_TERMINAL_WORDS.get(t, _literal(t)) for t in names - set(keywords)
-                   if t != "$END"})
+    rest = sorted(
+        {_TERMINAL_WORDS.get(t, _literal(t)) for t in names - set(keywords) if t != "$END"}
+    )
     words = [_TERMINAL_WORDS.get(k, k) for k in keywords]
     words = [*words, *rest, *groups] + (["end of input"] if "$END" in names else [])
     if not words:
@@ -188,21 +270,25 @@ def _syntax_error(exc: UnexpectedInput, text: str) -> CypherSyntaxError:
         expected, keywords = _expected(exc.accepts or exc.expected)
         if tok.type == "$END":
             lines = text.split("\n")
-            return CypherSyntaxError(f"expected {expected}, found end of input",
-                                     len(lines), len(lines[-1]) + 1)
+            return CypherSyntaxError(
+                f"expected {expected}, found end of input", len(lines), len(lines[-1]) + 1
+            )
         glued = _glued_word(exc, text)
         if glued is not None:
             return glued
         word = str(tok).upper()
-        if tok.type == "NAME" and word in _UNSUPPORTED and any(
-                k in keywords for k in ("MATCH", "RETURN", "WITH")):  # where a clause fits
+        if (
+            tok.type == "NAME"
+            and word in _UNSUPPORTED
+            and any(k in keywords for k in ("MATCH", "RETURN", "WITH"))
+        ):  # where a clause fits
             return CypherSyntaxError(_UNSUPPORTED[word], tok.line, tok.column)
-        close = closest(word, [k.split()[0] for k in keywords]) if tok.type == "NAME" \
-            else None
+        close = closest(word, [k.split()[0] for k in keywords]) if tok.type == "NAME" else None
         if close is not None:
             close = next(k for k in keywords if k.split()[0] == close)
-            return CypherSyntaxError(f"found '{tok}'; did you mean {close}? (expected "
-                                     f"{expected})", tok.line, tok.column)
+            return CypherSyntaxError(
+                f"found '{tok}'; did you mean {close}? (expected {expected})", tok.line, tok.column
+            )
         return CypherSyntaxError(f"expected {expected}, found '{tok}'", tok.line, tok.column)
     if isinstance(exc, UnexpectedCharacters):
         ch = text[exc.pos_in_stream]
@@ -210,24 +296,33 @@ def _syntax_error(exc: UnexpectedInput, text: str) -> CypherSyntaxError:
         return CypherSyntaxError(f"unexpected {what}", exc.line, exc.column)
     lines = text.split("\n")
     expected, _ = _expected(getattr(exc, "expected", ()) or ())
-    return CypherSyntaxError(f"expected {expected}, found end of input",
-                             len(lines), len(lines[-1]) + 1)
+    return CypherSyntaxError(
+        f"expected {expected}, found end of input", len(lines), len(lines[-1]) + 1
+    )
 
 
 def _glued_word(exc: UnexpectedToken, text: str) -> CypherSyntaxError | None:
     """The lexer reads a keyword off the front of a longer word where only the keyword
     fits (`SKIPP 3` is SKIP, then a name P): the error then names that word."""
     tokens = [*(getattr(exc, "token_history", None) or [])[-1:], exc.token]
-    starts = [t.start_pos for t in tokens
-              if t is not None and t.type in ("NAME", "INT") and t.start_pos
-              and _WORD.match(text[t.start_pos - 1])]
+    starts = [
+        t.start_pos
+        for t in tokens
+        if t is not None
+        and t.type in ("NAME", "INT")
+        and t.start_pos
+        and _WORD.match(text[t.start_pos - 1])
+    ]
     if not starts:
         return None
     m = next(m for m in _WORD_RUN.finditer(text) if m.start() < starts[0] <= m.end())
     line = text.count("\n", 0, m.start()) + 1
     column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
-    keywords = [t.pattern.value.upper() for t in _lark().terminals
-                if t.pattern.type == "str" and str(t.pattern.value).isalpha()]
+    keywords = [
+        t.pattern.value.upper()
+        for t in _lark().terminals
+        if t.pattern.type == "str" and str(t.pattern.value).isalpha()
+    ]
     close = closest(m.group(0).upper(), keywords)
     hint = f"; did you mean {close}?" if close is not None else ""
     return CypherSyntaxError(f"unexpected '{m.group(0)}'{hint}", line, column)
@@ -240,8 +335,16 @@ _WORD_RUN = re.compile(r"\w+")
 def _unescape(s: str) -> str:
     body = s[1:-1]
     out, i = [], 0
-    escapes = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "b": "\b",
-               "f": "\f"}
+    escapes = {
+        "n": "\n",
+        "t": "\t",
+        "r": "\r",
+        "\\": "\\",
+        "'": "'",
+        '"': '"',
+        "b": "\b",
+        "f": "\f",
+    }
     while i < len(body):
         c = body[i]
         if c == "\\" and i + 1 < len(body):
@@ -258,8 +361,9 @@ def _int(tok: Token) -> int:
     digits = str(tok).lstrip("0")
     if len(digits) > len(str(MAX_INT)) or int(digits or "0") > MAX_INT:
         shown = digits if len(digits) <= 40 else f"{digits[:40]}... ({len(digits)} digits)"
-        raise CypherSyntaxError(f"integer {shown} is too large (at most {MAX_INT})",
-                                tok.line, tok.column)
+        raise CypherSyntaxError(
+            f"integer {shown} is too large (at most {MAX_INT})", tok.line, tok.column
+        )
     return int(digits or "0")
 
 
@@ -389,8 +493,9 @@ class _Build(Transformer):
         return ast.Func(_pos(meta), ch[0].lower(), (), star=True)
 
     def func_call(self, meta, ch):
-        return ast.Func(_pos(meta), ch[0].lower(), tuple(_exprs(ch)),
-                        distinct=bool(_tokens(ch, "DISTINCT")))
+        return ast.Func(
+            _pos(meta), ch[0].lower(), tuple(_exprs(ch)), distinct=bool(_tokens(ch, "DISTINCT"))
+        )
 
     def when(self, meta, ch):
         return (ch[1], ch[3])
@@ -404,8 +509,9 @@ class _Build(Transformer):
     def pred_var(self, meta, ch):
         e = ch[0]
         if not isinstance(e, ast.Var):
-            raise CypherSyntaxError("a pattern must start with a node, like (a) or (:Label)",
-                                    *_pos(meta))
+            raise CypherSyntaxError(
+                "a pattern must start with a node, like (a) or (:Label)", *_pos(meta)
+            )
         return ast.NodePat(_pos(meta), e.name, (), None)
 
     def pred_node(self, meta, ch):
@@ -416,8 +522,11 @@ class _Build(Transformer):
 
     def exists_sub(self, meta, ch):
         patterns = tuple(c for c in ch if isinstance(c, ast.Pattern))
-        patterns += tuple(ast.Pattern(_pos(meta), None, c) for c in ch  # EXISTS ( chain )
-                          if isinstance(c, ast.Chain))
+        patterns += tuple(
+            ast.Pattern(_pos(meta), None, c)
+            for c in ch  # EXISTS ( chain )
+            if isinstance(c, ast.Chain)
+        )
         where = next((c[1] for c in ch if isinstance(c, tuple) and c[0] == "where"), None)
         return ast.Exists(_pos(meta), patterns, where)
 
@@ -450,8 +559,14 @@ class _Build(Transformer):
 
     def _rel(self, meta, ch, direction):
         detail = next((c for c in ch if isinstance(c, dict)), {})
-        return ast.RelPat(_pos(meta), detail.get("var"), detail.get("types", ()), direction,
-                          detail.get("hops"), detail.get("props"))
+        return ast.RelPat(
+            _pos(meta),
+            detail.get("var"),
+            detail.get("types", ()),
+            direction,
+            detail.get("hops"),
+            detail.get("props"),
+        )
 
     def rel_left(self, meta, ch):
         return self._rel(meta, ch, "in")
@@ -487,12 +602,11 @@ class _Build(Transformer):
     def proj_item(self, meta, ch):
         if len(ch) == 3:
             return ast.Item(ch[0], ch[2], True)
-        text = self.text[meta.start_pos:meta.end_pos]
+        text = self.text[meta.start_pos : meta.end_pos]
         return ast.Item(ch[0], text, False)
 
     def proj_items(self, meta, ch):
-        return ("items", bool(_tokens(ch, "STAR")), tuple(c for c in ch
-                                                           if isinstance(c, ast.Item)))
+        return ("items", bool(_tokens(ch, "STAR")), tuple(c for c in ch if isinstance(c, ast.Item)))
 
     def sort_item(self, meta, ch):
         desc = any(isinstance(t, Token) and t.type in ("DESC", "DESCENDING") for t in ch)
@@ -511,9 +625,15 @@ class _Build(Transformer):
         parts = {c[0]: c[1:] for c in ch if isinstance(c, tuple)}
         _, star, items = ("items", *parts["items"])
         return ast.Projection(
-            _pos(meta), is_return, bool(_tokens(ch, "DISTINCT")), star, items,
-            parts.get("order", ((),))[0], parts.get("skip", (None,))[0],
-            parts.get("limit", (None,))[0], parts.get("where", (None,))[0],
+            _pos(meta),
+            is_return,
+            bool(_tokens(ch, "DISTINCT")),
+            star,
+            items,
+            parts.get("order", ((),))[0],
+            parts.get("skip", (None,))[0],
+            parts.get("limit", (None,))[0],
+            parts.get("where", (None,))[0],
         )
 
     def with_clause(self, meta, ch):

@@ -21,12 +21,22 @@ import pyarrow.compute as pc
 
 from graphlake.errors import QueryTimeoutError
 
-WALK_SCHEMA = pa.schema([("start", pa.string()), ("node", pa.string()), ("label", pa.string()),
-                         ("edges", pa.list_(pa.string())), ("nodes", pa.list_(pa.string())),
-                         ("depth", pa.int32())])
+WALK_SCHEMA = pa.schema(
+    [
+        ("start", pa.string()),
+        ("node", pa.string()),
+        ("label", pa.string()),
+        ("edges", pa.list_(pa.string())),
+        ("nodes", pa.list_(pa.string())),
+        ("depth", pa.int32()),
+    ]
+)
 # (from column, to column) of each way an edge can be followed, by direction.
-_WAYS = {"out": (("src", "dst"),), "in": (("dst", "src"),),
-         "both": (("src", "dst"), ("dst", "src"))}
+_WAYS = {
+    "out": (("src", "dst"),),
+    "in": (("dst", "src"),),
+    "both": (("src", "dst"), ("dst", "src")),
+}
 _BACK = {"out": "in", "in": "out", "both": "both"}
 
 Parent = dict[str, "tuple[str, str] | None"]  # node -> (node it was reached from, edge key)
@@ -40,8 +50,17 @@ class PathSearcher:
     """Shortest paths over one edge table (`ds`, a Lance dataset) between nodes of one
     type `label`; `edge_type` prefixes edge keys (`Type:id`, as the walk CTE's)."""
 
-    def __init__(self, ds, edge_type: str, label: str, direction: str, max_depth: int,
-                 max_ids: int, deadline: float | None, timeout_message: str):
+    def __init__(
+        self,
+        ds,
+        edge_type: str,
+        label: str,
+        direction: str,
+        max_depth: int,
+        max_ids: int,
+        deadline: float | None,
+        timeout_message: str,
+    ):
         self.ds, self.edge_type, self.label = ds, edge_type, label
         self.direction, self.max_depth, self.max_ids = direction, max_depth, max_ids
         self._deadline, self._timeout_message = deadline, timeout_message
@@ -73,8 +92,10 @@ class PathSearcher:
         through any such node (no level before met, so none is shorter)."""
         if start == target:
             return [start], []
-        sides = [({start: None}, [start], self.direction),
-                 ({target: None}, [target], _BACK[self.direction])]
+        sides = [
+            ({start: None}, [start], self.direction),
+            ({target: None}, [target], _BACK[self.direction]),
+        ]
         depth = 0
         while sides[0][1] and sides[1][1] and depth < self.max_depth:
             i = 0 if len(sides[0][1]) <= len(sides[1][1]) else 1
@@ -88,8 +109,9 @@ class PathSearcher:
         return None
 
     # --- from each start
-    def _forward(self, starts: list[str], targets: set[str]
-                 ) -> Iterator[tuple[str, str, tuple[list[str], list[str]]]]:
+    def _forward(
+        self, starts: list[str], targets: set[str]
+    ) -> Iterator[tuple[str, str, tuple[list[str], list[str]]]]:
         for start in starts:
             parent: Parent = {start: None}
             if start in targets:
@@ -113,8 +135,7 @@ class PathSearcher:
         reached = []
         for a, b in _WAYS[direction]:
             hop = self.ds.to_table(columns=["id", a, b], filter=pc.field(a).isin(frontier))
-            for eid, x, y in zip(*(hop.column(c).to_pylist() for c in ("id", a, b)),
-                                 strict=True):
+            for eid, x, y in zip(*(hop.column(c).to_pylist() for c in ("id", a, b)), strict=True):
                 if y not in seen:
                     seen[y] = (x, f"{self.edge_type}:{eid}")
                     reached.append(y)
@@ -140,4 +161,3 @@ def _joined(forward: Parent, backward: Parent, meet: str) -> tuple[list[str], li
     head_nodes, head_edges = _chain(forward, meet)
     tail_nodes, tail_edges = _chain(backward, meet)
     return head_nodes[::-1] + tail_nodes[1:], head_edges[::-1] + tail_edges
-

@@ -128,8 +128,7 @@ class PatternCompiler:
         rels: list[_Rel] = []
         for pattern in patterns:
             if pattern.shortest:
-                path = self._shortest(pattern, node_types, scope, out, anchors, source,
-                                      subquery)
+                path = self._shortest(pattern, node_types, scope, out, anchors, source, subquery)
                 if pattern.path_var is not None:
                     self._bind(pattern.path_var, Binding(PATH), scope, out, pattern.pos)
                     out.outputs[pattern.path_var] = path
@@ -149,10 +148,22 @@ class PatternCompiler:
                     node_lists.append(f"[{ident(aliases[i + 1])}.id]")
                 else:
                     if source is None:
-                        raise CypherError("variable-length relationships are not supported "
-                                          "inside a pattern predicate", *rel.pos)
-                    r, parts = self._variable(rel, (left, right), aliases[i:i + 2], (lt, rt),
-                                              scope, out, anchors, source, subquery)
+                        raise CypherError(
+                            "variable-length relationships are not supported "
+                            "inside a pattern predicate",
+                            *rel.pos,
+                        )
+                    r, parts = self._variable(
+                        rel,
+                        (left, right),
+                        aliases[i : i + 2],
+                        (lt, rt),
+                        scope,
+                        out,
+                        anchors,
+                        source,
+                        subquery,
+                    )
                     lengths.append(parts[0])
                     rel_lists.append(parts[1])
                     node_lists.append(parts[2])
@@ -161,7 +172,8 @@ class PatternCompiler:
                 self._bind(pattern.path_var, Binding(PATH), scope, out, pattern.pos)
                 out.outputs[pattern.path_var] = (
                     f"struct_pack(length := {' + '.join(lengths) or '0'}, "
-                    f"nodes := {_concat(node_lists)}, rels := {_concat(rel_lists) or '[]'})")
+                    f"nodes := {_concat(node_lists)}, rels := {_concat(rel_lists) or '[]'})"
+                )
         out.conditions += _uniqueness(rels)
         return out
 
@@ -185,14 +197,20 @@ class PatternCompiler:
                     left, right = chain.nodes[i], chain.nodes[i + 1]
                     edges = [self.checker.table(e) for e in self.checker.edge_types(rel)]
                     lt, rt = types[id(left)], types[id(right)]
-                    fits = [o for e in edges for o in _orientations(e, rel)
-                            if rel.hops is not None or (o[0] in lt and o[1] in rt)]
+                    fits = [
+                        o
+                        for e in edges
+                        for o in _orientations(e, rel)
+                        if rel.hops is not None or (o[0] in lt and o[1] in rt)
+                    ]
                     # A walk may also end where it starts (zero hops).
                     stay = rel.hops is not None and rel.hops[0] == 0
-                    types[id(left)] = tuple(t for t in lt if any(o[0] == t for o in fits)
-                                            or (stay and t in rt))
-                    types[id(right)] = tuple(t for t in rt if any(o[1] == t for o in fits)
-                                             or (stay and t in lt))
+                    types[id(left)] = tuple(
+                        t for t in lt if any(o[0] == t for o in fits) or (stay and t in rt)
+                    )
+                    types[id(right)] = tuple(
+                        t for t in rt if any(o[1] == t for o in fits) or (stay and t in lt)
+                    )
             for p in patterns:  # one variable, one set of types
                 for n in p.chain.nodes:
                     if n.var is not None:
@@ -204,8 +222,9 @@ class PatternCompiler:
         return types
 
     # --- nodes
-    def _node(self, n: ast.NodePat, node_types: dict, scope: dict[str, Binding],
-              out: Compiled) -> str:
+    def _node(
+        self, n: ast.NodePat, node_types: dict, scope: dict[str, Binding], out: Compiled
+    ) -> str:
         types = node_types[id(n)]
         if n.var is not None and (n.var in scope or n.var in out.new):
             b = scope.get(n.var) or out.new[n.var]
@@ -219,16 +238,18 @@ class PatternCompiler:
                 self._bind(n.var, Binding(NODE, types), scope, out, n.pos)
                 out.outputs[n.var] = ident(n.var)
             props = _with_inline(self.usage, n.var, n.props)
-            out.items.append(f"{self.node_source(types, props, out.tables.get(id(n)))} "
-                             f"AS {ident(alias)}")
+            out.items.append(
+                f"{self.node_source(types, props, out.tables.get(id(n)))} AS {ident(alias)}"
+            )
             if not types:
                 out.conditions.append("FALSE")
         alias = n.var or alias
         out.conditions += self._inline(alias, n.props, Binding(NODE, types), scope, out)
         return alias
 
-    def node_source(self, types: tuple[str, ...], props: set[str] | None,
-                    prefetched: str | None = None) -> str:
+    def node_source(
+        self, types: tuple[str, ...], props: set[str] | None, prefetched: str | None = None
+    ) -> str:
         """The rows of a node variable; `prefetched` names a frontier's rows of its one
         type, read in place of the whole table."""
         if not types:
@@ -238,13 +259,22 @@ class PatternCompiler:
             if prefetched is None:
                 self.tables.add(t)
             cols = ["id", f"{literal(t)} AS _label"]
-            cols += [ident(p) for p in self.checker.table(t).property_names
-                     if props is None or p in props]
+            cols += [
+                ident(p)
+                for p in self.checker.table(t).property_names
+                if props is None or p in props
+            ]
             parts.append(f"SELECT {', '.join(cols)} FROM {ident(prefetched or t)}")
         return "(" + " UNION ALL BY NAME ".join(parts) + ")"
 
-    def _inline(self, alias: str, props: ast.MapLit | None, binding: Binding,
-                scope: dict[str, Binding], out: Compiled) -> list[str]:
+    def _inline(
+        self,
+        alias: str,
+        props: ast.MapLit | None,
+        binding: Binding,
+        scope: dict[str, Binding],
+        out: Compiled,
+    ) -> list[str]:
         if props is None:
             return []
         ec = ExprCompiler(self.checker, {**scope, **out.new, alias: binding})
@@ -272,9 +302,15 @@ class PatternCompiler:
         out.new[name] = b
 
     # --- relationships
-    def edge_source(self, types: tuple[str, ...], rel: ast.RelPat, lt: tuple[str, ...],
-                    rt: tuple[str, ...], props: set[str] | None,
-                    prefetched: str | None = None) -> str:
+    def edge_source(
+        self,
+        types: tuple[str, ...],
+        rel: ast.RelPat,
+        lt: tuple[str, ...],
+        rt: tuple[str, ...],
+        props: set[str] | None,
+        prefetched: str | None = None,
+    ) -> str:
         parts = []
         for t in types:
             e = self.checker.table(t)
@@ -284,22 +320,39 @@ class PatternCompiler:
                 if prefetched is None:
                     self.tables.add(t)
                 a, b = ("src", "dst") if forward else ("dst", "src")
-                cols = ["id", "src", "dst", f"{literal(t)} AS _type",
-                        f"{literal(t + ':')} || id AS _key", f"{a} AS _a", f"{b} AS _b",
-                        f"{literal(a_type)} AS _al", f"{literal(b_type)} AS _bl"]
+                cols = [
+                    "id",
+                    "src",
+                    "dst",
+                    f"{literal(t)} AS _type",
+                    f"{literal(t + ':')} || id AS _key",
+                    f"{a} AS _a",
+                    f"{b} AS _b",
+                    f"{literal(a_type)} AS _al",
+                    f"{literal(b_type)} AS _bl",
+                ]
                 cols += [ident(p) for p in e.property_names if props is None or p in props]
                 # An undirected pattern reads each edge both ways, a self-loop only once.
                 loop = " WHERE src <> dst" if rel.direction == "both" and not forward else ""
                 parts.append(f"SELECT {', '.join(cols)} FROM {ident(prefetched or t)}{loop}")
         if not parts:
-            return ("(SELECT NULL::VARCHAR AS id, NULL::VARCHAR AS src, NULL::VARCHAR AS dst, "
-                    "NULL::VARCHAR AS _type, NULL::VARCHAR AS _key, NULL::VARCHAR AS _a, "
-                    "NULL::VARCHAR AS _b, NULL::VARCHAR AS _al, NULL::VARCHAR AS _bl "
-                    "WHERE FALSE)")
+            return (
+                "(SELECT NULL::VARCHAR AS id, NULL::VARCHAR AS src, NULL::VARCHAR AS dst, "
+                "NULL::VARCHAR AS _type, NULL::VARCHAR AS _key, NULL::VARCHAR AS _a, "
+                "NULL::VARCHAR AS _b, NULL::VARCHAR AS _al, NULL::VARCHAR AS _bl "
+                "WHERE FALSE)"
+            )
         return "(" + " UNION ALL BY NAME ".join(parts) + ")"
 
-    def edge_value(self, alias: str, types: tuple[str, ...], rel: ast.RelPat,
-                   lt: tuple[str, ...], rt: tuple[str, ...], props: set[str] | None) -> str:
+    def edge_value(
+        self,
+        alias: str,
+        types: tuple[str, ...],
+        rel: ast.RelPat,
+        lt: tuple[str, ...],
+        rt: tuple[str, ...],
+        props: set[str] | None,
+    ) -> str:
         """A relationship variable's value: a struct of `id`, `src`, `dst`, `_type` and
         the properties read (those of every type the pattern can match), without the
         columns that orient and key the edge inside the match (`_key`, `_a`, ...)."""
@@ -307,20 +360,35 @@ class PatternCompiler:
         for t in types:
             e = self.checker.table(t)
             if any(a in lt and b in rt for a, b, _ in _orientations(e, rel)):
-                names += [p for p in e.property_names
-                          if (props is None or p in props) and p not in names]
+                names += [
+                    p for p in e.property_names if (props is None or p in props) and p not in names
+                ]
         fields = ("id", "src", "dst", "_type", *names)
-        return "struct_pack(" + ", ".join(f"{ident(f)} := {ident(alias)}.{ident(f)}"
-                                          for f in fields) + ")"
+        return (
+            "struct_pack("
+            + ", ".join(f"{ident(f)} := {ident(alias)}.{ident(f)}" for f in fields)
+            + ")"
+        )
 
-    def _fixed(self, rel: ast.RelPat, left: str, right: str, lt: tuple[str, ...],
-               rt: tuple[str, ...], scope: dict[str, Binding], out: Compiled) -> _Rel:
+    def _fixed(
+        self,
+        rel: ast.RelPat,
+        left: str,
+        right: str,
+        lt: tuple[str, ...],
+        rt: tuple[str, ...],
+        scope: dict[str, Binding],
+        out: Compiled,
+    ) -> _Rel:
         types = self.checker.edge_types(rel)
         alias = rel.var or self.names.fresh("r")
         if rel.var is not None:
             if rel.var in scope or rel.var in out.new:
-                raise CypherError(f"relationship variable {rel.var!r} is already bound; "
-                                  f"a relationship can be matched only once", *rel.pos)
+                raise CypherError(
+                    f"relationship variable {rel.var!r} is already bound; "
+                    f"a relationship can be matched only once",
+                    *rel.pos,
+                )
             self._bind(rel.var, Binding(EDGE, types), scope, out, rel.pos)
         props = _with_inline(self.usage, rel.var, rel.props)
         if rel.var is not None:
@@ -339,24 +407,35 @@ class PatternCompiler:
     def _variable(self, rel, ends, aliases, end_types, scope, out, anchors, source, subquery):
         low, high = rel.hops
         if high is not None and high > MAX_HOPS:
-            raise CypherError(f"a variable-length relationship may span at most {MAX_HOPS} "
-                              f"hops (got *{low}..{high})", *rel.pos)
+            raise CypherError(
+                f"a variable-length relationship may span at most {MAX_HOPS} "
+                f"hops (got *{low}..{high})",
+                *rel.pos,
+            )
         if high is not None and low > high:
-            raise CypherError(f"*{low}..{high}: the lower bound is above the upper one",
-                              *rel.pos)
+            raise CypherError(f"*{low}..{high}: the lower bound is above the upper one", *rel.pos)
         if rel.props is not None:
-            raise CypherError("property maps on variable-length relationships are not "
-                              "supported; filter with WHERE", *rel.pos)
+            raise CypherError(
+                "property maps on variable-length relationships are not "
+                "supported; filter with WHERE",
+                *rel.pos,
+            )
         high = MAX_HOPS if high is None else high
         types = self.checker.edge_types(rel)
         flip = self._start_at_right(ends, scope, out, anchors)
         if flip:
             ends, aliases, end_types = ends[::-1], aliases[::-1], end_types[::-1]
-            rel = ast.RelPat(rel.pos, rel.var, rel.types,
-                             {"out": "in", "in": "out"}.get(rel.direction, "both"),
-                             rel.hops, None)
-        walk = self._walk(rel, types, ends[0], aliases[0], scope, out, anchors, source,
-                          (low, high), subquery)
+            rel = ast.RelPat(
+                rel.pos,
+                rel.var,
+                rel.types,
+                {"out": "in", "in": "out"}.get(rel.direction, "both"),
+                rel.hops,
+                None,
+            )
+        walk = self._walk(
+            rel, types, ends[0], aliases[0], scope, out, anchors, source, (low, high), subquery
+        )
         w, a, b = ident(walk.alias), ident(aliases[0]), ident(aliases[1])
         out.items.append(f"(SELECT * FROM {walk.cte} WHERE depth >= {low}) AS {w}")
         out.conditions += [f"{w}.start = {a}.id", f"{w}.node = {b}.id"]
@@ -384,35 +463,50 @@ class PatternCompiler:
         selected = _constant_map(n.props) is not None or (n.var is not None and n.var in anchors)
         return 1 if selected else 0
 
-    def _frontiers(self, chain: ast.Chain, node_types: dict, scope, anchors,
-                   out: Compiled) -> None:
+    def _frontiers(self, chain: ast.Chain, node_types: dict, scope, anchors, out: Compiled) -> None:
         """Anchored traversal: when a chain starts at a node selected by constants, read
         each fixed hop's edges (and the next node's rows) through Lance by the frontier
         of node ids so far, instead of joining whole tables."""
         first = chain.nodes[0]
         types = node_types[id(first)]
-        if first.var in scope or first.var in out.new or len(types) != 1 or \
-                self._anchored(first, scope, anchors) != 1:
+        if (
+            first.var in scope
+            or first.var in out.new
+            or len(types) != 1
+            or self._anchored(first, scope, anchors) != 1
+        ):
             return
         frontier = self.names.fresh("f")
-        sql = self._seed(first, first.var or "__seed", scope, out, anchors, None, None,
-                         types=types)
-        out.seeds.append(Seed(frontier, sql, frozenset(types),
-                              self._lookup(first, types[0], anchors)))
+        sql = self._seed(first, first.var or "__seed", scope, out, anchors, None, None, types=types)
+        out.seeds.append(
+            Seed(frontier, sql, frozenset(types), self._lookup(first, types[0], anchors))
+        )
         for i, rel in enumerate(chain.rels):
-            edges = [e for e in self.checker.edge_types(rel)
-                     if any(o[0] in node_types[id(chain.nodes[i])]
-                            and o[1] in node_types[id(chain.nodes[i + 1])]
-                            for o in _orientations(self.checker.table(e), rel))]
-            if rel.hops is not None or rel.direction == "both" or len(edges) != 1 or \
-                    id(rel) in out.tables:
+            edges = [
+                e
+                for e in self.checker.edge_types(rel)
+                if any(
+                    o[0] in node_types[id(chain.nodes[i])]
+                    and o[1] in node_types[id(chain.nodes[i + 1])]
+                    for o in _orientations(self.checker.table(e), rel)
+                )
+            ]
+            if (
+                rel.hops is not None
+                or rel.direction == "both"
+                or len(edges) != 1
+                or id(rel) in out.tables
+            ):
                 return
             e = self.checker.table(edges[0])
             key, other = ("src", "dst") if rel.direction == "out" else ("dst", "src")
             props = _with_inline(self.usage, rel.var, rel.props)
             hop, nxt = self.names.fresh("hop"), self.names.fresh("f")
-            out.prefetch.append(Prefetch(hop, e.name, key, frontier,
-                                         _columns(e, ("id", "src", "dst"), props), other, nxt))
+            out.prefetch.append(
+                Prefetch(
+                    hop, e.name, key, frontier, _columns(e, ("id", "src", "dst"), props), other, nxt
+                )
+            )
             out.tables[id(rel)] = hop
             node = chain.nodes[i + 1]
             ntypes = node_types[id(node)]
@@ -420,9 +514,15 @@ class PatternCompiler:
                 return
             rows = self.names.fresh("rows")
             props = _with_inline(self.usage, node.var, node.props)
-            out.prefetch.append(Prefetch(rows, ntypes[0], "id", nxt,
-                                         _columns(self.checker.table(ntypes[0]), ("id",),
-                                                  props)))
+            out.prefetch.append(
+                Prefetch(
+                    rows,
+                    ntypes[0],
+                    "id",
+                    nxt,
+                    _columns(self.checker.table(ntypes[0]), ("id",), props),
+                )
+            )
             out.tables[id(node)] = rows
             frontier = nxt
 
@@ -446,8 +546,17 @@ class PatternCompiler:
             pairs.append((column, v))
         return table, tuple(pairs)
 
-    def _seed(self, node: ast.NodePat, alias: str, scope, out, anchors, source,
-              subquery, types: tuple[str, ...] | None = None) -> str:
+    def _seed(
+        self,
+        node: ast.NodePat,
+        alias: str,
+        scope,
+        out,
+        anchors,
+        source,
+        subquery,
+        types: tuple[str, ...] | None = None,
+    ) -> str:
         """The rows a walk starts from (or, for shortestPath, the nodes it must reach): a
         bound node's distinct ids, or the node table filtered by the pattern's inline
         properties and the WHERE conditions on that node alone."""
@@ -455,23 +564,38 @@ class PatternCompiler:
             v = ident(node.var)
             return f"SELECT DISTINCT {v}.id AS node, {v}._label AS label FROM {source}"
         if types is None:
-            types = (out.new[node.var].types if node.var in out.new
-                     else self.checker.node_types(node))
+            types = (
+                out.new[node.var].types if node.var in out.new else self.checker.node_types(node)
+            )
         a = ident(alias)
         # Only constant properties select seed rows (a seed runs before other variables
         # exist); the rest are checked where the pattern is joined.
-        conds = self._inline(alias, _constant_map(node.props), Binding(NODE, types), scope,
-                             Compiled())
+        conds = self._inline(
+            alias, _constant_map(node.props), Binding(NODE, types), scope, Compiled()
+        )
         if node.var is not None:
-            ec = ExprCompiler(self.checker, {node.var: Binding(NODE, types)},
-                              subquery=subquery)
+            ec = ExprCompiler(self.checker, {node.var: Binding(NODE, types)}, subquery=subquery)
             conds += [ec.condition(c) for c in anchors.get(node.var, [])]
         where = f" WHERE {' AND '.join(conds)}" if conds else ""
-        return (f"SELECT {a}.id AS node, {a}._label AS label FROM "
-                f"{self.node_source(types, self._seed_props(node))} AS {a}{where}")
+        return (
+            f"SELECT {a}.id AS node, {a}._label AS label FROM "
+            f"{self.node_source(types, self._seed_props(node))} AS {a}{where}"
+        )
 
-    def _walk(self, rel, types, start, start_alias, scope, out, anchors, source, hops,
-              subquery, targets: str | None = None) -> Walk:
+    def _walk(
+        self,
+        rel,
+        types,
+        start,
+        start_alias,
+        scope,
+        out,
+        anchors,
+        source,
+        hops,
+        subquery,
+        targets: str | None = None,
+    ) -> Walk:
         """A recursive CTE of paths from the seed rows. With `targets` (shortestPath) a
         breadth-first search instead: each (start, node) pair is kept once, at its first
         (shortest) depth, and the search stops once every start reached every target."""
@@ -488,7 +612,8 @@ class PatternCompiler:
                 f"NOT EXISTS (SELECT 1 FROM recurring.{cte} AS r WHERE r.start = w.start "
                 f"AND r.node = e._b) AND (SELECT count(*) FROM recurring.{cte} AS r WHERE "
                 f"r.node IN (SELECT node FROM ({targets}))) < (SELECT count(*) FROM ({seed})) "
-                f"* (SELECT count(*) FROM ({targets}))")
+                f"* (SELECT count(*) FROM ({targets}))"
+            )
         sql = (
             f"SELECT node AS start, node, label, []::VARCHAR[] AS edges, [node] AS nodes, "
             f"0 AS depth FROM ({seed}) "
@@ -500,43 +625,76 @@ class PatternCompiler:
         )
         columns = "start, node, label, edges, nodes, depth"
         kind = "walk" if targets is None else "shortest paths"
-        out.ctes.append((f"{cte}({columns}){keyed}", sql, f"{kind} {'|'.join(types)} "
-                         f"*{hops[0]}..{hops[1]} from {start.var or 'an anonymous node'}"))
+        out.ctes.append(
+            (
+                f"{cte}({columns}){keyed}",
+                sql,
+                f"{kind} {'|'.join(types)} "
+                f"*{hops[0]}..{hops[1]} from {start.var or 'an anonymous node'}",
+            )
+        )
         return Walk(cte, self.names.fresh("w"), types)
 
-    def _shortest(self, pattern: ast.Pattern, node_types, scope, out, anchors, source,
-                  subquery) -> str:
+    def _shortest(
+        self, pattern: ast.Pattern, node_types, scope, out, anchors, source, subquery
+    ) -> str:
         """shortestPath((a)-[:T*..n]->(b)) between bound or selected nodes: the SQL of
         its path struct."""
         chain = pattern.chain
         if len(chain.rels) != 1 or source is None:
-            raise CypherError("shortestPath takes one relationship between two nodes, "
-                              "outside pattern predicates", *pattern.pos)
+            raise CypherError(
+                "shortestPath takes one relationship between two nodes, outside pattern predicates",
+                *pattern.pos,
+            )
         rel = chain.rels[0]
         low, high = rel.hops or (1, 1)
         if low > 1 or (high is not None and high > MAX_HOPS):
-            raise CypherError(f"shortestPath spans 0 or 1 to at most {MAX_HOPS} hops",
-                              *rel.pos)
+            raise CypherError(f"shortestPath spans 0 or 1 to at most {MAX_HOPS} hops", *rel.pos)
         if rel.props is not None:
-            raise CypherError("property maps in shortestPath are not supported; filter with "
-                              "WHERE", *rel.pos)
+            raise CypherError(
+                "property maps in shortestPath are not supported; filter with WHERE", *rel.pos
+            )
         ends = chain.nodes
         if not all(self._anchored(n, scope, anchors) for n in ends):
-            raise CypherError("shortestPath needs both end nodes bound: by an earlier MATCH, "
-                              "inline properties, or a WHERE condition on each", *pattern.pos)
+            raise CypherError(
+                "shortestPath needs both end nodes bound: by an earlier MATCH, "
+                "inline properties, or a WHERE condition on each",
+                *pattern.pos,
+            )
         aliases = [self._node(n, node_types, scope, out) for n in ends]
         types = self.checker.edge_types(rel)
         targets = self._seed(ends[1], aliases[1], scope, out, anchors, source, subquery)
-        walk = self._walk(rel, types, ends[0], aliases[0], scope, out, anchors, source,
-                          (low, high or MAX_HOPS), subquery, targets=targets)
+        walk = self._walk(
+            rel,
+            types,
+            ends[0],
+            aliases[0],
+            scope,
+            out,
+            anchors,
+            source,
+            (low, high or MAX_HOPS),
+            subquery,
+            targets=targets,
+        )
         if len(types) == 1 and not any(n.var in scope for n in ends):
             e = self.checker.table(types[0])
-            seeds = [self._end_seed(n, alias, node_types, scope, out, anchors, source,
-                                    subquery) for n, alias in zip(ends, aliases, strict=True)]
+            seeds = [
+                self._end_seed(n, alias, node_types, scope, out, anchors, source, subquery)
+                for n, alias in zip(ends, aliases, strict=True)
+            ]
             out.seeds += seeds
-            out.searches.append(PathSearch(walk.cte, seeds[0].frontier, seeds[1].frontier,
-                                           e.name, rel.direction, (e.src, e.dst),
-                                           high or MAX_HOPS))
+            out.searches.append(
+                PathSearch(
+                    walk.cte,
+                    seeds[0].frontier,
+                    seeds[1].frontier,
+                    e.name,
+                    rel.direction,
+                    (e.src, e.dst),
+                    high or MAX_HOPS,
+                )
+            )
         w, a, b = ident(walk.alias), ident(aliases[0]), ident(aliases[1])
         out.items.append(f"(SELECT * FROM {walk.cte} WHERE depth >= {low}) AS {w}")
         out.conditions += [f"{w}.start = {a}.id", f"{w}.node = {b}.id"]
@@ -545,15 +703,19 @@ class PatternCompiler:
             out.outputs[rel.var] = f"{w}.edges"
         return f"struct_pack(length := {w}.depth, nodes := {w}.nodes, rels := {w}.edges)"
 
-    def _end_seed(self, n: ast.NodePat, alias: str, node_types, scope, out, anchors, source,
-                  subquery) -> Seed:
+    def _end_seed(
+        self, n: ast.NodePat, alias: str, node_types, scope, out, anchors, source, subquery
+    ) -> Seed:
         """A shortestPath end's seed; one selected by constants is read by a Lance lookup
         (no DuckDB statement before the search)."""
         types = out.new[n.var].types if n.var in out.new else node_types[id(n)]
         lookup = self._lookup(n, types[0], anchors) if len(types) == 1 else None
-        return Seed(self.names.fresh("f"),
-                    self._seed(n, alias, scope, out, anchors, source, subquery),
-                    frozenset(types), lookup)
+        return Seed(
+            self.names.fresh("f"),
+            self._seed(n, alias, scope, out, anchors, source, subquery),
+            frozenset(types),
+            lookup,
+        )
 
     def _seed_props(self, n: ast.NodePat) -> set[str] | None:
         return _with_inline(self.usage, n.var, n.props)
@@ -579,8 +741,7 @@ def _constant_map(props: ast.MapLit | None) -> ast.MapLit | None:
     """The entries of an inline property map whose values use no variable (None if none)."""
     if props is None:
         return None
-    entries = tuple((k, v) for k, v in props.entries if not _free_vars(v) and
-                    not _has_subquery(v))
+    entries = tuple((k, v) for k, v in props.entries if not _free_vars(v) and not _has_subquery(v))
     return ast.MapLit(props.pos, entries) if entries else None
 
 
@@ -613,7 +774,7 @@ def _uniqueness(rels: list[_Rel]) -> list[str]:
     """No relationship twice in one MATCH (openCypher's relationship isomorphism)."""
     conds = []
     for i, r1 in enumerate(rels):
-        for r2 in rels[i + 1:]:
+        for r2 in rels[i + 1 :]:
             if not set(r1.types) & set(r2.types):
                 continue
             a, b = ident(r1.alias), ident(r2.alias)
@@ -678,4 +839,6 @@ def _check_hops(patterns: tuple[ast.Pattern, ...]) -> None:
                 raise CypherError(
                     f"a MATCH may span at most {MAX_PATTERN_HOPS} hops in total (a "
                     f"relationship counts one, a variable-length one its upper bound); "
-                    f"split the pattern with WITH or shorten it", *rel.pos)
+                    f"split the pattern with WITH or shorten it",
+                    *rel.pos,
+                )

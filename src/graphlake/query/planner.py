@@ -49,8 +49,9 @@ class Plan:
 
     def with_step_sql(self, cte: str, sql: str) -> Plan:
         """The plan with the CTE `cte` (a walk) computed by `sql`, not recursively."""
-        steps = tuple(Step(cte, s.what, sql) if s.name.split("(")[0] == cte else s
-                      for s in self.steps)
+        steps = tuple(
+            Step(cte, s.what, sql) if s.name.split("(")[0] == cte else s for s in self.steps
+        )
         return dataclasses.replace(self, steps=steps)
 
     @property
@@ -81,8 +82,9 @@ class _Planner:
         self.query = query
         self.names = _Names()
         self.tables: set[str] = set()
-        self.patterns = PatternCompiler(self.checker, property_usage(query), self.names,
-                                        self.tables)
+        self.patterns = PatternCompiler(
+            self.checker, property_usage(query), self.names, self.tables
+        )
         self.steps: list[Step] = [Step("s0", "start: one empty row", "SELECT 1 AS __unit")]
         self.scope: dict[str, Binding] = {}
         self.seeds: list[Seed] = []
@@ -102,16 +104,22 @@ class _Planner:
         columns: tuple[str, ...] = ()
         for clause in clauses:
             if isinstance(clause, ast.Projection) and clause.is_return and clause is not last:
-                raise CypherError("RETURN must be the last clause (use WITH to go on)",
-                                  *clause.pos)
+                raise CypherError("RETURN must be the last clause (use WITH to go on)", *clause.pos)
             if isinstance(clause, ast.Match):
                 self._match(clause)
             elif isinstance(clause, ast.Unwind):
                 self._unwind(clause)
             else:
                 columns = self._projection(clause)
-        return Plan(tuple(self.steps), frozenset(self.tables), columns, tuple(self.seeds),
-                    tuple(self.prefetch), tuple(self.searches), dict(self.checker.bound))
+        return Plan(
+            tuple(self.steps),
+            frozenset(self.tables),
+            columns,
+            tuple(self.seeds),
+            tuple(self.prefetch),
+            tuple(self.searches),
+            dict(self.checker.bound),
+        )
 
     def _add(self, what: str, sql: str) -> None:
         self.steps.append(Step(f"s{len(self.steps)}", what, sql))
@@ -125,11 +133,12 @@ class _Planner:
         if m.optional:
             # Number the incoming rows, match over them, and left-join back: a row with no
             # match stays, its new variables null.
-            self._add("number rows for OPTIONAL MATCH",
-                      f"SELECT row_number() OVER () AS __row, * FROM {source}")
+            self._add(
+                "number rows for OPTIONAL MATCH",
+                f"SELECT row_number() OVER () AS __row, * FROM {source}",
+            )
             source = self.prev
-        compiled = self.patterns.compile(m.patterns, self.scope, m.where, source,
-                                         self._subquery)
+        compiled = self.patterns.compile(m.patterns, self.scope, m.where, source, self._subquery)
         for name, sql, what in compiled.ctes:
             self.steps.append(Step(name, what, sql))
         self.seeds += compiled.seeds
@@ -144,17 +153,21 @@ class _Planner:
         where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
         items = ", ".join([f"{source} AS __p", *compiled.items])
         what = ("OPTIONAL MATCH " if m.optional else "MATCH ") + ", ".join(
-            _pattern_text(p) for p in m.patterns)
+            _pattern_text(p) for p in m.patterns
+        )
         if not m.optional:
             cols = self._carried() + new_cols
             self._add(what, f"SELECT {', '.join(cols)} FROM {items}{where}")
         else:
-            inner = f"SELECT __p.__row, {', '.join(['1 AS __unit', *new_cols])} " \
-                    f"FROM {items}{where}"
+            inner = f"SELECT __p.__row, {', '.join(['1 AS __unit', *new_cols])} FROM {items}{where}"
             outer = [f"__o.{ident(v)}" for v in self.scope] + [
-                f"__m.{ident(v)}" for v in compiled.outputs]
-            self._add(what, f"SELECT {', '.join(['1 AS __unit', *outer])} FROM {source} AS __o "
-                            f"LEFT JOIN ({inner}) AS __m ON __m.__row = __o.__row")
+                f"__m.{ident(v)}" for v in compiled.outputs
+            ]
+            self._add(
+                what,
+                f"SELECT {', '.join(['1 AS __unit', *outer])} FROM {source} AS __o "
+                f"LEFT JOIN ({inner}) AS __m ON __m.__row = __o.__row",
+            )
         self.scope = scope
 
     def _subquery(self, e: ast.Expr, ec: ExprCompiler) -> str:
@@ -180,9 +193,11 @@ class _Planner:
         if u.name in self.scope:
             raise CypherError(f"variable {u.name!r} is already defined", *u.pos)
         self.checker.expect("UNWIND", t, ("list",), u.expr.pos)
-        self._add(f"UNWIND AS {u.name}",
-                  f"SELECT {', '.join(self._carried())}, unnest({s}) AS {ident(u.name)} "
-                  f"FROM {self.prev} AS __p")
+        self._add(
+            f"UNWIND AS {u.name}",
+            f"SELECT {', '.join(self._carried())}, unnest({s}) AS {ident(u.name)} "
+            f"FROM {self.prev} AS __p",
+        )
         self.scope = {**self.scope, u.name: Binding(_item_type(u.expr, self.checker))}
 
     # --- WITH / RETURN
@@ -198,14 +213,16 @@ class _Planner:
         for item in items:
             s, t = ec.typed(item.expr)
             if item.alias in seen:
-                raise CypherError(f"column name {item.alias!r} is used twice; add AS",
-                                  *item.expr.pos)
+                raise CypherError(
+                    f"column name {item.alias!r} is used twice; add AS", *item.expr.pos
+                )
             if not p.is_return and not item.explicit and not isinstance(item.expr, ast.Var):
                 raise CypherError("an expression in WITH needs a name: add AS", *item.expr.pos)
             seen.add(item.alias)
             select.append(f"{s} AS {ident(item.alias)}")
-            scope[item.alias] = (self.scope[item.expr.name]
-                                 if isinstance(item.expr, ast.Var) else Binding(t))
+            scope[item.alias] = (
+                self.scope[item.expr.name] if isinstance(item.expr, ast.Var) else Binding(t)
+            )
         grouped = any(contains_aggregate(i.expr) for i in items)
         keys, hidden = self._order(p, scope, grouped)
         distinct = "DISTINCT " if p.distinct else ""
@@ -224,13 +241,13 @@ class _Planner:
         if p.where is not None:
             cond = ExprCompiler(self.checker, scope, self._subquery).condition(p.where)
             sql = f"SELECT * FROM ({sql}) AS __q WHERE {cond}"
-        self._add(("RETURN " if p.is_return else "WITH ") +
-                  ", ".join(i.alias for i in items), sql)
+        self._add(("RETURN " if p.is_return else "WITH ") + ", ".join(i.alias for i in items), sql)
         self.scope = scope
         return tuple(i.alias for i in items)
 
-    def _order(self, p: ast.Projection, scope: dict[str, Binding],
-               grouped: bool) -> tuple[list[str], list[str]]:
+    def _order(
+        self, p: ast.Projection, scope: dict[str, Binding], grouped: bool
+    ) -> tuple[list[str], list[str]]:
         """The ORDER BY keys, and (when the projection aggregates) the extra columns of
         the grouping that the keys sort by: aggregates the projection does not list."""
         if not p.order:
@@ -264,8 +281,7 @@ class _Planner:
 
     def _before(self, e: ast.Expr) -> str:
         """`e` compiled against the variables before the projection."""
-        return ExprCompiler(self.checker, self.scope, self._subquery,
-                            allow_aggregates=True).sql(e)
+        return ExprCompiler(self.checker, self.scope, self._subquery, allow_aggregates=True).sql(e)
 
     def _page(self, p: ast.Projection) -> str:
         out = ""
@@ -277,13 +293,18 @@ class _Planner:
 
     def _count(self, e: ast.Expr, what: str) -> int:
         value = self.checker.param(e) if isinstance(e, ast.Param) else getattr(e, "value", e)
-        if isinstance(e, ast.Param | ast.Lit) and not isinstance(value, bool) \
-                and isinstance(value, int) and value >= 0:
+        if (
+            isinstance(e, ast.Param | ast.Lit)
+            and not isinstance(value, bool)
+            and isinstance(value, int)
+            and value >= 0
+        ):
             return value
         error = CypherParameterError if isinstance(e, ast.Param) else CypherError
         got = repr(value) if isinstance(e, ast.Param | ast.Lit) else "an expression"
-        raise error(f"{what} needs a non-negative integer (a literal or a parameter), "
-                    f"got {got}", *e.pos)
+        raise error(
+            f"{what} needs a non-negative integer (a literal or a parameter), got {got}", *e.pos
+        )
 
 
 def _item_type(e: ast.Expr, checker: Checker) -> str | None:
@@ -317,5 +338,3 @@ def _pattern_text(p: ast.Pattern) -> str:
 def _node_text(n: ast.NodePat) -> str:
     labels = ":" + "|".join(n.labels) if n.labels else ""
     return f"({n.var or ''}{labels}{' {...}' if n.props else ''})"
-
-

@@ -9,8 +9,19 @@ from graphlake.query import ast
 
 ALL = None  # the variable is used whole (returned, collected): read every property
 # Functions that only need an entity's identity (or label/type), not its properties.
-_IDENTITY_ONLY = ("id", "labels", "type", "count", "startnode", "endnode", "length", "size",
-                  "nodes", "relationships", "exists")
+_IDENTITY_ONLY = (
+    "id",
+    "labels",
+    "type",
+    "count",
+    "startnode",
+    "endnode",
+    "length",
+    "size",
+    "nodes",
+    "relationships",
+    "exists",
+)
 
 
 def property_usage(query: ast.Query) -> dict[str, set[str] | None]:

@@ -99,8 +99,9 @@ def compile_filter(where: str, table: str, columns: Sequence[str]) -> str:
         text, depth = _Render(set(columns)).transform(tree)
     except VisitError as exc:
         if isinstance(exc.orig_exc, _UnknownColumn):
-            raise refuse(f"unknown column {exc.orig_exc.args[0]!r} "
-                         f"(columns: {', '.join(columns)})") from None
+            raise refuse(
+                f"unknown column {exc.orig_exc.args[0]!r} (columns: {', '.join(columns)})"
+            ) from None
         raise
     except RecursionError:
         depth = MAX_FILTER_DEPTH + 1
@@ -127,7 +128,7 @@ class _Render(Transformer):
     # --- operands ---------------------------------------------------------------------
     def column(self, tok: Token) -> Rendered:
         name = str(tok)
-        if name[0] in "\"`":
+        if name[0] in '"`':
             name = name[1:-1].replace('""', '"') if name[0] == '"' else name[1:-1]
         if name not in self._columns:
             raise _UnknownColumn(name)
@@ -179,12 +180,12 @@ class _Render(Transformer):
     def not_like(self, a: Rendered, _n: Token, _l: Token, pattern: Token) -> Rendered:
         return f"{a[0]} NOT LIKE {pattern}", 1
 
-    def between(self, a: Rendered, _b: Token, low: Rendered, _a: Token,
-                high: Rendered) -> Rendered:
+    def between(self, a: Rendered, _b: Token, low: Rendered, _a: Token, high: Rendered) -> Rendered:
         return f"{a[0]} BETWEEN {low[0]} AND {high[0]}", 1
 
-    def not_between(self, a: Rendered, _n: Token, _b: Token, low: Rendered, _a: Token,
-                    high: Rendered) -> Rendered:
+    def not_between(
+        self, a: Rendered, _n: Token, _b: Token, low: Rendered, _a: Token, high: Rendered
+    ) -> Rendered:
         return f"{a[0]} NOT BETWEEN {low[0]} AND {high[0]}", 1
 
     def group(self, inner: Rendered) -> Rendered:
@@ -209,10 +210,11 @@ class _Render(Transformer):
 def _syntax_reason(exc: LarkError) -> str:
     column = getattr(exc, "column", None)
     where = f" at character {column}" if isinstance(column, int) and column > 0 else ""
-    return (f"not a valid filter{where} (use columns, literals, comparisons, IN, LIKE, "
-            f"BETWEEN, IS [NOT] NULL, AND, OR, NOT; no functions, no ';')")
+    return (
+        f"not a valid filter{where} (use columns, literals, comparisons, IN, LIKE, "
+        f"BETWEEN, IS [NOT] NULL, AND, OR, NOT; no functions, no ';')"
+    )
 
 
 def _excerpt(where: str, width: int = 80) -> str:
     return repr(where if len(where) <= width else where[:width] + "...")
-

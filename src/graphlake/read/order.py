@@ -30,8 +30,9 @@ def order_names(order_by: OrderBy) -> list[str]:
     return [item.strip() for item in items if item.strip()]
 
 
-def lance_ordering(order_by: OrderBy, table: str,
-                   names: Sequence[str]) -> list[ColumnOrdering] | None:
+def lance_ordering(
+    order_by: OrderBy, table: str, names: Sequence[str]
+) -> list[ColumnOrdering] | None:
     """Lance's orderings for `order_by` over a table with columns `names`; None: storage
     order. An unknown column is an `UnknownPropertyError` naming the known ones."""
     wanted = order_names(order_by)
@@ -42,7 +43,8 @@ def lance_ordering(order_by: OrderBy, table: str,
         column, ascending = (item[1:].strip(), False) if item.startswith("-") else (item, True)
         if column not in names:
             raise UnknownPropertyError(
-                f"{table} has no column {column!r} to order by (columns: {', '.join(names)})")
+                f"{table} has no column {column!r} to order by (columns: {', '.join(names)})"
+            )
         out.append(ColumnOrdering(column, ascending=ascending, nulls_first=False))
     return out
 

@@ -82,9 +82,14 @@ class ScanSpec:
         for s in slices:
             if s.count <= 0:
                 continue
-            scanner = ds.scanner(columns=list(self.columns), filter=self.filter,
-                                 fragments=[fragments[s.fragment]], offset=s.offset,
-                                 limit=s.count, batch_size=self.batch_size)
+            scanner = ds.scanner(
+                columns=list(self.columns),
+                filter=self.filter,
+                fragments=[fragments[s.fragment]],
+                offset=s.offset,
+                limit=s.count,
+                batch_size=self.batch_size,
+            )
             yield from _batches(self.table, self.filter, scanner)
 
 
@@ -94,8 +99,9 @@ def _batches(table: str, where: str | None, scanner: Any) -> Iterator[pa.RecordB
             if batch.num_rows:
                 yield batch
     except (OSError, ValueError, pa.ArrowInvalid) as exc:
-        raise QueryError(f"{table}: cannot scan with filter {where!r}: {clean_message(exc)}"
-                         ) from None
+        raise QueryError(
+            f"{table}: cannot scan with filter {where!r}: {clean_message(exc)}"
+        ) from None
 
 
 class Scan:
@@ -130,8 +136,7 @@ class Scan:
             if columns is None:
                 columns = [c for c in names if c not in self.blob_columns]
             elif isinstance(columns, str):
-                raise ReaderError(f"columns is a list of column names, not the string "
-                                  f"{columns!r}")
+                raise ReaderError(f"columns is a list of column names, not the string {columns!r}")
             columns = list(dict.fromkeys(columns))
             unknown = [c for c in columns if c not in names]
             if unknown:
@@ -165,16 +170,25 @@ class Scan:
 
     def fragments(self) -> list[tuple[int, int]]:
         """(fragment id, rows under the filter) of every fragment, in fragment order."""
-        return [(f.fragment_id, f.count_rows(self.filter) if self.filter else f.count_rows())
-                for f in self.dataset.get_fragments()]
+        return [
+            (f.fragment_id, f.count_rows(self.filter) if self.filter else f.count_rows())
+            for f in self.dataset.get_fragments()
+        ]
 
     def count_rows(self) -> int:
         return sum(n for _, n in self.fragments())
 
     def spec(self, batch_size: int | None = None) -> ScanSpec:
         repo = self.snapshot.repo
-        return ScanSpec(repo.uri, repo.storage_options, self.name, self.state, self.columns,
-                        self.filter, batch_size or self.batch_size)
+        return ScanSpec(
+            repo.uri,
+            repo.storage_options,
+            self.name,
+            self.state,
+            self.columns,
+            self.filter,
+            batch_size or self.batch_size,
+        )
 
     # --- reading ---------------------------------------------------------------------
 
@@ -183,8 +197,9 @@ class Scan:
 
     def to_batches(self) -> Iterator[pa.RecordBatch]:
         """Every row, in fragment order, as batches of at most `batch_size` rows."""
-        scanner = self.dataset.scanner(columns=list(self.columns), filter=self.filter,
-                                       batch_size=self.batch_size)
+        scanner = self.dataset.scanner(
+            columns=list(self.columns), filter=self.filter, batch_size=self.batch_size
+        )
         return _batches(self.name, self.where, scanner)
 
     def read_slices(self, slices: Sequence[Slice]) -> Iterator[pa.RecordBatch]:
@@ -215,5 +230,7 @@ class Scan:
         self.close()
 
     def __repr__(self) -> str:
-        return (f"Scan({self.name!r} at {self.commit_id[:12]}, columns={list(self.columns)}, "
-                f"where={self.where!r})")
+        return (
+            f"Scan({self.name!r} at {self.commit_id[:12]}, columns={list(self.columns)}, "
+            f"where={self.where!r})"
+        )

@@ -45,8 +45,10 @@ class Snapshot:
         t = schema.table(name)
         if t is None or (kind == "node" and t.is_edge) or (kind == "edge" and not t.is_edge):
             pool = (
-                schema.nodes if kind == "node"
-                else schema.edges if kind == "edge"
+                schema.nodes
+                if kind == "node"
+                else schema.edges
+                if kind == "edge"
                 else schema.table_names
             )
             what = {"node": "node type", "edge": "edge type"}.get(kind or "", "node or edge type")
@@ -86,8 +88,12 @@ class Snapshot:
         # Only the safe filter grammar reaches Lance (no functions: bounded cost).
         lance_filter = None if where is None else compile_filter(where, t.name, ds.schema.names)
         try:
-            rows = ds.to_table(columns=None if columns is None else [*columns, *extra],
-                               filter=lance_filter, limit=limit, order_by=ordering)
+            rows = ds.to_table(
+                columns=None if columns is None else [*columns, *extra],
+                filter=lance_filter,
+                limit=limit,
+                order_by=ordering,
+            )
         except (OSError, ValueError, pa.ArrowInvalid) as exc:
             what = f"filter {where!r}" if where is not None else "the read"
             if ordering:
@@ -110,9 +116,15 @@ class Snapshot:
         from graphlake.catalog.leases import LEASE_S
         from graphlake.read.scan import DEFAULT_BATCH_SIZE, Scan
 
-        return Scan(self, name, kind=kind, columns=columns, where=where,
-                    batch_size=DEFAULT_BATCH_SIZE if batch_size is None else batch_size,
-                    lease_s=LEASE_S if lease_s is None else lease_s)
+        return Scan(
+            self,
+            name,
+            kind=kind,
+            columns=columns,
+            where=where,
+            batch_size=DEFAULT_BATCH_SIZE if batch_size is None else batch_size,
+            lease_s=LEASE_S if lease_s is None else lease_s,
+        )
 
     def get(self, name: str, key: Any) -> dict[str, Any] | None:
         """The row with key `key` as Python values (float32 as its shortest decimal, see

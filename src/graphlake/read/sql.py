@@ -56,9 +56,11 @@ def seconds(value: float) -> str:
 
 
 def timeout_message(timeout_s: float | None, limits: SqlLimits) -> str:
-    return (f"the query timed out after {seconds(timeout_s or 0)} s (the limit "
-            f"{limits.timeout_name}); narrow it (a LIMIT, an anchored MATCH, fewer hops) "
-            f"or raise {limits.timeout_name}")
+    return (
+        f"the query timed out after {seconds(timeout_s or 0)} s (the limit "
+        f"{limits.timeout_name}); narrow it (a LIMIT, an anchored MATCH, fewer hops) "
+        f"or raise {limits.timeout_name}"
+    )
 
 
 def run_sql(
@@ -83,8 +85,10 @@ def run_sql(
     max_rows = max_rows if max_rows is not None else limits.max_rows
     timeout_s = timeout_s if timeout_s is not None else limits.timeout_s
     if limits.max_query_chars is not None and len(query) > limits.max_query_chars:
-        raise QueryTooLargeError(f"the query is longer than {limits.max_query_chars} characters "
-                         f"(the limit sql_max_query_chars)")
+        raise QueryTooLargeError(
+            f"the query is longer than {limits.max_query_chars} characters "
+            f"(the limit sql_max_query_chars)"
+        )
     key = (limits.memory_limit_mb, limits.threads)
     con = _POOL.take(key) if pooled else duckdb.connect(":memory:")
     watchdog = _Watchdog(con, timeout_s, limits)
@@ -92,8 +96,11 @@ def run_sql(
     done = False
     try:
         statement = _parse(con, query)
-        datasets = (snapshot.datasets() if tables is None
-                    else {name: snapshot.dataset(name) for name in tables})
+        datasets = (
+            snapshot.datasets()
+            if tables is None
+            else {name: snapshot.dataset(name) for name in tables}
+        )
         for name, ds in {**datasets, **(extra or {})}.items():
             con.register(name, ds)
             registered.append(name)
@@ -151,9 +158,11 @@ def _query_error(exc: Exception, watchdog: _Watchdog, limits: SqlLimits) -> Quer
     if watchdog.fired:  # whatever DuckDB was doing when the interrupt landed
         return QueryTimeoutError(timeout_message(watchdog.timeout_s, limits))
     if isinstance(exc, duckdb.OutOfMemoryException) or "Out of Memory" in str(exc):
-        return QueryTooLargeError(f"the query needs more memory than allowed "
-                                  f"({limits.memory_limit_mb} MB, the limit "
-                                  f"sql_memory_limit_mb); narrow it or raise the limit")
+        return QueryTooLargeError(
+            f"the query needs more memory than allowed "
+            f"({limits.memory_limit_mb} MB, the limit "
+            f"sql_memory_limit_mb); narrow it or raise the limit"
+        )
     return QueryError(f"SQL error: {exc}")
 
 
@@ -210,10 +219,12 @@ _EXPLAIN = re.compile(
 def _check_explained(con: duckdb.DuckDBPyConnection, text: str) -> None:
     """Refuse EXPLAIN of anything but one SELECT: `EXPLAIN ANALYZE` executes it."""
     m = _EXPLAIN.match(text)
-    inner = _statements(con, text[m.end():]) if m else []
+    inner = _statements(con, text[m.end() :]) if m else []
     if len(inner) != 1 or inner[0].type.name != "SELECT":
-        raise QueryError("EXPLAIN of anything but one SELECT statement is disabled "
-                         "(EXPLAIN ANALYZE executes the statement it wraps)")
+        raise QueryError(
+            "EXPLAIN of anything but one SELECT statement is disabled "
+            "(EXPLAIN ANALYZE executes the statement it wraps)"
+        )
 
 
 def _fetch(
@@ -232,9 +243,11 @@ def _fetch(
         if max_rows is not None and rows > max_rows:
             raise QueryError(f"query returned more than {max_rows} rows; add a LIMIT")
         if max_bytes is not None and size > max_bytes:
-            raise QueryTooLargeError(f"query result is larger than {max_bytes} bytes (the "
-                                     f"limit sql_max_result_bytes); select fewer columns or "
-                                     f"add a LIMIT")
+            raise QueryTooLargeError(
+                f"query result is larger than {max_bytes} bytes (the "
+                f"limit sql_max_result_bytes); select fewer columns or "
+                f"add a LIMIT"
+            )
     watchdog.check()
     return pa.Table.from_batches(batches, schema=reader.schema)
 
@@ -246,8 +259,7 @@ class _Watchdog:
     binding, between fetches), so a single interrupt can be lost.
     """
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, timeout_s: float | None,
-                 limits: SqlLimits):
+    def __init__(self, con: duckdb.DuckDBPyConnection, timeout_s: float | None, limits: SqlLimits):
         self.fired = False
         self.timeout_s = timeout_s
         self._limits = limits
@@ -255,8 +267,9 @@ class _Watchdog:
         self._stopped = threading.Event()
         self._thread: threading.Thread | None = None
         if timeout_s is not None:
-            self._thread = threading.Thread(target=self._run, daemon=True,
-                                            name="graphlake-sql-watchdog")
+            self._thread = threading.Thread(
+                target=self._run, daemon=True, name="graphlake-sql-watchdog"
+            )
             self._thread.start()
 
     def _run(self) -> None:
@@ -307,8 +320,7 @@ def _temporal_leaves(arr: pa.Array | pa.ChunkedArray) -> list[pa.Array]:
     for c in chunks:
         if pa.types.is_map(t):
             out += _temporal_leaves(c.keys) + _temporal_leaves(c.items)
-        elif pa.types.is_list(t) or pa.types.is_large_list(t) or \
-                pa.types.is_fixed_size_list(t):
+        elif pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
             out += _temporal_leaves(c.flatten())
         elif pa.types.is_struct(t):
             for i in range(t.num_fields):

@@ -23,8 +23,7 @@ POOL_SIZE = 4  # idle connections kept per configuration
 
 
 class ConnectionPool:
-    def __init__(self, new: Callable[[Hashable], duckdb.DuckDBPyConnection],
-                 size: int = POOL_SIZE):
+    def __init__(self, new: Callable[[Hashable], duckdb.DuckDBPyConnection], size: int = POOL_SIZE):
         """`new(key)`: a locked-down connection for the configuration `key`."""
         self._new = new
         self._size = size
@@ -42,8 +41,9 @@ class ConnectionPool:
                 return idle.pop()
         return self._new(key)
 
-    def give(self, key: Hashable, con: duckdb.DuckDBPyConnection,
-             registered: Iterable[str]) -> None:
+    def give(
+        self, key: Hashable, con: duckdb.DuckDBPyConnection, registered: Iterable[str]
+    ) -> None:
         """Return `con` after a successful query: its relations `registered` are dropped
         first; a connection that cannot be cleaned, or one over the size, is closed."""
         try:

@@ -54,9 +54,13 @@ def to_hf(
             return datasets.Dataset(InMemoryTable(scan.to_table()))
         features = datasets.Features.from_arrow_schema(scan.schema)
         ds = datasets.IterableDataset.from_generator(
-            _rows, features=features,
-            gen_kwargs={"spec": scan.spec(),
-                        "fragments": [fid for fid, n in scan.fragments() if n]})
+            _rows,
+            features=features,
+            gen_kwargs={
+                "spec": scan.spec(),
+                "fragments": [fid for fid, n in scan.fragments() if n],
+            },
+        )
     except BaseException:
         scan.close()
         raise
@@ -70,7 +74,9 @@ def to_hf(
 def _rows(spec: ScanSpec, fragments: list[int]) -> Iterator[dict[str, Any]]:
     # A list in gen_kwargs is what `datasets` shards: each shard reads whole fragments.
     ds = spec.open()
-    counts = {f.fragment_id: f.count_rows(spec.filter) if spec.filter else f.count_rows()
-              for f in ds.get_fragments()}
+    counts = {
+        f.fragment_id: f.count_rows(spec.filter) if spec.filter else f.count_rows()
+        for f in ds.get_fragments()
+    }
     for batch in spec.read_slices([Slice(fid, 0, counts[fid]) for fid in fragments], ds):
         yield from batch.to_pylist()

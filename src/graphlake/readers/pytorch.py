@@ -66,8 +66,9 @@ def to_torch(
     lease_s: float | None = None,
 ) -> PinnedTorchDataset:
     check_rank(rank, world_size)
-    if shuffle is not None and (isinstance(shuffle, bool) or not isinstance(shuffle, int)
-                                or shuffle < 0):
+    if shuffle is not None and (
+        isinstance(shuffle, bool) or not isinstance(shuffle, int) or shuffle < 0
+    ):
         raise ReaderError(f"shuffle is a seed (a whole number >= 0) or None, not {shuffle!r}")
     for name, value in (("chunk_rows", chunk_rows), ("shuffle_window", shuffle_window)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -80,9 +81,15 @@ def to_torch(
                 f"{scan.name}: Blob column {', '.join(map(repr, blobs))} cannot be a tensor "
                 f"(read blobs with snapshot.scan)"
             )
-        return PinnedTorchDataset(scan, rank=rank, world_size=world_size,
-                                  drop_last=bool(drop_last), seed=shuffle,
-                                  chunk_rows=chunk_rows, shuffle_window=shuffle_window)
+        return PinnedTorchDataset(
+            scan,
+            rank=rank,
+            world_size=world_size,
+            drop_last=bool(drop_last),
+            seed=shuffle,
+            chunk_rows=chunk_rows,
+            shuffle_window=shuffle_window,
+        )
     except BaseException:
         scan.close()
         raise
@@ -91,8 +98,17 @@ def to_torch(
 class PinnedTorchDataset(torch.utils.data.IterableDataset):  # type: ignore[misc, name-defined]
     """Batches of one pinned table for one rank; see the module docstring."""
 
-    def __init__(self, scan: Scan, *, rank: int, world_size: int, drop_last: bool,
-                 seed: int | None, chunk_rows: int, shuffle_window: int) -> None:
+    def __init__(
+        self,
+        scan: Scan,
+        *,
+        rank: int,
+        world_size: int,
+        drop_last: bool,
+        seed: int | None,
+        chunk_rows: int,
+        shuffle_window: int,
+    ) -> None:
         super().__init__()
         self._scan: Scan | None = scan
         self.spec: ScanSpec = scan.spec()
@@ -110,9 +126,15 @@ class PinnedTorchDataset(torch.utils.data.IterableDataset):  # type: ignore[misc
         self.epoch = epoch
 
     def layout(self) -> Layout:
-        return layout(self.fragments, world_size=self.world_size, batch_size=self.batch_size,
-                      drop_last=self.drop_last, seed=self.seed, epoch=self.epoch,
-                      chunk_rows=self.chunk_rows)
+        return layout(
+            self.fragments,
+            world_size=self.world_size,
+            batch_size=self.batch_size,
+            drop_last=self.drop_last,
+            seed=self.seed,
+            epoch=self.epoch,
+            chunk_rows=self.chunk_rows,
+        )
 
     def __len__(self) -> int:
         """Batches per epoch on this rank (the same on every rank)."""
@@ -140,15 +162,17 @@ class PinnedTorchDataset(torch.utils.data.IterableDataset):  # type: ignore[misc
         window = self.batch_size * (self.shuffle_window if self.seed is not None else 1)
         for index, table in enumerate(_windows(batches, window, self.spec.columns)):
             if self.seed is not None:
-                order = window_permutation(table.num_rows, self.seed, self.epoch, self.rank,
-                                           worker, index)
+                order = window_permutation(
+                    table.num_rows, self.seed, self.epoch, self.rank, worker, index
+                )
                 table = table.take(pa.array(order))
             for off in range(0, table.num_rows, self.batch_size):
                 yield to_tensors(table.slice(off, self.batch_size))
 
 
-def _windows(batches: Iterator[pa.RecordBatch], rows: int,
-             columns: Sequence[str]) -> Iterator[pa.Table]:
+def _windows(
+    batches: Iterator[pa.RecordBatch], rows: int, columns: Sequence[str]
+) -> Iterator[pa.Table]:
     """Tables of exactly `rows` rows (the last may be shorter) from a batch stream."""
     held: list[pa.RecordBatch] = []
     count = 0
@@ -166,8 +190,7 @@ def _windows(batches: Iterator[pa.RecordBatch], rows: int,
 
 def to_tensors(table: pa.Table) -> dict[str, Any]:
     """One batch as column -> tensor (vectors, numbers, Bool) or list (anything else)."""
-    return {name: _column(name, table.column(name).combine_chunks())
-            for name in table.column_names}
+    return {name: _column(name, table.column(name).combine_chunks()) for name in table.column_names}
 
 
 def _writable(a: np.ndarray) -> np.ndarray:
@@ -176,11 +199,14 @@ def _writable(a: np.ndarray) -> np.ndarray:
 
 def _column(name: str, arr: pa.Array) -> Any:
     t = arr.type
-    if pa.types.is_fixed_size_list(t) and (pa.types.is_floating(t.value_type)
-                                           or pa.types.is_integer(t.value_type)):
+    if pa.types.is_fixed_size_list(t) and (
+        pa.types.is_floating(t.value_type) or pa.types.is_integer(t.value_type)
+    ):
         if arr.null_count:
-            raise ReaderError(f"vector column {name!r} has nulls in this batch: filter them "
-                              f"out (where=) or fill them before reading it as a tensor")
+            raise ReaderError(
+                f"vector column {name!r} has nulls in this batch: filter them "
+                f"out (where=) or fill them before reading it as a tensor"
+            )
         flat = pc.list_flatten(arr).to_numpy(zero_copy_only=False)
         return torch.from_numpy(_writable(flat).reshape(len(arr), t.list_size))
     if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t):

@@ -43,15 +43,20 @@ def to_ray(
     parallelism: int = -1,
     lease_s: float | None = None,
 ) -> Any:
-    if isinstance(parallelism, bool) or not isinstance(parallelism, int) or (
-            parallelism < 1 and parallelism != -1):
-        raise ReaderError(f"parallelism is a whole number >= 1 (or -1: Ray decides), "
-                          f"not {parallelism!r}")
+    if (
+        isinstance(parallelism, bool)
+        or not isinstance(parallelism, int)
+        or (parallelism < 1 and parallelism != -1)
+    ):
+        raise ReaderError(
+            f"parallelism is a whole number >= 1 (or -1: Ray decides), not {parallelism!r}"
+        )
     scan = snapshot.scan(type, columns, where, batch_size=batch_size, lease_s=lease_s)
     try:
         source = PinnedDatasource(scan)
-        dataset = ray.data.read_datasource(source, override_num_blocks=(
-            None if parallelism == -1 else parallelism))
+        dataset = ray.data.read_datasource(
+            source, override_num_blocks=(None if parallelism == -1 else parallelism)
+        )
     except BaseException:
         scan.close()
         raise
@@ -80,8 +85,9 @@ class PinnedDatasource(Datasource):  # type: ignore[misc]
     def estimate_inmemory_data_size(self) -> int | None:
         return self.row_bytes * sum(n for _, n in self.fragments)
 
-    def get_read_tasks(self, parallelism: int, per_task_row_limit: int | None = None,
-                       data_context: Any = None) -> list[ReadTask]:
+    def get_read_tasks(
+        self, parallelism: int, per_task_row_limit: int | None = None, data_context: Any = None
+    ) -> list[ReadTask]:
         groups = max(1, min(parallelism, len(self.fragments)))
         tasks = []
         for g in range(groups):
@@ -90,12 +96,18 @@ class PinnedDatasource(Datasource):  # type: ignore[misc]
                 continue
             slices = [Slice(fid, 0, n) for fid, n in mine]
             rows = sum(n for _, n in mine)
-            meta = BlockMetadata(num_rows=rows, size_bytes=rows * self.row_bytes,
-                                 exec_stats=None, input_files=None)
+            meta = BlockMetadata(
+                num_rows=rows, size_bytes=rows * self.row_bytes, exec_stats=None, input_files=None
+            )
             spec = self.spec
-            tasks.append(ReadTask(lambda spec=spec, slices=slices: _read(spec, slices),
-                                  meta, schema=self.arrow_schema,
-                                  per_task_row_limit=per_task_row_limit))
+            tasks.append(
+                ReadTask(
+                    lambda spec=spec, slices=slices: _read(spec, slices),
+                    meta,
+                    schema=self.arrow_schema,
+                    per_task_row_limit=per_task_row_limit,
+                )
+            )
         return tasks
 
 

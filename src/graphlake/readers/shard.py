@@ -43,8 +43,9 @@ def check_rank(rank: int, world_size: int) -> None:
     if world_size < 1:
         raise ReaderError(f"world_size is at least 1, not {world_size}")
     if not 0 <= rank < world_size:
-        raise ReaderError(f"rank must be in 0..{world_size - 1} for world_size {world_size}, "
-                          f"not {rank}")
+        raise ReaderError(
+            f"rank must be in 0..{world_size - 1} for world_size {world_size}, not {rank}"
+        )
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,10 @@ class Layout:
         nb = self.batches_per_rank
         b0, b1 = worker * nb // num_workers, (worker + 1) * nb // num_workers
         base = rank * self.per_rank
-        return (base + min(b0 * self.batch_size, self.per_rank),
-                base + min(b1 * self.batch_size, self.per_rank))
+        return (
+            base + min(b0 * self.batch_size, self.per_rank),
+            base + min(b1 * self.batch_size, self.per_rank),
+        )
 
     def slices(self, start: int, stop: int) -> list[Slice]:
         """The fragment slices holding positions [start, stop), wrapping past the end."""
@@ -104,8 +107,11 @@ def layout(
     epoch: int,
     chunk_rows: int,
 ) -> Layout:
-    pieces = [Slice(fid, off, min(chunk_rows, n - off))
-              for fid, n in fragments for off in range(0, n, chunk_rows)]
+    pieces = [
+        Slice(fid, off, min(chunk_rows, n - off))
+        for fid, n in fragments
+        for off in range(0, n, chunk_rows)
+    ]
     if seed is not None and pieces:
         perm = np.random.default_rng([seed, epoch]).permutation(len(pieces))
         pieces = [pieces[i] for i in perm]
@@ -121,7 +127,8 @@ def layout(
     return Layout(tuple(pieces), tuple(starts), total, per_rank, batch_size)
 
 
-def window_permutation(n: int, seed: int, epoch: int, rank: int, worker: int,
-                       window_index: int) -> np.ndarray:
+def window_permutation(
+    n: int, seed: int, epoch: int, rank: int, worker: int, window_index: int
+) -> np.ndarray:
     """The order of the `n` rows of one shuffle window."""
     return np.random.default_rng([seed, epoch, rank, worker, window_index]).permutation(n)

@@ -70,8 +70,12 @@ class FsckReport:
         return {
             "ok": self.ok,
             "problems": [asdict(p) for p in self.problems],
-            "checked": {"branches": self.branches, "commits": self.commits,
-                        "table_states": self.table_states, "rows": self.rows},
+            "checked": {
+                "branches": self.branches,
+                "commits": self.commits,
+                "table_states": self.table_states,
+                "rows": self.rows,
+            },
         }
 
 
@@ -112,9 +116,7 @@ def _check_refs(repo: Repo, report: FsckReport) -> dict[str, tuple[str, Commit]]
     return heads
 
 
-def _check_history(
-    repo: Repo, heads: dict[str, tuple[str, Commit]], report: FsckReport
-) -> None:
+def _check_history(repo: Repo, heads: dict[str, tuple[str, Commit]], report: FsckReport) -> None:
     seen: set[str] = set()
     states: set[TableState] = set()
     schemas: set[str] = set()
@@ -214,8 +216,9 @@ def _row_problems(name: str, rows: pa.Table) -> list[str]:
         out.append(f"duplicate keys: {', '.join(map(repr, dups))}")
     for f in rows.schema:
         if not f.nullable and rows.column(f.name).null_count:
-            out.append(f"required property {f.name} is missing in "
-                       f"{rows.column(f.name).null_count} rows")
+            out.append(
+                f"required property {f.name} is missing in {rows.column(f.name).null_count} rows"
+            )
     return out
 
 
@@ -230,15 +233,17 @@ def _check_ownership(
         except (OSError, ValueError) as exc:
             report.problems.append(Problem("ownership", f"{branch}:{name}", str(exc)))
             continue
-        claim = (f"_graphlake/claims/{state.table_id}/{state.lance_branch}/"
-                 f"{state.version + 1:020d}")
+        claim = f"_graphlake/claims/{state.table_id}/{state.lance_branch}/{state.version + 1:020d}"
         if newest > state.version and not repo.store.exists(claim):
-            report.problems.append(Problem(
-                "ownership", f"{branch}:{name}",
-                f"Lance branch {state.lance_branch} is at version {newest}, past the "
-                f"published {state.version}, and version {state.version + 1} is not "
-                f"claimed: the next write could build on unpublished data",
-            ))
+            report.problems.append(
+                Problem(
+                    "ownership",
+                    f"{branch}:{name}",
+                    f"Lance branch {state.lance_branch} is at version {newest}, past the "
+                    f"published {state.version}, and version {state.version + 1} is not "
+                    f"claimed: the next write could build on unpublished data",
+                )
+            )
 
 
 def _check_records(repo: Repo, report: FsckReport) -> None:
@@ -247,8 +252,11 @@ def _check_records(repo: Repo, report: FsckReport) -> None:
         report.problems.append(Problem("recovery", key, "recovery record unreadable"))
     for record in records:
         if not record.owner_alive():
-            report.problems.append(Problem(
-                "recovery", record.key,
-                f"unfinished {record.op} on {record.branch!r} from a process that is gone; "
-                f"run `graphlake recover`",
-            ))
+            report.problems.append(
+                Problem(
+                    "recovery",
+                    record.key,
+                    f"unfinished {record.op} on {record.branch!r} from a process that is gone; "
+                    f"run `graphlake recover`",
+                )
+            )

@@ -30,8 +30,9 @@ _log = logging.getLogger(__name__)
 
 
 class Publication:
-    def __init__(self, repo: Repo, op: str, branch: str, ref: RefEntry,
-                 action: str | None = None) -> None:
+    def __init__(
+        self, repo: Repo, op: str, branch: str, ref: RefEntry, action: str | None = None
+    ) -> None:
         assert op in faults.OPERATIONS, op
         assert ref.commit is not None
         self.repo, self.op, self.branch, self.ref = repo, op, branch, ref
@@ -56,8 +57,9 @@ class Publication:
         assert self.record is not None
         self.repo.commits.put(commit)
         faults.hit(f"{self.op}.before_ref_cas")
-        entry = self.repo.refs.cas(self.branch, self.ref, commit.id, op=self.record.id,
-                                   action=self.action)
+        entry = self.repo.refs.cas(
+            self.branch, self.ref, commit.id, op=self.record.id, action=self.action
+        )
         faults.hit(f"{self.op}.after_ref_cas")
         return entry
 

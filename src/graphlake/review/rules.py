@@ -20,5 +20,4 @@ class BranchRules:
 
     @property
     def any(self) -> bool:
-        return bool(self.required_approvals or self.require_checks
-                    or self.merge_only_via_request)
+        return bool(self.required_approvals or self.require_checks or self.merge_only_via_request)

@@ -78,24 +78,27 @@ class Reviews:
         """(source head, target head) as they are now."""
         return self.repo.resolve(mr.source).id, self.repo.branch_head(mr.into)[1].id
 
-    def preview(self, rid: int | MergeRequest, rules: BranchRules | None = None
-                ) -> dict[str, Any]:
+    def preview(self, rid: int | MergeRequest, rules: BranchRules | None = None) -> dict[str, Any]:
         """What merging the request now would do, and whether its rules hold."""
         mr = rid if isinstance(rid, MergeRequest) else self.get(rid)
         if mr.state != "open":
             return {"state": mr.state, "merge_commit": mr.merge_commit}
         source_head, target_head = self.heads(mr)
         merged = self._dry_run(mr, source_head, target_head)
-        approvals = [a.to_dict() for a in mr.current_approvals(source_head, target_head)
-                     if a.by != mr.author]
-        out = {**merged, "source_head": source_head, "target_head": target_head,
-               "approvals": approvals}
+        approvals = [
+            a.to_dict() for a in mr.current_approvals(source_head, target_head) if a.by != mr.author
+        ]
+        out = {
+            **merged,
+            "source_head": source_head,
+            "target_head": target_head,
+            "approvals": approvals,
+        }
         out["blocked_by"] = self._blockers(mr, out, rules)
         out["mergeable"] = not out["blocked_by"]
         return out
 
-    def _dry_run(self, mr: MergeRequest, source_head: str, target_head: str
-                 ) -> dict[str, Any]:
+    def _dry_run(self, mr: MergeRequest, source_head: str, target_head: str) -> dict[str, Any]:
         key = (source_head, target_head, mr.into)
         with self._lock:
             hit = self._cache.get(key)
@@ -109,7 +112,8 @@ class Reviews:
             for table, changes in diff(self.repo, base, source_head, limit=0).items():
                 summary[table] = dict(changes.counts)
         computed = {
-            "outcome": result.outcome, "base": result.base,
+            "outcome": result.outcome,
+            "base": result.base,
             "routes": dict(result.routes),
             "conflicts": [c.to_dict() for c in result.conflicts],
             "diff": summary,
@@ -123,20 +127,29 @@ class Reviews:
         return computed
 
     @staticmethod
-    def _blockers(mr: MergeRequest, preview: Mapping[str, Any],
-                  rules: BranchRules | None) -> list[str]:
+    def _blockers(
+        mr: MergeRequest, preview: Mapping[str, Any], rules: BranchRules | None
+    ) -> list[str]:
         out = []
         if preview["outcome"] == CONFLICT:
             out.append(f"{len(preview['conflicts'])} unresolved conflict(s)")
         if rules is not None and len(preview["approvals"]) < rules.required_approvals:
-            out.append(f"required_approvals: {len(preview['approvals'])} of "
-                       f"{rules.required_approvals} approval(s) at the current heads")
+            out.append(
+                f"required_approvals: {len(preview['approvals'])} of "
+                f"{rules.required_approvals} approval(s) at the current heads"
+            )
         return out
 
     # --- changing ------------------------------------------------------------------------
 
-    def open(self, source: str, into: str, title: str, description: str = "",
-             author: str | Author | None = None) -> MergeRequest:
+    def open(
+        self,
+        source: str,
+        into: str,
+        title: str,
+        description: str = "",
+        author: str | Author | None = None,
+    ) -> MergeRequest:
         """A new open request to merge branch `source` into branch `into`."""
         if source == into:
             raise MergeError(f"cannot merge branch {into!r} into itself")
@@ -150,19 +163,22 @@ class Reviews:
 
         def check(mr: MergeRequest) -> None:
             if mr.author == who:
-                raise ReviewPermissionError(f"{who!r} opened merge request {rid}: the author "
-                                            "of a request cannot approve it")
+                raise ReviewPermissionError(
+                    f"{who!r} opened merge request {rid}: the author of a request cannot approve it"
+                )
 
         mr = self.get(rid)
         check(mr)
         source_head, target_head = self.heads(mr)
-        return self.store.append(rid, "approved", who, {"source_head": source_head,
-                                                        "target_head": target_head}, check)
+        return self.store.append(
+            rid, "approved", who, {"source_head": source_head, "target_head": target_head}, check
+        )
 
     def comment(self, rid: int, text: str, by: str | Author | None = None) -> MergeRequest:
         if not isinstance(text, str) or not text.strip() or len(text) > MAX_COMMENT:
-            raise ReviewError(f"a comment is a non-empty string of at most {MAX_COMMENT} "
-                              "characters")
+            raise ReviewError(
+                f"a comment is a non-empty string of at most {MAX_COMMENT} characters"
+            )
         return self.store.append(rid, "commented", _who(by), {"text": text})
 
     def close(self, rid: int, by: str | Author | None = None) -> MergeRequest:
@@ -170,9 +186,13 @@ class Reviews:
         return self.store.append(rid, "closed", _who(by))
 
     def merge(
-        self, rid: int, resolutions: Sequence[Mapping[str, Any]] | None = None,
-        strategy: str | None = None, by: str | Author | None = None,
-        rules: BranchRules | None = None, lineage: str | None = None,
+        self,
+        rid: int,
+        resolutions: Sequence[Mapping[str, Any]] | None = None,
+        strategy: str | None = None,
+        by: str | Author | None = None,
+        rules: BranchRules | None = None,
+        lineage: str | None = None,
     ) -> MergeRequest:
         """Merge the request's source into its target as one commit recording the
         request's id, then mark the request merged. Conflicts the resolutions and
@@ -184,23 +204,35 @@ class Reviews:
         self.store.check_open(mr, "merged")
         source_head, target_head = self.heads(mr)
         if rules is not None:
-            given = [a for a in mr.current_approvals(source_head, target_head)
-                     if a.by != mr.author]
+            given = [a for a in mr.current_approvals(source_head, target_head) if a.by != mr.author]
             if len(given) < rules.required_approvals:
                 raise ReviewPermissionError(
                     f"branch {mr.into!r} rule required_approvals = "
                     f"{rules.required_approvals}: merge request {rid} has {len(given)} "
                     "approval(s) at the current heads of its branches (a new commit on "
-                    "either branch resets approvals)")
+                    "either branch resets approvals)"
+                )
         with acting_as(who):
-            result = engine.merge(self.repo, source_head, mr.into, strategy=strategy,
-                                  message=f"merge request #{rid}: {mr.title} "
-                                  f"({mr.source} into {mr.into})",
-                                  lineage=lineage, resolutions=resolutions,
-                                  meta={"merge_request": rid, "source_branch": mr.source})
-        merged = self.store.append(rid, "merged", who, {
-            "commit": result.commit, "outcome": result.outcome,
-            "source_head": source_head,
-            "resolutions": [r.to_dict() for r in parse_resolutions(resolutions)]})
+            result = engine.merge(
+                self.repo,
+                source_head,
+                mr.into,
+                strategy=strategy,
+                message=f"merge request #{rid}: {mr.title} ({mr.source} into {mr.into})",
+                lineage=lineage,
+                resolutions=resolutions,
+                meta={"merge_request": rid, "source_branch": mr.source},
+            )
+        merged = self.store.append(
+            rid,
+            "merged",
+            who,
+            {
+                "commit": result.commit,
+                "outcome": result.outcome,
+                "source_head": source_head,
+                "resolutions": [r.to_dict() for r in parse_resolutions(resolutions)],
+            },
+        )
         merged.result = result
         return merged

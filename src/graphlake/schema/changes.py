@@ -90,8 +90,12 @@ class Step:
         raise NotImplementedError
 
     def to_json(self) -> dict[str, object]:
-        return {"kind": self.kind, "table": self.table, "cost": str(self.cost),
-                "description": self.describe()}
+        return {
+            "kind": self.kind,
+            "table": self.table,
+            "cost": str(self.cost),
+            "description": self.describe(),
+        }
 
 
 @dataclass(frozen=True)
@@ -131,8 +135,10 @@ class AddProperty(Step):
 
     def describe(self) -> str:
         fill = "null" if self.prop.default is None else f"{self.prop.default!r}"
-        return f"add property {self.table}.{self.prop.name}: {_type(self.prop)} " \
-               f"(existing rows get {fill})"
+        return (
+            f"add property {self.table}.{self.prop.name}: {_type(self.prop)} "
+            f"(existing rows get {fill})"
+        )
 
 
 @dataclass(frozen=True)
@@ -183,8 +189,10 @@ class NarrowProperty(Step):
         return Cost.CHECK
 
     def describe(self) -> str:
-        return (f"narrow {self.table}.{self.new.name} from {_type(self.old)} to "
-                f"{_type(self.new)} (checks every row)")
+        return (
+            f"narrow {self.table}.{self.new.name} from {_type(self.old)} to "
+            f"{_type(self.new)} (checks every row)"
+        )
 
 
 @dataclass(frozen=True)
@@ -209,8 +217,10 @@ class ChangeDefault(Step):
     new: Property = field(kw_only=True)
 
     def describe(self) -> str:
-        return (f"change the default of {self.table}.{self.new.name} from "
-                f"{self.old.default!r} to {self.new.default!r} (existing rows keep theirs)")
+        return (
+            f"change the default of {self.table}.{self.new.name} from "
+            f"{self.old.default!r} to {self.new.default!r} (existing rows keep theirs)"
+        )
 
 
 @dataclass(frozen=True)
@@ -224,9 +234,13 @@ class AddConstraint(Step):
         return Cost.COLUMN if self.constraint.kind == "index" else Cost.CHECK
 
     def describe(self) -> str:
-        how = ("its index is built by the next optimize" if self.constraint.kind in _SEARCH_KINDS
-               else "indexes the column" if self.constraint.kind == "index"
-               else "checks every row")
+        how = (
+            "its index is built by the next optimize"
+            if self.constraint.kind in _SEARCH_KINDS
+            else "indexes the column"
+            if self.constraint.kind == "index"
+            else "checks every row"
+        )
         return f"add {self.constraint} on {self.table} ({how})"
 
 
@@ -262,8 +276,7 @@ def schema_changes(old: Schema, new: Schema, *, strict: bool = True) -> list[Ste
     steps: list[Step] = []
     for new_name, old_name in renames.items():
         steps.append(RenameType(new_name, old=old_name))
-    kept = {n: renames.get(n, n) for n in new.table_names
-            if renames.get(n, n) in old.table_names}
+    kept = {n: renames.get(n, n) for n in new.table_names if renames.get(n, n) in old.table_names}
     for new_name, old_name in kept.items():
         steps += _table_changes(old.table(old_name), new.table(new_name), renames, strict)
     for name in new.table_names:
@@ -282,7 +295,8 @@ def _type_renames(old: Schema, new: Schema, strict: bool) -> dict[str, str]:
             {n: new.table(n).renamed_from for n in new.table_names},
             {n: old.table(n).renamed_from for n in old.table_names},
             {n: old.table(n).is_edge for n in old.table_names},
-            {n: new.table(n).is_edge for n in new.table_names})
+            {n: new.table(n).is_edge for n in new.table_names},
+        )
     renames: dict[str, str] = {}
     for name in new.table_names:
         t = new.table(name)
@@ -291,50 +305,73 @@ def _type_renames(old: Schema, new: Schema, strict: bool) -> dict[str, str]:
             continue  # no rename, or one an earlier apply already made
         if source not in old.table_names:
             raise SchemaChangeRefusedError(
-                f"{name} @renamed_from({source}): the current schema has no type {source}")
+                f"{name} @renamed_from({source}): the current schema has no type {source}"
+            )
         if source in new.table_names:
             raise SchemaChangeRefusedError(
                 f"{name} @renamed_from({source}): {source} is still declared; "
-                f"a type can be renamed only once")
+                f"a type can be renamed only once"
+            )
         if old.table(source).is_edge != t.is_edge:
             raise SchemaChangeRefusedError(
                 f"{name} @renamed_from({source}): a rename cannot turn a node type into an "
-                f"edge type or back")
+                f"edge type or back"
+            )
         renames[name] = source
     return renames
 
 
 def _lenient_renames(
-    new: dict[str, str | None], old: dict[str, str | None], old_kind: dict[str, bool],
+    new: dict[str, str | None],
+    old: dict[str, str | None],
+    old_kind: dict[str, bool],
     new_kind: dict[str, bool],
 ) -> dict[str, str]:
     """new name -> old name for every rename either side's annotations make sense of."""
     renames: dict[str, str] = {}
     for name, source in new.items():  # forward: new `@renamed_from(old)`
-        if (source and name not in old and source in old and source not in new
-                and old_kind[source] == new_kind[name] and source not in renames.values()):
+        if (
+            source
+            and name not in old
+            and source in old
+            and source not in new
+            and old_kind[source] == new_kind[name]
+            and source not in renames.values()
+        ):
             renames[name] = source
     for name, target in old.items():  # backward: old `@renamed_from(new)`, b older than a
-        if (target and name not in new and target in new and target not in old
-                and target not in renames and name not in renames.values()
-                and old_kind[name] == new_kind[target]):
+        if (
+            target
+            and name not in new
+            and target in new
+            and target not in old
+            and target not in renames
+            and name not in renames.values()
+            and old_kind[name] == new_kind[target]
+        ):
             renames[target] = name
     return renames
 
 
 def _table_changes(
-    old: NodeType | EdgeType, new: NodeType | EdgeType, type_renames: dict[str, str],
+    old: NodeType | EdgeType,
+    new: NodeType | EdgeType,
+    type_renames: dict[str, str],
     strict: bool = True,
 ) -> list[Step]:
     name = new.name
-    if not strict and (old.is_edge != new.is_edge or _endpoints_moved(old, new, type_renames)
-                       or _key_changed(old, new)):
+    if not strict and (
+        old.is_edge != new.is_edge
+        or _endpoints_moved(old, new, type_renames)
+        or _key_changed(old, new)
+    ):
         # A table apply could never turn into the other: a drop and an add.
         return [DropType(old.name, definition=old), AddType(name, definition=new)]
     if old.is_edge != new.is_edge:
         raise SchemaChangeRefusedError(
             f"{name} changes from a {_kind(old)} type to a {_kind(new)} type; drop it and "
-            f"add a type of another name instead")
+            f"add a type of another name instead"
+        )
     if isinstance(old, EdgeType) and isinstance(new, EdgeType):
         _check_endpoints(old, new, type_renames)
     prop_renames = _property_renames(old, new, strict)  # new name -> old name
@@ -363,9 +400,12 @@ def _property_renames(old: TableType, new: TableType, strict: bool) -> dict[str,
     if not strict:
         kinds_old = {p.name: True for p in old.properties}
         kinds_new = {p.name: True for p in new.properties}
-        return _lenient_renames({p.name: p.renamed_from for p in new.properties},
-                                {p.name: p.renamed_from for p in old.properties},
-                                kinds_old, kinds_new)
+        return _lenient_renames(
+            {p.name: p.renamed_from for p in new.properties},
+            {p.name: p.renamed_from for p in old.properties},
+            kinds_old,
+            kinds_new,
+        )
     renames: dict[str, str] = {}
     for p in new.properties:
         source = p.renamed_from
@@ -374,7 +414,8 @@ def _property_renames(old: TableType, new: TableType, strict: bool) -> dict[str,
         where = f"{new.name}.{p.name} @renamed_from({source})"
         if old.property(source) is None:
             raise SchemaChangeRefusedError(
-                f"{where}: the current schema has no property {old.name}.{source}")
+                f"{where}: the current schema has no property {old.name}.{source}"
+            )
         if new.property(source) is not None:
             raise SchemaChangeRefusedError(f"{where}: {source} is still declared")
         if source in renames.values():
@@ -390,14 +431,17 @@ def _check_endpoints(old: EdgeType, new: EdgeType, type_renames: dict[str, str])
             raise SchemaChangeRefusedError(
                 f"edge type {new.name}: its {'source' if end == 'src' else 'destination'} "
                 f"changes from {before} to {after}; existing edges would point at the wrong "
-                f"type. Add a new edge type instead")
+                f"type. Add a new edge type instead"
+            )
 
 
 def _endpoints_moved(old: TableType, new: TableType, type_renames: dict[str, str]) -> bool:
     if not (isinstance(old, EdgeType) and isinstance(new, EdgeType)):
         return False
-    return any(type_renames.get(getattr(new, end), getattr(new, end)) != getattr(old, end)
-               for end in ("src", "dst"))
+    return any(
+        type_renames.get(getattr(new, end), getattr(new, end)) != getattr(old, end)
+        for end in ("src", "dst")
+    )
 
 
 def _key_changed(old: TableType, new: TableType) -> bool:
@@ -411,30 +455,35 @@ def _check_key(old: NodeType, new: NodeType, renames: dict[str, str]) -> None:
     if renames.get(new.key, new.key) != old.key:
         raise SchemaChangeRefusedError(
             f"node type {new.name}: the @key changes from {old.key} to {new.key}; every row "
-            f"id would change. Keep the key and add {new.key} as a new (@unique) property")
+            f"id would change. Keep the key and add {new.key} as a new (@unique) property"
+        )
     before, after = old.property(old.key), new.property(new.key)
     assert before is not None and after is not None
     if before.type != after.type:
         raise SchemaChangeRefusedError(
             f"node type {new.name}: key property {new.key} changes type from {before.type} "
-            f"to {after.type}; a key cannot change type. Add a new property instead")
+            f"to {after.type}; a key cannot change type. Add a new property instead"
+        )
 
 
 def _add_property(table: str, p: Property) -> AddProperty:
     if not p.nullable and p.default is None:
         raise SchemaChangeRefusedError(
             f"new property {table}.{p.name} is required but existing rows have no value: "
-            f"declare it nullable ({p.name}: {p.type}?) or give it @default(value)")
+            f"declare it nullable ({p.name}: {p.type}?) or give it @default(value)"
+        )
     return AddProperty(table, prop=p)
 
 
-def _property_changes(table: str, old: Property, new: Property,
-                      strict: bool = True) -> list[Step]:
+def _property_changes(table: str, old: Property, new: Property, strict: bool = True) -> list[Step]:
     steps: list[Step] = []
     if (old.type, old.nullable) != (new.type, new.nullable):
         refused = _type_relation(old.type, new.type) == "refused"
-        steps.append(RetypeProperty(table, old=old, new=new) if refused and not strict
-                     else _retype(table, old, new))
+        steps.append(
+            RetypeProperty(table, old=old, new=new)
+            if refused and not strict
+            else _retype(table, old, new)
+        )
     if old.default != new.default:
         steps.append(ChangeDefault(table, old=old, new=new))
     return steps
@@ -449,7 +498,8 @@ def _retype(table: str, old: Property, new: Property) -> Step:
         else:
             why = f"{old.type} -> {new.type} can change or lose values"
         raise SchemaChangeRefusedError(
-            f"{where}: {why}; add a new property (and backfill it) instead")
+            f"{where}: {why}; add a new property (and backfill it) instead"
+        )
     narrowing = relation == "narrow" or (old.nullable and not new.nullable)
     if narrowing:
         return NarrowProperty(table, old=old, new=new)
@@ -462,7 +512,7 @@ _WIDENING_CASTS = {("I32", "I64"), ("U32", "U64"), ("U32", "I64"), ("F32", "F64"
 
 
 def _type_relation(old: TypeRef, new: TypeRef) -> str:
-    """"same", "widen" (no value changes), "narrow" (values must be checked) or
+    """ "same", "widen" (no value changes), "narrow" (values must be checked) or
     "refused"."""
     if old == new:
         return "same"
@@ -480,9 +530,7 @@ def _type_relation(old: TypeRef, new: TypeRef) -> str:
     return "refused"
 
 
-def _constraint_changes(
-    old: TableType, new: TableType, renames: dict[str, str]
-) -> list[Step]:
+def _constraint_changes(old: TableType, new: TableType, renames: dict[str, str]) -> list[Step]:
     # Compare under the new names, so a renamed property keeps its constraints.
     to_new = {source: target for target, source in renames.items()}
     before = _constraints(old, to_new)
@@ -500,8 +548,9 @@ def _constraints(t: TableType, rename: dict[str, str]) -> list[Constraint]:
     out += [Constraint("index", cols(i)) for i in t.indexes]
     out += [Constraint("range", cols((p,)), _range_text(r)) for p, r in t.ranges.items()]
     out += [Constraint("check", cols((p,)), f'"{rx}"') for p, rx in t.checks.items()]
-    out += [Constraint("vector_index", cols((p,)), f'metric="{m}"')
-            for p, m in t.vector_indexes.items()]
+    out += [
+        Constraint("vector_index", cols((p,)), f'metric="{m}"') for p, m in t.vector_indexes.items()
+    ]
     out += [Constraint("search", cols((p,))) for p in t.search]
     if isinstance(t, EdgeType) and t.card is not None:
         hi = "" if t.card.max is None else str(t.card.max)
@@ -528,5 +577,4 @@ def _kind(t: TableType) -> str:
 
 
 def _snake(name: str) -> str:
-    return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower()
-                   for i, c in enumerate(name))
+    return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))

@@ -29,8 +29,7 @@ from typing import Any
 from graphlake.conflicts import SCHEMA_CONFLICT, Conflict
 from graphlake.schema.model import EdgeType, NodeType, Property, Schema, TableType
 
-__all__ = ["SCHEMA_CONFLICT", "SchemaMerge", "SchemaSide", "merge_schemas",
-           "resolve_dropped_type"]
+__all__ = ["SCHEMA_CONFLICT", "SchemaMerge", "SchemaSide", "merge_schemas", "resolve_dropped_type"]
 
 OURS = "ours"  # the merge target
 THEIRS = "theirs"  # the merge source
@@ -108,8 +107,10 @@ def merge_schemas(
     if strategy is not None and strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}")
     b = base.schema if isinstance(base, SchemaSide) else base
-    b = Schema({n: _plain(t) for n, t in b.nodes.items()},  # type: ignore[misc]
-               {n: _plain(t) for n, t in b.edges.items()})  # type: ignore[misc]
+    b = Schema(
+        {n: _plain(t) for n, t in b.nodes.items()},  # type: ignore[misc]
+        {n: _plain(t) for n, t in b.edges.items()},
+    )  # type: ignore[misc]
     so, st = (s if isinstance(s, SchemaSide) else SchemaSide(s) for s in (ours, theirs))
     return _Merger(b, _Side(OURS, so, b), _Side(THEIRS, st, b), strategy).run()
 
@@ -130,8 +131,7 @@ class _Side:
         for name in side.schema.table_names:
             table = side.schema.table(name)
             assert table is not None
-            old = side.type_renames.get(name) or _annotated(table.renamed_from, side.schema,
-                                                            name)
+            old = side.type_renames.get(name) or _annotated(table.renamed_from, side.schema, name)
             ident = old if base.table(old) is not None else name
             self.tables[ident] = _plain(table)
             self.table_name[ident] = name
@@ -139,8 +139,10 @@ class _Side:
             idents: dict[str, str] = {}
             for p in table.properties:
                 old_p = side.prop_renames.get((name, p.name)) or (
-                    p.renamed_from if p.renamed_from and table.property(p.renamed_from) is None
-                    else p.name)
+                    p.renamed_from
+                    if p.renamed_from and table.property(p.renamed_from) is None
+                    else p.name
+                )
                 known = base_table is not None and base_table.property(old_p) is not None
                 idents[p.name] = old_p if known else p.name
             self.prop_ident[ident] = idents
@@ -196,15 +198,22 @@ def _shape(t: Table | None, idents: Mapping[str, str], type_ident: Mapping[str, 
     props = {idents[p.name]: replace(p, name=idents[p.name]) for p in t.properties}
     names = {idents[p.name]: p.name for p in t.properties}
     if isinstance(t, EdgeType):
-        extra = {"src": type_ident.get(t.src, t.src), "dst": type_ident.get(t.dst, t.dst),
-                 "card": t.card}
+        extra = {
+            "src": type_ident.get(t.src, t.src),
+            "dst": type_ident.get(t.dst, t.dst),
+            "card": t.card,
+        }
     else:
         extra = {"key": idents.get(t.key, t.key)}
     return _Shape(
-        "edge" if isinstance(t, EdgeType) else "node", props, names,
-        frozenset(ids(u) for u in t.uniques), frozenset(ids(i) for i in t.indexes),
+        "edge" if isinstance(t, EdgeType) else "node",
+        props,
+        names,
+        frozenset(ids(u) for u in t.uniques),
+        frozenset(ids(i) for i in t.indexes),
         {idents.get(k, k): v for k, v in t.ranges.items()},
-        {idents.get(k, k): v for k, v in t.checks.items()}, extra,
+        {idents.get(k, k): v for k, v in t.checks.items()},
+        extra,
         {idents.get(k, k): v for k, v in t.vector_indexes.items()},
         frozenset(idents.get(p, p) for p in t.search),
     )
@@ -259,11 +268,21 @@ class _Merger:
 
     # -- conflicts
 
-    def _conflict(self, table: str, message: str, prop: str | None, b: Any, o: Any,
-                  t: Any) -> str | None:
+    def _conflict(
+        self, table: str, message: str, prop: str | None, b: Any, o: Any, t: Any
+    ) -> str | None:
         """Record a schema conflict; returns the side whose definition wins, if resolved."""
-        c = Conflict(SCHEMA_CONFLICT, table, prop or "", message,
-                     (prop,) if prop else (), b, t, o, resolution=self.strategy)
+        c = Conflict(
+            SCHEMA_CONFLICT,
+            table,
+            prop or "",
+            message,
+            (prop,) if prop else (),
+            b,
+            t,
+            o,
+            resolution=self.strategy,
+        )
         (self.out.resolved if self.strategy else self.out.conflicts).append(c)
         return self.strategy
 
@@ -280,8 +299,9 @@ class _Merger:
         if not isinstance(table, EdgeType):
             return table
         idents = self.type_ident[label]
-        return replace(table, src=idents.get(table.src, table.src),
-                       dst=idents.get(table.dst, table.dst))
+        return replace(
+            table, src=idents.get(table.src, table.src), dst=idents.get(table.dst, table.dst)
+        )
 
     def _table(self, ident: str) -> Table | None:
         b = self.base.table(ident)
@@ -291,23 +311,34 @@ class _Merger:
         if o is None or t is None:
             return self._dropped_or_added(ident, b, o, t)
         if b is None and type(o) is not type(t):
-            side = self._conflict(ident, f"type {ident!r} added as a node type on one side "
-                                  "and as an edge type on the other", None, None,
-                                  _describe_table(o), _describe_table(t))
+            side = self._conflict(
+                ident,
+                f"type {ident!r} added as a node type on one side and as an edge type on the other",
+                None,
+                None,
+                _describe_table(o),
+                _describe_table(t),
+            )
             return self._keep(ident, t, THEIRS) if side == THEIRS else self._keep(ident, o, OURS)
         name_o, name_t = self.o.table_name[ident], self.t.table_name[ident]
         agreed, name = _three_way(ident, name_o, name_t)
         if not agreed:
-            side = self._conflict(ident, f"type {ident!r} renamed differently: "
-                                  f"{name_o!r} on the target, {name_t!r} on the source",
-                                  None, _describe_table(b), _describe_table(o),
-                                  _describe_table(t))
+            side = self._conflict(
+                ident,
+                f"type {ident!r} renamed differently: "
+                f"{name_o!r} on the target, {name_t!r} on the source",
+                None,
+                _describe_table(b),
+                _describe_table(o),
+                _describe_table(t),
+            )
             name = name_t if side == THEIRS else name_o
         self.merged_type_name[ident] = name
         return self._merge_table(ident, name, b, o, t)
 
-    def _dropped_or_added(self, ident: str, b: Table | None, o: Table | None,
-                          t: Table | None) -> Table | None:
+    def _dropped_or_added(
+        self, ident: str, b: Table | None, o: Table | None, t: Table | None
+    ) -> Table | None:
         kept, side = (o, self.o) if o is not None else (t, self.t)
         assert kept is not None
         if b is None:  # added on one side only
@@ -319,20 +350,27 @@ class _Merger:
         if k_shape == b_shape and not renamed:
             drop_side = self.o if dropper == OURS else self.t
             dropped_edges = tuple(
-                e for e in side.schema.edges.values() if ident in (e.src, e.dst)
+                e
+                for e in side.schema.edges.values()
+                if ident in (e.src, e.dst)
                 and self.type_ident[side.label].get(e.name, e.name) not in drop_side.tables
             )
             self.out.dropped_type_checks.append(
-                DroppedTypeCheck(kept.name, dropper, kept, dropped_edges))
+                DroppedTypeCheck(kept.name, dropper, kept, dropped_edges)
+            )
             return None
         winner = self._conflict(
-            ident, f"type {ident!r} dropped on the {_where(dropper)} and "
+            ident,
+            f"type {ident!r} dropped on the {_where(dropper)} and "
             f"{'renamed' if renamed else 'changed'} on the {_where(side.label)}",
-            None, _describe_table(b), _describe_table(o), _describe_table(t))
+            None,
+            _describe_table(b),
+            _describe_table(o),
+            _describe_table(t),
+        )
         return self._keep(ident, kept, side.label) if winner == side.label else None
 
-    def _merge_table(self, ident: str, name: str, b: Table | None, o: Table,
-                     t: Table) -> Table:
+    def _merge_table(self, ident: str, name: str, b: Table | None, o: Table, t: Table) -> Table:
         bs = _shape(b, _base_idents(b), {})
         os_ = _shape(o, self.o.idents(ident), self.type_ident[OURS])
         ts = _shape(t, self.t.idents(ident), self.type_ident[THEIRS])
@@ -343,17 +381,23 @@ class _Merger:
         ranges = self._keyed(ident, "range", bs.ranges, os_.ranges, ts.ranges, keep)
         checks = self._keyed(ident, "check", bs.checks, os_.checks, ts.checks, keep)
         # Search indexes merge like constraints: a metric changed differently conflicts.
-        vectors = self._keyed(ident, "vector_index", bs.vector_indexes, os_.vector_indexes,
-                              ts.vector_indexes, keep)
+        vectors = self._keyed(
+            ident, "vector_index", bs.vector_indexes, os_.vector_indexes, ts.vector_indexes, keep
+        )
         search = _set_merge(bs.search, os_.search, ts.search)
         extra: dict[str, Any] = {}
         for key in sorted(set(os_.extra) | set(ts.extra)):
             bv, ov, tv = bs.extra.get(key), os_.extra.get(key), ts.extra.get(key)
             agreed, v = _three_way(bv if b else None, ov, tv)
             if not agreed:
-                side = self._conflict(ident, f"{key} of {ident!r} changed differently",
-                                      None, _describe_table(b), _describe_table(o),
-                                      _describe_table(t))
+                side = self._conflict(
+                    ident,
+                    f"{key} of {ident!r} changed differently",
+                    None,
+                    _describe_table(b),
+                    _describe_table(o),
+                    _describe_table(t),
+                )
                 v = tv if side == THEIRS else ov
             elif key == "card" and v is not None and v != bv:
                 self._added(ident, "card", (), OURS if v == ov and ov != bv else THEIRS)
@@ -367,7 +411,8 @@ class _Merger:
         common: dict[str, Any] = dict(
             name=name,
             properties=tuple(replace(p, name=rn[i]) for i, p in props.items()),
-            uniques=cols(uniques), indexes=cols(indexes),
+            uniques=cols(uniques),
+            indexes=cols(indexes),
             ranges={rn[k]: v for k, v in ranges.items()},
             checks={rn[k]: v for k, v in checks.items()},
             vector_indexes={rn[k]: v for k, v in vectors.items()},
@@ -379,8 +424,9 @@ class _Merger:
 
     # -- properties
 
-    def _props(self, table: str, bs: _Shape, os_: _Shape,
-               ts: _Shape) -> tuple[dict[str, Property], dict[str, str]]:
+    def _props(
+        self, table: str, bs: _Shape, os_: _Shape, ts: _Shape
+    ) -> tuple[dict[str, Property], dict[str, str]]:
         # Keep the target's column order (the source's if the target changed nothing),
         # then the other side's additions.
         first, second = (ts, os_) if os_ == bs else (os_, ts)
@@ -394,16 +440,21 @@ class _Merger:
                 props[ident], names[ident] = merged
         return props, names
 
-    def _prop(self, table: str, ident: str, bs: _Shape, os_: _Shape,
-              ts: _Shape) -> tuple[Property, str] | None:
+    def _prop(
+        self, table: str, ident: str, bs: _Shape, os_: _Shape, ts: _Shape
+    ) -> tuple[Property, str] | None:
         b, o, t = bs.props.get(ident), os_.props.get(ident), ts.props.get(ident)
         nb, no, nt = bs.names.get(ident), os_.names.get(ident), ts.names.get(ident)
         desc = (_describe_prop(bs, ident), _describe_prop(os_, ident), _describe_prop(ts, ident))
         if b is None:
             if o is not None and t is not None:
                 if _describe_prop(os_, ident) != _describe_prop(ts, ident):
-                    side = self._conflict(table, f"property {table}.{ident} added on both "
-                                          "sides with different definitions", ident, *desc)
+                    side = self._conflict(
+                        table,
+                        f"property {table}.{ident} added on both sides with different definitions",
+                        ident,
+                        *desc,
+                    )
                     return (t, nt) if side == THEIRS else (o, no)  # type: ignore[return-value]
                 return o, no  # type: ignore[return-value]
             return (o, no) if o is not None else (t, nt)  # type: ignore[return-value]
@@ -416,16 +467,21 @@ class _Merger:
                 self.out.dropped_properties.append(DroppedProperty(table, kname, dropper))
                 return None
             what = "renamed" if kname != nb else "changed"
-            side = self._conflict(table, f"property {table}.{ident} dropped on the "
-                                  f"{_where(dropper)} and {what} on the {_where(keeper)}",
-                                  ident, *desc)
+            side = self._conflict(
+                table,
+                f"property {table}.{ident} dropped on the "
+                f"{_where(dropper)} and {what} on the {_where(keeper)}",
+                ident,
+                *desc,
+            )
             return (kept, kname) if side == keeper else None  # type: ignore[return-value]
         agreed_n, name = _three_way(nb, no, nt)
         agreed_d, prop = _three_way(b, o, t)
         if not agreed_n or not agreed_d:
             what = "renamed" if not agreed_n else "changed"
-            side = self._conflict(table, f"property {table}.{ident} {what} differently on "
-                                  "both sides", ident, *desc)
+            side = self._conflict(
+                table, f"property {table}.{ident} {what} differently on both sides", ident, *desc
+            )
             if not agreed_n:
                 name = nt if side == THEIRS else no
             if not agreed_d:
@@ -436,25 +492,30 @@ class _Merger:
 
     # -- constraints
 
-    def _constraint_set(self, table: str, kind: str, b: frozenset, o: frozenset,
-                        t: frozenset, keep: set[str]) -> frozenset:
+    def _constraint_set(
+        self, table: str, kind: str, b: frozenset, o: frozenset, t: frozenset, keep: set[str]
+    ) -> frozenset:
         merged = _set_merge(b, o, t)
         for cols in sorted(merged - b):
             if set(cols) <= keep:
                 self._added(table, kind, cols, OURS if cols in o else THEIRS)
         return merged
 
-    def _keyed(self, table: str, kind: str, b: dict, o: dict, t: dict,
-               keep: set[str]) -> dict:
+    def _keyed(self, table: str, kind: str, b: dict, o: dict, t: dict, keep: set[str]) -> dict:
         out = {}
         for key in [*o, *(k for k in t if k not in o)]:
             if key not in keep:
                 continue
             agreed, v = _three_way(b.get(key), o.get(key), t.get(key))
             if not agreed:
-                side = self._conflict(table, f"@{kind} on {table}.{key} changed differently "
-                                      "on both sides", key, _fmt(b.get(key)), _fmt(o.get(key)),
-                                      _fmt(t.get(key)))
+                side = self._conflict(
+                    table,
+                    f"@{kind} on {table}.{key} changed differently on both sides",
+                    key,
+                    _fmt(b.get(key)),
+                    _fmt(o.get(key)),
+                    _fmt(t.get(key)),
+                )
                 v = t.get(key) if side == THEIRS else o.get(key)
             if v is not None:
                 out[key] = v
@@ -475,17 +536,22 @@ class _Merger:
                 continue
             for end in {table.src, table.dst} - set(merged):
                 keeper = OURS if ident in self.o.tables else THEIRS
-                side = self._conflict(ident, f"edge type {table.name!r} needs node type "
-                                      f"{end!r}, which the {_where(_other(keeper))} dropped",
-                                      None, _describe_table(self.base.table(ident)),
-                                      _describe_table(self.o.tables.get(ident)),
-                                      _describe_table(self.t.tables.get(ident)))
+                side = self._conflict(
+                    ident,
+                    f"edge type {table.name!r} needs node type "
+                    f"{end!r}, which the {_where(_other(keeper))} dropped",
+                    None,
+                    _describe_table(self.base.table(ident)),
+                    _describe_table(self.o.tables.get(ident)),
+                    _describe_table(self.t.tables.get(ident)),
+                )
                 node = (self.o if keeper == OURS else self.t).tables.get(end)
                 if side == keeper and node is not None:
                     self._keep(end, node, keeper)
                     merged[end] = self._with_ident_ends(node, keeper)
                     self.out.dropped_type_checks = [
-                        c for c in self.out.dropped_type_checks if c.kept is not node]
+                        c for c in self.out.dropped_type_checks if c.kept is not node
+                    ]
                 else:
                     del merged[ident]
                     self.prop_names.pop(ident, None)
@@ -495,20 +561,35 @@ class _Merger:
     def _named_ends(self, t: Table) -> Table:
         if not isinstance(t, EdgeType):
             return t
-        return replace(t, src=self.merged_type_name.get(t.src, t.src),
-                       dst=self.merged_type_name.get(t.dst, t.dst))
+        return replace(
+            t,
+            src=self.merged_type_name.get(t.src, t.src),
+            dst=self.merged_type_name.get(t.dst, t.dst),
+        )
 
     def _check_names(self, merged: dict[str, Table]) -> None:
         seen: set[str] = set()
         for table in merged.values():
             if table.name in seen:
-                self._conflict(table.name, f"both sides use the name {table.name!r} for "
-                               "different types", None, None, None, None)
+                self._conflict(
+                    table.name,
+                    f"both sides use the name {table.name!r} for different types",
+                    None,
+                    None,
+                    None,
+                    None,
+                )
             seen.add(table.name)
             names = [p.name for p in table.properties]
             for n in sorted({n for n in names if names.count(n) > 1}):
-                self._conflict(table.name, f"both sides use the name {table.name}.{n} for "
-                               "different properties", n, None, None, None)
+                self._conflict(
+                    table.name,
+                    f"both sides use the name {table.name}.{n} for different properties",
+                    n,
+                    None,
+                    None,
+                    None,
+                )
 
     def _columns(self, merged: dict[str, Table]) -> None:
         for side in (self.o, self.t):
@@ -517,8 +598,10 @@ class _Merger:
                 if ident not in side.tables:
                     continue
                 rn = self.prop_names.get(ident, {})
-                cols[side.table_name[ident]] = (table.name, {
-                    p: rn[i] for p, i in side.idents(ident).items() if i in rn})
+                cols[side.table_name[ident]] = (
+                    table.name,
+                    {p: rn[i] for p, i in side.idents(ident).items() if i in rn},
+                )
             self.out.columns[side.label] = cols
 
 
@@ -535,12 +618,18 @@ def resolve_dropped_type(
     if not inserted:
         return
     keeper = THEIRS if check.dropped_by == OURS else OURS
-    c = Conflict(SCHEMA_CONFLICT, check.table, "",
-                 f"type {check.table!r} dropped on the {_where(check.dropped_by)} while the "
-                 f"{_where(keeper)} inserted rows of it or edges to it", (),
-                 _describe_table(check.kept),
-                 _describe_table(check.kept if keeper == THEIRS else None),
-                 _describe_table(check.kept if keeper == OURS else None), resolution=strategy)
+    c = Conflict(
+        SCHEMA_CONFLICT,
+        check.table,
+        "",
+        f"type {check.table!r} dropped on the {_where(check.dropped_by)} while the "
+        f"{_where(keeper)} inserted rows of it or edges to it",
+        (),
+        _describe_table(check.kept),
+        _describe_table(check.kept if keeper == THEIRS else None),
+        _describe_table(check.kept if keeper == OURS else None),
+        resolution=strategy,
+    )
     (result.resolved if strategy else result.conflicts).append(c)
     if strategy != keeper:
         return
@@ -566,8 +655,7 @@ def _describe_prop(shape: _Shape, ident: str) -> dict[str, Any] | None:
     p = shape.props.get(ident)
     if p is None:
         return None
-    d: dict[str, Any] = {"name": shape.names[ident], "type": str(p.type),
-                         "nullable": p.nullable}
+    d: dict[str, Any] = {"name": shape.names[ident], "type": str(p.type), "nullable": p.nullable}
     for k, v in p.__dict__.items():  # e.g. a default, when the model has one
         if k not in ("name", "type", "nullable", "renamed_from") and v is not None:
             d[k] = str(v)
@@ -583,9 +671,11 @@ def _describe_prop(shape: _Shape, ident: str) -> dict[str, Any] | None:
 def _describe_table(t: TableType | None) -> dict[str, Any] | None:
     if t is None:
         return None
-    d: dict[str, Any] = {"name": t.name, "kind": "edge" if t.is_edge else "node",
-                         "properties": {p.name: f"{p.type}{'?' if p.nullable else ''}"
-                                        for p in t.properties}}
+    d: dict[str, Any] = {
+        "name": t.name,
+        "kind": "edge" if t.is_edge else "node",
+        "properties": {p.name: f"{p.type}{'?' if p.nullable else ''}" for p in t.properties},
+    }
     if isinstance(t, EdgeType):
         d.update(src=t.src, dst=t.dst, card=str(t.card) if t.card else None)
     elif isinstance(t, NodeType):

@@ -11,7 +11,16 @@ from datetime import date, datetime
 
 # Scalar kinds as written in the schema language.
 SCALARS = (
-    "String", "Bool", "I32", "I64", "U32", "U64", "F32", "F64", "Date", "DateTime",
+    "String",
+    "Bool",
+    "I32",
+    "I64",
+    "U32",
+    "U64",
+    "F32",
+    "F64",
+    "Date",
+    "DateTime",
 )
 INTEGER_KINDS = ("I32", "I64", "U32", "U64")
 FLOAT_KINDS = ("F32", "F64")

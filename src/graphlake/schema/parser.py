@@ -65,8 +65,14 @@ _F32_MAX = 3.4028234663852886e38
 
 
 def _lark() -> Lark:
-    return lark_parser("graphlake.schema", "grammar.lark", "schema", parser="lalr",
-                       lexer="contextual", maybe_placeholders=False)
+    return lark_parser(
+        "graphlake.schema",
+        "grammar.lark",
+        "schema",
+        parser="lalr",
+        lexer="contextual",
+        maybe_placeholders=False,
+    )
 
 
 # How each terminal reads in "expected ..." messages, in the order they are listed.
@@ -142,8 +148,9 @@ def _syntax_error(exc: UnexpectedInput, text: str) -> SchemaError:
         return SchemaError(f"expected {expected}, found '{text[pos]}'", exc.line, exc.column)
     # UnexpectedEOF (not raised by LALR, but cheap to cover).
     line, column = _end_of(text)
-    return SchemaError(f"expected {_words(getattr(exc, 'expected', ()))}, found end of input",
-                       line, column)
+    return SchemaError(
+        f"expected {_words(getattr(exc, 'expected', ()))}, found end of input", line, column
+    )
 
 
 # --- raw syntax records ----------------------------------------------------------------
@@ -290,8 +297,17 @@ def _parse_tree(text: str) -> list[_RawDecl]:
 
 # --- semantic checks -------------------------------------------------------------------
 
-KNOWN_ANNOTATIONS = ("key", "unique", "index", "range", "check", "card", "search", "default",
-                     "renamed_from")
+KNOWN_ANNOTATIONS = (
+    "key",
+    "unique",
+    "index",
+    "range",
+    "check",
+    "card",
+    "search",
+    "default",
+    "renamed_from",
+)
 _USAGE = {
     "key": "@key after the key property's type",
     "unique": "@unique after a property's type, or @unique(prop, ...)",
@@ -345,8 +361,9 @@ def _check_known(ann: _RawAnnotation) -> None:
     if ann.name not in KNOWN_ANNOTATIONS:
         known = ", ".join(f"@{a}" for a in KNOWN_ANNOTATIONS)
         hint = _did_you_mean(str(ann.name), KNOWN_ANNOTATIONS)
-        raise _error(f"unknown annotation '@{ann.name}'{hint}; known annotations are {known}",
-                     ann.at)
+        raise _error(
+            f"unknown annotation '@{ann.name}'{hint}; known annotations are {known}", ann.at
+        )
 
 
 def _check_type_name(tok: Token) -> None:
@@ -359,8 +376,11 @@ def _check_property_name(tok: Token) -> None:
     lowered = tok.lower()
     if lowered in RESERVED_NAMES or lowered.startswith(RESERVED_PREFIX):
         reserved = ", ".join(sorted(RESERVED_NAMES))
-        raise _error(f"property name '{tok}' is reserved (reserved: {reserved} and names "
-                     f"starting with '{RESERVED_PREFIX}')", tok)
+        raise _error(
+            f"property name '{tok}' is reserved (reserved: {reserved} and names "
+            f"starting with '{RESERVED_PREFIX}')",
+            tok,
+        )
 
 
 # --- types -----------------------------------------------------------------------------
@@ -378,11 +398,9 @@ def _vector_type(raw: _RawType) -> TypeRef:
     (dim,) = raw.args
     digits = dim.lstrip("0") if dim.type == "NUMBER" and re.fullmatch(r"[0-9]+", dim) else ""
     if not digits:  # not an integer, or zero
-        raise _error(f"Vector dimension must be a positive integer, found '{_shown(dim)}'",
-                     dim)
+        raise _error(f"Vector dimension must be a positive integer, found '{_shown(dim)}'", dim)
     if len(digits) > 6 or int(digits) > MAX_VECTOR_DIM:
-        raise _error(f"Vector dimension {_shown(dim)} is over the maximum, {MAX_VECTOR_DIM}",
-                     dim)
+        raise _error(f"Vector dimension {_shown(dim)} is over the maximum, {MAX_VECTOR_DIM}", dim)
     return TypeRef("Vector", dim=int(dim))
 
 
@@ -405,8 +423,7 @@ def _list_type(raw: _RawType) -> TypeRef:
     if item.kind == "List":
         raise _error("lists cannot be nested", raw.item.at)
     if item.kind in ("Vector", "Blob"):
-        raise _error(f"a list cannot hold {item.kind}; use a scalar or enum item type",
-                     raw.item.at)
+        raise _error(f"a list cannot hold {item.kind}; use a scalar or enum item type", raw.item.at)
     return TypeRef("List", item=item)
 
 
@@ -422,8 +439,7 @@ def _resolve_type(raw: _RawType) -> TypeRef:
         return _enum_type(raw)
     known = (*SCALARS, "Vector", "Blob", "enum")
     hint = _did_you_mean(raw.name, known)
-    raise _error(f"unknown type '{raw.name}'{hint}; types are {', '.join(known)} and [T]",
-                 raw.at)
+    raise _error(f"unknown type '{raw.name}'{hint}; types are {', '.join(known)} and [T]", raw.at)
 
 
 # --- constraints -----------------------------------------------------------------------
@@ -469,8 +485,10 @@ def _bound(tok: Token, prop: Property) -> int | float | date | datetime:
     kind = prop.type.kind
     if kind in ("Date", "DateTime"):
         if tok.type != "STRING":
-            raise _error(f"a range on {kind} property '{prop.name}' takes quoted bounds "
-                         f'like "2020-01-01"', tok)
+            raise _error(
+                f"a range on {kind} property '{prop.name}' takes quoted bounds like \"2020-01-01\"",
+                tok,
+            )
         return _date_bound(tok, kind)
     if tok.type != "NUMBER":
         raise _error(f"a range on {kind} property '{prop.name}' takes number bounds", tok)
@@ -485,24 +503,32 @@ def _numeric_value(tok: Token, prop: Property, what: str) -> int | float:
     kind = prop.type.kind
     if kind in FLOAT_KINDS:
         if kind == "F32" and abs(value) > _F32_MAX:
-            raise _error(f"{what} {_shown(tok)} is not an F32 value for property "
-                         f"'{prop.name}' (F32 reaches {_F32_MAX:g})", tok)
+            raise _error(
+                f"{what} {_shown(tok)} is not an F32 value for property "
+                f"'{prop.name}' (F32 reaches {_F32_MAX:g})",
+                tok,
+            )
         return float(value)
     low, high = _INT_LIMITS[kind]
     if not isinstance(value, int) or not low <= value <= high:
-        raise _error(f"{what} '{_shown(tok)}' is not a {kind} value for property "
-                     f"'{prop.name}'", tok)
+        raise _error(
+            f"{what} '{_shown(tok)}' is not a {kind} value for property '{prop.name}'", tok
+        )
     return value
 
 
 def _range(rng: _RawRange, prop: Property, ann: _RawAnnotation) -> Range:
     kind = prop.type.kind
     if kind not in NUMERIC_KINDS and kind not in ("Date", "DateTime"):
-        raise _error(f"@range applies to numeric, Date and DateTime properties; "
-                     f"'{prop.name}' is {prop.type}", ann.at)
+        raise _error(
+            f"@range applies to numeric, Date and DateTime properties; "
+            f"'{prop.name}' is {prop.type}",
+            ann.at,
+        )
     if rng.lo is None and rng.hi is None:
-        raise _error("a range needs a minimum, a maximum or both, e.g. 0..10, 0.. or ..10",
-                     rng.dots)
+        raise _error(
+            "a range needs a minimum, a maximum or both, e.g. 0..10, 0.. or ..10", rng.dots
+        )
     lo = _bound(rng.lo, prop) if rng.lo is not None else None
     hi = _bound(rng.hi, prop) if rng.hi is not None else None
     if lo is not None and hi is not None and lo > hi:  # type: ignore[operator]
@@ -512,8 +538,7 @@ def _range(rng: _RawRange, prop: Property, ann: _RawAnnotation) -> Range:
 
 def _regex(tok: Token, prop: Property, ann: _RawAnnotation, stored: bool) -> str:
     if prop.type.kind != "String":
-        raise _error(f"@check applies to String properties; '{prop.name}' is {prop.type}",
-                     ann.at)
+        raise _error(f"@check applies to String properties; '{prop.name}' is {prop.type}", ann.at)
     pattern = _string_value(tok)
     problem = pattern_problem(pattern)
     if problem is not None and not stored:
@@ -526,11 +551,11 @@ def _cardinality(rng: _RawRange) -> Cardinality:
         raise _error("@card needs a minimum, e.g. @card(0..1) or @card(1..)", rng.dots)
     for tok in (rng.lo, rng.hi):
         if tok is not None and (tok.type != "NUMBER" or not re.fullmatch(r"[0-9]+", tok)):
-            raise _error(f"@card bounds must be non-negative integers, found {_shown(tok)}",
-                         tok)
+            raise _error(f"@card bounds must be non-negative integers, found {_shown(tok)}", tok)
         if tok is not None and (len(tok.lstrip("0")) > 19 or int(tok) > _INT_LIMITS["I64"][1]):
-            raise _error(f"@card bound {_shown(tok)} is over the maximum, "
-                         f"{_INT_LIMITS['I64'][1]}", tok)
+            raise _error(
+                f"@card bound {_shown(tok)} is over the maximum, {_INT_LIMITS['I64'][1]}", tok
+            )
     low = int(rng.lo)
     high = int(rng.hi) if rng.hi is not None else None
     if high is not None and low > high:
@@ -572,8 +597,7 @@ class _Table:
 
     def add_key(self, prop: Property, ann: _RawAnnotation) -> None:
         if ann.has_parens:
-            raise _error("@key takes no arguments; write it after the key property's type",
-                         ann.at)
+            raise _error("@key takes no arguments; write it after the key property's type", ann.at)
         if self.decl.is_edge:
             raise _error("edge types have no key; @key is only for node types", ann.at)
         if self.key:
@@ -581,8 +605,11 @@ class _Table:
         if prop.nullable:
             raise _error(f"key property '{prop.name}' must not be nullable", ann.at)
         if prop.type.kind not in KEY_KINDS:
-            raise _error(f"key property '{prop.name}' is {prop.type}; a key must be one of "
-                         f"{', '.join(KEY_KINDS)}", ann.at)
+            raise _error(
+                f"key property '{prop.name}' is {prop.type}; a key must be one of "
+                f"{', '.join(KEY_KINDS)}",
+                ann.at,
+            )
         self.key = prop.name
 
     def add_names(self, kind: str, props: Sequence[Property], ann: _RawAnnotation) -> None:
@@ -593,8 +620,10 @@ class _Table:
         if any(p.type.kind == "Vector" for p in props) and kind == "index":
             return self.add_vector_index(props, options, ann)
         if options:
-            raise _error(f"@{kind} takes no options here; metric=... is for an @index on a "
-                         f"Vector property", ann.at)
+            raise _error(
+                f"@{kind} takes no options here; metric=... is for an @index on a Vector property",
+                ann.at,
+            )
         for p in props:
             banned = ("Blob", "Vector", "List") if kind == "unique" else ("Blob",)
             if p.type.kind in banned:
@@ -620,8 +649,9 @@ class _Table:
             tok = options["metric"]
             metric = _string_value(tok) if tok.type == "STRING" else str(tok)
             if metric not in VECTOR_METRICS:
-                raise _error(f"unknown metric '{metric}'; metrics are "
-                             f"{', '.join(VECTOR_METRICS)}", tok)
+                raise _error(
+                    f"unknown metric '{metric}'; metrics are {', '.join(VECTOR_METRICS)}", tok
+                )
         if prop.name in self.vector_indexes:
             raise _error(f"duplicate @index({prop.name}) on {self.what}", ann.at)
         self.vector_indexes[prop.name] = metric
@@ -630,8 +660,9 @@ class _Table:
         """`@search(title, body)`: a full-text (BM25) index on each String property."""
         for p in props:
             if p.type.kind != "String":
-                raise _error(f"@search applies to String properties; '{p.name}' is {p.type}",
-                             ann.at)
+                raise _error(
+                    f"@search applies to String properties; '{p.name}' is {p.type}", ann.at
+                )
             if p.name in self.search:
                 raise _error(f"'{p.name}' already has @search on {self.what}", ann.at)
             self.search.append(p.name)
@@ -708,8 +739,9 @@ def _default_value(arg: _Arg, prop: Property, ann: _RawAnnotation) -> DefaultVal
         return str(arg) == "true"
     if kind in ("Date", "DateTime"):
         if arg.type != "STRING":
-            raise _error(f"a default for {kind} property '{prop.name}' is quoted, "
-                         f'like "2020-01-01"', tok)
+            raise _error(
+                f"a default for {kind} property '{prop.name}' is quoted, like \"2020-01-01\"", tok
+            )
         return _date_bound(arg, kind)
     if kind == "Enum":
         text = _string_value(arg) if arg.type == "STRING" else str(arg)
@@ -790,8 +822,11 @@ def _apply_type_level(table: _Table, ann: _RawAnnotation) -> None:
 
 
 def _misplaced(ann: _RawAnnotation, where: str) -> SchemaError:
-    return _error(f"@{ann.name} {where} must directly follow a property's type; "
-                  f"write {_USAGE[str(ann.name)]}", ann.at)
+    return _error(
+        f"@{ann.name} {where} must directly follow a property's type; "
+        f"write {_USAGE[str(ann.name)]}",
+        ann.at,
+    )
 
 
 def _group(decl: _RawDecl) -> tuple[list[_RawProperty], list[_RawAnnotation]]:
@@ -853,8 +888,9 @@ def _table(decl: _RawDecl, stored: bool) -> _Table:
         else:
             _apply_inline(table, prop, ann)
     if not decl.is_edge and not table.key:
-        raise _error(f"{table.what} needs exactly one @key property "
-                     f"(e.g. `name: String @key`)", decl.name)
+        raise _error(
+            f"{table.what} needs exactly one @key property (e.g. `name: String @key`)", decl.name
+        )
     return table
 
 

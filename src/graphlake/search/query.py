@@ -78,8 +78,13 @@ class SearchPlan:
     coverage: list[indexes.Coverage]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "mode": self.mode, "k": self.k, "filter": self.filter,
-                "coverage": [c.to_dict() for c in self.coverage]}
+        return {
+            "type": self.type,
+            "mode": self.mode,
+            "k": self.k,
+            "filter": self.filter,
+            "coverage": [c.to_dict() for c in self.coverage],
+        }
 
 
 def search(snap: Snapshot, req: SearchRequest) -> pa.Table:
@@ -94,11 +99,15 @@ def explain(snap: Snapshot, req: SearchRequest) -> SearchPlan:
     plan = _plan(snap, req)
     cover = []
     if plan.vector_prop is not None:
-        cover.append(indexes.coverage(plan.ds, plan.vector_prop,
-                                      indexes.ann_name(plan.vector_prop)))
+        cover.append(
+            indexes.coverage(plan.ds, plan.vector_prop, indexes.ann_name(plan.vector_prop))
+        )
     cover += [indexes.coverage(plan.ds, p, indexes.fts_name(p)) for p in plan.text_props]
-    mode = "hybrid" if plan.query is not None and plan.text is not None else (
-        "vector" if plan.query is not None else "text")
+    mode = (
+        "hybrid"
+        if plan.query is not None and plan.text is not None
+        else ("vector" if plan.query is not None else "text")
+    )
     return SearchPlan(plan.t.name, mode, plan.k, plan.filter, cover)
 
 
@@ -117,11 +126,18 @@ def _plan(snap: Snapshot, req: SearchRequest) -> _Plan:
     columns = list(req.columns) if req.columns is not None else names
     unknown = [c for c in columns if c not in names]
     if unknown:
-        raise SearchError(f"{t.name} has no column {', '.join(map(repr, unknown))} "
-                          f"(columns: {', '.join(names)})")
+        raise SearchError(
+            f"{t.name} has no column {', '.join(map(repr, unknown))} (columns: {', '.join(names)})"
+        )
     where = None if req.where is None else compile_filter(req.where, t.name, names)
-    plan = _Plan(t, ds, k, columns if "id" in columns else [*columns, "id"],
-                 keep_id="id" in columns, filter=where)
+    plan = _Plan(
+        t,
+        ds,
+        k,
+        columns if "id" in columns else [*columns, "id"],
+        keep_id="id" in columns,
+        filter=where,
+    )
     on = [req.on] if isinstance(req.on, str) else list(req.on)
     for p in on:
         if t.property(p) is None:
@@ -156,8 +172,9 @@ def _vector_prop(t: NodeType | EdgeType, on: list[str]) -> str:
         return chosen[0]
     declared = list(t.vector_indexes) or vectors
     if len(declared) > 1:
-        raise SearchError(f"{t.name} has several Vector properties ({', '.join(declared)}); "
-                          f"name one with on=")
+        raise SearchError(
+            f"{t.name} has several Vector properties ({', '.join(declared)}); name one with on="
+        )
     return declared[0]
 
 
@@ -168,13 +185,17 @@ def _text_props(t: NodeType | EdgeType, ds: lance.LanceDataset, on: list[str]) -
         raise SearchError(f"{t.name} has no @search property for text search")
     missing = [p for p in props if p not in t.search]
     if missing:
-        raise SearchError(f"{', '.join(map(repr, missing))} of {t.name} has no @search "
-                          f"(full-text properties: {', '.join(t.search) or 'none'})")
+        raise SearchError(
+            f"{', '.join(map(repr, missing))} of {t.name} has no @search "
+            f"(full-text properties: {', '.join(t.search) or 'none'})"
+        )
     built = indexes.by_name(ds)
     unbuilt = [p for p in props if indexes.fts_name(p) not in built]
     if unbuilt:
-        raise SearchError(f"{t.name}: no full-text index on {', '.join(unbuilt)} yet; "
-                          f"run `graphlake optimize` to build it")
+        raise SearchError(
+            f"{t.name}: no full-text index on {', '.join(unbuilt)} yet; "
+            f"run `graphlake optimize` to build it"
+        )
     return props
 
 
@@ -199,8 +220,9 @@ def _check_vector(raw: Any, dim: int) -> np.ndarray:
     except (TypeError, ValueError):
         raise SearchError("the query vector must be a list of numbers") from None
     if q.ndim != 1 or q.shape[0] != dim:
-        raise SearchError(f"the query vector has {q.size if q.ndim else 1} values; "
-                          f"the property is Vector({dim})")
+        raise SearchError(
+            f"the query vector has {q.size if q.ndim else 1} values; the property is Vector({dim})"
+        )
     if not np.isfinite(q).all():
         raise SearchError("the query vector holds NaN or infinite values")
     return q.astype(np.float32)
@@ -227,8 +249,13 @@ def _run(plan: _Plan, **kwargs: Any) -> pa.Table:
 def _vector_rows(plan: _Plan) -> pa.Table:
     """Up to k + TIE_MARGIN rows, best first, ties by id."""
     assert plan.vector_prop is not None
-    nearest = {"column": plan.vector_prop, "q": plan.query, "k": plan.k + TIE_MARGIN,
-               "metric": plan.metric, "refine_factor": REFINE_FACTOR}
+    nearest = {
+        "column": plan.vector_prop,
+        "q": plan.query,
+        "k": plan.k + TIE_MARGIN,
+        "metric": plan.metric,
+        "refine_factor": REFINE_FACTOR,
+    }
     rows = _run(plan, nearest=nearest, columns=[*plan.columns, "_distance"])
     return rows.sort_by([("_distance", "ascending"), ("id", "ascending")])
 
@@ -237,10 +264,14 @@ def _text_rows(plan: _Plan) -> pa.Table:
     from lance.query import MatchQuery, MultiMatchQuery
 
     assert plan.text is not None
-    query = (MatchQuery(plan.text, plan.text_props[0]) if len(plan.text_props) == 1
-             else MultiMatchQuery(plan.text, plan.text_props))
-    rows = _run(plan, full_text_query=query, columns=[*plan.columns, "_score"],
-                limit=plan.k + TIE_MARGIN)
+    query = (
+        MatchQuery(plan.text, plan.text_props[0])
+        if len(plan.text_props) == 1
+        else MultiMatchQuery(plan.text, plan.text_props)
+    )
+    rows = _run(
+        plan, full_text_query=query, columns=[*plan.columns, "_score"], limit=plan.k + TIE_MARGIN
+    )
     return rows.sort_by([("_score", "descending"), ("id", "ascending")])
 
 

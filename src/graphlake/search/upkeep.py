@@ -44,8 +44,11 @@ class Threshold:
 
     def __post_init__(self) -> None:
         fraction, rows = self.uncovered_fraction, self.uncovered_rows
-        if isinstance(fraction, bool) or not isinstance(fraction, int | float) \
-                or not 0 < fraction <= 100:
+        if (
+            isinstance(fraction, bool)
+            or not isinstance(fraction, int | float)
+            or not 0 < fraction <= 100
+        ):
             raise SearchError(f"uncovered_fraction must be in (0, 100], not {fraction!r}")
         if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
             raise SearchError(f"uncovered_rows must be a positive integer, not {rows!r}")
@@ -70,8 +73,10 @@ class Due:
 
     def __str__(self) -> str:
         if self.reason == "uncovered":
-            return (f"{self.table}.{self.index}: {self.exact_rows} rows uncovered "
-                    f"({self.indexed_rows} indexed)")
+            return (
+                f"{self.table}.{self.index}: {self.exact_rows} rows uncovered "
+                f"({self.indexed_rows} indexed)"
+            )
         return f"{self.table}.{self.index}: {self.reason}"
 
 
@@ -88,16 +93,21 @@ def due(snap: Snapshot, threshold: Threshold | None = None) -> list[Due]:
 
 def _has_search_index(snap: Snapshot, name: str) -> bool:
     """Whether the table keeps a search index its schema no longer declares."""
-    return any(indexes.kind_of(i) in ("vector", "fts")
-               for i in indexes.by_name(snap.dataset(name)).values())
+    return any(
+        indexes.kind_of(i) in ("vector", "fts")
+        for i in indexes.by_name(snap.dataset(name)).values()
+    )
 
 
 def _table_due(t: NodeType | EdgeType, ds: lance.LanceDataset, threshold: Threshold) -> list[Due]:
     existing = indexes.by_name(ds)
     wanted = {indexes.ann_name(p): p for p in t.vector_indexes}
     wanted |= {indexes.fts_name(p): p for p in t.search}
-    out = [Due(t.name, n, "drop", 0, 0) for n, i in existing.items()
-           if indexes.kind_of(i) in ("vector", "fts") and n not in wanted]
+    out = [
+        Due(t.name, n, "drop", 0, 0)
+        for n, i in existing.items()
+        if indexes.kind_of(i) in ("vector", "fts") and n not in wanted
+    ]
     rows: int | None = None
     for name, prop in wanted.items():
         if name not in existing:

@@ -85,7 +85,7 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
         title="graphlake",
         version=__version__,
         description="A versioned, branchable property-graph store on Lance, with three-way "
-                    "branch merge. Errors are `{\"error\": {\"type\", \"message\"}}`.",
+        'branch merge. Errors are `{"error": {"type", "message"}}`.',
         lifespan=_lifespan,
         # No interactive docs: FastAPI's pages load Swagger's script from a CDN, and no
         # installed package ships its assets. The schema itself stays at /openapi.json,
@@ -106,15 +106,29 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
     ui.mount(app, config)  # pages, static assets, and the form posts' session gate
     app.add_middleware(ActingIdentity)  # commits made by a request record its token's name
     # Added last, so it runs first: no body byte is read for an unauthenticated request.
-    app.add_middleware(AuthBeforeBody, config=config, skip=ui.is_ui_path,
-                       throttle=app.state.graphlake.throttle)
+    app.add_middleware(
+        AuthBeforeBody, config=config, skip=ui.is_ui_path, throttle=app.state.graphlake.throttle
+    )
     # Outermost: a request for another Host, or a cross-site write without auth, is
     # refused before anything else looks at it (origin.py).
     app.add_middleware(SameOrigin, no_auth=config.no_auth)
-    app.add_middleware(SecurityHeaders, paths=(app.openapi_url or "",),
-                       headers=ui.SECURITY_HEADERS)
-    for module in (health, branches, history, tables, query, writes, merge, ingest, schema,
-                   search, tags, reviews, webhooks, timeline):
+    app.add_middleware(SecurityHeaders, paths=(app.openapi_url or "",), headers=ui.SECURITY_HEADERS)
+    for module in (
+        health,
+        branches,
+        history,
+        tables,
+        query,
+        writes,
+        merge,
+        ingest,
+        schema,
+        search,
+        tags,
+        reviews,
+        webhooks,
+        timeline,
+    ):
         app.include_router(module.router)
     return app
 
@@ -134,16 +148,20 @@ def serve(
     import uvicorn
 
     app = create_app(root, config)
-    uvicorn.run(app, host=host, port=port, log_level=log_level,
-                **_uvicorn_options(behind_proxy))
+    uvicorn.run(app, host=host, port=port, log_level=log_level, **_uvicorn_options(behind_proxy))
 
 
 # The routes import Lance, DuckDB and the ingest machinery where a request needs them,
 # so the server answers /health soon after start (README "Start-up time"). As the app
 # starts, a background thread imports them, so the first data request need not pay.
-_DATA_MODULES = ("graphlake.read.snapshot", "graphlake.read.sql", "graphlake.ingestion.status",
-                 "graphlake.write.transaction", "graphlake.merge.engine",
-                 "graphlake.search.query")
+_DATA_MODULES = (
+    "graphlake.read.snapshot",
+    "graphlake.read.sql",
+    "graphlake.ingestion.status",
+    "graphlake.write.transaction",
+    "graphlake.merge.engine",
+    "graphlake.search.query",
+)
 
 
 @contextlib.asynccontextmanager
@@ -176,8 +194,9 @@ def _warm_up() -> None:
             try:
                 importlib.import_module(name)
             except Exception:  # the request that needs it reports the error
-                logging.getLogger(__name__).warning("warm-up: importing %s failed", name,
-                                                    exc_info=True)
+                logging.getLogger(__name__).warning(
+                    "warm-up: importing %s failed", name, exc_info=True
+                )
 
     threading.Thread(target=run, name="graphlake-warm-up", daemon=True).start()
 
@@ -187,6 +206,9 @@ def _uvicorn_options(behind_proxy: bool = False) -> dict[str, Any]:
     # Proxy headers only behind a proxy: uvicorn otherwise takes X-Forwarded-For from
     # any 127.0.0.1 client as its address, so a local client could rotate addresses past
     # the auth throttle (and X-Forwarded-Proto would mark plain http as https).
-    proxy = {"proxy_headers": True, "forwarded_allow_ips": "127.0.0.1"} if behind_proxy \
+    proxy = (
+        {"proxy_headers": True, "forwarded_allow_ips": "127.0.0.1"}
+        if behind_proxy
         else {"proxy_headers": False}
+    )
     return {"access_log": True, "server_header": False, **proxy}

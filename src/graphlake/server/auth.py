@@ -40,12 +40,18 @@ class Identity:
 class TokenTable:
     """The configured tokens, kept as SHA-256 digests."""
 
-    def __init__(self, tokens: Mapping[str, Scope], names: Mapping[str, str] | None = None,
-                 branches: Mapping[str, tuple[str, ...]] | None = None):
+    def __init__(
+        self,
+        tokens: Mapping[str, Scope],
+        names: Mapping[str, str] | None = None,
+        branches: Mapping[str, tuple[str, ...]] | None = None,
+    ):
         self._entries = [(_digest(t), scope) for t, scope in tokens.items()]
         self._identities = [
-            (_digest(t), Identity(scope, display_name(t, names or {}),
-                                  tuple((branches or {}).get(t, ()))))
+            (
+                _digest(t),
+                Identity(scope, display_name(t, names or {}), tuple((branches or {}).get(t, ()))),
+            )
             for t, scope in tokens.items()
         ]
 
@@ -56,7 +62,8 @@ class TokenTable:
         found: Identity | None = None
         for digest, identity in self._identities:  # always the whole list
             if hmac.compare_digest(given, digest) and (
-                    found is None or identity.scope > found.scope):
+                found is None or identity.scope > found.scope
+            ):
                 found = identity
         return found
 
@@ -96,7 +103,8 @@ def require(scope: Scope) -> Callable[..., Scope]:
             raise ApiError(401, "Unauthorized", "unknown bearer token", _CHALLENGE)
         if granted < scope:
             raise ApiError(
-                403, "Forbidden",
+                403,
+                "Forbidden",
                 f"this operation needs the {scope.name} scope; the token has {granted.name}",
             )
         return granted
@@ -109,7 +117,8 @@ def check_not_protected(config: ServerConfig, branch: str, what: str) -> None:
     """Protected branches change only through merge (and are never deleted here)."""
     if branch in config.protected_branches:
         raise ApiError(
-            403, "ProtectedBranchError",
+            403,
+            "ProtectedBranchError",
             f"branch {branch!r} is protected: {what} is not allowed; "
             f"change it by merging another branch into it (POST /merge)",
         )
@@ -129,9 +138,13 @@ class AuthBeforeBody:
     route's own scope check still runs afterwards.
     """
 
-    def __init__(self, app: ASGIApp, config: ServerConfig,
-                 skip: Callable[[str], bool] | None = None,
-                 throttle: FailureThrottle | None = None):
+    def __init__(
+        self,
+        app: ASGIApp,
+        config: ServerConfig,
+        skip: Callable[[str], bool] | None = None,
+        throttle: FailureThrottle | None = None,
+    ):
         self.app = app
         self.config = config
         self.tokens = TokenTable(config.tokens)
@@ -139,8 +152,12 @@ class AuthBeforeBody:
         self.skip = skip or (lambda _path: False)  # paths with a gate of their own (/ui)
 
     async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
-        if (scope["type"] != "http" or self.config.no_auth or not _has_body(scope)
-                or self.skip(scope.get("path", ""))):
+        if (
+            scope["type"] != "http"
+            or self.config.no_auth
+            or not _has_body(scope)
+            or self.skip(scope.get("path", ""))
+        ):
             await self.app(scope, receive, send)
             return
         token = _bearer_token(scope)
@@ -151,11 +168,13 @@ class AuthBeforeBody:
                 await self.throttle.failed(client_address(scope))
             message = "missing bearer token" if not token else "unknown bearer token"
             # Close: the unread body must not be taken for the next request.
-            response = error_response(401, "Unauthorized", message,
-                                      {**_CHALLENGE, "Connection": "close"})
+            response = error_response(
+                401, "Unauthorized", message, {**_CHALLENGE, "Connection": "close"}
+            )
         elif granted < needed:
             response = error_response(
-                403, "Forbidden",
+                403,
+                "Forbidden",
                 f"this operation needs the {needed.name} scope; the token has {granted.name}",
                 {"Connection": "close"},
             )

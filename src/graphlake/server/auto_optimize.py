@@ -32,8 +32,9 @@ class AutoOptimizer:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._loop, name="graphlake-auto-optimize",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._loop, name="graphlake-auto-optimize", daemon=True
+        )
         self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:

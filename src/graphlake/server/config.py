@@ -161,8 +161,7 @@ class AutoOptimize:
         for name in ("interval_s", "uncovered_fraction", "uncovered_rows"):
             value = data.get(name, getattr(cls, name))
             if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
-                raise ConfigError(f"auto_optimize.{name} must be a positive number, "
-                                  f"got {value!r}")
+                raise ConfigError(f"auto_optimize.{name} must be a positive number, got {value!r}")
             numbers[name] = int(value) if name == "uncovered_rows" else float(value)
         if numbers["uncovered_fraction"] > 100:
             raise ConfigError("auto_optimize.uncovered_fraction must be at most 100")
@@ -201,48 +200,74 @@ class Webhook:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise WebhookConfigError(f"{where}: unknown key(s) {unknown} "
-                                     f"(known: {sorted(known)})")
+            raise WebhookConfigError(f"{where}: unknown key(s) {unknown} (known: {sorted(known)})")
         parsed = urllib.parse.urlsplit(url) if isinstance(url, str) else None
-        if parsed is None or parsed.scheme.lower() not in ("http", "https") \
-                or not parsed.hostname:
-            raise WebhookConfigError(f"{where}: url must be an http:// or https:// URL "
-                                     "with a host")
+        if parsed is None or parsed.scheme.lower() not in ("http", "https") or not parsed.hostname:
+            raise WebhookConfigError(f"{where}: url must be an http:// or https:// URL with a host")
         secret = data.get("secret")
         if not isinstance(secret, str) or len(secret) < MIN_SECRET_CHARS:
-            raise WebhookConfigError(f"{where}: secret must be a string of at least "
-                                     f"{MIN_SECRET_CHARS} characters (the HMAC key)")
+            raise WebhookConfigError(
+                f"{where}: secret must be a string of at least "
+                f"{MIN_SECRET_CHARS} characters (the HMAC key)"
+            )
         events = data.get("events", list(WEBHOOK_EVENTS))
-        if not isinstance(events, list) or not events \
-                or not all(isinstance(e, str) for e in events):
-            raise WebhookConfigError(f"{where}: events must be a non-empty list of "
-                                     f"{', '.join(WEBHOOK_EVENTS)}")
+        if (
+            not isinstance(events, list)
+            or not events
+            or not all(isinstance(e, str) for e in events)
+        ):
+            raise WebhookConfigError(
+                f"{where}: events must be a non-empty list of {', '.join(WEBHOOK_EVENTS)}"
+            )
         bad = sorted(set(events) - set(WEBHOOK_EVENTS))
         if bad:
-            raise WebhookConfigError(f"{where}: unknown event(s) {bad} "
-                                     f"(known: {', '.join(WEBHOOK_EVENTS)})")
+            raise WebhookConfigError(
+                f"{where}: unknown event(s) {bad} (known: {', '.join(WEBHOOK_EVENTS)})"
+            )
         branches = data.get("branches", ["*"])
-        if not isinstance(branches, list) or not branches or not all(
-                isinstance(b, str) and b for b in branches):
-            raise WebhookConfigError(f"{where}: branches must be a non-empty list of "
-                                     'branch patterns, e.g. ["main", "dev/*"]')
+        if (
+            not isinstance(branches, list)
+            or not branches
+            or not all(isinstance(b, str) and b for b in branches)
+        ):
+            raise WebhookConfigError(
+                f"{where}: branches must be a non-empty list of "
+                'branch patterns, e.g. ["main", "dev/*"]'
+            )
         name = data.get("name")
         if name is None:
             name = "hook-" + hashlib.sha256(url.encode()).hexdigest()[:12]
-        elif not isinstance(name, str) or not 0 < len(name) <= 64 \
-                or not set(name) <= _HOOK_NAME_CHARS or name[0] == ".":
-            raise WebhookConfigError(f"{where}: name must be 1-64 letters, digits, '.', "
-                                     "'_' or '-' (not starting with '.')")
+        elif (
+            not isinstance(name, str)
+            or not 0 < len(name) <= 64
+            or not set(name) <= _HOOK_NAME_CHARS
+            or name[0] == "."
+        ):
+            raise WebhookConfigError(
+                f"{where}: name must be 1-64 letters, digits, '.', "
+                "'_' or '-' (not starting with '.')"
+            )
         numbers: dict[str, Any] = {}
-        for key in ("timeout_s", "max_attempts", "backoff_s", "retry_pause_s",
-                    "poll_interval_s", "log_size"):
+        for key in (
+            "timeout_s",
+            "max_attempts",
+            "backoff_s",
+            "retry_pause_s",
+            "poll_interval_s",
+            "log_size",
+        ):
             value = data.get(key, getattr(cls, key))
             if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
-                raise WebhookConfigError(f"{where}: {key} must be a positive number, "
-                                         f"got {value!r}")
+                raise WebhookConfigError(f"{where}: {key} must be a positive number, got {value!r}")
             numbers[key] = int(value) if key in ("max_attempts", "log_size") else float(value)
-        return cls(name=name, url=url, secret=secret, events=tuple(dict.fromkeys(events)),
-                   branches=tuple(branches), **numbers)
+        return cls(
+            name=name,
+            url=url,
+            secret=secret,
+            events=tuple(dict.fromkeys(events)),
+            branches=tuple(branches),
+            **numbers,
+        )
 
 
 def _hook_label(name: object, url: object) -> str:
@@ -256,8 +281,9 @@ def _hook_label(name: object, url: object) -> str:
     try:
         parts = urllib.parse.urlsplit(url)
         host = parts.hostname or ""
-        return f" ({parts.scheme}://{host}{parts.path})"[:120] if parts.scheme else \
-            f" ({url[:60]!r})"
+        return (
+            f" ({parts.scheme}://{host}{parts.path})"[:120] if parts.scheme else f" ({url[:60]!r})"
+        )
     except ValueError:
         return ""
 
@@ -269,9 +295,11 @@ def _webhooks(entries: object) -> tuple[Webhook, ...]:
     seen: set[str] = set()
     for n, hook in enumerate(hooks, start=1):
         if hook.name in seen:
-            raise WebhookConfigError(f"webhooks entry {n}{_hook_label(None, hook.url)}: "
-                                     "another entry has "
-                                     f"the name {hook.name!r}; give each a distinct name")
+            raise WebhookConfigError(
+                f"webhooks entry {n}{_hook_label(None, hook.url)}: "
+                "another entry has "
+                f"the name {hook.name!r}; give each a distinct name"
+            )
         seen.add(hook.name)
     return hooks
 
@@ -331,12 +359,10 @@ def load_config(
 ) -> ServerConfig:
     """The configuration from a file (optional) plus `GRAPHLAKE_TOKENS` from `env`."""
     data: Mapping[str, Any] = _read_file(Path(path)) if path is not None else {}
-    known = {"tokens", "protected_branches", "limits", "auto_optimize", "branches",
-             "webhooks"}
+    known = {"tokens", "protected_branches", "limits", "auto_optimize", "branches", "webhooks"}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise ConfigError(f"unknown config key(s) {unknown} "
-                          f"(known: {', '.join(sorted(known))})")
+        raise ConfigError(f"unknown config key(s) {unknown} (known: {', '.join(sorted(known))})")
     tokens = _file_tokens(data.get("tokens", []))
     names, branch_rules = _token_details(data.get("tokens", []))
     environ = os.environ if env is None else env
@@ -384,8 +410,10 @@ def _branch_rules(data: object) -> dict[str, BranchRules]:
             if not isinstance(value, bool):
                 raise ConfigError(f"branches.{name}.{key} must be true or false")
         if flags["require_checks"]:
-            raise ConfigError(f"branches.{name}.require_checks: data checks are not "
-                              "supported yet (issue 26 item 3); remove the key")
+            raise ConfigError(
+                f"branches.{name}.require_checks: data checks are not "
+                "supported yet (issue 26 item 3); remove the key"
+            )
         out[str(name)] = BranchRules(n, **flags)
     return out
 
@@ -421,8 +449,10 @@ def _split_name(token: str, n: int) -> tuple[str | None, str]:
     if not sep:
         return None, token
     if not secret or not check_name(name):
-        raise ConfigError(f"{TOKENS_ENV}: entry {n + 1} is not [NAME:]TOKEN:SCOPE with a "
-                          "non-empty token and a name of letters, digits, '.', '_', '-', '@'")
+        raise ConfigError(
+            f"{TOKENS_ENV}: entry {n + 1} is not [NAME:]TOKEN:SCOPE with a "
+            "non-empty token and a name of letters, digits, '.', '_', '-', '@'"
+        )
     return name, secret
 
 
@@ -431,8 +461,12 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 
 def check_name(name: object) -> bool:
     """A token name: 1-100 of letters, digits, space, `.`, `_`, `-`, `@`."""
-    return (isinstance(name, str) and len(name.strip()) > 0 and len(name) <= 100
-            and set(name) <= _NAME_CHARS)
+    return (
+        isinstance(name, str)
+        and len(name.strip()) > 0
+        and len(name) <= 100
+        and set(name) <= _NAME_CHARS
+    )
 
 
 def display_name(token: str, names: Mapping[str, str]) -> str:
@@ -455,15 +489,20 @@ def _token_details(
         token = entry["token"]
         if "name" in entry:
             if not check_name(entry["name"]):
-                raise ConfigError(f"tokens entry {n}: name must be 1-100 letters, digits, "
-                                  "spaces, '.', '_', '-' or '@'")
+                raise ConfigError(
+                    f"tokens entry {n}: name must be 1-100 letters, digits, "
+                    "spaces, '.', '_', '-' or '@'"
+                )
             names[token] = entry["name"].strip()
         if "branches" in entry:
             patterns = entry["branches"]
             if not isinstance(patterns, list) or not all(
-                    isinstance(p, str) and p for p in patterns):
-                raise ConfigError(f"tokens entry {n}: branches must be a list of branch "
-                                  'patterns, e.g. ["dev/*", "ingest/*"]')
+                isinstance(p, str) and p for p in patterns
+            ):
+                raise ConfigError(
+                    f"tokens entry {n}: branches must be a list of branch "
+                    'patterns, e.g. ["dev/*", "ingest/*"]'
+                )
             rules[token] = tuple(patterns)
     return names, rules
 
@@ -474,8 +513,7 @@ def _file_tokens(entries: object) -> dict[str, Scope]:
     out: dict[str, Scope] = {}
     for n, entry in enumerate(entries, start=1):
         if not isinstance(entry, Mapping) or set(entry) - {"token", "scope", "name", "branches"}:
-            raise ConfigError(f"tokens entry {n}: use the keys token, scope "
-                              "(and name, branches)")
+            raise ConfigError(f"tokens entry {n}: use the keys token, scope (and name, branches)")
         token = entry.get("token")
         if not isinstance(token, str) or not token.strip():
             raise ConfigError(f"tokens entry {n}: token must be a non-empty string")
@@ -489,8 +527,11 @@ def _read_file(path: Path) -> Mapping[str, Any]:
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8")) if path.suffix.lower() == ".toml" \
+        data = (
+            tomllib.loads(raw.decode("utf-8"))
+            if path.suffix.lower() == ".toml"
             else json.loads(raw)
+        )
     except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
         # Both decoders name a position, never the file's text (which may hold tokens).
         raise ConfigError(f"config file {path} is not valid {_kind(path)}: {exc}") from None

@@ -53,9 +53,11 @@ class AppState:
         self.throttle = FailureThrottle()  # failed logins and 401s answer late
         self.locks = BranchLocks()
         limits = config.limits
-        self.reads = Slots(limits.max_concurrent_reads, "max_concurrent_reads",
-                           "reads (table reads, SQL, search, diffs, merge "
-                           "previews, history pages)")
+        self.reads = Slots(
+            limits.max_concurrent_reads,
+            "max_concurrent_reads",
+            "reads (table reads, SQL, search, diffs, merge previews, history pages)",
+        )
         self.loads = Slots(limits.max_concurrent_loads, "max_concurrent_loads", "loads")
         # The webhook engine while the app runs (server/webhooks/; None without webhooks):
         # its `emit_merge_request` is the hook for events no ref shows.
@@ -66,8 +68,7 @@ class AppState:
         """The query worker processes (graphlake.isolation): one per read slot, shared by
         the apps of one process that have the same limits."""
         limits = self.config.limits
-        return shared_workers(limits.max_concurrent_reads, limits.query_memory_mb,
-                              QUERY_WARM)
+        return shared_workers(limits.max_concurrent_reads, limits.query_memory_mb, QUERY_WARM)
 
 
 def _state(request: Request) -> AppState:

@@ -86,8 +86,9 @@ _HTTP_TYPES = {
 class ApiError(Exception):
     """An error the server itself detects (auth, limits, cursors, protected branches)."""
 
-    def __init__(self, status: int, type_: str, message: str,
-                 headers: dict[str, str] | None = None):
+    def __init__(
+        self, status: int, type_: str, message: str, headers: dict[str, str] | None = None
+    ):
         super().__init__(message)
         self.status = status
         self.type = type_
@@ -106,8 +107,9 @@ def error_body(type_: str, message: str) -> dict[str, Any]:
     return {"error": {"type": type_, "message": message}}
 
 
-def error_response(status: int, type_: str, message: str,
-                   headers: dict[str, str] | None = None) -> JSONResponse:
+def error_response(
+    status: int, type_: str, message: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
     return JSONResponse(error_body(type_, message), status_code=status, headers=headers)
 
 
@@ -148,8 +150,11 @@ def install(app: FastAPI) -> None:
             return error_response(400, "BadRequest", "the request body is not valid JSON")
         if any(tuple(p.get("loc", ())) == ("body",) for p in problems):
             # No body, or not a JSON object (e.g. sent without a JSON content type).
-            return error_response(400, "BadRequest", "the request body must be a JSON "
-                                  "object sent as Content-Type: application/json")
+            return error_response(
+                400,
+                "BadRequest",
+                "the request body must be a JSON object sent as Content-Type: application/json",
+            )
         return error_response(422, "RequestValidationError", _describe(problems))
 
     @app.exception_handler(StarletteHTTPException)
@@ -160,8 +165,7 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         # Path only: headers (the bearer token) and bodies never reach the log.
-        log.error("unexpected error on %s %s", request.method, request.url.path,
-                  exc_info=exc)
+        log.error("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
         return error_response(500, "InternalServerError", "internal server error")
 
 

@@ -36,8 +36,9 @@ class BodyLimit:
         limit = self.limit_for(scope.get("path", ""))
         declared = _content_length(scope)
         if declared is not None and declared > limit:
-            response = error_response(413, "PayloadTooLarge", BodyTooLarge(limit).detail,
-                                      {"Connection": "close"})
+            response = error_response(
+                413, "PayloadTooLarge", BodyTooLarge(limit).detail, {"Connection": "close"}
+            )
             await response(scope, receive, send)
             return
         received = 0

@@ -34,14 +34,17 @@ class ConflictBody(BaseModel):
     sides: list[str] | None = Field(
         default=None,
         description="merge_many: the two parties of the conflict, whose rows `rows` "
-                    "holds (null in a two-way merge: its source and target).")
+        "holds (null in a two-way merge: its source and target).",
+    )
     between_sources: bool = Field(
         default=False,
-        description="merge_many: a conflict between two sources (no strategy resolves it).")
+        description="merge_many: a conflict between two sources (no strategy resolves it).",
+    )
     rows: dict[str, Row | None] | None = Field(
         default=None,
         description="merge_many: each side's row under its name (the names in `sides`); "
-                    "`target` holds the target's row, also in a conflict between sources.")
+        "`target` holds the target's row, also in a conflict between sources.",
+    )
 
 
 class MergeConflictBody(ErrorBody):
@@ -74,9 +77,9 @@ class BranchCreate(BaseModel):
 
     name: str = Field(min_length=1, max_length=200, examples=["feature/x"])
     from_: str | None = Field(
-        default=None, alias="from",
-        description="Branch or commit id the new branch starts at (default: the default "
-                    "branch).",
+        default=None,
+        alias="from",
+        description="Branch or commit id the new branch starts at (default: the default branch).",
     )
 
 
@@ -84,8 +87,11 @@ class TagCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=200, examples=["v1.0"])
-    rev: str | None = Field(default=None, max_length=1000, description="Revision to tag "
-                            "(default: the default branch's head).")
+    rev: str | None = Field(
+        default=None,
+        max_length=1000,
+        description="Revision to tag (default: the default branch's head).",
+    )
     message: str | None = Field(default=None, max_length=10_000)
 
 
@@ -106,8 +112,11 @@ class CommitInfo(BaseModel):
     parents: list[str]
     message: str
     time: str
-    author: str = Field("unknown", description="`Name <email>` or `Name` of whoever made "
-                        "the commit; `unknown` for commits made before authors were kept.")
+    author: str = Field(
+        "unknown",
+        description="`Name <email>` or `Name` of whoever made "
+        "the commit; `unknown` for commits made before authors were kept.",
+    )
 
 
 class Log(BaseModel):
@@ -132,7 +141,8 @@ class SqlRequest(BaseModel):
 
     query: str = Field(min_length=1, examples=["SELECT name, age FROM Person"])
     max_rows: int | None = Field(
-        default=None, ge=1,
+        default=None,
+        ge=1,
         description="Fail rather than return more rows (capped at the server's limit).",
     )
 
@@ -149,17 +159,20 @@ class PropertyChange(BaseModel):
 
 
 class TableChanges(BaseModel):
-    counts: dict[str, int] = Field(description="inserted / updated / deleted: all of them, "
-                                               "however many rows are listed.")
+    counts: dict[str, int] = Field(
+        description="inserted / updated / deleted: all of them, however many rows are listed."
+    )
     inserted: list[str] = Field(description="The first `limit` inserted ids.")
     updated: dict[str, list[str]] = Field(description="Changed properties per id.")
     deleted: list[str]
     changes: dict[str, dict[str, PropertyChange]] = Field(
-        description="Per updated id, per changed property: old and new value.")
+        description="Per updated id, per changed property: old and new value."
+    )
     inserted_rows: list[dict[str, Any]] = Field(description="Rows of `inserted`, in b.")
     deleted_rows: list[dict[str, Any]] = Field(description="Rows of `deleted`, in a.")
     endpoints: dict[str, list[str]] = Field(
-        description="Edge tables: [src, dst] of every listed edge id.")
+        description="Edge tables: [src, dst] of every listed edge id."
+    )
     truncated: bool = Field(description="True when some changes are counted, not listed.")
 
 
@@ -170,7 +183,8 @@ class Diff(BaseModel):
     schema_changes: list[dict[str, Any]] = Field(
         default_factory=list,
         description="Schema steps from a's schema to b's (`kind`, `table`, `cost`, "
-                    "`description`), listed before any row change; empty if they share one.")
+        "`description`), listed before any row change; empty if they share one.",
+    )
 
 
 # --- writing ---------------------------------------------------------------------------------
@@ -186,7 +200,7 @@ class Operation(BaseModel):
     rows: list[Row] | None = Field(
         default=None,
         description="Rows as JSON objects: dates as ISO strings, vectors as lists, blobs "
-                    "as base64.",
+        "as base64.",
     )
     keys: list[Key] | None = Field(default=None, description="Node keys or edge ids.")
     cascade: bool = Field(default=False, description="Delete also the edges of deleted nodes.")
@@ -220,40 +234,49 @@ class CommitRef(BaseModel):
 
 
 Lineage = Literal["on", "off", "verify"]
-LINEAGE_HELP = ("How changed rows are found: on (lineage, falling back to a walk), off (walk), "
-                "verify (both, must agree). Default: the server's $GRAPHLAKE_MERGE_LINEAGE, "
-                "else on.")
+LINEAGE_HELP = (
+    "How changed rows are found: on (lineage, falling back to a walk), off (walk), "
+    "verify (both, must agree). Default: the server's $GRAPHLAKE_MERGE_LINEAGE, "
+    "else on."
+)
 
 
-RESOLUTIONS_HELP = ("Per-conflict resolutions: [{table, key, property (null: the whole row), "
-                    "take: ours | theirs | base | value | a merge_many side's name, value}]. "
-                    "Resolved values are validated like a write; the merge commit records "
-                    "them.")
+RESOLUTIONS_HELP = (
+    "Per-conflict resolutions: [{table, key, property (null: the whole row), "
+    "take: ours | theirs | base | value | a merge_many side's name, value}]. "
+    "Resolved values are validated like a write; the merge commit records "
+    "them."
+)
 
 
 class MergeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    source: str = Field(min_length=1, description="Branch or any revision (commit id, "
-                        "dev~1, ...) to merge.")
+    source: str = Field(
+        min_length=1, description="Branch or any revision (commit id, dev~1, ...) to merge."
+    )
     into: str | None = Field(default=None, description="Target branch (default: main).")
     strategy: Literal["ours", "theirs"] | None = Field(
         default=None,
         description="Resolve data conflicts: ours keeps the target's side, theirs the "
-                    "source's. Constraint violations are never resolved.",
+        "source's. Constraint violations are never resolved.",
     )
     dry_run: bool = False
     message: str | None = Field(default=None, max_length=10_000)
     lineage: Lineage | None = Field(default=None, description=LINEAGE_HELP)
     resolutions: list[dict[str, Any]] | None = Field(
-        default=None, max_length=10_000, description=RESOLUTIONS_HELP)
+        default=None, max_length=10_000, description=RESOLUTIONS_HELP
+    )
 
 
 class ResetRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    rev: str = Field(min_length=1, max_length=1000, description="The revision to move the "
-                     "branch to (any commit).")
+    rev: str = Field(
+        min_length=1,
+        max_length=1000,
+        description="The revision to move the branch to (any commit).",
+    )
 
 
 class ReflogEntryInfo(BaseModel):
@@ -275,13 +298,23 @@ class ApplyRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    rev: str = Field(min_length=1, max_length=1000, description="The commit whose changes "
-                     "to undo or apply: a commit id (prefix), branch, tag, main~2, ...")
-    mainline: int | None = Field(default=None, ge=1, le=1024, description="For a merge "
-                                 "commit: the parent its changes are taken against.")
+    rev: str = Field(
+        min_length=1,
+        max_length=1000,
+        description="The commit whose changes "
+        "to undo or apply: a commit id (prefix), branch, tag, main~2, ...",
+    )
+    mainline: int | None = Field(
+        default=None,
+        ge=1,
+        le=1024,
+        description="For a merge commit: the parent its changes are taken against.",
+    )
     strategy: Literal["ours", "theirs"] | None = Field(
-        default=None, description="Resolve data conflicts: ours keeps the branch's side, "
-                                  "theirs the applied change's.")
+        default=None,
+        description="Resolve data conflicts: ours keeps the branch's side, "
+        "theirs the applied change's.",
+    )
     dry_run: bool = False
     message: str | None = Field(default=None, max_length=10_000)
 
@@ -292,12 +325,13 @@ class MergeManyRequest(BaseModel):
     sources: list[str] = Field(min_length=1, max_length=1024)
     into: str | None = Field(default=None, description="Target branch (default: main).")
     strict_disjoint: bool = Field(
-        default=False, description="Refuse any key that two sources both changed.")
+        default=False, description="Refuse any key that two sources both changed."
+    )
     strategy: Literal["ours", "theirs"] | None = Field(
         default=None,
         description="Resolve data conflicts with the target: ours keeps the target's side, "
-                    "theirs the sources'. Conflicts between two sources and constraint "
-                    "violations are never resolved.",
+        "theirs the sources'. Conflicts between two sources and constraint "
+        "violations are never resolved.",
     )
     dry_run: bool = False
     message: str | None = Field(default=None, max_length=10_000)
@@ -327,8 +361,9 @@ class ReviewOpen(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source: str = Field(min_length=1, max_length=1000, description="Branch to merge.")
-    into: str | None = Field(default=None, max_length=1000,
-                             description="Target branch (default: main).")
+    into: str | None = Field(
+        default=None, max_length=1000, description="Target branch (default: main)."
+    )
     title: str = Field(min_length=1, max_length=500)
     description: str = Field(default="", max_length=20_000)
 
@@ -344,4 +379,5 @@ class ReviewMerge(BaseModel):
 
     strategy: Literal["ours", "theirs"] | None = None
     resolutions: list[dict[str, Any]] | None = Field(
-        default=None, max_length=10_000, description=RESOLUTIONS_HELP)
+        default=None, max_length=10_000, description=RESOLUTIONS_HELP
+    )

@@ -33,8 +33,7 @@ from graphlake.server.errors import error_response
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 # The content types a browser may send cross-site without a preflight (CORS "simple").
-SIMPLE_TYPES = frozenset({"text/plain", "multipart/form-data",
-                          "application/x-www-form-urlencoded"})
+SIMPLE_TYPES = frozenset({"text/plain", "multipart/form-data", "application/x-www-form-urlencoded"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
@@ -57,25 +56,31 @@ class SameOrigin:
             await self.app(scope, receive, send)
             return
         status, kind, message = problem
-        await error_response(status, kind, message, {"Connection": "close"})(
-            scope, receive, send)
+        await error_response(status, kind, message, {"Connection": "close"})(scope, receive, send)
 
-    def _csrf_problem(self, scope: AsgiScope, headers: dict[str, str],
-                      host: str) -> tuple[int, str, str] | None:
+    def _csrf_problem(
+        self, scope: AsgiScope, headers: dict[str, str], host: str
+    ) -> tuple[int, str, str] | None:
         path = scope.get("path", "")
         if scope.get("method", "GET") in SAFE_METHODS or any(
-                path == p or path.startswith(p + "/") for p in self.skip_csrf):
+            path == p or path.startswith(p + "/") for p in self.skip_csrf
+        ):
             return None
         origin = headers.get("origin")
         if origin is not None and origin != "null" and urlsplit(origin).netloc != host:
-            return (403, "CrossOriginRequest",
-                    "a request from another site is refused (its Origin is not this server)")
+            return (
+                403,
+                "CrossOriginRequest",
+                "a request from another site is refused (its Origin is not this server)",
+            )
         kind = headers.get("content-type", "").split(";")[0].strip().lower()
-        if scope.get("method") == "POST" and (not kind or kind in SIMPLE_TYPES
-                                              or origin == "null"):
-            return (415, "UnsupportedMediaType",
-                    "without auth, a request that changes the graph must send its real "
-                    "Content-Type (application/json; application/x-ndjson for /load)")
+        if scope.get("method") == "POST" and (not kind or kind in SIMPLE_TYPES or origin == "null"):
+            return (
+                415,
+                "UnsupportedMediaType",
+                "without auth, a request that changes the graph must send its real "
+                "Content-Type (application/json; application/x-ndjson for /load)",
+            )
         return None
 
 
@@ -89,15 +94,18 @@ def _host_problem(scope: AsgiScope, host: str) -> tuple[int, str, str] | None:
     names = {*LOOPBACK_NAMES, f"[{bound}]" if ":" in bound else bound}
     if name in names and given_port == port:
         return None
-    return (400, "HostNotAllowed",
-            f"the Host header must name this server: 127.0.0.1:{port} or localhost:{port}")
+    return (
+        400,
+        "HostNotAllowed",
+        f"the Host header must name this server: 127.0.0.1:{port} or localhost:{port}",
+    )
 
 
 def _split_host(host: str, default: int) -> tuple[str, int | None]:
     """("name", port) of a Host header; port None when it is not a number."""
     if host.startswith("["):  # an IPv6 literal: [::1]:8080
         end = host.find("]")
-        name, rest = host[:end + 1], host[end + 1:]
+        name, rest = host[: end + 1], host[end + 1 :]
         if end < 0 or (rest and not rest.startswith(":")):
             return host, None
         port = rest[1:] if rest else None

@@ -41,8 +41,11 @@ class Cursor:
     query: str  # digest of branch, table, filter and columns
 
     def encode(self) -> str:
-        raw = json.dumps({"v": _VERSION, "c": self.commit, "a": self.after, "q": self.query},
-                         separators=(",", ":"), ensure_ascii=False)
+        raw = json.dumps(
+            {"v": _VERSION, "c": self.commit, "a": self.after, "q": self.query},
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
         return base64.urlsafe_b64encode(raw.encode("utf-8")).decode("ascii").rstrip("=")
 
     @classmethod
@@ -51,8 +54,12 @@ class Cursor:
             padded = token + "=" * (-len(token) % 4)
             obj = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
             cursor = cls(commit=obj["c"], after=obj["a"], query=obj["q"])
-            valid = (obj.get("v") == _VERSION and is_commit_id(cursor.commit)
-                     and isinstance(cursor.after, str) and isinstance(cursor.query, str))
+            valid = (
+                obj.get("v") == _VERSION
+                and is_commit_id(cursor.commit)
+                and isinstance(cursor.after, str)
+                and isinstance(cursor.query, str)
+            )
         except (ValueError, UnicodeError, binascii.Error, KeyError, TypeError):
             valid = False
         if not valid:
@@ -67,8 +74,7 @@ class PageResult:
     next_cursor: str | None
 
 
-def query_digest(branch: str, table: str, where: str | None,
-                 columns: Sequence[str] | None) -> str:
+def query_digest(branch: str, table: str, where: str | None, columns: Sequence[str] | None) -> str:
     text = json.dumps([branch, table, where, list(columns) if columns is not None else None])
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -88,9 +94,11 @@ def read_page(
     if cursor is not None:
         state = Cursor.decode(cursor)
         if state.query != digest:
-            raise ApiError(400, "InvalidCursorError",
-                           "the cursor belongs to a different query "
-                           "(branch, table, where or columns)")
+            raise ApiError(
+                400,
+                "InvalidCursorError",
+                "the cursor belongs to a different query (branch, table, where or columns)",
+            )
         # By id, never by name: a branch may be called like a commit id.
         commit, after = graph.commits.get(state.commit), state.after
     else:
@@ -117,7 +125,7 @@ def read_page(
         read_cols = wanted if "id" in wanted else ["id", *wanted]
         rows = _read_rows(ds, read_cols, page_ids, max_bytes)
         if rows.num_rows < len(page_ids):  # the byte budget ended the page early
-            page_ids, more = page_ids[:rows.num_rows], True
+            page_ids, more = page_ids[: rows.num_rows], True
         if "id" not in wanted:
             rows = rows.select(wanted)
     else:
@@ -144,14 +152,16 @@ def _read_rows(ds: Any, columns: list[str], ids: list[str], max_bytes: int | Non
     parts: list[pa.Table] = []
     used, done, n = 0, 0, FIRST_CHUNK
     while done < len(ids):
-        chunk = read(ids[done:done + n])
+        chunk = read(ids[done : done + n])
         if used + chunk.nbytes > max_bytes:
             fit = _rows_within(chunk, max_bytes - used)
             if fit == 0 and not parts:
                 raise ApiError(
-                    413, "ResultTooLarge",
+                    413,
+                    "ResultTooLarge",
                     f"the row {ids[done]!r} is larger than {max_bytes} bytes (the limit "
-                    "sql_max_result_bytes): read fewer columns (`columns=`)")
+                    "sql_max_result_bytes): read fewer columns (`columns=`)",
+                )
             parts.append(chunk.slice(0, fit))
             break
         parts.append(chunk)

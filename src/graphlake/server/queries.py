@@ -29,9 +29,15 @@ if TYPE_CHECKING:
 _DISCONNECT_POLL_S = 0.25
 
 
-async def run_query_request(request: Request, state: AppState, kind: str, branch: str,
-                            text: str, limits: SqlLimits,
-                            params: dict[str, Any] | None = None) -> tuple[Commit, pa.Table]:
+async def run_query_request(
+    request: Request,
+    state: AppState,
+    kind: str,
+    branch: str,
+    text: str,
+    limits: SqlLimits,
+    params: dict[str, Any] | None = None,
+) -> tuple[Commit, pa.Table]:
     """(commit, result) of a `kind` ("sql" or "cypher") query on `branch`'s head."""
     gone = threading.Event()
 
@@ -42,9 +48,15 @@ async def run_query_request(request: Request, state: AppState, kind: str, branch
         commit = state.graph.resolve(branch)
         with state.reads.hold():
             return commit, run_isolated(
-                state.workers, kind, Snapshot(state.graph.repo, commit), text,
-                params=params, limits=limits, memory_name="query_memory_mb",
-                cancelled=gone.is_set)
+                state.workers,
+                kind,
+                Snapshot(state.graph.repo, commit),
+                text,
+                params=params,
+                limits=limits,
+                memory_name="query_memory_mb",
+                cancelled=gone.is_set,
+            )
 
     return await _watched(request, work, gone)
 

@@ -27,7 +27,8 @@ class Slots:
         """Take a slot (waiting up to a second; blocks the calling thread) or 503."""
         if not self._free.acquire(timeout=_WAIT_S):
             raise ApiError(
-                503, "ServerBusy",
+                503,
+                "ServerBusy",
                 f"{self._count} {self._what} already running (the limit "
                 f"{self._limit_name}); retry shortly",
                 {"Retry-After": "1"},

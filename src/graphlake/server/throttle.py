@@ -41,9 +41,14 @@ class _Failures:
 
 
 class FailureThrottle:
-    def __init__(self, base_s: float = BASE_DELAY_S, max_s: float = MAX_DELAY_S,
-                 max_hold_s: float = MAX_HOLD_S, forget_s: float = FORGET_S,
-                 max_addresses: int = MAX_ADDRESSES):
+    def __init__(
+        self,
+        base_s: float = BASE_DELAY_S,
+        max_s: float = MAX_DELAY_S,
+        max_hold_s: float = MAX_HOLD_S,
+        forget_s: float = FORGET_S,
+        max_addresses: int = MAX_ADDRESSES,
+    ):
         self._base, self._max, self._hold = base_s, max_s, max_hold_s
         self._forget, self._cap = forget_s, max_addresses
         self._seen: OrderedDict[str, _Failures] = OrderedDict()

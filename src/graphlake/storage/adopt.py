@@ -83,8 +83,9 @@ def adopt(tables: TableStore, target: TableState, adoptions: list[Adoption]) -> 
     if not adoptions:
         return target
     lock = tables.cas_lock(target.table_id, target.lance_branch)
-    ds = lance.dataset(tables.uri(target.table_id), storage_options=tables.storage_options,
-                       commit_lock=lock)
+    ds = lance.dataset(
+        tables.uri(target.table_id), storage_options=tables.storage_options, commit_lock=lock
+    )
     ds = ds.checkout_version(
         target.version if target.lance_branch == MAIN else (target.lance_branch, target.version)
     )
@@ -93,11 +94,14 @@ def adopt(tables: TableStore, target: TableState, adoptions: list[Adoption]) -> 
         missing = [a for a in adoptions if a.base_name not in known]
         if missing:
             lock.expected = ds.version + 1
-            ds.add_bases([
-                DatasetBasePath(_branch_path(tables, a.source), name=a.base_name,
-                                is_dataset_root=True)
-                for a in missing
-            ])
+            ds.add_bases(
+                [
+                    DatasetBasePath(
+                        _branch_path(tables, a.source), name=a.base_name, is_dataset_root=True
+                    )
+                    for a in missing
+                ]
+            )
             known = {b.name: b.id for b in ds.base_paths().values() if b.name}
         fragments = [
             _as_adopted(meta, known[a.base_name]) for a in adoptions for meta in a.fragments
@@ -116,8 +120,11 @@ def adopt(tables: TableStore, target: TableState, adoptions: list[Adoption]) -> 
             or _unindexed_fragments(ds, keyed) >= INDEX_REFRESH_FRAGMENTS
         ):
             committed = ds.version
-            ds = lance.dataset(tables.uri(target.table_id),
-                               storage_options=tables.storage_options, commit_lock=lock)
+            ds = lance.dataset(
+                tables.uri(target.table_id),
+                storage_options=tables.storage_options,
+                commit_lock=lock,
+            )
             ds = ds.checkout_version(
                 committed if target.lance_branch == MAIN else (target.lance_branch, committed)
             )

@@ -44,15 +44,19 @@ def replace_column(
         fragment_id = int(fragment_of[lo])
         part = given.take(at.slice(lo, hi - lo))
         metadata, fields, matched = ds.get_fragment(fragment_id).update_columns(
-            part, left_on="id", right_on="id", with_offsets=True)
+            part, left_on="id", right_on="id", with_offsets=True
+        )
         updated.append(metadata)
         modified |= set(fields)
         offsets[fragment_id] = matched
     if not updated:
         return ds
     op = lance.LanceOperation.Update(
-        updated_fragments=updated, fields_modified=sorted(modified),
-        update_mode="rewrite_columns", updated_fragment_offsets=offsets)
+        updated_fragments=updated,
+        fields_modified=sorted(modified),
+        update_mode="rewrite_columns",
+        updated_fragment_offsets=offsets,
+    )
     lock.expected = ds.version + 1
     return lance.LanceDataset.commit(ds, op, read_version=ds.version, commit_lock=lock)
 
@@ -61,9 +65,11 @@ def _addresses(ds: lance.LanceDataset, ids: pa.Array) -> pa.Table:
     """(id, _rowaddr) of the rows with these ids: few ids probe the `id` index in
     chunks (as `storage.lookup` does), many scan the `id` column once."""
     if len(ids) > PROBE_LIMIT:
-        return ds.to_table(columns=["id"], with_row_address=True,
-                           filter=pc.field("id").isin(ids))
-    parts = [ds.to_table(columns=["id"], with_row_address=True,
-                         filter=pc.field("id").isin(ids.slice(i, CHUNK)))
-             for i in range(0, len(ids), CHUNK)]
+        return ds.to_table(columns=["id"], with_row_address=True, filter=pc.field("id").isin(ids))
+    parts = [
+        ds.to_table(
+            columns=["id"], with_row_address=True, filter=pc.field("id").isin(ids.slice(i, CHUNK))
+        )
+        for i in range(0, len(ids), CHUNK)
+    ]
     return pa.concat_tables(parts)

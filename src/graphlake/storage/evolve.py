@@ -42,8 +42,16 @@ class LayoutChange:
 
     @property
     def is_empty(self) -> bool:
-        return not (self.drop or self.rename or self.retype or self.nullable or self.add_null
-                    or self.add_filled or self.index or self.metadata is not None)
+        return not (
+            self.drop
+            or self.rename
+            or self.retype
+            or self.nullable
+            or self.add_null
+            or self.add_filled
+            or self.index
+            or self.metadata is not None
+        )
 
 
 def evolve(tables: TableStore, state: TableState, change: LayoutChange) -> TableState:

@@ -89,8 +89,9 @@ class FragmentRows(Rows):
     def _scan(self, columns: list[str] | None) -> pa.Table:
         if not self._fragments:
             schema = self._ds.schema
-            return (schema if columns is None else pa.schema([schema.field(c) for c in columns])
-                    ).empty_table()
+            return (
+                schema if columns is None else pa.schema([schema.field(c) for c in columns])
+            ).empty_table()
         return self._ds.scanner(
             columns=columns, fragments=self._fragments, scan_in_order=True
         ).to_table()

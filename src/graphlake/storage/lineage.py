@@ -180,9 +180,7 @@ def _has_stable_row_ids(ds: lance.LanceDataset) -> bool:
 _PARENTS: dict[str, dict[str, tuple[str, int]]] = {}
 
 
-def branch_parents(
-    tables: TableStore, table_id: str, need: set[str]
-) -> dict[str, tuple[str, int]]:
+def branch_parents(tables: TableStore, table_id: str, need: set[str]) -> dict[str, tuple[str, int]]:
     """Lance branch -> (parent branch, fork version) for one table, covering `need`."""
     uri = tables.uri(table_id)
     known = _PARENTS.get(uri)
@@ -293,7 +291,8 @@ def _segment_changes(
         deleted = delta.get_deleted_row_ids().read_all()
     except (OSError, ValueError, TypeError, RuntimeError) as exc:
         reason = (
-            FallbackReason.HISTORY_CLEANED if "not found" in str(exc).lower()
+            FallbackReason.HISTORY_CLEANED
+            if "not found" in str(exc).lower()
             else FallbackReason.METADATA_INCONSISTENT
         )
         raise LineageUnavailable(reason, f"{seg}: {clean_message(exc)}") from None

@@ -98,13 +98,21 @@ def _where_in(table: pa.Table, column: str, arr: pa.Array) -> pa.Table:
 def _ordered(t: pa.DataType) -> bool:
     """Types whose comparison order is total and agrees with `is_in`'s equality (not
     floats: NaN is equal to NaN in `is_in` but not inside any range)."""
-    return (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
-            or pa.types.is_large_binary(t) or pa.types.is_integer(t))
+    return (
+        pa.types.is_string(t)
+        or pa.types.is_large_string(t)
+        or pa.types.is_binary(t)
+        or pa.types.is_large_binary(t)
+        or pa.types.is_integer(t)
+    )
 
 
 def present_values(
-    ds: lance.LanceDataset, column: str, values: Sequence[Any] | pa.Array,
-    *, distinct: bool = False,
+    ds: lance.LanceDataset,
+    column: str,
+    values: Sequence[Any] | pa.Array,
+    *,
+    distinct: bool = False,
 ) -> set[Any]:
     """Which of `values` occur in `column` (`distinct`: as for `rows_where_in`)."""
     found = rows_where_in(ds, column, values, [column], distinct=distinct)

@@ -63,9 +63,7 @@ class TablePlan:
     @property
     def removed_ids(self) -> list[str]:
         """Ids whose head row goes away (deleted, or replaced by an update)."""
-        return (
-            self.deleted_old.column("id").to_pylist() + self.updated_old.column("id").to_pylist()
-        )
+        return self.deleted_old.column("id").to_pylist() + self.updated_old.column("id").to_pylist()
 
     @property
     def deleted_ids(self) -> set[str]:
@@ -83,4 +81,3 @@ class TablePlan:
             or self.deleted_old.num_rows
             or self.delete_all
         )
-

@@ -70,5 +70,9 @@ def scratch(tables: TableStore) -> Iterator[Scratch]:
             try:
                 tables.delete_branch(table_id, branch)
             except Exception:  # never hide the dry run's own result or error
-                _log.warning("dry run: could not delete scratch branch %s of %s",
-                             branch, table_id, exc_info=True)
+                _log.warning(
+                    "dry run: could not delete scratch branch %s of %s",
+                    branch,
+                    table_id,
+                    exc_info=True,
+                )

@@ -55,7 +55,7 @@ def fts_name(prop: str) -> str:
 
 
 def kind_of(index: Any) -> str:
-    """"btree", "vector", "fts" or "other" for a Lance `IndexDescription`."""
+    """ "btree", "vector", "fts" or "other" for a Lance `IndexDescription`."""
     url = index.type_url
     if "BTree" in url:
         return "btree"
@@ -106,9 +106,7 @@ def maintain(
     existing = by_name(ds)
     built: set[str] = set()
     for name, index in existing.items():
-        declared = (
-            name in {ann_name(p) for p in vectors} or name in {fts_name(p) for p in texts}
-        )
+        declared = name in {ann_name(p) for p in vectors} or name in {fts_name(p) for p in texts}
         if kind_of(index) in ("vector", "fts") and not declared:
             before_commit()
             ds.drop_index(name)
@@ -128,9 +126,15 @@ def maintain(
             continue
         before_commit()
         probes.add(f"{VECTOR_PROBE}:{label}")
-        ds.create_index(prop, plan.index_type, name=ann_name(prop), metric=metric,
-                        num_partitions=plan.num_partitions, replace=index is not None,
-                        **plan.params)
+        ds.create_index(
+            prop,
+            plan.index_type,
+            name=ann_name(prop),
+            metric=metric,
+            num_partitions=plan.num_partitions,
+            replace=index is not None,
+            **plan.params,
+        )
         built.add(ann_name(prop))
     return built
 
@@ -182,8 +186,9 @@ def needs_work(ds: lance.LanceDataset, vectors: Mapping[str, str], texts: Sequen
     if rows < MIN_ANN_ROWS:
         return False
     # A drift by deletes alone leaves every fragment indexed: it must still count.
-    return any(ann_name(p) not in existing or drifted(ds, p, metric, rows)
-               for p, metric in vectors.items())
+    return any(
+        ann_name(p) not in existing or drifted(ds, p, metric, rows) for p, metric in vectors.items()
+    )
 
 
 @dataclass(frozen=True)
@@ -205,5 +210,10 @@ def coverage(ds: lance.LanceDataset, prop: str, name: str) -> Coverage:
         return Coverage(prop, None, None, 0, ds.count_rows())
     stats = ds.stats.index_stats(name)
     index_type = stats.get("index_type")
-    return Coverage(prop, name, None if index_type in (None, "N/A") else str(index_type),
-                    int(stats["num_indexed_rows"]), int(stats["num_unindexed_rows"]))
+    return Coverage(
+        prop,
+        name,
+        None if index_type in (None, "N/A") else str(index_type),
+        int(stats["num_indexed_rows"]),
+        int(stats["num_unindexed_rows"]),
+    )

@@ -90,6 +90,7 @@ class _CasLock:
             self.expected = version + 1
         yield
 
+
 def index_columns(t: NodeType | EdgeType) -> list[str]:
     """The columns a table keeps Lance scalar indexes on: `id` (and `src`/`dst` of an
     edge), then the properties of `@unique` and `@index` groups that a BTree can index
@@ -162,7 +163,11 @@ class TableStore:
     # --- lifecycle --------------------------------------------------------------------
 
     def create(
-        self, table_id: str, schema: pa.Schema, index_columns: list[str], owner: str,
+        self,
+        table_id: str,
+        schema: pa.Schema,
+        index_columns: list[str],
+        owner: str,
         text_columns: Sequence[str] = (),
     ) -> TableState:
         """Create an empty table on Lance main with stable row ids, BTREE indexes and
@@ -235,15 +240,15 @@ class TableStore:
         two deletes of one fragment): such a refusal is a moved branch too.
         """
         if lock.refused or self.branch_head_version(state) > state.version:
-            return LanceCasError(
-                f"table {state.table_id}: Lance branch {state.lance_branch} moved"
-            )
+            return LanceCasError(f"table {state.table_id}: Lance branch {state.lance_branch} moved")
         raise exc
 
     # --- maintenance ------------------------------------------------------------------
 
     def optimize(
-        self, state: TableState, vectors: Mapping[str, str] | None = None,
+        self,
+        state: TableState,
+        vectors: Mapping[str, str] | None = None,
         texts: Sequence[str] = (),
     ) -> TableState:
         """Compact small fragments and fold index deltas on the owned Lance branch at
@@ -274,8 +279,7 @@ class TableStore:
                 lock.expected = ds.version + 1
 
             compacted = ds.version != start
-            built = search_indexes.maintain(ds, vectors or {}, texts, before_commit,
-                                            state.table_id)
+            built = search_indexes.maintain(ds, vectors or {}, texts, before_commit, state.table_id)
             # An index built just now covers every row: folding it would rewrite it.
             stale = [i.name for i in ds.describe_indices() if i.name not in built]
             if stale and (compacted or _unindexed_fragments(ds, stale)):
@@ -321,9 +325,7 @@ class TableStore:
                 faults.hit("table.after_append")
                 large = self.index_large_appends and append.num_rows >= INDEX_APPEND_THRESHOLD
                 keyed = btree_indexes(ds)
-                if keyed and (
-                    large or _unindexed_fragments(ds, keyed) >= INDEX_REFRESH_FRAGMENTS
-                ):
+                if keyed and (large or _unindexed_fragments(ds, keyed) >= INDEX_REFRESH_FRAGMENTS):
                     lock.expected = ds.version + 1
                     refresh_indexes(ds, keyed, state.table_id)
         except OSError as exc:
@@ -336,7 +338,11 @@ class TableStore:
         )
 
     def replace_column(
-        self, state: TableState, field: pa.Field, ids: pa.Array, values: pa.Array,
+        self,
+        state: TableState,
+        field: pa.Field,
+        ids: pa.Array,
+        values: pa.Array,
         reindex: bool,
     ) -> TableState:
         """Set `field` to `values` for the rows `ids` on the owned Lance branch at
@@ -354,7 +360,6 @@ class TableStore:
         except OSError as exc:
             raise self.cas_failure(state, lock, exc) from exc
         return TableState(state.table_id, state.lance_branch, ds.version, state.owner)
-
 
     def _reported(self, table: pa.Table) -> pa.Table | pa.RecordBatchReader:
         """`table`, or a reader of it that calls `on_rows_written` as Lance takes rows."""
@@ -439,7 +444,8 @@ def _inherited_indexes(ds: lance.LanceDataset) -> list[str]:
     """Indexes of `ds` with a segment stored under another base (a parent Lance branch's
     or the root's tree, inherited at a fork) rather than this branch's own tree."""
     return [
-        index.name for index in ds.describe_indices()
+        index.name
+        for index in ds.describe_indices()
         if any(getattr(seg, "base_id", None) is not None for seg in index.segments)
     ]
 

@@ -52,8 +52,12 @@ class FeedEntry:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "commit": self.commit, "author": self.author, "time": self.time,
-            "table": self.table, "key": self.key, "op": self.op,
+            "commit": self.commit,
+            "author": self.author,
+            "time": self.time,
+            "table": self.table,
+            "key": self.key,
+            "op": self.op,
             "changes": {p: {"old": o, "new": n} for p, (o, n) in self.changes.items()},
         }
 
@@ -69,8 +73,11 @@ class ChangePage:
     head: str = ""  # the branch head this page was read against
 
     def to_dict(self) -> dict[str, Any]:
-        return {"changes": [e.to_dict() for e in self.entries], "cursor": self.cursor,
-                "head": self.head}
+        return {
+            "changes": [e.to_dict() for e in self.entries],
+            "cursor": self.cursor,
+            "head": self.head,
+        }
 
 
 # --- cursors ------------------------------------------------------------------------------
@@ -93,7 +100,7 @@ def decode_cursor(repo: Repo, cursor: str) -> tuple[str, str, int]:
     bad = ChangeFeedError(f"cursor {cursor[:40]!r} is not a change-feed cursor of this graph")
     if not isinstance(cursor, str) or not cursor.startswith(_PREFIX):
         raise bad
-    text = cursor[len(_PREFIX):]
+    text = cursor[len(_PREFIX) :]
     try:
         blob = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (ValueError, TypeError):
@@ -126,9 +133,7 @@ def changes(
     if since is not None:
         cur_branch, commit_id, position = decode_cursor(repo, since)
         if cur_branch != branch:
-            raise ChangeFeedError(
-                f"the cursor is for branch {cur_branch!r}, not {branch!r}"
-            )
+            raise ChangeFeedError(f"the cursor is for branch {cur_branch!r}, not {branch!r}")
         start = (commit_id, position)
     _, head = repo.branch_head(branch)
     chain = _chain_after(repo, head, branch, start)
@@ -141,7 +146,7 @@ def changes(
         skip = start[1] if start is not None and commit.id == start[0] else 0
         room = limit - len(page.entries)
         entries = _entries(repo, commit)
-        taken = entries[skip:skip + room]
+        taken = entries[skip : skip + room]
         page.entries += taken
         end = skip + len(taken)
         last = (commit.id, _DONE if end >= len(entries) else end)
@@ -173,15 +178,19 @@ def _chain_after(
         raise CursorExpiredError(
             f"the cursor's commit {start[0][:12]} is gone (gc removed it); the oldest "
             f"point of {branch!r} is its root commit {root[:12]}: start again without a "
-            "cursor", oldest=root,
+            "cursor",
+            oldest=root,
         )
     raise CursorResetError(
         f"branch {branch!r} was reset past the cursor: commit {start[0][:12]} is no "
-        f"longer on its first-parent history (head is now {head.id[:12]})", head=head.id,
+        f"longer on its first-parent history (head is now {head.id[:12]})",
+        head=head.id,
     )
 
 
 def _entries(repo: Repo, commit: Commit) -> list[FeedEntry]:
     author = author_text(commit)
-    return [FeedEntry(commit.id, author, commit.time, c.table, c.key, c.op, c.changes)
-            for c in walk.commit_changes(repo, commit)]
+    return [
+        FeedEntry(commit.id, author, commit.time, c.table, c.key, c.op, c.changes)
+        for c in walk.commit_changes(repo, commit)
+    ]

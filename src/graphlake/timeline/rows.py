@@ -42,8 +42,11 @@ class HistoryEntry:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "commit": self.commit, "author": self.author, "time": self.time,
-            "message": self.message, "op": self.op,
+            "commit": self.commit,
+            "author": self.author,
+            "time": self.time,
+            "message": self.message,
+            "op": self.op,
             "changes": {p: {"old": o, "new": n} for p, (o, n) in self.changes.items()},
         }
 
@@ -60,8 +63,14 @@ class BlameLine:
     message: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"property": self.property, "value": self.value, "commit": self.commit,
-                "author": self.author, "time": self.time, "message": self.message}
+        return {
+            "property": self.property,
+            "value": self.value,
+            "commit": self.commit,
+            "author": self.author,
+            "time": self.time,
+            "message": self.message,
+        }
 
 
 def author_text(commit: Commit) -> str:
@@ -100,16 +109,24 @@ def row_history(
         parent = repo.commits.get(commit.parents[0])
         if walk.table_name(parent, table_id) is None:
             break  # the type was created here: nothing older holds the row
-        for change in walk.commit_changes(repo, commit, parent, table_ids={table_id},
-                                          keys={key_text}):
-            out.append(HistoryEntry(commit.id, author_text(commit), commit.time,
-                                    commit.message, change.op, change.changes))
+        for change in walk.commit_changes(
+            repo, commit, parent, table_ids={table_id}, keys={key_text}
+        ):
+            out.append(
+                HistoryEntry(
+                    commit.id,
+                    author_text(commit),
+                    commit.time,
+                    commit.message,
+                    change.op,
+                    change.changes,
+                )
+            )
         if limit is not None and len(out) >= limit:
             break
     if not out:
         raise RowNotFoundError(
-            f"{name} {key_text!r}: no commit on the first-parent history of {rev!r} "
-            "holds this row"
+            f"{name} {key_text!r}: no commit on the first-parent history of {rev!r} holds this row"
         )
     return out
 
@@ -127,13 +144,23 @@ def blame(repo: Repo, type_: str, key: Any, rev: str = "main") -> list[BlameLine
     while todo:
         commit, pending = todo.pop()
         _follow(repo, commit, pending, current, table_id, key_text, found, todo)
-    return [BlameLine(p, current[p], found[p].id, author_text(found[p]), found[p].time,
-                      found[p].message) for p in props]
+    return [
+        BlameLine(
+            p, current[p], found[p].id, author_text(found[p]), found[p].time, found[p].message
+        )
+        for p in props
+    ]
 
 
 def _follow(
-    repo: Repo, commit: Commit, pending: set[str], current: dict[str, Any], table_id: str,
-    key: str, found: dict[str, Commit], todo: list[tuple[Commit, set[str]]],
+    repo: Repo,
+    commit: Commit,
+    pending: set[str],
+    current: dict[str, Any],
+    table_id: str,
+    key: str,
+    found: dict[str, Commit],
+    todo: list[tuple[Commit, set[str]]],
 ) -> None:
     """Walk first parents from `commit` until every `pending` property is credited
     (to a commit here) or handed to a merged-in parent (pushed on `todo`)."""
@@ -143,24 +170,21 @@ def _follow(
             changed = set(pending)
         elif commit.schema_id != parent.schema_id:
             old = walk.row_at(repo, parent, table_id, key)
-            changed = {p for p in pending if old is None or p not in old
-                       or old[p] != current[p]}
+            changed = {p for p in pending if old is None or p not in old or old[p] != current[p]}
         else:
-            changes = walk.commit_changes(repo, commit, parent, table_ids={table_id},
-                                          keys={key})
+            changes = walk.commit_changes(repo, commit, parent, table_ids={table_id}, keys={key})
             if not changes:
                 changed = set()
             elif changes[0].op == walk.INSERT:
                 changed = set(pending)
             else:
                 changed = pending & set(changes[0].changes)
-        for other in (commit.parents[1:] if parent is not None else ()):
+        for other in commit.parents[1:] if parent is not None else ():
             if not changed:
                 break
             merged = repo.commits.get(other)
             row = walk.row_at(repo, merged, table_id, key)
-            same = {p for p in changed if row is not None and p in row
-                    and row[p] == current[p]}
+            same = {p for p in changed if row is not None and p in row and row[p] == current[p]}
             if same:
                 todo.append((merged, same))
                 changed -= same

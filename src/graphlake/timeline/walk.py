@@ -52,7 +52,9 @@ class RowChange:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "table": self.table, "key": self.key, "op": self.op,
+            "table": self.table,
+            "key": self.key,
+            "op": self.op,
             "changes": {p: {"old": o, "new": n} for p, (o, n) in self.changes.items()},
         }
 
@@ -74,8 +76,12 @@ def table_name(commit: Commit, table_id: str) -> str | None:
 
 
 def commit_changes(
-    repo: Repo, commit: Commit, parent: Commit | None = None, *,
-    table_ids: Iterable[str] | None = None, keys: set[str] | None = None,
+    repo: Repo,
+    commit: Commit,
+    parent: Commit | None = None,
+    *,
+    table_ids: Iterable[str] | None = None,
+    keys: set[str] | None = None,
 ) -> list[RowChange]:
     """What `commit` changed against `parent` (default its first parent; a root commit
     against nothing: no changes), sorted by (table, key). `table_ids`: only those
@@ -146,8 +152,10 @@ def _through_diff(
             return []
         out = [_change(name, k, None, r) for k, r in changes.inserted_rows.items()]
         out += [_change(name, k, r, None) for k, r in changes.deleted_rows.items()]
-        out += [RowChange(name, k, UPDATE, None, None, dict(props))
-                for k, props in changes.changes.items()]
+        out += [
+            RowChange(name, k, UPDATE, None, None, dict(props))
+            for k, props in changes.changes.items()
+        ]
         return sorted(out, key=lambda c: c.key)
     old_rows = _rows_at(repo, parent, table_name(parent, commit.tables[name].table_id), keys)
     new_rows = _rows_at(repo, commit, name, keys)
@@ -189,11 +197,19 @@ def shown(repo: Repo, commit: Commit, changes: list[RowChange]) -> list[RowChang
         if not cols:
             out.append(c)
             continue
-        out.append(RowChange(
-            c.table, c.key, c.op, _short_row(c.old, cols), _short_row(c.new, cols),
-            {p: (_short(o), _short(n)) if p in cols else (o, n)
-             for p, (o, n) in c.changes.items()},
-        ))
+        out.append(
+            RowChange(
+                c.table,
+                c.key,
+                c.op,
+                _short_row(c.old, cols),
+                _short_row(c.new, cols),
+                {
+                    p: (_short(o), _short(n)) if p in cols else (o, n)
+                    for p, (o, n) in c.changes.items()
+                },
+            )
+        )
     return out
 
 

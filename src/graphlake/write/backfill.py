@@ -64,16 +64,18 @@ def stage(t: NodeType | EdgeType, prop: str, rows: Any, *, cast: bool = False) -
     p = t.property(prop)
     if p is None:
         raise UnknownPropertyError(
-            f"{t.name} has no property {prop!r} (declared: {', '.join(t.property_names)})")
+            f"{t.name} has no property {prop!r} (declared: {', '.join(t.property_names)})"
+        )
     if isinstance(t, NodeType) and prop == t.key:
         raise DataError(f"{t.name}.{prop} is the key; a backfill cannot change keys")
     key = t.key if isinstance(t, NodeType) else "id"
     data = to_arrow_input(rows)
-    given = set(data.column_names) if isinstance(data, pa.Table) else {
-        k for r in data for k in r}
+    given = set(data.column_names) if isinstance(data, pa.Table) else {k for r in data for k in r}
     if given != {key, prop}:
-        raise DataError(f"{t.name}: set_property rows give exactly {key!r} and {prop!r} "
-                        f"(got: {', '.join(sorted(given)) or 'nothing'})")
+        raise DataError(
+            f"{t.name}: set_property rows give exactly {key!r} and {prop!r} "
+            f"(got: {', '.join(sorted(given)) or 'nothing'})"
+        )
     table = coerce(t, data, partial=True, cast=cast)
     if isinstance(t, EdgeType) and table.column("id").null_count:
         raise DataError(f"{t.name}: set_property rows need the edge id")
@@ -95,7 +97,8 @@ def check_against(ds: lance.LanceDataset, write: ColumnWrite) -> None:
         missing = pc.filter(write.ids, pc.invert(pc.is_in(write.ids, value_set=present)))
         raise KeyNotFoundError(
             f"{write.table}: cannot set {write.prop} for keys that do not exist: "
-            f"{_listed(missing.to_pylist())}")
+            f"{_listed(missing.to_pylist())}"
+        )
     check_unique(ds, write)
 
 
@@ -110,17 +113,21 @@ def _check_unique(ds: lance.LanceDataset, write: ColumnWrite, cols: tuple[str, .
     """Only these columns are read, never whole rows."""
     head = ds.to_table(columns=["id", *cols])
     at = pc.index_in(head.column("id"), value_set=write.ids)
-    new = pc.if_else(pc.is_valid(at), pc.take(write.values, at),
-                     head.column(write.prop).cast(write.values.type))
+    new = pc.if_else(
+        pc.is_valid(at), pc.take(write.values, at), head.column(write.prop).cast(write.values.type)
+    )
     result = head.set_column(head.schema.get_field_index(write.prop), write.prop, new)
     valid = result.filter(_all_valid(result, cols))  # nulls never clash
     groups = valid.group_by(list(cols)).aggregate([("id", "count"), ("id", "list")])
     clashes = groups.filter(pc.greater(groups.column("id_count"), 1))
     if clashes.num_rows:
-        shown = [f"{', '.join(f'{c}={r[c]!r}' for c in cols)} on {r['id_list']}"
-                 for r in clashes.slice(0, SHOWN).to_pylist()]
+        shown = [
+            f"{', '.join(f'{c}={r[c]!r}' for c in cols)} on {r['id_list']}"
+            for r in clashes.slice(0, SHOWN).to_pylist()
+        ]
         raise UniqueViolationError(
-            f"{write.table}: @unique({', '.join(cols)}) violated: {'; '.join(shown)}")
+            f"{write.table}: @unique({', '.join(cols)}) violated: {'; '.join(shown)}"
+        )
 
 
 def _all_valid(table: pa.Table, cols: tuple[str, ...]) -> pa.ChunkedArray:
@@ -130,11 +137,13 @@ def _all_valid(table: pa.Table, cols: tuple[str, ...]) -> pa.ChunkedArray:
     return mask
 
 
-def apply(tables: TableStore, state: TableState, write: ColumnWrite,
-          index_columns: list[str]) -> TableState:
+def apply(
+    tables: TableStore, state: TableState, write: ColumnWrite, index_columns: list[str]
+) -> TableState:
     """Write the column on the owned Lance branch at `state`."""
-    return tables.replace_column(state, write.field, write.ids, write.values,
-                                 reindex=write.prop in index_columns)
+    return tables.replace_column(
+        state, write.field, write.ids, write.values, reindex=write.prop in index_columns
+    )
 
 
 def backfill_meta(writes: list[ColumnWrite]) -> dict[str, list[str]]:

@@ -64,9 +64,8 @@ def _touching_now(
             before = state.get(row["id"]) or (None, None)
             state[row["id"]] = (row.get("src", before[0]), row.get("dst", before[1]))
     return {
-        edge_id for edge_id, ends in state.items()
-        if ends is not None and (
-            (et.src == node_type and ends[0] in keys)
-            or (et.dst == node_type and ends[1] in keys)
-        )
+        edge_id
+        for edge_id, ends in state.items()
+        if ends is not None
+        and ((et.src == node_type and ends[0] in keys) or (et.dst == node_type and ends[1] in keys))
     }

@@ -41,8 +41,14 @@ from graphlake.schema.keys import key_string
 from graphlake.schema.model import INTEGER_KINDS, NUMERIC_KINDS, EdgeType, NodeType, TypeRef
 from graphlake.write.validate import value_error
 
-_ARROW_ERRORS = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError,
-                 TypeError, ValueError, OverflowError)
+_ARROW_ERRORS = (
+    pa.ArrowInvalid,
+    pa.ArrowTypeError,
+    pa.ArrowNotImplementedError,
+    TypeError,
+    ValueError,
+    OverflowError,
+)
 
 
 def to_arrow_input(rows: Any) -> pa.Table | list[Mapping[str, Any]]:
@@ -75,9 +81,7 @@ def physical_columns(t: NodeType | EdgeType) -> tuple[str, ...]:
     return ("id", "src", "dst") if t.is_edge else ("id",)
 
 
-def coerce(
-    t: NodeType | EdgeType, rows: Any, *, partial: bool, cast: bool = False
-) -> pa.Table:
+def coerce(t: NodeType | EdgeType, rows: Any, *, partial: bool, cast: bool = False) -> pa.Table:
     """Rows as an Arrow table of `t`'s schema (only provided columns when `partial`).
 
     `cast` (the public `coerce=True`) converts values of another type with Arrow's safe
@@ -118,8 +122,10 @@ def coerce(
             out[field.name] = pa.nulls(n, field.type)
     out = {"id": _ids(t, columns, out, n, partial), **out}
     names = [f.name for f in schema if f.name in out]
-    table = pa.table({name: out[name] for name in names}, schema=pa.schema(
-        [schema.field(name) for name in names], metadata=schema.metadata))
+    table = pa.table(
+        {name: out[name] for name in names},
+        schema=pa.schema([schema.field(name) for name in names], metadata=schema.metadata),
+    )
     _check_not_null(t, table, partial)
     _check_not_empty(t, table)
     _check_dates(t, table)
@@ -185,11 +191,17 @@ def same_kind(given: pa.DataType, wanted: pa.DataType) -> bool:
         return True
     if pa.types.is_dictionary(given):  # pandas categoricals
         return same_kind(given.value_type, wanted)
-    for is_kind in (pa.types.is_integer, pa.types.is_floating, pa.types.is_boolean,
-                    _is_text, _is_bytes, pa.types.is_date, pa.types.is_timestamp):
+    for is_kind in (
+        pa.types.is_integer,
+        pa.types.is_floating,
+        pa.types.is_boolean,
+        _is_text,
+        _is_bytes,
+        pa.types.is_date,
+        pa.types.is_timestamp,
+    ):
         if is_kind(wanted):
-            return is_kind(given) or (
-                pa.types.is_floating(wanted) and pa.types.is_integer(given))
+            return is_kind(given) or (pa.types.is_floating(wanted) and pa.types.is_integer(given))
     if _is_list(wanted):
         return _is_list(given) and same_kind(given.value_type, wanted.value_type)
     return False
@@ -200,13 +212,13 @@ def _is_text(ty: pa.DataType) -> bool:
 
 
 def _is_bytes(ty: pa.DataType) -> bool:
-    return (pa.types.is_binary(ty) or pa.types.is_large_binary(ty)
-            or pa.types.is_fixed_size_binary(ty))
+    return (
+        pa.types.is_binary(ty) or pa.types.is_large_binary(ty) or pa.types.is_fixed_size_binary(ty)
+    )
 
 
 def _is_list(ty: pa.DataType) -> bool:
-    return (pa.types.is_list(ty) or pa.types.is_large_list(ty)
-            or pa.types.is_fixed_size_list(ty))
+    return pa.types.is_list(ty) or pa.types.is_large_list(ty) or pa.types.is_fixed_size_list(ty)
 
 
 def _wrong_arrow_type(
@@ -347,7 +359,8 @@ def _check_dates(t: NodeType | EdgeType, table: pa.Table) -> None:
     anything turns rows into Python values: resolving an upsert or update does, and would
     crash on them long before validation (which checks them again, for merges and fsck)."""
     found = [
-        v for prop in t.properties
+        v
+        for prop in t.properties
         if prop.name in table.column_names and domain_kind(prop.type) in DATE_KINDS
         for v in domain_violations(t.name, prop, table.column(prop.name), table.column("id"))
     ]

@@ -23,13 +23,16 @@ def parse_json_line(raw: str | bytes, path: str | None, line: int) -> Any:
     except UnicodeDecodeError:
         raise LoadFormatError("not valid UTF-8", path=path, line=line) from None
     except json.JSONDecodeError as exc:
-        raise LoadFormatError(f"not valid JSON ({exc.msg} at column {exc.colno})",
-                              path=path, line=line) from None
+        raise LoadFormatError(
+            f"not valid JSON ({exc.msg} at column {exc.colno})", path=path, line=line
+        ) from None
     except RecursionError:
-        raise LoadFormatError("not valid JSON here: nested too deeply",
-                              path=path, line=line) from None
+        raise LoadFormatError(
+            "not valid JSON here: nested too deeply", path=path, line=line
+        ) from None
     except ValueError:
         # The only other ValueError json.loads raises: an over-long integer literal.
         limit = sys.get_int_max_str_digits()
-        raise LoadFormatError(f"not valid JSON here: a number has more than {limit} digits",
-                              path=path, line=line) from None
+        raise LoadFormatError(
+            f"not valid JSON here: a number has more than {limit} digits", path=path, line=line
+        ) from None

@@ -92,8 +92,9 @@ def _read_source(
             try:
                 data = pq.read_table(path)
             except (pa.ArrowInvalid, OSError) as exc:
-                raise LoadFormatError(f"not a readable Parquet file: {exc}",
-                                      path=str(path)) from None
+                raise LoadFormatError(
+                    f"not a readable Parquet file: {exc}", path=str(path)
+                ) from None
             if progress:
                 progress(data.num_rows)
             return {table: data}
@@ -109,8 +110,10 @@ def _read_source(
 
 def _csv_table(path: Path, table: str | None) -> str:
     if table is None:
-        raise DataError(f"loading {path} needs a table (table= / --table): a CSV file "
-                        f"holds the rows of one node or edge type")
+        raise DataError(
+            f"loading {path} needs a table (table= / --table): a CSV file "
+            f"holds the rows of one node or edge type"
+        )
     return table
 
 
@@ -231,9 +234,15 @@ def _coerced_chunks(
 _Group = tuple[str, str, tuple[str, ...]]  # table, transaction method, given properties
 
 
-def _located(exc: GraphLakeError, t: NodeType | EdgeType, rows: list[dict[str, Any]],
-             numbers: list[int], path: str | None, partial: bool,
-             cast: bool) -> GraphLakeError:
+def _located(
+    exc: GraphLakeError,
+    t: NodeType | EdgeType,
+    rows: list[dict[str, Any]],
+    numbers: list[int],
+    path: str | None,
+    partial: bool,
+    cast: bool,
+) -> GraphLakeError:
     """`exc` (a chunk failed to convert) reworded to name the first failing record:
     `big.jsonl:3778: Person 'B3777': age: expected I32, got 'x'`. Only on the error
     path: each row of the chunk is converted alone until one fails."""
@@ -253,7 +262,7 @@ def _located(exc: GraphLakeError, t: NodeType | EdgeType, rows: list[dict[str, A
         exc.args = (f"{where}: {message}",)
         return exc
     if message.startswith(f"{t.name}."):
-        message = message[len(t.name) + 1:]
+        message = message[len(t.name) + 1 :]
     exc.args = (f"{where}: {t.name} {_row_name(t, row)}: {message}",)
     return exc
 

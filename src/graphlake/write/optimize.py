@@ -32,7 +32,10 @@ def optimize(repo: Repo, branch: str) -> Commit:
     # just made while the ref stayed put: redoing it is harmless (content is unchanged).
     return retry_while_head_moves(
         lambda: _optimize_once(repo, branch),
-        branch=branch, what="optimize", attempts=MAX_ATTEMPTS, also_retry=(LanceCasError,),
+        branch=branch,
+        what="optimize",
+        attempts=MAX_ATTEMPTS,
+        also_retry=(LanceCasError,),
         before_attempt=MergeIntents(repo.store).writer_gate(branch),  # merges go first
     )
 
@@ -53,8 +56,11 @@ def _optimize_once(repo: Repo, branch: str) -> Commit:
         if not changed:
             return head
         commit = Commit.create(
-            parents=(head.id,), message="optimize", schema_id=head.schema_id,
-            tables={**head.tables, **changed}, meta={"optimize": True},
+            parents=(head.id,),
+            message="optimize",
+            schema_id=head.schema_id,
+            tables={**head.tables, **changed},
+            meta={"optimize": True},
         )
         pub.publish(commit)
     return commit
@@ -90,5 +96,8 @@ def _needs_nothing(repo: Repo, schema: Schema, name: str, state: TableState) -> 
     from graphlake.storage.tables import _unindexed_fragments
 
     ds = repo.tables.open(state)
-    return (len(ds.get_fragments()) <= 1 and not _unindexed_fragments(ds)
-            and not needs_work(ds, *_search_specs(schema, name)))
+    return (
+        len(ds.get_fragments()) <= 1
+        and not _unindexed_fragments(ds)
+        and not needs_work(ds, *_search_specs(schema, name))
+    )

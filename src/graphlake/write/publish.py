@@ -35,9 +35,16 @@ MAX_ATTEMPTS = 10
 
 
 def publish(
-    repo: Repo, branch: str, message: str, ops: list[Op], meta: dict | None = None,
-    *, reads: ReadSet | None = None, expect_head: str | None = None,
-    deferred: frozenset[str] = frozenset(), schema_id: str | None = None,
+    repo: Repo,
+    branch: str,
+    message: str,
+    ops: list[Op],
+    meta: dict | None = None,
+    *,
+    reads: ReadSet | None = None,
+    expect_head: str | None = None,
+    deferred: frozenset[str] = frozenset(),
+    schema_id: str | None = None,
     columns: Sequence[backfill.ColumnWrite] = (),
 ) -> Commit:
     """Publish `ops` (and `columns`, staged `set_property` calls) as one commit on
@@ -58,17 +65,27 @@ def publish(
     schema is another one by now, raises `StaleReadError` (stage them again).
     """
     return retry_while_head_moves(
-        lambda: _publish_once(repo, branch, message, ops, meta, reads, expect_head,
-                              deferred, schema_id, columns),
-        branch=branch, what="write", attempts=MAX_ATTEMPTS,
+        lambda: _publish_once(
+            repo, branch, message, ops, meta, reads, expect_head, deferred, schema_id, columns
+        ),
+        branch=branch,
+        what="write",
+        attempts=MAX_ATTEMPTS,
         before_attempt=MergeIntents(repo.store).writer_gate(branch),
     )
 
 
 def _publish_once(
-    repo: Repo, branch: str, message: str, ops: list[Op], meta: dict | None,
-    reads: ReadSet | None, expect_head: str | None, deferred: frozenset[str],
-    schema_id: str | None, columns: Sequence[backfill.ColumnWrite] = (),
+    repo: Repo,
+    branch: str,
+    message: str,
+    ops: list[Op],
+    meta: dict | None,
+    reads: ReadSet | None,
+    expect_head: str | None,
+    deferred: frozenset[str],
+    schema_id: str | None,
+    columns: Sequence[backfill.ColumnWrite] = (),
 ) -> Commit:
     """One attempt on the current head (HeadMoved or ConcurrentWriteError if it moved)."""
     ref, head = repo.branch_head(branch)
@@ -129,8 +146,9 @@ def _rows_by_key(ds: lance.LanceDataset, keys: list[str]) -> dict[str, dict]:
     return {r["id"]: r for r in rows_where_in(ds, "id", keys).to_pylist()}
 
 
-def plan_ops(repo: Repo, head: Commit, ops: list[Op],
-             deferred: frozenset[str] = frozenset()) -> dict[str, TablePlan]:
+def plan_ops(
+    repo: Repo, head: Commit, ops: list[Op], deferred: frozenset[str] = frozenset()
+) -> dict[str, TablePlan]:
     """Resolve and validate every table's operations against `head` and its schema."""
     schema = repo.schemas.of(head)
 
@@ -162,19 +180,26 @@ def _check_complete_rows(plan: TablePlan) -> None:
             )
 
 
-def _check_columns(repo: Repo, head: Commit, plans: dict[str, TablePlan],
-                   columns: Sequence[backfill.ColumnWrite]) -> None:
+def _check_columns(
+    repo: Repo, head: Commit, plans: dict[str, TablePlan], columns: Sequence[backfill.ColumnWrite]
+) -> None:
     for write in columns:
         plan = plans.get(write.table)
         if plan is not None and not plan.is_empty:
-            raise DataError(f"{write.table}: a transaction that backfills a property "
-                            f"changes no rows of that type (commit the rows first)")
+            raise DataError(
+                f"{write.table}: a transaction that backfills a property "
+                f"changes no rows of that type (commit the rows first)"
+            )
         backfill.check_against(repo.tables.open(head.tables[write.table]), write)
 
 
 def _apply_columns(
-    repo: Repo, branch: str, ref: RefEntry, head: Commit,
-    columns: Sequence[backfill.ColumnWrite], pub: Publication,
+    repo: Repo,
+    branch: str,
+    ref: RefEntry,
+    head: Commit,
+    columns: Sequence[backfill.ColumnWrite],
+    pub: Publication,
 ) -> dict[str, TableState]:
     """Write each backfilled column on a Lance branch `ref`'s incarnation owns."""
     states: dict[str, TableState] = {}
@@ -195,7 +220,11 @@ def _apply_columns(
 
 
 def apply_plans(
-    repo: Repo, branch: str, ref: RefEntry, head: Commit, plans: dict[str, TablePlan],
+    repo: Repo,
+    branch: str,
+    ref: RefEntry,
+    head: Commit,
+    plans: dict[str, TablePlan],
     pub: Publication,
 ) -> dict[str, TableState]:
     """Write every non-empty plan on a Lance branch owned by `ref`'s incarnation."""
@@ -206,8 +235,7 @@ def apply_plans(
     states = {}
     for name, plan in plans.items():
         if not plan.is_empty:
-            states[name] = apply_plan(repo, head.tables[name], plan, ref.incarnation,
-                                      still_current)
+            states[name] = apply_plan(repo, head.tables[name], plan, ref.incarnation, still_current)
             pub.effect()
     return states
 

@@ -43,8 +43,9 @@ def _resolve_inserts(
                 f"on this branch (use upsert or update to change existing rows)"
             )
     empty = schema.empty_table()
-    return TablePlan(t, schema, inserted=rows, updated_old=empty, updated_new=empty,
-                     deleted_old=empty)
+    return TablePlan(
+        t, schema, inserted=rows, updated_old=empty, updated_new=empty, deleted_old=empty
+    )
 
 
 def _refuse_batch_duplicates(t: NodeType | EdgeType, ids: pa.ChunkedArray) -> None:
@@ -113,8 +114,9 @@ def _resolve_general(
                     raise KeyNotFoundError(f"{t.name}: cannot update {key!r}, it does not exist")
                 current[key] = {**existing, **row}
             else:  # upsert
-                current[key] = (_complete(row, schema, t) if existing is None
-                                else {**existing, **row})
+                current[key] = (
+                    _complete(row, schema, t) if existing is None else {**existing, **row}
+                )
     return _net_effect(t, schema, head, current, delete_all=overwrite)
 
 
@@ -148,8 +150,7 @@ def _net_effect(
     )
 
 
-def _complete(row: dict[str, Any], schema: pa.Schema, t: NodeType | EdgeType
-              ) -> dict[str, Any]:
+def _complete(row: dict[str, Any], schema: pa.Schema, t: NodeType | EdgeType) -> dict[str, Any]:
     """A new row: what it gives, a property's `@default` where it gives nothing, else null."""
     out = {}
     for name in schema.names:

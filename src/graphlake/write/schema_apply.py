@@ -100,8 +100,13 @@ class SchemaPlan:
 
 
 def apply_schema(
-    repo: Repo, pg_text: str, branch: str, *, message: str | None = None,
-    dry_run: bool = False, allow_drop: bool = False,
+    repo: Repo,
+    pg_text: str,
+    branch: str,
+    *,
+    message: str | None = None,
+    dry_run: bool = False,
+    allow_drop: bool = False,
 ) -> SchemaPlan:
     if not isinstance(pg_text, str):
         raise SchemaError("the schema must be .pg text")
@@ -113,11 +118,14 @@ def apply_schema(
         _, head = repo.branch_head(branch)
         steps = _checked_steps(repo, head, new)
         dropped, hints = _losses(repo, head, steps)
-        return SchemaPlan(branch, head.id, steps, dry_run=True, dropped_values=dropped,
-                          suggestions=hints)
+        return SchemaPlan(
+            branch, head.id, steps, dry_run=True, dropped_values=dropped, suggestions=hints
+        )
     return retry_while_head_moves(
         lambda: _apply_once(repo, branch, new, message, allow_drop),
-        branch=branch, what="schema change", attempts=MAX_ATTEMPTS,
+        branch=branch,
+        what="schema change",
+        attempts=MAX_ATTEMPTS,
         also_retry=(HeadMoved,),
         before_attempt=MergeIntents(repo.store).writer_gate(branch),
     )
@@ -137,8 +145,8 @@ def _apply_once(
     steps = _checked_steps(repo, head, new)
     if not steps:
         raise SchemaUnchangedError(
-            f"the schema equals the one on {branch!r} (head {head.id[:12]}); nothing was "
-            f"published")
+            f"the schema equals the one on {branch!r} (head {head.id[:12]}); nothing was published"
+        )
     old = repo.schemas.of(head)
     dropped, hints = _losses(repo, head, steps)
     losing = {what: n for what, n in dropped.items() if n}
@@ -155,8 +163,16 @@ def _apply_once(
             meta={"schema_change": [s.kind for s in steps]},
         )
         pub.publish(commit)
-    return SchemaPlan(branch, head.id, steps, dry_run=False, commit=commit, schema_id=sid,
-                      dropped_values=dropped, suggestions=hints)
+    return SchemaPlan(
+        branch,
+        head.id,
+        steps,
+        dry_run=False,
+        commit=commit,
+        schema_id=sid,
+        dropped_values=dropped,
+        suggestions=hints,
+    )
 
 
 def _losses(repo: Repo, head: Commit, steps: list[Step]) -> tuple[dict[str, int], list[str]]:
@@ -182,17 +198,21 @@ def _losses(repo: Repo, head: Commit, steps: list[Step]) -> tuple[dict[str, int]
                     f"{add.table}.{add.prop.name} looks like a rename of "
                     f"{drop.table}.{drop.prop.name}, whose {n} values this plan drops: "
                     f"declare `{add.prop.name}: ... @renamed_from({drop.prop.name})` "
-                    f"to keep them")
+                    f"to keep them"
+                )
     return dropped, hints
 
 
 def _drop_message(branch: str, losing: dict[str, int], hints: list[str]) -> str:
     what = ", ".join(
         f"{n} {'value' if '.' in name else 'row'}{'' if n == 1 else 's'} of {name}"
-        for name, n in losing.items())
-    text = (f"this schema change would drop {what} on {branch!r}; nothing was published. "
-            f"Pass allow_drop=True (CLI --allow-drop, HTTP \"allow_drop\": true) to drop "
-            f"them")
+        for name, n in losing.items()
+    )
+    text = (
+        f"this schema change would drop {what} on {branch!r}; nothing was published. "
+        f'Pass allow_drop=True (CLI --allow-drop, HTTP "allow_drop": true) to drop '
+        f"them"
+    )
     return text + "".join(f"; hint: {h}" for h in hints)
 
 
@@ -206,8 +226,14 @@ def _default_message(steps: list[Step]) -> str:
 
 
 def _apply_tables(
-    repo: Repo, branch: str, ref: RefEntry, head: Commit, old: Schema, new: Schema,
-    steps: list[Step], pub: Publication,
+    repo: Repo,
+    branch: str,
+    ref: RefEntry,
+    head: Commit,
+    old: Schema,
+    new: Schema,
+    steps: list[Step],
+    pub: Publication,
 ) -> dict[str, TableState]:
     type_renames = {s.table: s.old for s in steps if isinstance(s, RenameType)}
 
@@ -221,8 +247,8 @@ def _apply_tables(
         before = old.table(source)
         if before is None:  # a new type: a new, empty table
             out[name] = repo.tables.create(
-                f"{name}-{ULID()}".lower(), arrow_schema(t), index_columns(t),
-                ref.incarnation)
+                f"{name}-{ULID()}".lower(), arrow_schema(t), index_columns(t), ref.incarnation
+            )
             pub.effect()
             continue
         change = _layout_change(before, t, steps)
@@ -234,8 +260,9 @@ def _apply_tables(
     return out
 
 
-def _evolve(repo: Repo, state: TableState, change: LayoutChange, owner: str,
-            still_current: Any) -> TableState:
+def _evolve(
+    repo: Repo, state: TableState, change: LayoutChange, owner: str, still_current: Any
+) -> TableState:
     """Like `publish.apply_plan`: fork on first touch; a moved Lance branch means either
     the ref moved (start over) or a lost writer's versions (fork and redo)."""
     if state.owner != owner:
@@ -251,8 +278,11 @@ def _evolve(repo: Repo, state: TableState, change: LayoutChange, owner: str,
 def _layout_change(
     old: NodeType | EdgeType, new: NodeType | EdgeType, steps: list[Step]
 ) -> LayoutChange:
-    renames = {s.old.name: s.new.name for s in steps
-               if isinstance(s, RenameProperty) and s.table == new.name}
+    renames = {
+        s.old.name: s.new.name
+        for s in steps
+        if isinstance(s, RenameProperty) and s.table == new.name
+    }
     back = {v: k for k, v in renames.items()}
     change = LayoutChange(rename=renames)
     kept = {back.get(p.name, p.name) for p in new.properties}
@@ -272,39 +302,42 @@ def _layout_change(
     had = {renames.get(c, c) for c in index_columns(old)}
     change.index = [c for c in index_columns(new) if c not in had]
     if old.name != new.name:
-        change.metadata = {k.decode(): v.decode()
-                           for k, v in (arrow_schema(new).metadata or {}).items()}
+        change.metadata = {
+            k.decode(): v.decode() for k, v in (arrow_schema(new).metadata or {}).items()
+        }
     return change
 
 
 # --- checking the data ------------------------------------------------------------------
 
 
-def _check_data(repo: Repo, head: Commit, old: Schema, new: Schema,
-                steps: list[Step]) -> None:
+def _check_data(repo: Repo, head: Commit, old: Schema, new: Schema, steps: list[Step]) -> None:
     """Raise `SchemaDataError` naming up to 20 rows if the head's data breaks a narrowing
     or a new constraint. Only tables with such steps are read."""
     checked = {s.table for s in steps if s.cost == Cost.CHECK}
     if not checked:
         return
     type_renames = {s.table: s.old for s in steps if isinstance(s, RenameType)}
-    rows = {name: _rows_in_new_layout(repo, head, old, new, name, type_renames, steps)
-            for name in checked}
+    rows = {
+        name: _rows_in_new_layout(repo, head, old, new, name, type_renames, steps)
+        for name in checked
+    }
     plans = {name: _as_inserted(new.table(name), r) for name, r in rows.items()}
     for name in list(checked):
         t = new.table(name)
-        if isinstance(t, EdgeType) and t.card is not None and t.card.min > 0 \
-                and t.src not in plans:
-            src = _rows_in_new_layout(repo, head, old, new, t.src, type_renames, steps,
-                                      columns=["id"])
+        if isinstance(t, EdgeType) and t.card is not None and t.card.min > 0 and t.src not in plans:
+            src = _rows_in_new_layout(
+                repo, head, old, new, t.src, type_renames, steps, columns=["id"]
+            )
             plans[t.src] = _as_inserted(new.table(t.src), src)
     with tempfile.TemporaryDirectory(prefix="graphlake-schema-") as scratch:
         for name in sorted(checked):
             _raise_violations(name, _violations(new.table(name), plans, scratch))
 
 
-def _violations(t: NodeType | EdgeType, plans: dict[str, TablePlan],
-                scratch: str) -> list[tuple[str, str]]:
+def _violations(
+    t: NodeType | EdgeType, plans: dict[str, TablePlan], scratch: str
+) -> list[tuple[str, str]]:
     """(key, message) of every row that breaks `t`'s narrowed types or constraints."""
     plan = plans[t.name]
     rows = plan.inserted
@@ -316,11 +349,11 @@ def _violations(t: NodeType | EdgeType, plans: dict[str, TablePlan],
             found += [(k, f"{t.name}.{p.name} is null") for k in ids]
     found += [(v.entity_id, v.message) for v in value_violations(t, rows)]
     if t.uniques:
-        found += [(v.entity_id, v.message)
-                  for v in unique_violations(plan, _empty(t, scratch))]
+        found += [(v.entity_id, v.message) for v in unique_violations(plan, _empty(t, scratch))]
     if isinstance(t, EdgeType) and t.card is not None:
-        found += [(v.entity_id, v.message)
-                  for v in card_violations(plan, plans, _empty(t, scratch))]
+        found += [
+            (v.entity_id, v.message) for v in card_violations(plan, plans, _empty(t, scratch))
+        ]
     return found
 
 
@@ -338,8 +371,14 @@ def _raise_violations(table: str, found: list[tuple[str, str]]) -> None:
 
 
 def _rows_in_new_layout(
-    repo: Repo, head: Commit, old: Schema, new: Schema, name: str,
-    type_renames: dict[str, str], steps: list[Step], columns: list[str] | None = None,
+    repo: Repo,
+    head: Commit,
+    old: Schema,
+    new: Schema,
+    name: str,
+    type_renames: dict[str, str],
+    steps: list[Step],
+    columns: list[str] | None = None,
 ) -> pa.Table:
     """The head's rows of table `name` (new name) as the new schema lays them out:
     renamed columns under their new names, new columns filled with default or null,
@@ -350,8 +389,9 @@ def _rows_in_new_layout(
     target = arrow_schema(t)
     if before is None:  # a new type has no rows
         return target.empty_table()
-    renames = {s.new.name: s.old.name for s in steps
-               if isinstance(s, RenameProperty) and s.table == name}
+    renames = {
+        s.new.name: s.old.name for s in steps if isinstance(s, RenameProperty) and s.table == name
+    }
     ds = repo.tables.open(head.tables[source])
     data = ds.to_table()
     arrays: list[pa.Array | pa.ChunkedArray] = []

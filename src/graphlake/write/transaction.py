@@ -78,9 +78,7 @@ class Transaction:
         except TypeError as exc:
             raise DataError(f"{t.name}: a key is a string or an integer: {exc}") from None
         self._reads.keys.setdefault(t.name, set()).add(key_text)
-        return Snapshot(self._repo, self._repo.commits.get(self._reads.base)).get(
-            t.name, key_text
-        )
+        return Snapshot(self._repo, self._repo.commits.get(self._reads.base)).get(t.name, key_text)
 
     # --- staging ----------------------------------------------------------------------
 
@@ -126,9 +124,7 @@ class Transaction:
         self._check_open()
         self._ops.append(Op("delete", t.name, keys=key_list, cascade=cascade))
 
-    def _stage(
-        self, kind: OpKind, table: str, rows: Any, *, partial: bool, cast: bool
-    ) -> None:
+    def _stage(self, kind: OpKind, table: str, rows: Any, *, partial: bool, cast: bool) -> None:
         """`cast` (the callers' `coerce=True`): convert values of another type with
         Arrow's safe casts rather than refuse them (see `graphlake.write.coerce`)."""
         t = self._type(table)
@@ -143,8 +139,7 @@ class Transaction:
         refuses (StaleReadError) if the branch's schema changed since."""
         if self._schema_id is None:
             head = self._expect_head or self._reads.base
-            commit = (self._repo.commits.get(head) if head
-                      else self._repo.head(self.branch))
+            commit = self._repo.commits.get(head) if head else self._repo.head(self.branch)
             self._schema_id = commit.schema_id
         return self._repo.schemas.get(self._schema_id)
 
@@ -173,10 +168,17 @@ class Transaction:
         self._check_open()
         self._done = True
         with acting_as(self.author):
-            self.commit = publish(self._repo, self.branch, self.message, self._ops,
-                                  self.meta, reads=self._reads if self._reads.base else None,
-                                  expect_head=self._expect_head, schema_id=self._schema_id,
-                                  columns=self._columns)
+            self.commit = publish(
+                self._repo,
+                self.branch,
+                self.message,
+                self._ops,
+                self.meta,
+                reads=self._reads if self._reads.base else None,
+                expect_head=self._expect_head,
+                schema_id=self._schema_id,
+                columns=self._columns,
+            )
         return self.commit
 
     def discard(self) -> None:

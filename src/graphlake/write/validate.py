@@ -28,8 +28,12 @@ __all__ = ["validate", "value_error"]
 SHOWN = 5  # violations a message lists before "(and N more)"
 
 
-def validate(schema: Schema, plans: dict[str, TablePlan], dataset: DatasetFor,
-             deferred: frozenset[str] = frozenset()) -> None:
+def validate(
+    schema: Schema,
+    plans: dict[str, TablePlan],
+    dataset: DatasetFor,
+    deferred: frozenset[str] = frozenset(),
+) -> None:
     # Like merges, writes count the source an updated edge moves away from under @card:
     # moving A's only edge to B under @card(1..) leaves A with none.
     for found in violations_by_check(schema, plans, dataset, deferred):
@@ -59,7 +63,8 @@ def _error(schema: Schema, found: list[Violation]) -> GraphLakeError:
         )
     if first.kind == "endpoint":
         missing = [
-            d for column in ("src", "dst")
+            d
+            for column in ("src", "dst")
             for d in sorted({v.detail for v in found if v.properties == (column,)})
         ]
         return MissingEndpointError(
@@ -68,8 +73,7 @@ def _error(schema: Schema, found: list[Violation]) -> GraphLakeError:
     assert first.kind == "cardinality" and t.card is not None
     bounds = f"{t.card.min}..{'' if t.card.max is None else t.card.max}"
     return CardinalityError(
-        f"{name}: @card({bounds}) per {t.src} violated: "
-        f"{_listed([v.detail for v in found], ', ')}"
+        f"{name}: @card({bounds}) per {t.src} violated: {_listed([v.detail for v in found], ', ')}"
     )
 
 

@@ -30,8 +30,13 @@ def _info(state: AppState, name: str, head: Commit) -> BranchInfo:
     )
 
 
-@router.get("/branches", response_model=BranchList, dependencies=[ReadScope],
-            responses=errors(401, 403), summary="List branches with their heads")
+@router.get(
+    "/branches",
+    response_model=BranchList,
+    dependencies=[ReadScope],
+    responses=errors(401, 403),
+    summary="List branches with their heads",
+)
 def list_branches(state: State) -> BranchList:
     out = []
     for name in state.graph.branches():
@@ -42,27 +47,38 @@ def list_branches(state: State) -> BranchList:
     return BranchList(branches=out)
 
 
-@router.post("/branches", response_model=BranchInfo, status_code=status.HTTP_201_CREATED,
-             responses=errors(400, 401, 403, 404, 409, 413, 422),
-             summary="Create a branch at the head of another branch or at a commit "
-                     "(a protected name needs an admin token)")
+@router.post(
+    "/branches",
+    response_model=BranchInfo,
+    status_code=status.HTTP_201_CREATED,
+    responses=errors(400, 401, 403, 404, 409, 413, 422),
+    summary="Create a branch at the head of another branch or at a commit "
+    "(a protected name needs an admin token)",
+)
 def create_branch(
     body: BranchCreate, state: State, granted: Annotated[Scope, WriteScope]
 ) -> BranchInfo:
     if body.name in state.config.protected_branches and granted < Scope.admin:
         # A protected branch changes only by merge: whoever creates it picks all of its
         # content, so only an admin may.
-        raise ApiError(403, "ProtectedBranchError",
-                       f"branch {body.name!r} is protected: creating it needs the admin scope")
+        raise ApiError(
+            403,
+            "ProtectedBranchError",
+            f"branch {body.name!r} is protected: creating it needs the admin scope",
+        )
     start = body.from_ or state.graph.info.default_branch
     state.graph.create_branch(body.name, from_=start)
     return _info(state, body.name, state.graph.head(body.name))
 
 
-@router.delete("/branches/{name:path}", status_code=status.HTTP_204_NO_CONTENT,
-               dependencies=[AdminScope], responses=errors(400, 401, 403, 404),
-               response_class=Response,
-               summary="Delete a branch name (commits stay while referenced)")
+@router.delete(
+    "/branches/{name:path}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    dependencies=[AdminScope],
+    responses=errors(400, 401, 403, 404),
+    response_class=Response,
+    summary="Delete a branch name (commits stay while referenced)",
+)
 def delete_branch(
     name: BranchName,
     state: State,
@@ -75,20 +91,34 @@ def delete_branch(
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-@router.get("/branches/{branch:path}/log", response_model=Log, dependencies=[ReadScope],
-            responses=errors(400, 401, 403, 404, 422, 503),
-            summary="Commits reachable, newest first")
+@router.get(
+    "/branches/{branch:path}/log",
+    response_model=Log,
+    dependencies=[ReadScope],
+    responses=errors(400, 401, 403, 404, 422, 503),
+    summary="Commits reachable, newest first",
+)
 def log(
     branch: BranchPath,
     state: State,
-    limit: Annotated[int | None, Query(ge=1, description="At most this many commits "
-                                       "(capped at the server's limit).")] = None,
+    limit: Annotated[
+        int | None,
+        Query(ge=1, description="At most this many commits (capped at the server's limit)."),
+    ] = None,
 ) -> Log:
     cap = state.config.limits.log_max_commits
     with state.reads.hold():  # a history walk is a read (max_concurrent_reads)
         commits = state.graph.log(branch, limit=min(limit or cap, cap))
-    return Log(branch=branch, commits=[
-        CommitInfo(id=c.id, parents=list(c.parents), message=c.message, time=c.time,
-                   author=c.author_text)
-        for c in commits
-    ])
+    return Log(
+        branch=branch,
+        commits=[
+            CommitInfo(
+                id=c.id,
+                parents=list(c.parents),
+                message=c.message,
+                time=c.time,
+                author=c.author_text,
+            )
+            for c in commits
+        ],
+    )

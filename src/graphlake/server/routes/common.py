@@ -10,9 +10,11 @@ from graphlake.server.models import ErrorBody
 
 BranchPath = Annotated[
     str,
-    Path(description="Branch name (may contain `/`) or, for reads, any revision: a commit "
-                     "id (prefix), main~1, dev^2, ...; the log also takes a range A...B.",
-         examples=["main"]),
+    Path(
+        description="Branch name (may contain `/`) or, for reads, any revision: a commit "
+        "id (prefix), main~1, dev^2, ...; the log also takes a range A...B.",
+        examples=["main"],
+    ),
 ]
 
 BranchName = Annotated[
@@ -26,8 +28,7 @@ _DESCRIPTIONS = {
     404: "Unknown branch, table or commit",
     408: "The query ran past the time limit (`sql_timeout_s`) and was stopped",
     409: "Conflict: the branch exists, or moved concurrently",
-    413: "Request body too large, too many operations, or a query past a memory or size "
-         "limit",
+    413: "Request body too large, too many operations, or a query past a memory or size limit",
     422: "The data breaks the schema, or a request field is invalid",
     503: "Too many reads or loads running at once; retry after `Retry-After` seconds",
 }

@@ -34,56 +34,90 @@ router = APIRouter(tags=["history"], route_class=ThreadedJsonRoute)
 
 _RESPONSES: dict[int | str, dict[str, Any]] = {
     **errors(400, 401, 403, 404, 413, 422),
-    409: {"model": MergeConflictBody,
-          "description": "Conflicts (nothing published; `merge_conflicts` lists them), or "
-                         "the branch moved concurrently"},
+    409: {
+        "model": MergeConflictBody,
+        "description": "Conflicts (nothing published; `merge_conflicts` lists them), or "
+        "the branch moved concurrently",
+    },
 }
 
 
-@router.post("/branches/{branch:path}/revert", response_model=MergeOutcome,
-             dependencies=[WriteScope], responses=_RESPONSES,
-             summary="Undo what one commit changed, as one new commit on the branch")
+@router.post(
+    "/branches/{branch:path}/revert",
+    response_model=MergeOutcome,
+    dependencies=[WriteScope],
+    responses=_RESPONSES,
+    summary="Undo what one commit changed, as one new commit on the branch",
+)
 def revert(branch: BranchName, body: ApplyRequest, state: State) -> dict[str, Any]:
     with nullcontext() if body.dry_run else state.locks.hold(branch):
-        result = state.graph.revert(body.rev, branch, mainline=body.mainline,
-                                    strategy=body.strategy, dry_run=body.dry_run,
-                                    message=body.message)
+        result = state.graph.revert(
+            body.rev,
+            branch,
+            mainline=body.mainline,
+            strategy=body.strategy,
+            dry_run=body.dry_run,
+            message=body.message,
+        )
     return jsonable(result.to_dict())
 
 
-@router.post("/branches/{branch:path}/cherry-pick", response_model=MergeOutcome,
-             dependencies=[WriteScope], responses=_RESPONSES,
-             summary="Apply what one commit changed onto the branch, as one new commit")
+@router.post(
+    "/branches/{branch:path}/cherry-pick",
+    response_model=MergeOutcome,
+    dependencies=[WriteScope],
+    responses=_RESPONSES,
+    summary="Apply what one commit changed onto the branch, as one new commit",
+)
 def cherry_pick(branch: BranchName, body: ApplyRequest, state: State) -> dict[str, Any]:
     with nullcontext() if body.dry_run else state.locks.hold(branch):
-        result = state.graph.cherry_pick(body.rev, branch, mainline=body.mainline,
-                                         strategy=body.strategy, dry_run=body.dry_run,
-                                         message=body.message)
+        result = state.graph.cherry_pick(
+            body.rev,
+            branch,
+            mainline=body.mainline,
+            strategy=body.strategy,
+            dry_run=body.dry_run,
+            message=body.message,
+        )
     return jsonable(result.to_dict())
 
 
-@router.post("/branches/{branch:path}/reset", response_model=CommitRef,
-             responses=errors(400, 401, 403, 404, 409, 413, 422),
-             summary="Move a branch to any revision (recorded in its reflog; a protected "
-                     "branch needs an admin token)")
-def reset(branch: BranchName, body: ResetRequest, state: State,
-          granted: Annotated[Scope, WriteScope]) -> CommitRef:
+@router.post(
+    "/branches/{branch:path}/reset",
+    response_model=CommitRef,
+    responses=errors(400, 401, 403, 404, 409, 413, 422),
+    summary="Move a branch to any revision (recorded in its reflog; a protected "
+    "branch needs an admin token)",
+)
+def reset(
+    branch: BranchName, body: ResetRequest, state: State, granted: Annotated[Scope, WriteScope]
+) -> CommitRef:
     if branch in state.config.protected_branches and granted < Scope.admin:
-        raise ApiError(403, "ProtectedBranchError",
-                       f"branch {branch!r} is protected: resetting it needs the admin scope")
+        raise ApiError(
+            403,
+            "ProtectedBranchError",
+            f"branch {branch!r} is protected: resetting it needs the admin scope",
+        )
     with state.locks.hold(branch):
         entry = state.graph.reset_branch(branch, body.rev)
     assert entry.commit is not None
     return CommitRef(branch=branch, commit=entry.commit)
 
 
-@router.get("/branches/{branch:path}/reflog", response_model=Reflog,
-            dependencies=[ReadScope], responses=errors(400, 401, 403, 404, 422),
-            summary="Every move of a branch, newest first (deleted branches too)")
+@router.get(
+    "/branches/{branch:path}/reflog",
+    response_model=Reflog,
+    dependencies=[ReadScope],
+    responses=errors(400, 401, 403, 404, 422),
+    summary="Every move of a branch, newest first (deleted branches too)",
+)
 def reflog(
-    branch: BranchName, state: State,
-    limit: Annotated[int | None, Query(ge=1, description="At most this many entries "
-                                       "(capped at the server's log limit).")] = None,
+    branch: BranchName,
+    state: State,
+    limit: Annotated[
+        int | None,
+        Query(ge=1, description="At most this many entries (capped at the server's log limit)."),
+    ] = None,
 ) -> Reflog:
     cap = state.config.limits.log_max_commits
     entries = state.graph.reflog(branch, limit=min(limit or cap, cap))

@@ -18,8 +18,10 @@ from graphlake.server.routes.common import errors
 router = APIRouter(tags=["ingest"])
 
 RunId = Annotated[str, Path(description="Ingest run id (a ULID unless the run was named).")]
-_STATE = ("`finished`, `running` (fresh heartbeat), `failed` (the last attempt raised), "
-          "`abandoned` (heartbeat stopped without a result) or `unknown`")
+_STATE = (
+    "`finished`, `running` (fresh heartbeat), `failed` (the last attempt raised), "
+    "`abandoned` (heartbeat stopped without a result) or `unknown`"
+)
 
 
 class IngestRunSummary(BaseModel):
@@ -65,20 +67,30 @@ class IngestRun(IngestRunSummary):
     files: list[IngestInputFile]
     progress: list[IngestWorker]
     result: dict[str, Any] | None = Field(
-        description="The run's result (as `graphlake ingest --json`) once finished.")
+        description="The run's result (as `graphlake ingest --json`) once finished."
+    )
 
 
-@router.get("/ingest", response_model=IngestRunList, dependencies=[ReadScope],
-            responses=errors(401, 403), summary="Ingest runs, newest first, with their state")
+@router.get(
+    "/ingest",
+    response_model=IngestRunList,
+    dependencies=[ReadScope],
+    responses=errors(401, 403),
+    summary="Ingest runs, newest first, with their state",
+)
 def list_ingest_runs(state: State) -> dict[str, Any]:
     from graphlake.ingestion.status import list_runs  # see app.py: imported on use
 
     return {"runs": [jsonable(r.to_dict()) for r in list_runs(state.graph)]}
 
 
-@router.get("/ingest/{run_id}", response_model=IngestRun, dependencies=[ReadScope],
-            responses=errors(400, 401, 403, 404),
-            summary="One ingest run: plan summary, per-worker progress, result")
+@router.get(
+    "/ingest/{run_id}",
+    response_model=IngestRun,
+    dependencies=[ReadScope],
+    responses=errors(400, 401, 403, 404),
+    summary="One ingest run: plan summary, per-worker progress, result",
+)
 def get_ingest_run(run_id: RunId, state: State) -> dict[str, Any]:
     from graphlake.ingestion.status import IngestRunNotFoundError, run_status
 

@@ -27,22 +27,36 @@ if TYPE_CHECKING:
 router = APIRouter(tags=["merge"], route_class=ThreadedJsonRoute)
 
 DIFF_DEFAULT_ROWS = 100
-RefQuery = Annotated[str, Query(
-    min_length=1, description="A revision: branch, commit id (prefix), main~1, dev^2, ...; "
-    "`a` may be a range A...B (from the merge base of A and B to B) when `b` is omitted.",
-)]
+RefQuery = Annotated[
+    str,
+    Query(
+        min_length=1,
+        description="A revision: branch, commit id (prefix), main~1, dev^2, ...; "
+        "`a` may be a range A...B (from the merge base of A and B to B) when `b` is omitted.",
+    ),
+]
 
 
-@router.get("/diff", response_model=Diff, dependencies=[ReadScope],
-            responses=errors(400, 401, 403, 404, 422, 503),
-            summary="Per table: what b inserted, updated (old -> new) and deleted since a")
+@router.get(
+    "/diff",
+    response_model=Diff,
+    dependencies=[ReadScope],
+    responses=errors(400, 401, 403, 404, 422, 503),
+    summary="Per table: what b inserted, updated (old -> new) and deleted since a",
+)
 def diff(
     a: RefQuery,
     state: State,
     b: RefQuery | None = None,
-    limit: Annotated[int, Query(ge=0, description="At most this many rows per table and kind "
-                                "of change (capped at the server's limit); counts cover "
-                                "all.")] = DIFF_DEFAULT_ROWS,
+    limit: Annotated[
+        int,
+        Query(
+            ge=0,
+            description="At most this many rows per table and kind "
+            "of change (capped at the server's limit); counts cover "
+            "all.",
+        ),
+    ] = DIFF_DEFAULT_ROWS,
 ) -> Diff:
     a, b, changes = run_diff(state, a, b, limit)
     tables = {name: jsonable(d.to_dict()) for name, d in changes.items()}
@@ -50,8 +64,9 @@ def diff(
     return Diff.model_validate({"a": a, "b": b, "tables": tables, "schema_changes": steps})
 
 
-def run_diff(state: AppState, a: str, b: str | None,
-             limit: int) -> tuple[str, str, dict[str, TableDiff]]:
+def run_diff(
+    state: AppState, a: str, b: str | None, limit: int
+) -> tuple[str, str, dict[str, TableDiff]]:
     """(a, b, changes per table) as `GET /diff` and the web UI compute them, holding a
     read slot (`max_concurrent_reads`) for the whole computation."""
     cap = state.config.limits.page_max_rows
@@ -62,26 +77,44 @@ def run_diff(state: AppState, a: str, b: str | None,
 
 
 @router.post(
-    "/merge", response_model=MergeOutcome, dependencies=[WriteScope],
+    "/merge",
+    response_model=MergeOutcome,
+    dependencies=[WriteScope],
     responses={
         **errors(400, 401, 403, 404, 413, 422, 503),
-        409: {"model": MergeConflictBody,
-              "description": "Merge conflicts (nothing published; `merge_conflicts` lists "
-                             "them), or the target moved concurrently"},
+        409: {
+            "model": MergeConflictBody,
+            "description": "Merge conflicts (nothing published; `merge_conflicts` lists "
+            "them), or the target moved concurrently",
+        },
     },
     summary="Three-way merge of source into target, published as one commit",
 )
 def merge(body: MergeRequest, state: State) -> dict[str, Any]:
-    result = run_merge(state, body.source, body.into, strategy=body.strategy,
-                       dry_run=body.dry_run, message=body.message, lineage=body.lineage,
-                       resolutions=body.resolutions)
+    result = run_merge(
+        state,
+        body.source,
+        body.into,
+        strategy=body.strategy,
+        dry_run=body.dry_run,
+        message=body.message,
+        lineage=body.lineage,
+        resolutions=body.resolutions,
+    )
     return jsonable(result.to_dict())
 
 
-def run_merge(state: AppState, source: str, into: str | None, *, strategy: str | None,
-              dry_run: bool, message: str | None = None,
-              lineage: str | None = None,
-              resolutions: list[dict[str, Any]] | None = None) -> MergeResult:
+def run_merge(
+    state: AppState,
+    source: str,
+    into: str | None,
+    *,
+    strategy: str | None,
+    dry_run: bool,
+    message: str | None = None,
+    lineage: str | None = None,
+    resolutions: list[dict[str, Any]] | None = None,
+) -> MergeResult:
     """The merge both this route and the web UI run: a merge holds the target's writer
     lock, a dry run (the UI's preview) a read slot like any read (`max_concurrent_reads`)."""
     # Protected targets accept merges: a write token suffices (protection only refuses
@@ -90,25 +123,39 @@ def run_merge(state: AppState, source: str, into: str | None, *, strategy: str |
     if not dry_run:
         check_not_request_only(state, into)
     with state.reads.hold() if dry_run else state.locks.hold(into):
-        return state.graph.merge(source, into, strategy=strategy, dry_run=dry_run,
-                                 message=message, lineage=lineage, resolutions=resolutions)
+        return state.graph.merge(
+            source,
+            into,
+            strategy=strategy,
+            dry_run=dry_run,
+            message=message,
+            lineage=lineage,
+            resolutions=resolutions,
+        )
 
 
 def check_not_request_only(state: AppState, into: str) -> None:
     """A branch with `merge_only_via_request` takes merges through merge requests only."""
     if state.config.rules_for(into).merge_only_via_request:
-        raise ApiError(403, "ReviewPermissionError",
-                       f"branch {into!r} rule merge_only_via_request = true: merge into it "
-                       "through a merge request (POST /merge-requests)")
+        raise ApiError(
+            403,
+            "ReviewPermissionError",
+            f"branch {into!r} rule merge_only_via_request = true: merge into it "
+            "through a merge request (POST /merge-requests)",
+        )
 
 
 @router.post(
-    "/merge_many", response_model=MergeOutcome, dependencies=[WriteScope],
+    "/merge_many",
+    response_model=MergeOutcome,
+    dependencies=[WriteScope],
     responses={
         **errors(400, 401, 403, 404, 413, 422, 503),
-        409: {"model": MergeConflictBody,
-              "description": "Merge conflicts (nothing published; `merge_conflicts` lists "
-                             "them), or the target moved concurrently"},
+        409: {
+            "model": MergeConflictBody,
+            "description": "Merge conflicts (nothing published; `merge_conflicts` lists "
+            "them), or the target moved concurrently",
+        },
     },
     summary="Merge N branches into the target as one commit with N+1 parents",
 )
@@ -117,8 +164,13 @@ def merge_many(body: MergeManyRequest, state: State) -> dict[str, Any]:
     if not body.dry_run:
         check_not_request_only(state, into)
     with state.reads.hold() if body.dry_run else state.locks.hold(into):
-        result = state.graph.merge_many(body.sources, into,
-                                        strict_disjoint=body.strict_disjoint,
-                                        strategy=body.strategy, dry_run=body.dry_run,
-                                        message=body.message, lineage=body.lineage)
+        result = state.graph.merge_many(
+            body.sources,
+            into,
+            strict_disjoint=body.strict_disjoint,
+            strategy=body.strategy,
+            dry_run=body.dry_run,
+            message=body.message,
+            lineage=body.lineage,
+        )
     return jsonable(result.to_dict())

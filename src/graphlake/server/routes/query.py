@@ -25,22 +25,33 @@ class QueryRequest(BaseModel):
 
     query: str = Field(min_length=1, examples=["MATCH (p:Person) RETURN p.name"])
     params: dict[str, Any] | None = Field(
-        default=None, description="Values of the query's `$name` parameters.")
+        default=None, description="Values of the query's `$name` parameters."
+    )
     max_rows: int | None = Field(
-        default=None, ge=1,
+        default=None,
+        ge=1,
         description="Fail rather than return more rows (capped at the server's limit).",
     )
 
 
 @router.post(
-    "/branches/{branch:path}/query", response_model=SqlResult, dependencies=[ReadScope],
+    "/branches/{branch:path}/query",
+    response_model=SqlResult,
+    dependencies=[ReadScope],
     responses=errors(*READ_ERRORS, 408, 413, 503),
     summary="An openCypher read query over the branch's head (labels are node types)",
 )
-async def query(request: Request, branch: BranchPath, body: QueryRequest,
-                state: State) -> SqlResult:
+async def query(
+    request: Request, branch: BranchPath, body: QueryRequest, state: State
+) -> SqlResult:
     commit, result = await run_query_request(
-        request, state, "cypher", branch, body.query,
-        sql_limits(state.config.limits, body.max_rows), body.params)
+        request,
+        state,
+        "cypher",
+        branch,
+        body.query,
+        sql_limits(state.config.limits, body.max_rows),
+        body.params,
+    )
     columns, rows = columns_and_rows(result)
     return SqlResult(commit=commit.id, columns=columns, rows=rows)

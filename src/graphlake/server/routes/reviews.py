@@ -32,58 +32,84 @@ def _body(state: AppState, mr: MergeRequest, preview: bool = False) -> dict[str,
     return jsonable(out)
 
 
-@router.post("/merge-requests", status_code=status.HTTP_201_CREATED,
-             dependencies=[WriteScope], responses=errors(400, 401, 403, 404, 413, 422),
-             summary="Open a merge request of a branch into another")
+@router.post(
+    "/merge-requests",
+    status_code=status.HTTP_201_CREATED,
+    dependencies=[WriteScope],
+    responses=errors(400, 401, 403, 404, 413, 422),
+    summary="Open a merge request of a branch into another",
+)
 def open_request(body: ReviewOpen, state: State) -> dict[str, Any]:
     into = body.into or state.graph.info.default_branch
     mr = state.graph.reviews.open(body.source, into, body.title, body.description)
     return _body(state, mr)
 
 
-@router.get("/merge-requests", dependencies=[ReadScope], responses=errors(400, 401, 403),
-            summary="List merge requests (optionally of one state)")
+@router.get(
+    "/merge-requests",
+    dependencies=[ReadScope],
+    responses=errors(400, 401, 403),
+    summary="List merge requests (optionally of one state)",
+)
 def list_requests(
     state: State,
-    state_: Annotated[Literal["open", "merged", "closed"] | None,
-                      Query(alias="state")] = None,
+    state_: Annotated[Literal["open", "merged", "closed"] | None, Query(alias="state")] = None,
 ) -> dict[str, Any]:
     found = state.graph.reviews.list(state_)
     return {"merge_requests": [_body(state, mr) for mr in found]}
 
 
-@router.get("/merge-requests/{rid}", dependencies=[ReadScope],
-            responses=errors(400, 401, 403, 404),
-            summary="One merge request, with its preview at the branches' current heads")
+@router.get(
+    "/merge-requests/{rid}",
+    dependencies=[ReadScope],
+    responses=errors(400, 401, 403, 404),
+    summary="One merge request, with its preview at the branches' current heads",
+)
 def show_request(rid: RequestId, state: State) -> dict[str, Any]:
     return _body(state, state.graph.reviews.get(rid), preview=True)
 
 
-@router.post("/merge-requests/{rid}/approve", dependencies=[WriteScope],
-             responses=errors(400, 401, 403, 404, 409),
-             summary="Approve at the current heads (never your own request)")
+@router.post(
+    "/merge-requests/{rid}/approve",
+    dependencies=[WriteScope],
+    responses=errors(400, 401, 403, 404, 409),
+    summary="Approve at the current heads (never your own request)",
+)
 def approve(rid: RequestId, state: State) -> dict[str, Any]:
     return _body(state, state.graph.reviews.approve(rid))
 
 
-@router.post("/merge-requests/{rid}/comment", dependencies=[WriteScope],
-             responses=errors(400, 401, 403, 404, 409, 413, 422), summary="Comment")
+@router.post(
+    "/merge-requests/{rid}/comment",
+    dependencies=[WriteScope],
+    responses=errors(400, 401, 403, 404, 409, 413, 422),
+    summary="Comment",
+)
 def comment(rid: RequestId, body: ReviewComment, state: State) -> dict[str, Any]:
     return _body(state, state.graph.reviews.comment(rid, body.text))
 
 
-@router.post("/merge-requests/{rid}/close", dependencies=[WriteScope],
-             responses=errors(400, 401, 403, 404, 409), summary="Close without merging")
+@router.post(
+    "/merge-requests/{rid}/close",
+    dependencies=[WriteScope],
+    responses=errors(400, 401, 403, 404, 409),
+    summary="Close without merging",
+)
 def close(rid: RequestId, state: State) -> dict[str, Any]:
     return _body(state, state.graph.reviews.close(rid))
 
 
 @router.post(
-    "/merge-requests/{rid}/merge", dependencies=[WriteScope],
-    responses={**errors(400, 401, 403, 404, 413, 422, 503),
-               409: {"model": MergeConflictBody,
-                     "description": "Unresolved conflicts (nothing published), a request "
-                                    "that is not open, or the target moved concurrently"}},
+    "/merge-requests/{rid}/merge",
+    dependencies=[WriteScope],
+    responses={
+        **errors(400, 401, 403, 404, 413, 422, 503),
+        409: {
+            "model": MergeConflictBody,
+            "description": "Unresolved conflicts (nothing published), a request "
+            "that is not open, or the target moved concurrently",
+        },
+    },
     summary="Merge the request (its target branch's rules apply)",
 )
 def merge(rid: RequestId, state: State, body: ReviewMerge | None = None) -> dict[str, Any]:
@@ -91,8 +117,12 @@ def merge(rid: RequestId, state: State, body: ReviewMerge | None = None) -> dict
     reviews = state.graph.reviews
     into = reviews.get(rid).into
     with state.locks.hold(into):
-        mr = reviews.merge(rid, resolutions=body.resolutions, strategy=body.strategy,
-                           rules=state.config.rules_for(into))
+        mr = reviews.merge(
+            rid,
+            resolutions=body.resolutions,
+            strategy=body.strategy,
+            rules=state.config.rules_for(into),
+        )
     out = _body(state, mr)
     out["result"] = jsonable(mr.result.to_dict()) if mr.result is not None else None
     return out

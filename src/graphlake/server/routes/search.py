@@ -29,26 +29,38 @@ class SearchRequest(BaseModel):
     type: str = Field(min_length=1, examples=["Doc"])
     vector: list[float] | None = Field(default=None, max_length=MAX_VECTOR_VALUES)
     near: str | int | None = Field(default=None, description="A node's key: its vector.")
-    text: str | None = Field(default=None, max_length=MAX_TEXT_CHARS,
-                             description="Full-text query on the @search properties.")
+    text: str | None = Field(
+        default=None,
+        max_length=MAX_TEXT_CHARS,
+        description="Full-text query on the @search properties.",
+    )
     k: int = Field(default=10, description="Rows to return (1 to the documented cap).")
-    where: str | None = Field(default=None, max_length=MAX_WHERE_CHARS,
-                              description="Filter applied before ranking, e.g. `n > 3`.")
+    where: str | None = Field(
+        default=None,
+        max_length=MAX_WHERE_CHARS,
+        description="Filter applied before ranking, e.g. `n > 3`.",
+    )
     columns: list[str] | None = Field(default=None, max_length=1024)
-    on: list[str] = Field(default_factory=list, max_length=64,
-                          description="Properties to search (default: the declared ones).")
+    on: list[str] = Field(
+        default_factory=list,
+        max_length=64,
+        description="Properties to search (default: the declared ones).",
+    )
     explain: bool = Field(default=False, description="Report index coverage, no rows.")
 
 
 class SearchResult(BaseModel):
     commit: str
-    rows: list[dict[str, Any]] = Field(description="Best first; with `_distance`, `_score` "
-                                       "or `_rrf`.")
+    rows: list[dict[str, Any]] = Field(
+        description="Best first; with `_distance`, `_score` or `_rrf`."
+    )
     plan: dict[str, Any] | None = None
 
 
 @router.post(
-    "/branches/{branch:path}/search", response_model=SearchResult, dependencies=[ReadScope],
+    "/branches/{branch:path}/search",
+    response_model=SearchResult,
+    dependencies=[ReadScope],
     responses=errors(*READ_ERRORS, 413, 503),
     summary="The k best rows of a type by vector distance, BM25 score or both (RRF)",
 )
@@ -56,15 +68,25 @@ def search(branch: BranchPath, body: SearchRequest, state: State) -> SearchResul
     commit = state.graph.resolve(branch)  # one pinned commit for the whole request
     with state.reads.hold():
         result: Any = state.graph.search(
-            body.type, vector=body.vector, text=body.text, k=body.k, where=body.where,
-            columns=body.columns, branch=commit.id, near=body.near, on=tuple(body.on),
+            body.type,
+            vector=body.vector,
+            text=body.text,
+            k=body.k,
+            where=body.where,
+            columns=body.columns,
+            branch=commit.id,
+            near=body.near,
+            on=tuple(body.on),
             explain=body.explain,
         )
     if body.explain:
         return SearchResult(commit=commit.id, rows=[], plan=result.to_dict())
     cap = state.config.limits.sql_max_result_bytes
     if result.nbytes > cap:  # the SQL result cap, before any row becomes JSON
-        raise ApiError(413, "ResultTooLarge",
-                       f"the search result is larger than {cap} bytes (the limit "
-                       "sql_max_result_bytes): ask for fewer rows (`k`) or columns")
+        raise ApiError(
+            413,
+            "ResultTooLarge",
+            f"the search result is larger than {cap} bytes (the limit "
+            "sql_max_result_bytes): ask for fewer rows (`k`) or columns",
+        )
     return SearchResult(commit=commit.id, rows=table_rows(result))

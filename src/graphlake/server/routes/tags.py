@@ -22,24 +22,38 @@ def _info(tag: Tag) -> TagInfo:
     return TagInfo(**tag.to_dict())
 
 
-@router.get("/tags", response_model=TagList, dependencies=[ReadScope],
-            responses=errors(401, 403), summary="List tags by name")
+@router.get(
+    "/tags",
+    response_model=TagList,
+    dependencies=[ReadScope],
+    responses=errors(401, 403),
+    summary="List tags by name",
+)
 def list_tags(state: State) -> TagList:
     return TagList(tags=[_info(t) for t in state.graph.tags().values()])
 
 
-@router.post("/tags", response_model=TagInfo, status_code=status.HTTP_201_CREATED,
-             dependencies=[WriteScope], responses=errors(400, 401, 403, 404, 409, 413, 422),
-             summary="Tag a revision (an existing tag or a branch of that name: 409)")
+@router.post(
+    "/tags",
+    response_model=TagInfo,
+    status_code=status.HTTP_201_CREATED,
+    dependencies=[WriteScope],
+    responses=errors(400, 401, 403, 404, 409, 413, 422),
+    summary="Tag a revision (an existing tag or a branch of that name: 409)",
+)
 def create_tag(body: TagCreate, state: State) -> TagInfo:
     rev = body.rev or state.graph.info.default_branch
     return _info(state.graph.tag(body.name, rev, body.message))
 
 
-@router.delete("/tags/{name:path}", status_code=status.HTTP_204_NO_CONTENT,
-               dependencies=[AdminScope], responses=errors(400, 401, 403, 404),
-               response_class=Response, summary="Delete a tag (its commits stay while "
-                                                "anything else reaches them)")
+@router.delete(
+    "/tags/{name:path}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    dependencies=[AdminScope],
+    responses=errors(400, 401, 403, 404),
+    response_class=Response,
+    summary="Delete a tag (its commits stay while anything else reaches them)",
+)
 def delete_tag(name: TagName, state: State) -> Response:
     state.graph.delete_tag(name)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

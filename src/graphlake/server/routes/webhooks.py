@@ -20,12 +20,16 @@ MAX_LIMIT = 1000
 
 
 class DeliveryInfo(BaseModel):
-    id: str = Field(description="The delivery id (`X-Graphlake-Delivery`): the same event "
-                                "always has the same id")
+    id: str = Field(
+        description="The delivery id (`X-Graphlake-Delivery`): the same event "
+        "always has the same id"
+    )
     webhook: str
     event: str
-    status: str = Field(description="pending (being retried), delivered, or failed (all "
-                                    "attempts of a round failed; tried again later)")
+    status: str = Field(
+        description="pending (being retried), delivered, or failed (all "
+        "attempts of a round failed; tried again later)"
+    )
     attempts: int
     created: str
     updated: str
@@ -40,20 +44,24 @@ class DeliveryList(BaseModel):
     deliveries: list[DeliveryInfo]
 
 
-@router.get("/webhooks/deliveries", response_model=DeliveryList, dependencies=[AdminScope],
-            responses=errors(401, 403, 404, 422),
-            summary="The webhook delivery log, newest first")
+@router.get(
+    "/webhooks/deliveries",
+    response_model=DeliveryList,
+    dependencies=[AdminScope],
+    responses=errors(401, 403, 404, 422),
+    summary="The webhook delivery log, newest first",
+)
 def list_deliveries(
     state: State,
-    webhook: Annotated[str | None, Query(description="Only this webhook's (its `name`)")]
-    = None,
+    webhook: Annotated[str | None, Query(description="Only this webhook's (its `name`)")] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description="At most this many")] = 100,
 ) -> DeliveryList:
     names = [h.name for h in state.config.webhooks]
     if webhook is not None:
         if webhook not in names:
-            raise ApiError(404, "WebhookNotFoundError", f"no webhook named {webhook!r} "
-                           "is configured")
+            raise ApiError(
+                404, "WebhookNotFoundError", f"no webhook named {webhook!r} is configured"
+            )
         names = [webhook]
     found = read_deliveries(state.graph.store, names, limit)
     return DeliveryList(deliveries=[DeliveryInfo(**d.to_dict()) for d in found])

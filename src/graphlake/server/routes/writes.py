@@ -24,7 +24,9 @@ _UPLOAD_NAME = "upload"  # how error messages name the uploaded file
 
 
 @router.post(
-    "/branches/{branch:path}/mutations", response_model=CommitRef, dependencies=[WriteScope],
+    "/branches/{branch:path}/mutations",
+    response_model=CommitRef,
+    dependencies=[WriteScope],
     responses=errors(*WRITE_ERRORS),
     summary="Apply inserts, upserts, updates and deletes as one atomic commit",
 )
@@ -33,9 +35,12 @@ def mutate(branch: BranchPath, body: MutationRequest, state: State) -> CommitRef
     cap = state.config.limits.max_operations
     if len(body.operations) > cap:
         # Each operation costs a staging step while the branch lock is held.
-        raise ApiError(413, "TooManyOperations",
-                       f"{len(body.operations)} operations in one request; at most {cap} "
-                       f"(the limit max_operations): split the batch")
+        raise ApiError(
+            413,
+            "TooManyOperations",
+            f"{len(body.operations)} operations in one request; at most {cap} "
+            f"(the limit max_operations): split the batch",
+        )
     graph = state.graph
     with state.locks.hold(branch):
         txn = graph.write(branch, body.message)
@@ -55,15 +60,17 @@ def mutate(branch: BranchPath, body: MutationRequest, state: State) -> CommitRef
 
 
 @router.post(
-    "/branches/{branch:path}/load", response_model=CommitRef, dependencies=[WriteScope],
+    "/branches/{branch:path}/load",
+    response_model=CommitRef,
+    dependencies=[WriteScope],
     responses=errors(*WRITE_ERRORS, 503),
     summary="Load JSONL records (graphlake's load format) as one commit",
     openapi_extra={
         "requestBody": {
             "required": True,
             "description": 'One JSON object a line: `{"type": "Person", "data": {...}}` or '
-                           '`{"edge": "Knows", "from": "a", "to": "b", "data": {...}}`. '
-                           "Bodies over the server's upload limit get 413.",
+            '`{"edge": "Knows", "from": "a", "to": "b", "data": {...}}`. '
+            "Bodies over the server's upload limit get 413.",
             "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
         }
     },
@@ -72,9 +79,13 @@ async def load(
     branch: BranchPath,
     request: Request,
     state: State,
-    mode: Annotated[Literal["append", "merge", "overwrite"], Query(
-        description="append: new keys only; merge: upsert; overwrite: replace the tables "
-                    "the upload names.")] = "append",
+    mode: Annotated[
+        Literal["append", "merge", "overwrite"],
+        Query(
+            description="append: new keys only; merge: upsert; overwrite: replace the tables "
+            "the upload names."
+        ),
+    ] = "append",
     message: Annotated[str | None, Query(max_length=10_000)] = None,
 ) -> CommitRef | Response:
     check_not_protected(state.config, branch, "loading into it")

@@ -33,8 +33,16 @@ __all__ = ["FORM_MAX_BYTES", "SECURITY_HEADERS", "is_ui_path", "mount"]
 def mount(app: FastAPI, config: ServerConfig) -> None:
     sessions = SessionStore(per_owner=config.limits.ui_sessions_per_token)
     app.state.graphlake_ui_sessions = sessions
-    for module in (pages_auth, pages_history, pages_merge, pages_browse, pages_search,
-                   pages_schema, pages_query, pages_ingest):
+    for module in (
+        pages_auth,
+        pages_history,
+        pages_merge,
+        pages_browse,
+        pages_search,
+        pages_schema,
+        pages_query,
+        pages_ingest,
+    ):
         app.include_router(module.router)
     app.mount("/ui/static", StaticFiles(directory=STATIC), name="ui-static")
 

@@ -50,8 +50,11 @@ def require_session(request: Request, scope: Scope = Scope.read) -> Session:
     if session is None:
         raise LoginRequired
     if session.scope < scope:
-        raise ApiError(403, "Forbidden", f"this needs the {scope.name} scope; you are "
-                       f"logged in with {session.scope.name}")
+        raise ApiError(
+            403,
+            "Forbidden",
+            f"this needs the {scope.name} scope; you are logged in with {session.scope.name}",
+        )
     return session
 
 
@@ -59,22 +62,33 @@ async def read_form(request: Request) -> dict[str, str]:
     """An urlencoded form body (bounded in bytes by the body-size middleware)."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/x-www-form-urlencoded":
-        raise ApiError(415, "UnsupportedMediaType",
-                       "a form must be sent as application/x-www-form-urlencoded")
+        raise ApiError(
+            415, "UnsupportedMediaType", "a form must be sent as application/x-www-form-urlencoded"
+        )
     body = await request.body()
     try:
-        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, strict_parsing=False,
-                          max_num_fields=MAX_FORM_FIELDS)
+        pairs = parse_qsl(
+            body.decode("utf-8"),
+            keep_blank_values=True,
+            strict_parsing=False,
+            max_num_fields=MAX_FORM_FIELDS,
+        )
     except (UnicodeDecodeError, ValueError):
-        raise ApiError(400, "BadRequest", "the form is not valid UTF-8 urlencoded text "
-                       f"of at most {MAX_FORM_FIELDS} fields") from None
+        raise ApiError(
+            400,
+            "BadRequest",
+            f"the form is not valid UTF-8 urlencoded text of at most {MAX_FORM_FIELDS} fields",
+        ) from None
     return dict(pairs)
 
 
 def check_csrf(session: Session, form: dict[str, str]) -> None:
     if not session.csrf_ok(form.get("csrf")):
-        raise ApiError(403, "CsrfError", "the form's CSRF token is missing or wrong: "
-                       "reload the page and try again")
+        raise ApiError(
+            403,
+            "CsrfError",
+            "the form's CSRF token is missing or wrong: reload the page and try again",
+        )
 
 
 class UiRoute(APIRoute):
@@ -89,19 +103,20 @@ class UiRoute(APIRoute):
             except LoginRequired:
                 if request.method != "GET":
                     return error_page(request, 401, "Unauthorized", "log in first")
-                target = request.url.path + (f"?{request.url.query}" if request.url.query
-                                             else "")
+                target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
                 return RedirectResponse(f"/ui/login?next={quote(target, safe='')}", 303)
             except GraphLakeError as exc:
-                return error_page(request, status_for(exc), type(exc).__name__,
-                                  str(exc) or type(exc).__name__)
+                return error_page(
+                    request, status_for(exc), type(exc).__name__, str(exc) or type(exc).__name__
+                )
             except ApiError as exc:
                 return error_page(request, exc.status, exc.type, exc.message)
             except RequestValidationError as exc:
                 # A query parameter out of bounds (too long, a negative page): a page
                 # saying which, as the API's JSON names it, not a JSON body in a browser.
-                return error_page(request, 422, "RequestValidationError",
-                                  describe_problems(exc.errors()))
+                return error_page(
+                    request, 422, "RequestValidationError", describe_problems(exc.errors())
+                )
             new = getattr(request.state, "new_session", None)
             if new is not None:
                 set_session_cookie(request, response, new)
@@ -118,5 +133,12 @@ def error_page(request: Request, status: int, kind: str, message: str) -> Respon
 def set_session_cookie(request: Request, response: Response, session: Session) -> None:
     # Secure when the page came over TLS (uvicorn takes X-Forwarded-Proto from a proxy
     # on 127.0.0.1), so the cookie then never travels in clear text.
-    response.set_cookie(COOKIE, session.id, path="/ui", httponly=True, samesite="strict",
-                        secure=request.url.scheme == "https", max_age=SESSION_TTL_S)
+    response.set_cookie(
+        COOKIE,
+        session.id,
+        path="/ui",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        max_age=SESSION_TTL_S,
+    )

@@ -39,19 +39,27 @@ class UiBodyGate:
 
     async def __call__(self, scope: AsgiScope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if (scope["type"] != "http" or self.config.no_auth or not is_ui_path(path)
-                or path == LOGIN_PATH or not _has_body(scope)):
+        if (
+            scope["type"] != "http"
+            or self.config.no_auth
+            or not is_ui_path(path)
+            or path == LOGIN_PATH
+            or not _has_body(scope)
+        ):
             await self.app(scope, receive, send)
             return
         session = self.sessions.get(cookie_from_scope(scope))
         needed = needed_scope(path)
         if session is None:
-            response = PlainTextResponse("not logged in: log in at /ui/login", 401,
-                                         headers={"Connection": "close"})
+            response = PlainTextResponse(
+                "not logged in: log in at /ui/login", 401, headers={"Connection": "close"}
+            )
         elif session.scope < needed:
             response = PlainTextResponse(
-                f"this needs the {needed.name} scope; you are logged in with "
-                f"{session.scope.name}", 403, headers={"Connection": "close"})
+                f"this needs the {needed.name} scope; you are logged in with {session.scope.name}",
+                403,
+                headers={"Connection": "close"},
+            )
         else:
             await self.app(scope, receive, send)
             return

@@ -36,8 +36,9 @@ def _safe_next(target: str | None) -> str:
 
 
 @router.get("/ui/login")
-def login_form(request: Request,
-               next: Annotated[str | None, Query(max_length=2000)] = None) -> Response:
+def login_form(
+    request: Request, next: Annotated[str | None, Query(max_length=2000)] = None
+) -> Response:
     if current_session(request) is not None:  # no_auth, or already logged in
         return RedirectResponse(_safe_next(next), 303)
     return _form(request, next, None, 200)
@@ -45,11 +46,24 @@ def login_form(request: Request,
 
 def _form(request: Request, next_: str | None, problem: str | None, status: int) -> Response:
     nonce = secrets.token_urlsafe(32)
-    response = render(request, "login.html", None, status=status, csrf=nonce,
-                      next=_safe_next(next_), problem=problem)
-    response.set_cookie(LOGIN_COOKIE, nonce, path=COOKIE_PATH, httponly=True,
-                        samesite="strict", secure=request.url.scheme == "https",
-                        max_age=3600)
+    response = render(
+        request,
+        "login.html",
+        None,
+        status=status,
+        csrf=nonce,
+        next=_safe_next(next_),
+        problem=problem,
+    )
+    response.set_cookie(
+        LOGIN_COOKIE,
+        nonce,
+        path=COOKIE_PATH,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        max_age=3600,
+    )
     return response
 
 
@@ -66,8 +80,9 @@ async def login(request: Request) -> Response:
         await app_state(request).throttle.failed(client_address(request.scope))
         # Never echo the token back, not even into the form field.
         return _form(request, form.get("next"), "unknown token", 401)
-    session = sessions(request).create(identity.scope, owner=token_key(token),
-                                       name=identity.name, branches=identity.branches)
+    session = sessions(request).create(
+        identity.scope, owner=token_key(token), name=identity.name, branches=identity.branches
+    )
     response = RedirectResponse(_safe_next(form.get("next")), 303)
     set_session_cookie(request, response, session)
     response.delete_cookie(LOGIN_COOKIE, path=COOKIE_PATH)

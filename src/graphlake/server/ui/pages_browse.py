@@ -24,35 +24,57 @@ Text = Annotated[str | None, Query(max_length=4096)]
 
 
 @router.get("/ui/browse")
-def browse(request: Request, ref: Ref | None = None, table: Text = None, where: Text = None,
-           columns: Text = None, cursor: Text = None) -> Response:
+def browse(
+    request: Request,
+    ref: Ref | None = None,
+    table: Text = None,
+    where: Text = None,
+    columns: Text = None,
+    cursor: Text = None,
+) -> Response:
     session = require_session(request)
     state = app_state(request)
     graph = state.graph
     ref = ref or graph.info.default_branch
     schema = graph.schema_at(ref)  # types differ between commits (schema changes)
     table = table or (schema.table_names[0] if schema.table_names else None)
-    context: dict[str, Any] = {"ref": ref, "table": table, "where": where or "",
-                               "columns": columns or "", "nodes": list(schema.nodes),
-                               "edges": list(schema.edges), "page": None,
-                               "kinds": search_kinds(schema.table(table) if table else None)}
+    context: dict[str, Any] = {
+        "ref": ref,
+        "table": table,
+        "where": where or "",
+        "columns": columns or "",
+        "nodes": list(schema.nodes),
+        "edges": list(schema.edges),
+        "page": None,
+        "kinds": search_kinds(schema.table(table) if table else None),
+    }
     if table is not None:
         names = [c.strip() for c in (columns or "").split(",") if c.strip()]
         try:
             with state.reads.hold():  # the same slots and paging as GET .../tables/{table}
-                page = read_page(graph, ref, table, where=(where or "").strip() or None,
-                                 columns=list(dict.fromkeys(names)) or None,
-                                 limit=ROWS_PER_PAGE, cursor=cursor or None,
-                                 max_bytes=state.config.limits.sql_max_result_bytes)
+                page = read_page(
+                    graph,
+                    ref,
+                    table,
+                    where=(where or "").strip() or None,
+                    columns=list(dict.fromkeys(names)) or None,
+                    limit=ROWS_PER_PAGE,
+                    cursor=cursor or None,
+                    max_bytes=state.config.limits.sql_max_result_bytes,
+                )
         except (QueryError, UnknownPropertyError) as exc:
             # A bad filter or column: the form stays, to be corrected.
             context["problem"] = f"{type(exc).__name__}: {exc}"
             return render(request, "browse.html", session, status=status_for(exc), **context)
         t = schema.table(table)
-        context.update(page=page, rows=table_rows(page.rows),
-                       header=list(page.rows.column_names),
-                       all_columns=_columns(t), is_edge=bool(t and t.is_edge),
-                       edge_type=t)
+        context.update(
+            page=page,
+            rows=table_rows(page.rows),
+            header=list(page.rows.column_names),
+            all_columns=_columns(t),
+            is_edge=bool(t and t.is_edge),
+            edge_type=t,
+        )
     return render(request, "browse.html", session, **context)
 
 
@@ -67,8 +89,9 @@ _literal = string_literal
 
 
 @router.get("/ui/node")
-def node(request: Request, table: Ref, id: Annotated[str, Query(max_length=4096)],
-         ref: Ref | None = None) -> Response:
+def node(
+    request: Request, table: Ref, id: Annotated[str, Query(max_length=4096)], ref: Ref | None = None
+) -> Response:
     session = require_session(request)
     state = app_state(request)
     graph = state.graph
@@ -83,16 +106,24 @@ def node(request: Request, table: Ref, id: Annotated[str, Query(max_length=4096)
         links = []
         for e in snapshot.schema.edges.values():  # the edge types of that commit
             # Only the first EDGES_PER_TYPE + 1 edges are read: the page says when more.
-            for side, other, end_type, applies in (("src", "dst", e.dst, e.src == t.name),
-                                                   ("dst", "src", e.src, e.dst == t.name)):
+            for side, other, end_type, applies in (
+                ("src", "dst", e.dst, e.src == t.name),
+                ("dst", "src", e.src, e.dst == t.name),
+            ):
                 if not applies:
                     continue
-                rows = snapshot.read(e.name, "edge", f"{side} = {_literal(id)}", None,
-                                     EDGES_PER_TYPE + 1)
+                rows = snapshot.read(
+                    e.name, "edge", f"{side} = {_literal(id)}", None, EDGES_PER_TYPE + 1
+                )
                 found = table_rows(rows)
-                links.append({"edge": e.name, "direction": "out" if side == "src" else "in",
-                              "other_type": end_type, "other": other,
-                              "rows": found[:EDGES_PER_TYPE],
-                              "more": len(found) > EDGES_PER_TYPE})
-    return render(request, "node.html", session, ref=ref, table=t.name, id=id, row=row,
-                  links=links)
+                links.append(
+                    {
+                        "edge": e.name,
+                        "direction": "out" if side == "src" else "in",
+                        "other_type": end_type,
+                        "other": other,
+                        "rows": found[:EDGES_PER_TYPE],
+                        "more": len(found) > EDGES_PER_TYPE,
+                    }
+                )
+    return render(request, "node.html", session, ref=ref, table=t.name, id=id, row=row, links=links)

@@ -36,10 +36,18 @@ def branches(request: Request, offset: Offset = 0) -> Response:
     default = graph.info.default_branch
     with state.reads.hold():  # the ahead/behind walks read history
         names = graph.branches()
-        rows = _branch_rows(state, names[offset:offset + BRANCHES_PER_PAGE], default)
+        rows = _branch_rows(state, names[offset : offset + BRANCHES_PER_PAGE], default)
     more = offset + BRANCHES_PER_PAGE < len(names)
-    return render(request, "branches.html", session, rows=rows, default=default,
-                  offset=offset, more=more, per_page=BRANCHES_PER_PAGE)
+    return render(
+        request,
+        "branches.html",
+        session,
+        rows=rows,
+        default=default,
+        offset=offset,
+        more=more,
+        per_page=BRANCHES_PER_PAGE,
+    )
 
 
 def _branch_rows(state: AppState, names: list[str], default: str) -> list[dict[str, Any]]:
@@ -54,8 +62,15 @@ def _branch_rows(state: AppState, names: list[str], default: str) -> list[dict[s
         if name != default:
             ahead = _count(graph, f"{default}...{name}")
             behind = _count(graph, f"{name}...{default}")
-        rows.append({"name": name, "head": head, "ahead": ahead, "behind": behind,
-                     "protected": name in state.config.protected_branches})
+        rows.append(
+            {
+                "name": name,
+                "head": head,
+                "ahead": ahead,
+                "behind": behind,
+                "protected": name in state.config.protected_branches,
+            }
+        )
     return rows
 
 
@@ -77,14 +92,30 @@ def history(request: Request, ref: Ref | None = None, offset: Offset = 0) -> Res
     with state.reads.hold():  # a read like any other (max_concurrent_reads)
         commits = graph.log(ref, limit=min(offset + HISTORY_PER_PAGE + 1, cap + 1))
         more = len(commits) > offset + HISTORY_PER_PAGE
-        shown = commits[offset:offset + HISTORY_PER_PAGE]
+        shown = commits[offset : offset + HISTORY_PER_PAGE]
         pic = picture(commits, offset, HISTORY_PER_PAGE)
         tagged = tags_by_commit(graph.tags())
-        rows = [{"commit": c, "stat": _stat(graph, c), "schema": is_schema_commit(graph, c),
-                 "tags": tagged.get(c.id, [])}
-                for c in shown]
-    return render(request, "history.html", session, ref=ref, rows=rows, pic=pic,
-                  row_h=ROW_H, offset=offset, more=more, per_page=HISTORY_PER_PAGE)
+        rows = [
+            {
+                "commit": c,
+                "stat": _stat(graph, c),
+                "schema": is_schema_commit(graph, c),
+                "tags": tagged.get(c.id, []),
+            }
+            for c in shown
+        ]
+    return render(
+        request,
+        "history.html",
+        session,
+        ref=ref,
+        rows=rows,
+        pic=pic,
+        row_h=ROW_H,
+        offset=offset,
+        more=more,
+        per_page=HISTORY_PER_PAGE,
+    )
 
 
 def _stat(graph: Graph, commit: Commit) -> dict[str, dict[str, int]] | None:
@@ -107,8 +138,9 @@ def _stat_of(graph: Graph, commit_id: str) -> dict[str, dict[str, int]] | None:
 
 
 @router.get("/ui/commit/{commit_id}")
-def commit_page(request: Request, commit_id: str,
-                merged: Annotated[str | None, Query(max_length=1000)] = None) -> Response:
+def commit_page(
+    request: Request, commit_id: str, merged: Annotated[str | None, Query(max_length=1000)] = None
+) -> Response:
     session = require_session(request)
     state = app_state(request)
     graph = state.graph
@@ -118,5 +150,14 @@ def commit_page(request: Request, commit_id: str,
         counts = _stat(graph, commit) if parents else {}
         schema_changed = bool(parents) and parents[0].schema_id != commit.schema_id
         steps = commit_steps(graph, commit)
-    return render(request, "commit.html", session, commit=commit, parents=parents,
-                  counts=counts, schema_changed=schema_changed, steps=steps, merged=merged)
+    return render(
+        request,
+        "commit.html",
+        session,
+        commit=commit,
+        parents=parents,
+        counts=counts,
+        schema_changed=schema_changed,
+        steps=steps,
+        merged=merged,
+    )

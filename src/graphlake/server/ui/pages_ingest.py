@@ -25,8 +25,14 @@ def runs(request: Request) -> Response:
 
     found = [jsonable(r.to_dict()) for r in list_runs(app_state(request).graph)]
     running = any(r["state"] == "running" for r in found[:RUNS_SHOWN])
-    return render(request, "ingest.html", session, runs=found[:RUNS_SHOWN],
-                  more=len(found) > RUNS_SHOWN, refresh=REFRESH_S if running else None)
+    return render(
+        request,
+        "ingest.html",
+        session,
+        runs=found[:RUNS_SHOWN],
+        more=len(found) > RUNS_SHOWN,
+        refresh=REFRESH_S if running else None,
+    )
 
 
 @router.get("/ui/ingest/{run_id}")

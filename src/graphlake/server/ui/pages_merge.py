@@ -34,8 +34,12 @@ Ref = Annotated[str, Query(min_length=1, max_length=1000)]
 
 
 @router.get("/ui/diff")
-def diff_page(request: Request, a: Ref | None = None, b: Ref | None = None,
-              limit: Annotated[int, Query(ge=1)] = DIFF_ROWS) -> Response:
+def diff_page(
+    request: Request,
+    a: Ref | None = None,
+    b: Ref | None = None,
+    limit: Annotated[int, Query(ge=1)] = DIFF_ROWS,
+) -> Response:
     session = require_session(request)
     state = app_state(request)
     if a is None:  # the empty form
@@ -43,18 +47,31 @@ def diff_page(request: Request, a: Ref | None = None, b: Ref | None = None,
     limit = min(limit, state.config.limits.page_max_rows)
     base, end, changes = run_diff(state, a, b, limit)
     schema = state.graph.schema
-    tables = {name: _table_view(d, bool((t := schema.table(name)) and t.is_edge))
-              for name, d in changes.items()}
+    tables = {
+        name: _table_view(d, bool((t := schema.table(name)) and t.is_edge))
+        for name, d in changes.items()
+    }
     # Where diffs carry schema steps (per-commit schemas), they are listed first, as
     # `graphlake diff` prints them.
     steps = [(s.describe(), str(s.cost)) for s in getattr(changes, "schema_changes", [])]
-    return render(request, "diff.html", session, a=a, b=b or "", base=base, end=end,
-                  tables=tables, steps=steps, limit=limit,
-                  cap=state.config.limits.page_max_rows)
+    return render(
+        request,
+        "diff.html",
+        session,
+        a=a,
+        b=b or "",
+        base=base,
+        end=end,
+        tables=tables,
+        steps=steps,
+        limit=limit,
+        cap=state.config.limits.page_max_rows,
+    )
 
 
 def _table_view(d: Any, edge: bool) -> dict[str, Any]:
     """What the template shows of one table's `TableDiff`."""
+
     def ends(key: str) -> tuple[str, str] | None:
         return d.endpoints.get(key) if edge else None
 
@@ -69,19 +86,26 @@ def _table_view(d: Any, edge: bool) -> dict[str, Any]:
 
 
 @router.get("/ui/merge")
-def merge_preview(request: Request, source: Ref | None = None,
-                  into: Ref | None = None) -> Response:
+def merge_preview(request: Request, source: Ref | None = None, into: Ref | None = None) -> Response:
     session = require_session(request)
     state = app_state(request)
     into = into or state.graph.info.default_branch
     result = None
     if source is not None:
         result = run_merge(state, source, into, strategy=None, dry_run=True)
-    return render(request, "merge.html", session, source=source or "", into=into,
-                  result=result, strategies=STRATEGIES, problem=None,
-                  violation_kinds=VIOLATION_KINDS,
-                  can_merge=session.scope >= Scope.write,
-                  branches=state.graph.branches()[:200])
+    return render(
+        request,
+        "merge.html",
+        session,
+        source=source or "",
+        into=into,
+        result=result,
+        strategies=STRATEGIES,
+        problem=None,
+        violation_kinds=VIOLATION_KINDS,
+        can_merge=session.scope >= Scope.write,
+        branches=state.graph.branches()[:200],
+    )
 
 
 @router.post("/ui/merge")
@@ -93,21 +117,40 @@ async def merge(request: Request) -> Response:
     source, into = form.get("source", ""), form.get("into", "")
     strategy = form.get("strategy", "")
     if not source or not into or strategy not in STRATEGIES:
-        raise ApiError(400, "BadRequest", "a merge needs source, into and a strategy of "
-                       "'', 'ours' or 'theirs'")
+        raise ApiError(
+            400, "BadRequest", "a merge needs source, into and a strategy of '', 'ours' or 'theirs'"
+        )
     message = form.get("message", "").strip() or None
     try:
-        result = await run_in_threadpool(run_merge, state, source, into,
-                                         strategy=strategy or None, dry_run=False,
-                                         message=message)
+        result = await run_in_threadpool(
+            run_merge,
+            state,
+            source,
+            into,
+            strategy=strategy or None,
+            dry_run=False,
+            message=message,
+        )
     except MergeConflictError as exc:
-        preview = await run_in_threadpool(run_merge, state, source, into, strategy=None,
-                                          dry_run=True)
-        return render(request, "merge.html", session, status=409, source=source, into=into,
-                      result=preview, strategies=STRATEGIES, problem=str(exc),
-                      violation_kinds=VIOLATION_KINDS,
-                      can_merge=True, branches=state.graph.branches()[:200])
+        preview = await run_in_threadpool(
+            run_merge, state, source, into, strategy=None, dry_run=True
+        )
+        return render(
+            request,
+            "merge.html",
+            session,
+            status=409,
+            source=source,
+            into=into,
+            result=preview,
+            strategies=STRATEGIES,
+            problem=str(exc),
+            violation_kinds=VIOLATION_KINDS,
+            can_merge=True,
+            branches=state.graph.branches()[:200],
+        )
     # Post/redirect/get: reloading the result page does not merge again.
     target = result.commit or state.graph.head(into).id
     return RedirectResponse(
-        f"/ui/commit/{target}?merged={quote(f'{source} into {into}: {result.outcome}')}", 303)
+        f"/ui/commit/{target}?merged={quote(f'{source} into {into}: {result.outcome}')}", 303
+    )

@@ -45,11 +45,19 @@ async def query(request: Request) -> Response:
     except GraphLakeError as exc:
         # Syntax, names, types, limits, an unknown revision: the text stays in the box.
         problem = f"{type(exc).__name__}: {exc}"
-        return _page(request, session, state, ref, text, status=status_for(exc),
-                     problem=problem)
+        return _page(request, session, state, ref, text, status=status_for(exc), problem=problem)
     columns, rows = columns_and_rows(table.slice(0, ROWS_SHOWN))
-    return _page(request, session, state, ref, text, commit=commit, columns=columns,
-                 rows=rows, total=table.num_rows)
+    return _page(
+        request,
+        session,
+        state,
+        ref,
+        text,
+        commit=commit,
+        columns=columns,
+        rows=rows,
+        total=table.num_rows,
+    )
 
 
 def _run(state: AppState, ref: str, text: str) -> tuple[Any, Any]:
@@ -59,16 +67,34 @@ def _run(state: AppState, ref: str, text: str) -> tuple[Any, Any]:
 
     commit = state.graph.resolve(ref)  # one pinned commit for the query
     with state.reads.hold():  # the read slots of the JSON API's queries
-        table = run_query(Snapshot(state.graph.repo, commit), text,
-                          limits=sql_limits(state.config.limits, None))
+        table = run_query(
+            Snapshot(state.graph.repo, commit), text, limits=sql_limits(state.config.limits, None)
+        )
     return commit, table
 
 
-def _page(request: Request, session: Any, state: AppState, ref: str, text: str,
-          status: int = 200, **context: Any) -> Response:
+def _page(
+    request: Request,
+    session: Any,
+    state: AppState,
+    ref: str,
+    text: str,
+    status: int = 200,
+    **context: Any,
+) -> Response:
     limits = state.config.limits
-    return render(request, "query.html", session, status=status, ref=ref, text=text,
-                  example=EXAMPLE, max_chars=limits.sql_max_query_chars,
-                  max_rows=limits.sql_max_rows, timeout_s=limits.sql_timeout_s,
-                  shown=ROWS_SHOWN, branches=state.graph.branches()[:200],
-                  **{"problem": None, "rows": None, **context})
+    return render(
+        request,
+        "query.html",
+        session,
+        status=status,
+        ref=ref,
+        text=text,
+        example=EXAMPLE,
+        max_chars=limits.sql_max_query_chars,
+        max_rows=limits.sql_max_rows,
+        timeout_s=limits.sql_timeout_s,
+        shown=ROWS_SHOWN,
+        branches=state.graph.branches()[:200],
+        **{"problem": None, "rows": None, **context},
+    )

@@ -22,8 +22,17 @@ def schema_page(request: Request, ref: Ref | None = None) -> Response:
     ref = ref or graph.info.default_branch
     commit = graph.resolve(ref)  # one commit: the text and the types below agree
     schema = graph.schemas.of(commit)
-    types = [{"name": t.name, "edge": t.is_edge, "search": bool(t.search or t.vector_indexes)}
-             for t in (*schema.nodes.values(), *schema.edges.values())]
-    return render(request, "schema.html", session, ref=ref, commit=commit,
-                  text=graph.schemas.text(commit.schema_id), types=types,
-                  changed_here=is_schema_commit(graph, commit))
+    types = [
+        {"name": t.name, "edge": t.is_edge, "search": bool(t.search or t.vector_indexes)}
+        for t in (*schema.nodes.values(), *schema.edges.values())
+    ]
+    return render(
+        request,
+        "schema.html",
+        session,
+        ref=ref,
+        commit=commit,
+        text=graph.schemas.text(commit.schema_id),
+        types=types,
+        changed_here=is_schema_commit(graph, commit),
+    )

@@ -34,8 +34,15 @@ def search_kinds(t: Any) -> dict[str, bool]:
 
 
 @router.get("/ui/search")
-def search_page(request: Request, table: Ref, ref: Ref | None = None, text: Text = None,
-                near: Near = None, where: Where = None, page: Page = 0) -> Response:
+def search_page(
+    request: Request,
+    table: Ref,
+    ref: Ref | None = None,
+    text: Text = None,
+    near: Near = None,
+    where: Where = None,
+    page: Page = 0,
+) -> Response:
     session = require_session(request)
     state = app_state(request)
     graph = state.graph
@@ -43,24 +50,36 @@ def search_page(request: Request, table: Ref, ref: Ref | None = None, text: Text
     commit = graph.resolve(ref)  # one pinned commit for the page and its next pages
     t = graph.schemas.of(commit).table(table)
     text, near, where = (v.strip() or None if v else None for v in (text, near, where))
-    context: dict[str, Any] = {"ref": ref, "table": table, "text": text or "",
-                               "near": near or "", "where": where or "", "commit": commit,
-                               "kinds": search_kinds(t), "rows": None, "page": page,
-                               "per_page": ROWS_PER_PAGE}
+    context: dict[str, Any] = {
+        "ref": ref,
+        "table": table,
+        "text": text or "",
+        "near": near or "",
+        "where": where or "",
+        "commit": commit,
+        "kinds": search_kinds(t),
+        "rows": None,
+        "page": page,
+        "per_page": ROWS_PER_PAGE,
+    }
     if text is None and near is None:  # the empty form
         return render(request, "search.html", session, **context)
     k = (page + 1) * ROWS_PER_PAGE
     try:
         with state.reads.hold():  # the read slots of POST /branches/{b}/search
-            found = graph.search(table, text=text, near=near, where=where, k=k,
-                                 columns=_columns(t), branch=commit.id)
+            found = graph.search(
+                table, text=text, near=near, where=where, k=k, columns=_columns(t), branch=commit.id
+            )
     except GraphLakeError as exc:
         # Bad text, an unknown key, a type without that index: the form stays.
         context["problem"] = f"{type(exc).__name__}: {exc}"
         return render(request, "search.html", session, status=status_for(exc), **context)
     rows = table_rows(found)
-    context.update(rows=rows[page * ROWS_PER_PAGE:], header=list(found.column_names),
-                   more=len(rows) == k and page + 1 < MAX_PAGES)
+    context.update(
+        rows=rows[page * ROWS_PER_PAGE :],
+        header=list(found.column_names),
+        more=len(rows) == k and page + 1 < MAX_PAGES,
+    )
     return render(request, "search.html", session, **context)
 
 

@@ -23,8 +23,8 @@ MAX_CELL_CHARS = 200  # long values are cut in tables; the node page shows them 
 SECURITY_HEADERS = {
     "Cache-Control": "no-store",  # graph data behind a login
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
-                               "connect-src 'self'; form-action 'self'; "
-                               "frame-ancestors 'none'; base-uri 'none'",
+    "connect-src 'self'; form-action 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'",
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
@@ -36,9 +36,12 @@ def environment() -> Any:
     # Imported on first use: the server answers /health before any page is drawn.
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-    env = Environment(loader=FileSystemLoader(TEMPLATES),
-                      autoescape=select_autoescape(default=True, default_for_string=True),
-                      trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["short"] = lambda s: (s or "")[:12]
     env.filters["when"] = lambda t: (t or "").replace("T", " ")[:19]
     env.filters["cell"] = cell
@@ -52,13 +55,16 @@ def cell(value: Any, limit: int = MAX_CELL_CHARS) -> str:
     """A value as table text: JSON-like for containers, cut at `limit` characters."""
     if value is None:
         return "∅"
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False,
-                                                            default=str)
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def render(request: Request, template: str, session: Session | None,
-           status: int = 200, **context: Any) -> HTMLResponse:
-    html = environment().get_template(template).render(
-        request=request, session=session, path=request.url.path, **context)
+def render(
+    request: Request, template: str, session: Session | None, status: int = 200, **context: Any
+) -> HTMLResponse:
+    html = (
+        environment()
+        .get_template(template)
+        .render(request=request, session=session, path=request.url.path, **context)
+    )
     return HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)

@@ -61,8 +61,11 @@ def _type_text(d: dict[str, Any]) -> str:
 
 def _property_text(d: dict[str, Any]) -> str:
     text = f"{d['name']}: {d['type']}{'?' if d.get('nullable') else ''}"
-    extra = [f"{k} {_plain(v)}" for k, v in d.items()
-             if k not in ("name", "type", "nullable") and not (k in _QUIET and not v)]
+    extra = [
+        f"{k} {_plain(v)}"
+        for k, v in d.items()
+        if k not in ("name", "type", "nullable") and not (k in _QUIET and not v)
+    ]
     return "\n".join([text, *(f"  {e}" for e in extra)])
 
 

@@ -51,8 +51,12 @@ class Session:
 
 
 class SessionStore:
-    def __init__(self, ttl_s: float = SESSION_TTL_S, max_sessions: int = MAX_SESSIONS,
-                 per_owner: int = SESSIONS_PER_OWNER):
+    def __init__(
+        self,
+        ttl_s: float = SESSION_TTL_S,
+        max_sessions: int = MAX_SESSIONS,
+        per_owner: int = SESSIONS_PER_OWNER,
+    ):
         self._ttl = ttl_s
         self._max = max_sessions
         self._per_owner = per_owner
@@ -60,11 +64,19 @@ class SessionStore:
         self._owned: dict[str, OrderedDict[str, None]] = {}  # owner -> its ids, oldest first
         self._lock = threading.Lock()
 
-    def create(self, scope: Scope, owner: str = "", name: str | None = None,
-               branches: tuple[str, ...] = ()) -> Session:
+    def create(
+        self, scope: Scope, owner: str = "", name: str | None = None, branches: tuple[str, ...] = ()
+    ) -> Session:
         """A new session; an `owner` (token) over its quota loses its oldest session."""
-        session = Session(secrets.token_urlsafe(32), scope, secrets.token_urlsafe(32),
-                          time.monotonic() + self._ttl, owner, name, branches)
+        session = Session(
+            secrets.token_urlsafe(32),
+            scope,
+            secrets.token_urlsafe(32),
+            time.monotonic() + self._ttl,
+            owner,
+            name,
+            branches,
+        )
         with self._lock:
             self._sessions[session.id] = session
             if owner:

@@ -51,18 +51,21 @@ class CursorState:
     # has a new time)
 
     def to_json(self) -> bytes:
-        body = {"since": self.since,
-                "branches": {b: p.to_dict() for b, p in sorted(self.branches.items())},
-                "tags": dict(sorted(self.tags.items()))}
+        body = {
+            "since": self.since,
+            "branches": {b: p.to_dict() for b, p in sorted(self.branches.items())},
+            "tags": dict(sorted(self.tags.items())),
+        }
         return json.dumps(body, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
     @classmethod
     def from_json(cls, data: bytes, where: str) -> CursorState:
         try:
             obj = json.loads(data)
-            branches = {str(b): BranchPosition(int(p["seq"]), str(p["commit"]),
-                                               str(p["incarnation"]))
-                        for b, p in obj["branches"].items()}
+            branches = {
+                str(b): BranchPosition(int(p["seq"]), str(p["commit"]), str(p["incarnation"]))
+                for b, p in obj["branches"].items()
+            }
             tags = {str(k): str(v) for k, v in obj["tags"].items()}
             return cls(str(obj["since"]), branches, tags)
         except (ValueError, KeyError, TypeError, AttributeError) as exc:

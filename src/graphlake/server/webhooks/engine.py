@@ -77,8 +77,9 @@ class WebhookWorker:
             self._load()  # the starting position is taken now, before any request
         except Exception:
             _log.exception("webhook %s: could not load its cursor (retried)", self.hook.name)
-        self._thread = threading.Thread(target=self._loop, name=f"graphlake-webhook-"
-                                        f"{self.hook.name}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._loop, name=f"graphlake-webhook-{self.hook.name}", daemon=True
+        )
         self._thread.start()
 
     def stop(self, timeout: float | None = None) -> None:
@@ -93,8 +94,7 @@ class WebhookWorker:
         try:
             self._pushed.put_nowait(event)
         except queue.Full:
-            _log.warning("webhook %s: event queue full, %s dropped", self.hook.name,
-                         event.delivery)
+            _log.warning("webhook %s: event queue full, %s dropped", self.hook.name, event.delivery)
             return False
         return True
 
@@ -124,8 +124,7 @@ class WebhookWorker:
         try:
             self._seq = self._cursor.save(state, self._seq)
         except CursorMoved:
-            _log.warning("webhook %s: another process moved its cursor; reloading",
-                         self.hook.name)
+            _log.warning("webhook %s: another process moved its cursor; reloading", self.hook.name)
             self._seq, self._state = self._cursor.load() or (0, None)
             raise
         self._state = state
@@ -180,8 +179,9 @@ class WebhookWorker:
             if entry is None or entry.commit is None or entry.incarnation != pos.incarnation:
                 return True  # deleted meanwhile: the next round sees it
             for commit, parent in self._added(branch, pos.commit, entry):
-                event = commit_event(self.hook.name, branch, commit, parent, entry.action,
-                                     entry.seq)
+                event = commit_event(
+                    self.hook.name, branch, commit, parent, entry.action, entry.seq
+                )
                 if event.name not in self.hook.events:
                     continue
                 if not self._sender.deliver(event):
@@ -203,8 +203,7 @@ class WebhookWorker:
         here = head
         while here.time >= state.since and here.seq > 1:
             before = refs.entry(branch, here.seq - 1)
-            if before is None or before.commit is None or \
-                    before.incarnation != head.incarnation:
+            if before is None or before.commit is None or before.incarnation != head.incarnation:
                 break  # `here` created this life of the branch
             here = before
         return BranchPosition(here.seq, here.commit or "", head.incarnation)
@@ -229,9 +228,16 @@ class WebhookWorker:
             if cid != old:
                 raise LookupError("not a descendant")
         except (LookupError, CommitNotFoundError, GraphLakeError) as exc:
-            _log.warning("webhook %s: branch %r moved to %s, which does not descend from "
-                         "the delivered %s (%s, e.g. a reset); delivering from the new head "
-                         "on", self.hook.name, branch, new[:12], old[:12], exc)
+            _log.warning(
+                "webhook %s: branch %r moved to %s, which does not descend from "
+                "the delivered %s (%s, e.g. a reset); delivering from the new head "
+                "on",
+                self.hook.name,
+                branch,
+                new[:12],
+                old[:12],
+                exc,
+            )
             return []
         chain.reverse()
         parents = {c.id: c for c in chain}
@@ -269,7 +275,8 @@ class WebhookWorker:
             if tag is None:
                 continue
             if "tag" in self.hook.events and not self._sender.deliver(
-                    tag_event(self.hook.name, tag)):
+                tag_event(self.hook.name, tag)
+            ):
                 return
             state.tags[name] = tag.time
             self._save(state)

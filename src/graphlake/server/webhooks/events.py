@@ -23,9 +23,14 @@ __all__ = ["Event", "commit_event", "commit_op", "merge_request_event", "tag_eve
 
 # Commit meta keys that name the operation (write/backfill.py, merge/apply.py,
 # write/schema_apply.py, write/optimize.py, ingestion/worker.py).
-_META_OPS = (("reverted", "revert"), ("cherry_picked_from", "cherry-pick"),
-             ("schema_change", "schema"), ("optimize", "optimize"),
-             ("ingest_run", "ingest"), ("backfill", "backfill"))
+_META_OPS = (
+    ("reverted", "revert"),
+    ("cherry_picked_from", "cherry-pick"),
+    ("schema_change", "schema"),
+    ("optimize", "optimize"),
+    ("ingest_run", "ingest"),
+    ("backfill", "backfill"),
+)
 
 
 @dataclass(frozen=True)
@@ -39,9 +44,12 @@ class Event:
 
     def body(self) -> bytes:
         """The exact bytes POSTed (and signed)."""
-        return json.dumps({"event": self.name, "delivery": self.delivery, **self.payload},
-                          sort_keys=True, separators=(",", ":"),
-                          ensure_ascii=False).encode("utf-8")
+        return json.dumps(
+            {"event": self.name, "delivery": self.delivery, **self.payload},
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+        ).encode("utf-8")
 
 
 def _delivery_id(webhook: str, *parts: str) -> str:
@@ -58,13 +66,15 @@ def commit_op(commit: Commit) -> str:
     return "write"
 
 
-def commit_event(webhook: str, branch: str, commit: Commit, parent: Commit | None,
-                 moved_by: str | None, seq: int) -> Event:
+def commit_event(
+    webhook: str, branch: str, commit: Commit, parent: Commit | None, moved_by: str | None, seq: int
+) -> Event:
     """The `commit` (or `merge`, for a commit with several parents) event of `commit`
     joining `branch`'s first-parent history through the ref entry `seq`."""
     name = "merge" if len(commit.parents) > 1 else "commit"
-    changed = sorted(t for t, state in commit.tables.items()
-                     if parent is None or parent.tables.get(t) != state)
+    changed = sorted(
+        t for t, state in commit.tables.items() if parent is None or parent.tables.get(t) != state
+    )
     if parent is not None:
         changed += sorted(set(parent.tables) - set(commit.tables))
     payload: dict[str, Any] = {
@@ -86,9 +96,13 @@ def commit_event(webhook: str, branch: str, commit: Commit, parent: Commit | Non
 
 
 def tag_event(webhook: str, tag: Tag) -> Event:
-    payload = {"tag": tag.name, "commit": tag.commit, "time": tag.time,
-               "author": str(tag.author) if tag.author else "unknown",
-               "message": tag.message}
+    payload = {
+        "tag": tag.name,
+        "commit": tag.commit,
+        "time": tag.time,
+        "author": str(tag.author) if tag.author else "unknown",
+        "message": tag.message,
+    }
     return Event("tag", payload, _delivery_id(webhook, "tag", tag.name, tag.commit, tag.time))
 
 

@@ -60,7 +60,8 @@ class DeliveryLog:
         self._dir = _dir(webhook)
         self._size = size
         self._keys: deque[str] = deque(
-            k for k in store.list(self._dir) if _KEY_RE.fullmatch(k.rsplit("/", 1)[-1]))
+            k for k in store.list(self._dir) if _KEY_RE.fullmatch(k.rsplit("/", 1)[-1])
+        )
         self._trim()
 
     def key_for(self, created_ms: int, delivery: str) -> str:
@@ -80,8 +81,9 @@ class DeliveryLog:
         try:
             self._store.put(key, json.dumps(record.to_dict(), sort_keys=True).encode())
         except Exception:
-            _log.warning("webhook %s: could not write delivery log %s", record.webhook, key,
-                         exc_info=True)
+            _log.warning(
+                "webhook %s: could not write delivery log %s", record.webhook, key, exc_info=True
+            )
             return
         if key not in self._keys:
             self._keys.append(key)

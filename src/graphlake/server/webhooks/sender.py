@@ -37,8 +37,7 @@ class Sender:
         self.hook = hook
         self._log = log
         self._stop = stop
-        self._client = httpx.Client(timeout=hook.timeout_s, follow_redirects=False,
-                                    trust_env=False)
+        self._client = httpx.Client(timeout=hook.timeout_s, follow_redirects=False, trust_env=False)
 
     def close(self) -> None:
         self._client.close()
@@ -69,9 +68,15 @@ class Sender:
             if in_round >= self.hook.max_attempts:
                 record.status = "failed"
                 self._log.write(key, record)
-                _log.warning("webhook %s: delivery %s (%s) failed %d times (%s); trying "
-                             "again in %.0f s", self.hook.name, event.delivery, event.name,
-                             in_round, error, self.hook.retry_pause_s)
+                _log.warning(
+                    "webhook %s: delivery %s (%s) failed %d times (%s); trying again in %.0f s",
+                    self.hook.name,
+                    event.delivery,
+                    event.name,
+                    in_round,
+                    error,
+                    self.hook.retry_pause_s,
+                )
                 in_round = 0
                 self._stop.wait(self.hook.retry_pause_s)
             else:
@@ -98,8 +103,13 @@ class Sender:
         now_ms = int(time.time() * 1000)
         payload = event.payload
         record = Delivery(
-            id=event.delivery, webhook=self.hook.name, event=event.name, status="pending",
-            attempts=0, created=_now(), updated=_now(),
+            id=event.delivery,
+            webhook=self.hook.name,
+            event=event.name,
+            status="pending",
+            attempts=0,
+            created=_now(),
+            updated=_now(),
             branch=payload.get("branch"),
             commit=payload.get("commit"),
             tag=payload.get("tag"),

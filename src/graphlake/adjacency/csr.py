@@ -1,0 +1,125 @@
+"""A compressed adjacency (CSR, both directions) of one edge table at one table state.
+
+Nodes are numbered densely, 0..n-1, by an index the adjacency owns (`keys[i]` is node
+i's key): Lance row positions move on update and compaction and `_rowid`s are local to
+one lineage, so neither can be a node id here. `out_offsets[i]:out_offsets[i+1]` slices
+`out_targets` (the dense ids of i's successors) and `out_edges` (the row number of each
+edge in `edge_ids`, the edge table's `id` column in this adjacency's order); the `in_*`
+arrays are the same for predecessors. Edge rows are numbered in (src, dst, id) order, so
+`out_edges` is 0..m-1 and two builds of one edge set are equal array for array.
+
+This module is pure (numpy and pyarrow only): loading one from a table state, keeping it
+current through lineage deltas and caching it live beside it (`graphlake.adjacency`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+INDEX = np.int64  # dense node ids, offsets and edge rows
+
+
+@dataclass(frozen=True, eq=False)
+class Csr:
+    keys: pa.Array  # dense id -> node key (string), sorted
+    edge_ids: pa.Array  # edge row -> the edge's `id`
+    out_offsets: np.ndarray  # n + 1
+    out_targets: np.ndarray  # m: dense id of each edge's dst, grouped by src
+    out_edges: np.ndarray  # m: edge row of each entry of out_targets
+    in_offsets: np.ndarray  # n + 1
+    in_sources: np.ndarray  # m: dense id of each edge's src, grouped by dst
+    in_edges: np.ndarray  # m: edge row of each entry of in_sources
+
+    @property
+    def node_count(self) -> int:
+        return len(self.keys)
+
+    @property
+    def edge_count(self) -> int:
+        return len(self.out_targets)
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held by the arrays (what a cache budget counts)."""
+        arrays = (
+            self.out_offsets,
+            self.out_targets,
+            self.out_edges,
+            self.in_offsets,
+            self.in_sources,
+            self.in_edges,
+        )
+        return sum(a.nbytes for a in arrays) + self.keys.nbytes + self.edge_ids.nbytes
+
+    def dense(self, keys: pa.Array | list[str]) -> np.ndarray:
+        """Dense ids of `keys` (-1 for a key that is no node of this adjacency)."""
+        found = pc.index_in(pa.array(keys, pa.string()), value_set=self.keys)
+        return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(INDEX)
+
+    def equals(self, other: Csr) -> bool:
+        return (
+            self.keys.equals(other.keys)
+            and self.edge_ids.equals(other.edge_ids)
+            and all(
+                np.array_equal(getattr(self, f), getattr(other, f))
+                for f in (
+                    "out_offsets",
+                    "out_targets",
+                    "out_edges",
+                    "in_offsets",
+                    "in_sources",
+                    "in_edges",
+                )
+            )
+        )
+
+
+def from_edges(node_keys: pa.Array, src: pa.Array, dst: pa.Array, ids: pa.Array) -> Csr:
+    """The adjacency of the edges (`src[j]` -> `dst[j]`, edge id `ids[j]`) over the nodes
+    `node_keys` (every endpoint must be one of them: the store's endpoint rule)."""
+    keys = pc.take(node_keys, pc.sort_indices(node_keys))
+    if isinstance(keys, pa.ChunkedArray):
+        keys = keys.combine_chunks()
+    n = len(keys)
+    s = _dense(keys, src)
+    d = _dense(keys, dst)
+    edge_ids = pa.array(ids, pa.string()) if not isinstance(ids, pa.Array) else ids
+    # Edge rows in (src, dst, id) order: deterministic, so equal edge sets give equal arrays.
+    order = np.lexsort((_rank(edge_ids), d, s)) if len(s) else np.zeros(0, INDEX)
+    s, d = s[order], d[order]
+    edge_ids = edge_ids.take(pa.array(order)) if len(order) else edge_ids
+    out_offsets = _offsets(s, n)
+    out_edges = np.arange(len(s), dtype=INDEX)
+    by_dst = np.lexsort((s, d)) if len(d) else np.zeros(0, INDEX)
+    return Csr(
+        keys=keys,
+        edge_ids=edge_ids,
+        out_offsets=out_offsets,
+        out_targets=d,
+        out_edges=out_edges,
+        in_offsets=_offsets(d[by_dst], n),
+        in_sources=s[by_dst],
+        in_edges=by_dst.astype(INDEX),
+    )
+
+
+def _dense(keys: pa.Array, values: pa.Array) -> np.ndarray:
+    found = pc.index_in(values, value_set=keys)
+    if found.null_count:
+        raise ValueError("an edge endpoint is not among the adjacency's nodes")
+    return found.to_numpy(zero_copy_only=False).astype(INDEX)
+
+
+def _rank(values: pa.Array) -> np.ndarray:
+    return pc.rank(values, sort_keys="ascending", tiebreaker="first").to_numpy().astype(INDEX)
+
+
+def _offsets(grouped: np.ndarray, n: int) -> np.ndarray:
+    counts = np.bincount(grouped, minlength=n) if len(grouped) else np.zeros(n, INDEX)
+    offsets = np.zeros(n + 1, INDEX)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets
