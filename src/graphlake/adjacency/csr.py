@@ -1,12 +1,15 @@
 """A compressed adjacency (CSR, both directions) of one edge table at one table state.
 
-Nodes are numbered densely, 0..n-1, by an index the adjacency owns (`keys[i]` is node
-i's key): Lance row positions move on update and compaction and `_rowid`s are local to
-one lineage, so neither can be a node id here. `out_offsets[i]:out_offsets[i+1]` slices
-`out_targets` (the dense ids of i's successors) and `out_edges` (the row number of each
-edge in `edge_ids`, the edge table's `id` column in this adjacency's order); the `in_*`
-arrays are the same for predecessors. Edge rows are numbered in (src, dst, id) order, so
-`out_edges` is 0..m-1 and two builds of one edge set are equal array for array.
+Nodes are numbered densely by an index the adjacency owns, one per endpoint type:
+`src_keys[i]` is the key of source node i, `dst_keys[j]` of target node j (one array,
+the same object, when the edge type joins a node type to itself, as `Knows: Person ->
+Person` does; keys are unique per node type only). Lance row positions move on update
+and compaction and `_rowid`s are local to one lineage, so neither can be a node id here.
+`out_offsets[i]:out_offsets[i+1]` slices `out_targets` (the dense target ids of i's
+edges) and `out_edges` (each edge's row in `edge_ids`, the edge table's `id` column in
+this adjacency's order); `in_offsets[j]:in_offsets[j+1]` slices `in_sources` and
+`in_edges` for target j. Edge rows are numbered in (src, dst, id) order, so `out_edges`
+is 0..m-1 and two builds of one edge set are equal array for array.
 
 This module is pure (numpy and pyarrow only): loading one from a table state, keeping it
 current through lineage deltas and caching it live beside it (`graphlake.adjacency`).
@@ -25,18 +28,20 @@ INDEX = np.int64  # dense node ids, offsets and edge rows
 
 @dataclass(frozen=True, eq=False)
 class Csr:
-    keys: pa.Array  # dense id -> node key (string), sorted
+    src_keys: pa.Array  # dense source id -> node key (string), sorted
+    dst_keys: pa.Array  # dense target id -> node key; `is src_keys` for a same-type edge
     edge_ids: pa.Array  # edge row -> the edge's `id`
-    out_offsets: np.ndarray  # n + 1
+    out_offsets: np.ndarray  # len(src_keys) + 1
     out_targets: np.ndarray  # m: dense id of each edge's dst, grouped by src
     out_edges: np.ndarray  # m: edge row of each entry of out_targets
-    in_offsets: np.ndarray  # n + 1
+    in_offsets: np.ndarray  # len(dst_keys) + 1
     in_sources: np.ndarray  # m: dense id of each edge's src, grouped by dst
     in_edges: np.ndarray  # m: edge row of each entry of in_sources
 
     @property
-    def node_count(self) -> int:
-        return len(self.keys)
+    def same_type(self) -> bool:
+        """Both endpoints are of one node type: one dense id space (a graph, not bipartite)."""
+        return self.src_keys is self.dst_keys
 
     @property
     def edge_count(self) -> int:
@@ -53,16 +58,21 @@ class Csr:
             self.in_sources,
             self.in_edges,
         )
-        return sum(a.nbytes for a in arrays) + self.keys.nbytes + self.edge_ids.nbytes
+        keys = self.src_keys.nbytes + (0 if self.same_type else self.dst_keys.nbytes)
+        return sum(a.nbytes for a in arrays) + keys + self.edge_ids.nbytes
 
-    def dense(self, keys: pa.Array | list[str]) -> np.ndarray:
-        """Dense ids of `keys` (-1 for a key that is no node of this adjacency)."""
-        found = pc.index_in(pa.array(keys, pa.string()), value_set=self.keys)
-        return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(INDEX)
+    def dense_src(self, keys: pa.Array | list[str]) -> np.ndarray:
+        """Dense source ids of `keys` (-1 for a key that is no source node here)."""
+        return _lookup(self.src_keys, keys)
+
+    def dense_dst(self, keys: pa.Array | list[str]) -> np.ndarray:
+        """Dense target ids of `keys` (-1 for a key that is no target node here)."""
+        return _lookup(self.dst_keys, keys)
 
     def equals(self, other: Csr) -> bool:
         return (
-            self.keys.equals(other.keys)
+            self.src_keys.equals(other.src_keys)
+            and self.dst_keys.equals(other.dst_keys)
             and self.edge_ids.equals(other.edge_ids)
             and all(
                 np.array_equal(getattr(self, f), getattr(other, f))
@@ -78,33 +88,49 @@ class Csr:
         )
 
 
-def from_edges(node_keys: pa.Array, src: pa.Array, dst: pa.Array, ids: pa.Array) -> Csr:
-    """The adjacency of the edges (`src[j]` -> `dst[j]`, edge id `ids[j]`) over the nodes
-    `node_keys` (every endpoint must be one of them: the store's endpoint rule)."""
-    keys = pc.take(node_keys, pc.sort_indices(node_keys))
-    if isinstance(keys, pa.ChunkedArray):
-        keys = keys.combine_chunks()
-    n = len(keys)
-    s = _dense(keys, src)
-    d = _dense(keys, dst)
+def from_edges(
+    src_nodes: pa.Array,
+    dst_nodes: pa.Array | None,
+    src: pa.Array,
+    dst: pa.Array,
+    ids: pa.Array,
+) -> Csr:
+    """The adjacency of the edges (`src[j]` -> `dst[j]`, edge id `ids[j]`) between the
+    keys of the source type's nodes `src_nodes` and the target type's `dst_nodes` (None:
+    the same type). Every endpoint must be one of them (the store's endpoint rule)."""
+    src_keys = _sorted(src_nodes)
+    dst_keys = src_keys if dst_nodes is None else _sorted(dst_nodes)
+    s = _dense(src_keys, src)
+    d = _dense(dst_keys, dst)
     edge_ids = pa.array(ids, pa.string()) if not isinstance(ids, pa.Array) else ids
     # Edge rows in (src, dst, id) order: deterministic, so equal edge sets give equal arrays.
     order = np.lexsort((_rank(edge_ids), d, s)) if len(s) else np.zeros(0, INDEX)
     s, d = s[order], d[order]
     edge_ids = edge_ids.take(pa.array(order)) if len(order) else edge_ids
-    out_offsets = _offsets(s, n)
+    out_offsets = _offsets(s, len(src_keys))
     out_edges = np.arange(len(s), dtype=INDEX)
     by_dst = np.lexsort((s, d)) if len(d) else np.zeros(0, INDEX)
     return Csr(
-        keys=keys,
+        src_keys=src_keys,
+        dst_keys=dst_keys,
         edge_ids=edge_ids,
         out_offsets=out_offsets,
         out_targets=d,
         out_edges=out_edges,
-        in_offsets=_offsets(d[by_dst], n),
+        in_offsets=_offsets(d[by_dst], len(dst_keys)),
         in_sources=s[by_dst],
         in_edges=by_dst.astype(INDEX),
     )
+
+
+def _sorted(keys: pa.Array) -> pa.Array:
+    out = pc.take(keys, pc.sort_indices(keys))
+    return out.combine_chunks() if isinstance(out, pa.ChunkedArray) else out
+
+
+def _lookup(space: pa.Array, keys: pa.Array | list[str]) -> np.ndarray:
+    found = pc.index_in(pa.array(keys, pa.string()), value_set=space)
+    return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(INDEX)
 
 
 def _dense(keys: pa.Array, values: pa.Array) -> np.ndarray:
