@@ -97,6 +97,21 @@ def test_handles_pickle_small_and_resolve_in_a_spawned_process(tmp_path: Path) -
         assert b"moved" not in got
 
 
+def test_handles_on_a_local_folder_and_on_s3(backend) -> None:
+    uri, options = backend  # S3: moto on 127.0.0.1; the handle carries the options
+    g = sample_graph(uri, parts=(25, 15), storage_options=options)
+    with g.snapshot().scan("Sample", ["k", "raw"], blobs="lazy", batch_size=10) as scan:
+        refs, keys = [], []
+        for batch in scan:
+            refs += scan.blob_refs(batch, "raw")
+            keys += batch.column("k").to_pylist()
+        from graphlake.read import blobs
+
+        blobs._repos.clear()
+        got = gl.read_blobs(pickle.loads(pickle.dumps(refs)))
+    assert got == [bytes([k]) * 8 for k in keys] and sorted(keys) == list(range(40))
+
+
 def test_blob_modes_and_bad_input(tmp_path: Path) -> None:
     g = sample_graph(tmp_path / "g", parts=(20,))
     snap = g.snapshot()

@@ -102,4 +102,6 @@ def test_to_ray_filters_and_refuses_bad_input(local_ray: None, tmp_path: Path) -
         g.to_ray("Sample", columns=["nope"])
     with pytest.raises(ReaderError, match="parallelism"):
         g.to_ray("Sample", parallelism=0)
+    with pytest.raises(ReaderError, match=r"Blob column 'raw' .*not blobs='tensor'"):
+        g.to_ray("Sample", columns=["k", "raw"], blobs="tensor")
     assert g.store.list(LEASES_DIR) == []
