@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from graphlake.merge.conflicts import Conflict
     from graphlake.merge.diff import TableDiff
     from graphlake.merge.result import MergeResult
+    from graphlake.read.blobs import BlobRef, read_blobs
 
 __version__ = "0.1.0"
 
@@ -57,6 +58,8 @@ _LAZY = {
     "Conflict": "graphlake.merge.conflicts",
     "TableDiff": "graphlake.merge.diff",
     "MergeResult": "graphlake.merge.result",
+    "BlobRef": "graphlake.read.blobs",
+    "read_blobs": "graphlake.read.blobs",
 }
 
 
@@ -74,6 +77,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "BlobRef",
     "BranchExistsError",
     "BranchNotFoundError",
     "CardinalityError",
@@ -113,4 +117,5 @@ __all__ = [
     "__version__",
     "abort_ingest",
     "ingest",
+    "read_blobs",
 ]

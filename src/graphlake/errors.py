@@ -358,7 +358,8 @@ class MissingExtraError(GraphLakeError, ImportError):
 class ReaderError(GraphLakeError, ValueError):
     """A reader (scan, PyTorch, Ray, Hugging Face, Polars) was given arguments it
     cannot honour: `rank >= world_size`, a batch size below 1, a Blob column asked for
-    as a tensor."""
+    as a tensor (any `blobs=` but "lazy" or "bytes"); or a lazy blob handle whose pinned
+    table state is gone (its reader's lease ended and gc ran)."""
 
 
 class ResolutionError(MergeError):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from graphlake.catalog.leases import LEASES_DIR
-from graphlake.errors import UnknownPropertyError, UnknownTableError
+from graphlake.errors import ReaderError, UnknownPropertyError, UnknownTableError
 from tests.readers.helpers import rows, sample_graph
 
 datasets = pytest.importorskip("datasets")
@@ -37,6 +37,15 @@ def test_to_hf_in_memory_and_streaming(g) -> None:
     assert sorted(r["k"] for r in it) == [k for k in range(300) if k % 5 == 4]
     del it
     gc.collect()
+    assert g.store.list(LEASES_DIR) == []
+
+
+def test_to_hf_reads_blobs_as_bytes_and_refuses_lazy(g) -> None:
+    ds = g.to_hf("Sample", columns=["k", "raw"], where="k < 3")
+    assert sorted((r["k"], r["raw"]) for r in ds) == [(k, bytes([k]) * 8) for k in range(3)]
+    for bad, match in (("lazy", "holds no BlobRef handles"), ("tensor", "Blob column 'raw'")):
+        with pytest.raises(ReaderError, match=match):
+            g.to_hf("Sample", columns=["k", "raw"], blobs=bad)
     assert g.store.list(LEASES_DIR) == []
 
 

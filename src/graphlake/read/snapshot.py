@@ -110,9 +110,11 @@ class Snapshot:
         kind: str | None = None,
         batch_size: int | None = None,
         lease_s: float | None = None,
+        blobs: str = "bytes",
     ) -> Scan:
         """Stream table `name` of this commit as Arrow batches, under a read lease
-        (`graphlake.read.scan.Scan`; Blob columns only when named in `columns`)."""
+        (`graphlake.read.scan.Scan`; Blob columns only when named in `columns`, as bytes
+        or, `blobs="lazy"`, as row ids that `scan.blob_refs` turns into handles)."""
         from graphlake.catalog.leases import LEASE_S
         from graphlake.read.scan import DEFAULT_BATCH_SIZE, Scan
 
@@ -124,6 +126,7 @@ class Snapshot:
             where=where,
             batch_size=DEFAULT_BATCH_SIZE if batch_size is None else batch_size,
             lease_s=LEASE_S if lease_s is None else lease_s,
+            blobs=blobs,
         )
 
     def get(self, name: str, key: Any) -> dict[str, Any] | None:
