@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(_REASON is not None, reason=f"browser tests: {_R
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = start_server(tmp_path_factory.mktemp("ui-browser"))
+    srv = start_server(tmp_path_factory.mktemp("ui-browser"), wide=True)
     yield srv
     srv.stop()
 
@@ -75,7 +75,7 @@ def test_review_and_merge_a_branch_with_a_conflict(browser: Any, server: Server)
     names = page.locator("#branches tbody tr").evaluate_all(
         "rows => rows.map(r => r.dataset.branch)"
     )
-    assert names == ["clean", "feature", "main"]
+    assert names == ["clean", "feature", "main", "wide"]
 
     page.click("tr[data-branch=feature] >> text=feature")  # its history
     page.wait_for_url("**/ui/history?ref=feature")
@@ -96,9 +96,13 @@ def test_review_and_merge_a_branch_with_a_conflict(browser: Any, server: Server)
     page.click("tr[data-branch=feature] >> text=Merge…")
     page.wait_for_url("**/ui/merge?source=feature&into=main")
     assert "conflict" in page.locator("#outcome").inner_text()
-    cells = page.locator("#conflicts tr.conflict td").all_inner_texts()
-    assert cells[:3] == ["Person", "Alice", "divergent_update"]
-    assert ["age 30" in cells[3], "age 31" in cells[4], "age 32" in cells[5]] == [True] * 3
+    alice = page.locator("#conflicts section.conflict[data-key=Alice]")
+    assert "divergent_update" in alice.locator("h3").inner_text()
+    assert alice.locator("tr.hot[data-property=age] td").all_inner_texts() == ["30", "31", "32"]
+    # The other properties are folded: closed until clicked.
+    assert not alice.locator("details.rest tr[data-property=city]").is_visible()
+    alice.locator("details.rest summary").click()
+    assert alice.locator("details.rest tr[data-property=city]").is_visible()
     visits.record(page)
 
     # Without a strategy the merge stops at the conflict and changes nothing.
@@ -113,6 +117,10 @@ def test_review_and_merge_a_branch_with_a_conflict(browser: Any, server: Server)
     page.click("#merge-button")
     page.wait_for_url("**/ui/commit/**")
     assert "Merged feature into main: merged" in page.locator("#merged").inner_text()
+    # What the strategy resolved is listed on the result page.
+    resolved = page.locator("#resolved tbody tr").all_inner_texts()
+    assert len(resolved) == 1 and "Alice" in resolved[0] and "theirs" in resolved[0]
+    assert "31" in page.locator("#changes section[data-table=Person]").inner_text()
     merge_id = page.locator("#commit-id").inner_text()
     assert merge_id == head(server, "main")
     visits.record(page)
@@ -127,6 +135,25 @@ def test_review_and_merge_a_branch_with_a_conflict(browser: Any, server: Server)
     for url, html in visits.pages:
         for token in TOKENS.values():
             assert token not in html, url
+    page.context.close()
+
+
+def test_merge_preview_of_wide_rows_fits_a_1400_px_window(browser: Any, server: Server) -> None:
+    page = log_in(browser, server, READ_TOKEN)
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto("/ui/merge?source=wide&into=main")
+    alice = page.locator("#conflicts section.conflict[data-key=Alice]")
+    assert alice.locator("tr.hot").evaluate_all("rows => rows.map(r => r.dataset.property)") == [
+        "bio",
+        "embedding",
+    ]
+    vectors = alice.locator("tr.hot[data-property=embedding] td").all_inner_texts()
+    assert vectors[1].startswith("[0.2, 0.201, … (128)]"), vectors
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 1400, width
+    # The target column is on screen: its right edge within the window.
+    box = alice.locator("thead th").last.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 1400
     page.context.close()
 
 

@@ -16,6 +16,7 @@ from graphlake.server.config import Scope
 from graphlake.server.deps import AppState
 from graphlake.server.errors import ApiError, status_for
 from graphlake.server.errors import _describe as describe_problems
+from graphlake.server.ui.outcomes import Outcomes
 from graphlake.server.ui.render import render
 from graphlake.server.ui.session import COOKIE, SESSION_TTL_S, Session, SessionStore
 
@@ -32,6 +33,10 @@ def app_state(request: Request) -> AppState:
 
 def sessions(request: Request) -> SessionStore:
     return request.app.state.graphlake_ui_sessions
+
+
+def outcomes(request: Request) -> Outcomes:
+    return request.app.state.graphlake_ui_outcomes
 
 
 def current_session(request: Request) -> Session | None:
