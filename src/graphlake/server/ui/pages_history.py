@@ -51,6 +51,7 @@ def branches(request: Request, offset: Offset = 0) -> Response:
         offset=offset,
         more=more,
         per_page=BRANCHES_PER_PAGE,
+        can_write=session.scope >= Scope.write,
     )
 
 
@@ -185,4 +186,5 @@ def commit_page(
         can_write=session.scope >= Scope.write,
         can_admin=session.scope >= Scope.admin,
         branches=graph.branches()[:200],
+        default_branch=graph.info.default_branch,
     )
