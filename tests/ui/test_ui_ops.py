@@ -15,6 +15,7 @@ import pytest
 from tests.server.harness import Server
 from tests.ui.harness import (
     ADMIN_TOKEN,
+    APPROVE_TOKEN,
     DEV_TOKEN,
     READ_TOKEN,
     csrf_of,
@@ -57,6 +58,17 @@ def head(server: Server, branch: str) -> dict[str, object]:
     return log["commits"][0]
 
 
+def rows(server: Server, branch: str, key: str) -> list[dict[str, object]]:
+    found = api(server, f"/branches/{branch}/tables/Person?where=name%20%3D%20'{key}'")
+    assert isinstance(found, dict)
+    return found["rows"]
+
+
+def row(server: Server, branch: str, key: str) -> dict[str, object]:
+    (found,) = rows(server, branch, key)
+    return found
+
+
 def post(client: httpx.Client, page: str, action: str, **data: str) -> httpx.Response:
     return client.post(action, data={"csrf": csrf_of(client.get(page)), **data})
 
@@ -67,18 +79,24 @@ def error_of(r: httpx.Response) -> str:
     return html.unescape(found.group(1))
 
 
-def test_revert_and_cherry_pick_from_the_commit_page(server: Server, writer: httpx.Client) -> None:
+def test_cherry_pick_and_revert_from_the_commit_page(server: Server, writer: httpx.Client) -> None:
     feature = head(server, "feature")
     page = f"/ui/commit/{feature['id']}"
-    r = post(writer, page, "/ui/revert", rev=str(feature["id"]), branch="feature")
+    r = post(writer, page, "/ui/cherry-pick", rev=str(feature["id"]), branch="clean")
+    assert r.status_code == 200 and "Merged cherry-pick of" in r.text, r.text
+    picked = head(server, "clean")
+    assert picked["author"] == "author" and len(picked["parents"]) == 1  # type: ignore[arg-type]
+    assert row(server, "clean", "Carol")["age"] == 25
+    assert "Carol" in r.text.split('id="changes"', 1)[1].split('class="inserted"', 1)[1]
+    # ... and undone: revert the picked commit on clean.
+    r = post(
+        writer, f"/ui/commit/{picked['id']}", "/ui/revert", rev=str(picked["id"]), branch="clean"
+    )
     assert r.status_code == 200 and "Merged revert of" in r.text
-    reverted = head(server, "feature")
-    assert reverted["parents"] == [feature["id"]] and reverted["author"] == "author"
+    assert head(server, "clean")["parents"] == [picked["id"]]
     assert "Carol" in r.text.split('id="changes"', 1)[1].split('class="deleted"', 1)[1]
-    # ... and back again: cherry-pick the reverted commit onto feature.
-    r = post(writer, page, "/ui/cherry-pick", rev=str(feature["id"]), branch="feature")
-    assert r.status_code == 200, r.text
-    assert "Carol" in writer.get("/ui/node?table=Person&id=Carol&ref=feature").text
+    assert rows(server, "clean", "Carol") == []
+    assert head(server, "feature") == feature
 
 
 def test_a_read_session_gets_no_forms_and_its_posts_are_refused(reader: httpx.Client) -> None:
@@ -151,3 +169,72 @@ def test_node_page_shows_row_history_and_blame(writer: httpx.Client) -> None:
     assert "main: Alice is 32" in age
     city = page.split('data-property="city"', 1)[1].split("</tr>", 1)[0]
     assert "seed people" in city
+
+
+@pytest.fixture(scope="module")
+def approver(server: Server) -> Iterator[httpx.Client]:
+    client = login(server, APPROVE_TOKEN)
+    yield client
+    client.close()
+
+
+def test_merge_request_lifecycle_with_rules_and_a_typed_resolution(
+    server: Server, admin: httpx.Client, writer: httpx.Client, approver: httpx.Client
+) -> None:
+    # `release` takes merges only through a request, with one approval (harness RULES).
+    post(admin, "/ui/branches", "/ui/branches/create", name="release", **{"from": "main"})
+    preview = writer.get("/ui/merge?source=feature&into=release").text
+    assert 'id="request-only"' in preview and 'id="merge-button"' not in preview
+    r = post(writer, "/ui/merge?source=feature&into=release", "/ui/merge", source="feature",
+             into="release", strategy="theirs")  # fmt: skip
+    assert r.status_code == 403 and "merge_only_via_request" in error_of(r)
+
+    r = post(writer, "/ui/mr/new?source=feature&into=release", "/ui/mr/open", source="feature",
+             into="release", title="Alice's age", description="please")  # fmt: skip
+    assert r.status_code == 200 and re.search(r"/ui/mr/\d+$", str(r.url)), r.text
+    mr = str(r.url).rsplit("/", 1)[1]
+    page = r.text
+    assert "Outcome: <b>conflict</b>" in page and 'id="own-request"' in page
+    assert re.search(r'<button type="submit" id="mr-merge" disabled>', page)
+    assert "required_approvals" in page.split('id="blockers"', 1)[1]
+    # The author cannot approve (no button, and the post is refused); the approver can.
+    r = post(writer, f"/ui/mr/{mr}", f"/ui/mr/{mr}/approve")
+    assert r.status_code == 403 and "cannot approve" in error_of(r)
+    r = post(approver, f"/ui/mr/{mr}", f"/ui/mr/{mr}/approve")
+    assert r.status_code == 200 and "approver" in r.text.split('id="approvals"', 1)[1]
+    r = post(approver, f"/ui/mr/{mr}", f"/ui/mr/{mr}/comment", text="age 41, not 31 or 32")
+    assert "age 41, not 31 or 32" in r.text.split('id="event-list"', 1)[1]
+    page = writer.get(f"/ui/mr/{mr}").text
+    assert re.search(r'<button type="submit" id="mr-merge">', page)  # the rules hold
+
+    # Without a choice the conflict blocks: nothing changes, the page says why.
+    before = head(server, "release")["id"]
+    r = post(writer, f"/ui/mr/{mr}", f"/ui/mr/{mr}/merge", strategy="")
+    assert r.status_code == 409 and 'id="problem"' in r.text
+    assert head(server, "release")["id"] == before
+    # A value typed in for the one conflicting property: JSON, so 41 is a number.
+    name = '["Person", "Alice", "age"]'
+    r = post(writer, f"/ui/mr/{mr}", f"/ui/mr/{mr}/merge", strategy="",
+             **{f"res:{name}": "value", f"val:{name}": "41"})  # fmt: skip
+    assert r.status_code == 200 and "/ui/commit/" in str(r.url), r.text
+    assert row(server, "release", "Alice")["age"] == 41
+    assert row(server, "release", "Carol")["age"] == 25  # the rest merged as usual
+    merged = head(server, "release")
+    assert merged["author"] == "author" and len(merged["parents"]) == 2  # type: ignore[arg-type]
+    page = writer.get(f"/ui/mr/{mr}").text
+    assert 'id="mr-state">merged<' in page and merged["id"] in page  # type: ignore[operator]
+    kinds = re.findall(r'<li data-kind="(\w+)">', page)
+    assert kinds == ["opened", "approved", "commented", "merged"]
+    listed = writer.get("/ui/mr?state=merged").text
+    assert f'<tr data-id="{mr}">' in listed and "Alice&#39;s age" in listed
+
+
+def test_a_closed_request_offers_no_forms(server: Server, writer: httpx.Client) -> None:
+    r = post(writer, "/ui/mr/new", "/ui/mr/open", source="clean", into="main", title="Bob")
+    mr = str(r.url).rsplit("/", 1)[1]
+    assert 'id="mr-merge"' in r.text  # main has no rules: no approval needed
+    r = post(writer, f"/ui/mr/{mr}", f"/ui/mr/{mr}/close")
+    assert 'id="mr-state">closed<' in r.text and 'id="mr-merge"' not in r.text
+    again = post(writer, "/ui/mr", f"/ui/mr/{mr}/merge", strategy="")
+    assert again.status_code == 409
+    assert writer.get("/ui/mr/99999").status_code == 404

@@ -21,6 +21,7 @@ from graphlake.server.ui import (
     pages_merge,
     pages_ops,
     pages_query,
+    pages_reviews,
     pages_schema,
     pages_search,
 )
@@ -41,6 +42,7 @@ def mount(app: FastAPI, config: ServerConfig) -> None:
         pages_history,
         pages_merge,
         pages_ops,
+        pages_reviews,
         pages_browse,
         pages_search,
         pages_schema,

@@ -122,6 +122,7 @@ def merge_preview(request: Request, source: Ref | None = None, into: Ref | None 
         violation_kinds=VIOLATION_KINDS,
         max_conflicts=MAX_CONFLICTS,
         can_merge=session.scope >= Scope.write,
+        request_only=state.config.rules_for(into).merge_only_via_request,
         branches=state.graph.branches()[:200],
     )
 
@@ -166,6 +167,7 @@ async def merge(request: Request) -> Response:
             violation_kinds=VIOLATION_KINDS,
             max_conflicts=MAX_CONFLICTS,
             can_merge=True,
+            request_only=False,
             branches=state.graph.branches()[:200],
         )
     # Post/redirect/get: reloading the result page does not merge again.
