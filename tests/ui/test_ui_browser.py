@@ -15,7 +15,7 @@ import pytest
 
 from tests.server.harness import Server
 from tests.ui.browser import launch, missing_reason
-from tests.ui.harness import READ_TOKEN, TOKENS, WRITE_TOKEN, start_server
+from tests.ui.harness import APPROVE_TOKEN, READ_TOKEN, TOKENS, WRITE_TOKEN, start_server
 
 _REASON = missing_reason()
 pytestmark = pytest.mark.skipif(_REASON is not None, reason=f"browser tests: {_REASON}")
@@ -214,3 +214,61 @@ def test_pages_read_without_javascript(browser: Any, server: Server) -> None:
     page.click("#run-query")
     assert page.locator("#result tbody tr").all_inner_texts() == ["Alice", "Bob"]
     context.close()
+
+
+def alice(server: Server, branch: str) -> dict[str, Any]:
+    with server.client(READ_TOKEN) as api:
+        r = api.get(f"/branches/{branch}/tables/Person", params={"where": "name = 'Alice'"})
+        return r.json()["rows"][0]
+
+
+def test_merge_request_lifecycle_with_two_users(browser: Any, server: Server) -> None:
+    """The author opens a request of `wide` into `release` (one approval required, merges
+    only through requests), the approver approves and comments, the author settles the
+    conflict property by property and merges."""
+    author = log_in(browser, server, WRITE_TOKEN)
+    author.fill("#create-branch-form input[name=name]", "release")
+    author.click("#create-branch-form button")
+    author.wait_for_url("**/ui/branch?name=release")
+    author.goto("/ui/branches")
+    author.click("tr[data-branch=wide] >> text=Open merge request")
+    author.wait_for_url("**/ui/mr/new?source=wide&into=main")
+    author.fill("#mr-open-form input[name=into]", "release")
+    author.fill("#mr-open-form input[name=title]", "Alice's new bio")
+    author.click("#mr-open")
+    author.wait_for_url("**/ui/mr/*")
+    url = author.url
+    assert author.locator("#mr-author").inner_text() == "author"
+    assert author.locator("#mr-merge").is_disabled()  # no approval yet
+    assert author.locator("#approve").count() == 0 and author.locator("#own-request").is_visible()
+
+    approver = log_in(browser, server, APPROVE_TOKEN)
+    approver.goto(url)
+    approver.click("#approve")
+    approver.wait_for_url(url)
+    assert "approver" in approver.locator("#approvals").inner_text()
+    approver.fill("#comment-form textarea", "take wide's bio, keep release's vector")
+    approver.click("#comment")
+    assert "take wide's bio" in approver.locator("#event-list").inner_text()
+    approver.context.close()
+
+    author.goto(url)
+    assert author.locator("#mr-merge").is_enabled()
+    conflict = author.locator("#conflicts section.conflict[data-key=Alice]")
+    choices = conflict.locator("tr.choice")
+    assert choices.count() == 2  # bio, embedding
+    assert author.evaluate("document.documentElement.scrollWidth") <= 1280  # the window
+    choices.nth(0).locator("input[type=radio][value=theirs]").check()
+    choices.nth(1).locator("input[type=radio][value=ours]").check()
+    before = alice(server, "release")
+    author.click("#mr-merge")
+    author.wait_for_url("**/ui/commit/**")
+    assert "Merged merge request" in author.locator("#merged").inner_text()
+    after = alice(server, "release")
+    assert after["bio"] == alice(server, "wide")["bio"] != before["bio"]
+    assert after["embedding"] == before["embedding"]
+    author.goto(url)
+    assert author.locator("#mr-state").inner_text() == "merged"
+    kinds = author.locator("#event-list li").evaluate_all("items => items.map(i => i.dataset.kind)")
+    assert kinds == ["opened", "approved", "commented", "merged"]
+    author.context.close()
