@@ -108,3 +108,53 @@ def test_long_lists_are_abbreviated_in_little_room() -> None:
     assert brief([0.5] * 128) == "[0.5, 0.5, … (128)]"
     assert brief([1, 2, 3]) == "[1, 2, 3]"
     assert brief("x" * 100) == "x" * 80 + "…"
+
+
+def _request_page(preview: dict[str, object]) -> str:
+    from graphlake.catalog.reviews import MergeRequest
+    from graphlake.review.rules import BranchRules
+
+    mr = MergeRequest(1, "t", "", "dev", "main", "ann", "2026-01-01T00:00:00")
+    mr.events = [{"seq": 1, "kind": "opened", "by": "ann", "time": "2026-01-01T00:00:00"}]
+    return (
+        environment()
+        .get_template("mr.html")
+        .render(
+            mr=mr,
+            preview=preview,
+            rules=BranchRules(),
+            conflicts=[],
+            schema_conflicts=[],
+            violations=[],
+            checks=preview.get("checks"),
+            blockers=[],
+            rules_hold=True,
+            can_write=False,
+            is_author=False,
+            max_choices=50,
+            problem=None,
+            chosen={},
+            resolve="res:",
+            value="val:",
+            session=None,
+            path="/ui/mr/1",
+        )
+    )
+
+
+def test_request_page_shows_data_checks_when_the_preview_has_them() -> None:
+    from graphlake.server.ui.pages_reviews import _checks
+
+    base = {"outcome": "merged", "routes": {}, "diff": {}, "approvals": [], "base": None}
+    assert 'id="checks"' not in _request_page(base)
+    found = [
+        {"name": "one_email", "passed": False, "rows": [{"email": "a@x", "n": 2}]},
+        {"name": "no_orphans", "passed": True, "rows": []},
+    ]
+    html = _request_page({**base, "checks": _checks(found)})
+    failed = html.split('data-check="one_email"', 1)[1].split("</tr>", 1)[0]
+    assert "failed" in failed and "a@x" in failed
+    assert "passed" in html.split('data-check="no_orphans"', 1)[1].split("</tr>", 1)[0]
+    # A mapping of name -> result is listed too.
+    html = _request_page({**base, "checks": _checks({"c": {"passed": True}})})
+    assert 'data-check="c"' in html

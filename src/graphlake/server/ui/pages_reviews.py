@@ -22,6 +22,7 @@ from fastapi.responses import RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
 from graphlake.catalog.reviews import MergeRequest
+from graphlake.conflicts import SCHEMA_CONFLICT
 from graphlake.errors import MergeConflictError
 from graphlake.server.config import Scope
 from graphlake.server.deps import AppState
@@ -127,7 +128,10 @@ def _page(
         mr=mr,
         preview=preview,
         rules=rules,
-        conflicts=[c for c in conflicts if c.get("kind") not in VIOLATION_KINDS],
+        conflicts=[
+            c for c in conflicts if c.get("kind") not in (*VIOLATION_KINDS, SCHEMA_CONFLICT)
+        ],
+        schema_conflicts=[c for c in conflicts if c.get("kind") == SCHEMA_CONFLICT],
         violations=[c for c in conflicts if c.get("kind") in VIOLATION_KINDS],
         checks=_checks(preview.get("checks")),
         blockers=blockers,
