@@ -201,7 +201,9 @@ def test_merge_preview_lists_the_conflict_side_by_side(reader: httpx.Client) -> 
     assert 'data-property="age"' not in folded
 
 
-def test_diff_header_names_the_branches_asked_for(reader: httpx.Client) -> None:
+def test_diff_header_names_the_branches_asked_for(
+    reader: httpx.Client, writer: httpx.Client
+) -> None:
     header = re.search(
         r'id="diff-header">(.*?)</p>', reader.get("/ui/diff?a=main...feature").text, re.S
     )
@@ -211,6 +213,10 @@ def test_diff_header_names_the_branches_asked_for(reader: httpx.Client) -> None:
     )
     two = reader.get("/ui/diff", params={"a": "main", "b": "feature"}).text
     assert "Changes from <code>main</code> to <code>feature</code>" in two
+    # A writer comparing branches may propose the merge; a reader may not.
+    compare = writer.get("/ui/diff?a=main...feature").text
+    assert 'id="open-mr" href="/ui/mr/new?source=feature&amp;into=main"' in compare
+    assert 'id="open-mr"' not in reader.get("/ui/diff?a=main...feature").text
 
 
 def test_commit_page_lists_the_changed_rows(server: Server, reader: httpx.Client) -> None:

@@ -67,8 +67,8 @@ def diff_page(
         steps=schema_steps(changes),
         limit=limit,
         cap=cap,
-        more_href="?"
-        + urlencode({k: v for k, v in (("a", a), ("b", b), ("limit", min(limit * 4, cap))) if v}),
+        more_href="?" + urlencode({"a": a, "b": b or "", "limit": min(limit * 4, cap)}),
+        can_write=session.scope >= Scope.write,
     )
 
 
