@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import socket
 from collections.abc import Iterator
@@ -217,6 +218,12 @@ def test_diff_header_names_the_branches_asked_for(
     compare = writer.get("/ui/diff?a=main...feature").text
     assert 'id="open-mr" href="/ui/mr/new?source=feature&amp;into=main"' in compare
     assert 'id="open-mr"' not in reader.get("/ui/diff?a=main...feature").text
+    # "show more" of a range keeps the range (and no empty `b`).
+    capped = reader.get("/ui/diff", params={"a": "feature~2...feature", "limit": 1}).text
+    more = re.search(r'<a href="(\?[^"]*)">show more</a>', capped)
+    assert more is not None and "b=" not in more.group(1)
+    wider = reader.get("/ui/diff" + html.unescape(more.group(1)))
+    assert wider.status_code == 200 and wider.text.count('class="inserted"') == 5  # 3 people, 2 edges
 
 
 def test_commit_page_lists_the_changed_rows(server: Server, reader: httpx.Client) -> None:

@@ -67,7 +67,7 @@ def diff_page(
         steps=schema_steps(changes),
         limit=limit,
         cap=cap,
-        more_href="?" + urlencode({"a": a, "b": b or "", "limit": min(limit * 4, cap)}),
+        more_href="?" + urlencode([("a", a), *([("b", b)] if b else []), ("limit", limit * 4)]),
         can_write=session.scope >= Scope.write,
     )
 
