@@ -517,6 +517,7 @@ class Graph:
         author: str | Author | None = None,
         resolutions: Sequence[Mapping[str, Any]] | None = None,
         checks: bool = False,
+        check_runner: Any = None,
     ) -> MergeResult:
         """Three-way merge of `source` (a branch or any revision, e.g. a commit id) into
         branch `into`, published as one commit (its second parent is `source`'s commit).
@@ -535,6 +536,8 @@ class Graph:
         the merged state before publishing (`result.data_checks`); if one fails,
         `DataCheckFailedError` (with `.results`) and nothing is published. With
         `dry_run=True` too, they run on the would-be merged state, which is discarded.
+        `check_runner(language, snapshot, query)` runs each check's query (default: in
+        this process; the server runs them in query workers).
         """
         from graphlake.merge import engine as merge_engine
 
@@ -550,6 +553,7 @@ class Graph:
                 memory_budget=memory_budget,
                 resolutions=resolutions,
                 checks=checks,
+                check_runner=check_runner,
             )
 
     def revert(
@@ -627,6 +631,7 @@ class Graph:
         memory_budget: int | None = None,
         author: str | Author | None = None,
         checks: bool = False,
+        check_runner: Any = None,
     ) -> MergeResult:
         """Merge N branches (or revisions) into `into` as ONE commit with parents
         [into, s1, ..., sN].
@@ -650,6 +655,7 @@ class Graph:
                 lineage=lineage,
                 memory_budget=memory_budget,
                 checks=checks,
+                check_runner=check_runner,
             )
 
     def diff(self, a: str, b: str | None = None, limit: int | None = None) -> dict[str, TableDiff]:
