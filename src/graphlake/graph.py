@@ -632,14 +632,16 @@ class Graph:
         author: str | Author | None = None,
         checks: bool = False,
         check_runner: Any = None,
+        resolutions: Sequence[Mapping[str, Any]] | None = None,
     ) -> MergeResult:
         """Merge N branches (or revisions) into `into` as ONE commit with parents
         [into, s1, ..., sN].
 
         All sources are merged against one common base; a key two sources changed
         differently is a conflict (and `strict_disjoint=True` refuses any key touched by
-        two sources). Sources the target already contains are skipped. `checks`: as
-        in `merge`.
+        two sources). Sources the target already contains are skipped. `checks` and
+        `resolutions` as in `merge` (a resolution's `take` may name one source of a
+        conflict between sources).
         """
         from graphlake.merge import engine as merge_engine
 
@@ -656,6 +658,7 @@ class Graph:
                 memory_budget=memory_budget,
                 checks=checks,
                 check_runner=check_runner,
+                resolutions=resolutions,
             )
 
     def diff(self, a: str, b: str | None = None, limit: int | None = None) -> dict[str, TableDiff]:

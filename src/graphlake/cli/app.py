@@ -23,6 +23,7 @@ from graphlake.cli import (
     data_check,
     demo,
     edit,
+    mr,
     read,
     recovery,
     reflog,
@@ -111,6 +112,7 @@ app.add_typer(branch.app, name="branch")
 app.add_typer(tag.app, name="tag")
 app.add_typer(schema.app, name="schema")
 app.add_typer(data_check.app, name="data-check")
+app.add_typer(mr.app, name="mr")
 app.command("log")(read.log)
 app.command("show")(read.show)
 app.command("sql")(read.sql)
