@@ -29,7 +29,9 @@ def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with g.write("b") as w:
         w.insert("Person", [{"name": "Dee", "email": "same@x"}])
     g.merge("a")  # local access is administrative: no rules
-    config = write_config(d / "server.toml", protected=[], limits={"sql_timeout_s": 1, "max_concurrent_reads": 1})
+    config = write_config(
+        d / "server.toml", protected=[], limits={"sql_timeout_s": 1, "max_concurrent_reads": 1}
+    )
     config.write_text(
         config.read_text() + '\n[branches."main"]\nrequired_approvals = 1\n'
         "require_checks = true\nmerge_only_via_request = true\n"
