@@ -101,6 +101,7 @@ def test_more_than_twenty_rows_and_a_check_that_cannot_run(g: gl.Graph) -> None:
             "no_email": "MATCH (p:Person) WHERE p.email IS NULL RETURN p.name",
             "sql_no_email": "SELECT name FROM Person WHERE email IS NULL ORDER BY name",
             "gone": "SELECT * FROM Team",
+            "commented": "SELECT name FROM Person WHERE email IS NULL -- no e-mail;",
         }
     )
     by = {r.name: r for r in g.run_data_checks()}
@@ -108,6 +109,7 @@ def test_more_than_twenty_rows_and_a_check_that_cannot_run(g: gl.Graph) -> None:
     assert len(by["sql_no_email"].rows) == 20 and by["sql_no_email"].more
     assert by["sql_no_email"].rows[0] == {"name": "Ben"}
     assert not by["gone"].passed and "Team" in (by["gone"].error or "")
+    assert len(by["commented"].rows) == 20 and by["commented"].more
 
 
 def test_commit_ids_without_checks_are_unchanged() -> None:

@@ -155,7 +155,8 @@ def _bounded_sql(text: str) -> str:
     """The check's SELECT, cut to MAX_ROWS + 1 rows (one more says there are more)."""
     from graphlake.read.sql import parse_select
 
-    return f"SELECT * FROM ({parse_select(text)}) AS _data_check LIMIT {MAX_ROWS + 1}"
+    # On lines of their own: a trailing `-- comment` must not swallow the wrapper.
+    return f"SELECT * FROM (\n{parse_select(text)}\n) AS _data_check LIMIT {MAX_ROWS + 1}"
 
 
 def local_runner(limits: SqlLimits | None = None) -> Runner:
