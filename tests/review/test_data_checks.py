@@ -91,6 +91,11 @@ def test_set_list_run_and_versioned_per_commit(g: gl.Graph) -> None:
     assert list(g.data_checks(head.id)) == ["dup_email", "dup_email_sql"]
     g.set_data_checks({})
     assert g.head().checks_id is None and g.run_data_checks() == []
+    g.create_branch("x", "main~1")
+    with g.write("x") as w:
+        w.insert("Person", [{"name": "Xan"}])
+    dry = g.merge("x", dry_run=True, checks=True)
+    assert dry.data_checks == [] and "stage" not in dry.timings  # nothing to stage
 
 
 def test_more_than_twenty_rows_and_a_check_that_cannot_run(g: gl.Graph) -> None:

@@ -335,7 +335,9 @@ def _merge_once(
 
     if dry_run:
         result.commit = None
-        if inspect is not None:  # the merged state on scratch branches, then discarded
+        if inspect is not None and merged_checks.checks_id is None:
+            result.data_checks = []  # no checks: nothing to stage
+        elif inspect is not None:  # the merged state on scratch branches, then discarded
             with timer.phase("stage"):
                 staged = stage(repo, target, cls, merged_checks.checks_id)
             inspect(staged)
