@@ -305,6 +305,26 @@ class MergeConflictError(MergeError):
         super().__init__(message)
 
 
+class DataCheckError(GraphLakeError):
+    """A data check is malformed: a bad name, not a read query, or it does not parse.
+    Refused when set; nothing was published."""
+
+
+class DataCheckFailedError(MergeError):
+    """A merge with `checks=True` would publish a state on which a data check fails
+    (returns rows, or cannot run); nothing was published. See `.results`."""
+
+    def __init__(self, results: list, message: str | None = None):
+        self.results = list(results)
+        if message is None:
+            failed = [r.name for r in self.results if not r.passed]
+            message = (
+                f"{len(failed)} data check(s) fail on the merged result: {', '.join(failed)}; "
+                "nothing was published"
+            )
+        super().__init__(message)
+
+
 class MergeMemoryError(MergeError):
     """The memory-bounded walk could not stay within its budget; nothing was published."""
 

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
     from graphlake.maintenance.gc import GcReport
     from graphlake.merge.diff import TableDiff
+    from graphlake.query.data_checks import CheckResult
     from graphlake.read.snapshot import Snapshot
     from graphlake.recovery.fsck import FsckReport
     from graphlake.recovery.recover import RecoveryReport
@@ -122,6 +123,45 @@ class Graph:
             return apply_schema(
                 self.repo, pg_text, branch, message=message, dry_run=dry_run, allow_drop=allow_drop
             )
+
+    # --- data checks ------------------------------------------------------------------
+
+    def set_data_checks(
+        self,
+        checks: Mapping[str, Any],
+        branch: str = DEFAULT_BRANCH,
+        *,
+        message: str | None = None,
+        author: str | Author | None = None,
+    ) -> Commit:
+        """Replace `branch`'s data checks by `checks`, `{name: query}`: a data check is a
+        read query (Cypher or SQL; a string is Cypher if it parses as Cypher, else SQL;
+        or `{"language": "cypher" | "sql", "query": text}`) that passes when it returns no
+        rows. Published as one commit (returned; the head itself when nothing changed);
+        `{}` removes them all. A bad name or a query that is not a read query or does not
+        parse raises `DataCheckError` and publishes nothing."""
+        from graphlake.write.data_checks import set_data_checks
+
+        with acting_as(author):
+            return set_data_checks(self.repo, branch, checks, message)
+
+    def data_checks(self, rev: str = DEFAULT_BRANCH) -> dict[str, dict[str, str]]:
+        """The data checks in force at a revision: `{name: {"language", "query"}}`."""
+        return self.repo.data_checks.of(self.resolve(rev))
+
+    def run_data_checks(
+        self, rev: str = DEFAULT_BRANCH, *, timeout_s: float | None = None
+    ) -> list[CheckResult]:
+        """Run the data checks in force at a revision on that revision: per check (by
+        name) whether it passed and up to 20 offending rows (`CheckResult`). A check that
+        cannot run there (e.g. its type is gone) fails with its `error`. `timeout_s`
+        (default 60 s) bounds each query."""
+        from graphlake.query.data_checks import local_runner, run_checks
+        from graphlake.read.sql import DEFAULT_TIMEOUT_S, SqlLimits
+
+        snap = self.snapshot(rev)
+        runner = local_runner(SqlLimits(timeout_s=timeout_s or DEFAULT_TIMEOUT_S))
+        return run_checks(snap, self.repo.data_checks.of(snap.commit), runner)
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -476,6 +516,8 @@ class Graph:
         memory_budget: int | None = None,
         author: str | Author | None = None,
         resolutions: Sequence[Mapping[str, Any]] | None = None,
+        checks: bool = False,
+        check_runner: Any = None,
     ) -> MergeResult:
         """Three-way merge of `source` (a branch or any revision, e.g. a commit id) into
         branch `into`, published as one commit (its second parent is `source`'s commit).
@@ -488,6 +530,14 @@ class Graph:
         bounds the fallback walk. `resolutions` settle single conflicts
         (`[{"table", "key", "property", "take", "value"}]`, see merge/resolutions.py);
         the merge commit records them in `meta.resolutions`.
+
+        Both sides' data checks merge three-way by name (`data_check_conflict` when both
+        changed one differently). `checks=True` runs the merged result's data checks on
+        the merged state before publishing (`result.data_checks`); if one fails,
+        `DataCheckFailedError` (with `.results`) and nothing is published. With
+        `dry_run=True` too, they run on the would-be merged state, which is discarded.
+        `check_runner(language, snapshot, query)` runs each check's query (default: in
+        this process; the server runs them in query workers).
         """
         from graphlake.merge import engine as merge_engine
 
@@ -502,6 +552,8 @@ class Graph:
                 lineage=lineage,
                 memory_budget=memory_budget,
                 resolutions=resolutions,
+                checks=checks,
+                check_runner=check_runner,
             )
 
     def revert(
@@ -578,13 +630,18 @@ class Graph:
         lineage: str | None = None,
         memory_budget: int | None = None,
         author: str | Author | None = None,
+        checks: bool = False,
+        check_runner: Any = None,
+        resolutions: Sequence[Mapping[str, Any]] | None = None,
     ) -> MergeResult:
         """Merge N branches (or revisions) into `into` as ONE commit with parents
         [into, s1, ..., sN].
 
         All sources are merged against one common base; a key two sources changed
         differently is a conflict (and `strict_disjoint=True` refuses any key touched by
-        two sources). Sources the target already contains are skipped.
+        two sources). Sources the target already contains are skipped. `checks` and
+        `resolutions` as in `merge` (a resolution's `take` may name one source of a
+        conflict between sources).
         """
         from graphlake.merge import engine as merge_engine
 
@@ -599,6 +656,9 @@ class Graph:
                 message=message,
                 lineage=lineage,
                 memory_budget=memory_budget,
+                checks=checks,
+                check_runner=check_runner,
+                resolutions=resolutions,
             )
 
     def diff(self, a: str, b: str | None = None, limit: int | None = None) -> dict[str, TableDiff]:

@@ -18,7 +18,19 @@ from typer.core import TyperGroup
 
 from graphlake import __version__
 from graphlake.catalog.authors import acting_as
-from graphlake.cli import branch, demo, edit, read, recovery, reflog, schema, tag, write
+from graphlake.cli import (
+    branch,
+    data_check,
+    demo,
+    edit,
+    mr,
+    read,
+    recovery,
+    reflog,
+    schema,
+    tag,
+    write,
+)
 from graphlake.cli.apply import cherry_pick, revert
 from graphlake.cli.backfill import backfill
 from graphlake.cli.diff import diff
@@ -99,6 +111,8 @@ app.command("export")(export)
 app.add_typer(branch.app, name="branch")
 app.add_typer(tag.app, name="tag")
 app.add_typer(schema.app, name="schema")
+app.add_typer(data_check.app, name="data-check")
+app.add_typer(mr.app, name="mr")
 app.command("log")(read.log)
 app.command("show")(read.show)
 app.command("sql")(read.sql)

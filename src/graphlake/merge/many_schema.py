@@ -25,7 +25,7 @@ across steps an overlap would merge three-way instead of being refused).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from ulid import ULID
@@ -60,7 +60,11 @@ def fold(
     strict_disjoint: bool,
     timer: PhaseTimer,
     result: R.MergeResult,
+    checks_id: str | None = None,
+    inspect: Callable[[Commit], None] | None = None,
 ) -> R.MergeResult:
+    """`checks_id`: the merged data checks; `inspect(commit)` sees the merged state
+    before it is published (a dry run's: on its scratch branches), and may refuse it."""
     if strict_disjoint:
         differ = ", ".join(repr(n) for n, h in pending if h.schema_id != target.schema_id)
         what = f"the schema of {differ} differs" if differ else "the base's schema differs"
@@ -91,17 +95,20 @@ def fold(
                 return result  # a dry run's conflicts, reported in `result`
         assert acc is not None
         result.outcome = R.MERGED
+        names = [n for n, _ in pending]
+        commit = Commit.create(
+            parents=(target.id, *(h.id for _, h in pending)),
+            message=message or f"merge {', '.join(names)} into {into}",
+            schema_id=acc.schema_id,
+            tables=dict(acc.tables),
+            meta={"merge_base": base.commit.id, "sources": names},
+            checks_id=checks_id,
+        )
+        if inspect is not None:
+            inspect(commit)
         if pub is None:
             return result
         with timer.phase("publish"):
-            names = [n for n, _ in pending]
-            commit = Commit.create(
-                parents=(target.id, *(h.id for _, h in pending)),
-                message=message or f"merge {', '.join(names)} into {into}",
-                schema_id=acc.schema_id,
-                tables=dict(acc.tables),
-                meta={"merge_base": base.commit.id, "sources": names},
-            )
             pub.publish(commit)
     result.commit = commit.id
     from graphlake.merge.engine import _record_index_work

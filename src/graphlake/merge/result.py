@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphlake.merge.conflicts import Conflict
+
+if TYPE_CHECKING:
+    from graphlake.query.data_checks import CheckResult
 
 ALREADY_UP_TO_DATE = "already_up_to_date"
 FAST_FORWARD = "fast_forward"
@@ -56,8 +59,24 @@ class MergeResult:
     stats: dict[str, TableStats] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     dry_run: bool = False
+    # With `checks=True`: each data check's result on the merged state (None: not run,
+    # e.g. conflicts left no merged state to check).
+    data_checks: list[CheckResult] | None = None
+
+    @property
+    def checks_passed(self) -> bool | None:
+        """None when the checks did not run."""
+        if self.data_checks is None:
+            return None
+        return all(r.passed for r in self.data_checks)
 
     def to_dict(self) -> dict[str, Any]:
+        out = self._plain()
+        if self.data_checks is not None:
+            out["data_checks"] = [r.to_dict() for r in self.data_checks]
+        return out
+
+    def _plain(self) -> dict[str, Any]:
         return {
             "outcome": self.outcome,
             "source": self.source,

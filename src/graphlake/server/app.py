@@ -57,6 +57,7 @@ from graphlake.server.limits import BodyLimit
 from graphlake.server.origin import SameOrigin
 from graphlake.server.routes import (
     branches,
+    data_checks,
     health,
     history,
     ingest,
@@ -126,6 +127,7 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
         search,
         tags,
         reviews,
+        data_checks,
         webhooks,
         timeline,
     ):

@@ -409,11 +409,6 @@ def _branch_rules(data: object) -> dict[str, BranchRules]:
         for key, value in flags.items():
             if not isinstance(value, bool):
                 raise ConfigError(f"branches.{name}.{key} must be true or false")
-        if flags["require_checks"]:
-            raise ConfigError(
-                f"branches.{name}.require_checks: data checks are not "
-                "supported yet (issue 26 item 3); remove the key"
-            )
         out[str(name)] = BranchRules(n, **flags)
     return out
 

@@ -7,7 +7,8 @@ Status codes follow the exception class (most specific class first):
 - 401 / 403: no or unknown token / too small a scope or a protected branch;
 - 404: `BranchNotFoundError`, `UnknownTableError`, `CommitNotFoundError`,
   `RowNotFoundError` (row history or blame of a row the branch never held);
-- 409: `MergeConflictError` (body adds `merge_conflicts`), `ConcurrentWriteError`,
+- 409: `MergeConflictError` (body adds `merge_conflicts`), `DataCheckFailedError` (body
+  adds `data_checks`: a merge whose merged result fails a data check), `ConcurrentWriteError`,
   `BranchExistsError`, `CursorResetError` (the branch was reset past a feed cursor);
 - 410: `CursorExpiredError` (gc removed a feed cursor's commit);
 - 408: `QueryTimeoutError` (a query past its time limit);
@@ -49,6 +50,7 @@ STATUS_BY_ERROR: tuple[tuple[type[gle.GraphLakeError], int], ...] = (
     (gle.CursorResetError, 409),
     (gle.RowNotFoundError, 404),
     (gle.MergeConflictError, 409),
+    (gle.DataCheckFailedError, 409),
     (gle.ConcurrentWriteError, 409),
     (gle.BranchExistsError, 409),
     (gle.GraphExistsError, 409),
@@ -129,6 +131,8 @@ def graphlake_error_response(exc: gle.GraphLakeError, message: str | None = None
     body = error_body(type(exc).__name__, text)
     if isinstance(exc, gle.MergeConflictError):
         body["merge_conflicts"] = [jsonable(c.to_dict()) for c in exc.conflicts]
+    if isinstance(exc, gle.DataCheckFailedError):
+        body["data_checks"] = [jsonable(r.to_dict()) for r in exc.results]
     return JSONResponse(body, status_code=status_for(exc))
 
 

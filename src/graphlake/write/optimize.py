@@ -61,6 +61,7 @@ def _optimize_once(repo: Repo, branch: str) -> Commit:
             schema_id=head.schema_id,
             tables={**head.tables, **changed},
             meta={"optimize": True},
+            checks_id=head.checks_id,
         )
         pub.publish(commit)
     return commit

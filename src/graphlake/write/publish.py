@@ -110,6 +110,7 @@ def _publish_once(
             schema_id=head.schema_id,
             tables={**head.tables, **states},
             meta=meta,
+            checks_id=head.checks_id,
         )
         pub.publish(commit)
     return commit

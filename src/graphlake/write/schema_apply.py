@@ -161,6 +161,7 @@ def _apply_once(
             schema_id=sid,
             tables=tables,
             meta={"schema_change": [s.kind for s in steps]},
+            checks_id=head.checks_id,
         )
         pub.publish(commit)
     return SchemaPlan(
