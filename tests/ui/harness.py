@@ -43,8 +43,12 @@ ENTRIES = (
     ("admin", ADMIN_TOKEN, "admin", None),
     ("dev-bot", DEV_TOKEN, "write", ["dev/*"]),
 )
-# Merges into `release` need one approval and go through a merge request.
-RULES = '[branches."release"]\nrequired_approvals = 1\nmerge_only_via_request = true\n'
+# Merges into `release` need one approval and go through a merge request; requests into
+# `checked` merge only when the merged result passes its data checks.
+RULES = (
+    '[branches."release"]\nrequired_approvals = 1\nmerge_only_via_request = true\n\n'
+    '[branches."checked"]\nrequire_checks = true\n'
+)
 
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')

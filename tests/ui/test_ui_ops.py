@@ -229,6 +229,29 @@ def test_merge_request_lifecycle_with_rules_and_a_typed_resolution(
     assert f'<tr data-id="{mr}">' in listed and "Alice&#39;s age" in listed
 
 
+def test_a_request_whose_merged_result_fails_a_data_check_cannot_merge(
+    server: Server, admin: httpx.Client, writer: httpx.Client
+) -> None:
+    # `checked` requires passing checks (harness RULES); its check refuses anyone in
+    # Paris, which only the merged result has (`clean` moves Bob there, without checks).
+    post(admin, "/ui/branches", "/ui/branches/create", name="checked", **{"from": "main"})
+    with server.client(ADMIN_TOKEN) as c:
+        no_paris = "MATCH (p:Person) WHERE p.city = 'Paris' RETURN p.name"
+        r = c.put("/branches/checked/data-checks", json={"checks": {"no_paris": no_paris}})
+        assert r.status_code == 200, r.text
+    r = post(writer, "/ui/mr/new?source=clean&into=checked", "/ui/mr/open", source="clean",
+             into="checked", title="Bob moves")  # fmt: skip
+    assert r.status_code == 200 and re.search(r"/ui/mr/\d+$", str(r.url)), r.text
+    mr = str(r.url).rsplit("/", 1)[1]
+    checks = r.text.split('id="checks"', 1)[1].split("</table>", 1)[0]
+    assert 'data-check="no_paris"' in checks and "failed" in checks
+    before = head(server, "checked")["id"]
+    r = post(writer, f"/ui/mr/{mr}", f"/ui/mr/{mr}/merge", strategy="")
+    assert r.status_code == 409 and "no_paris" in r.text.split('id="problem"', 1)[1]
+    assert head(server, "checked")["id"] == before
+    assert row(server, "checked", "Bob")["city"] == "Rome"
+
+
 def test_a_closed_request_offers_no_forms(server: Server, writer: httpx.Client) -> None:
     r = post(writer, "/ui/mr/new", "/ui/mr/open", source="clean", into="main", title="Bob")
     mr = str(r.url).rsplit("/", 1)[1]

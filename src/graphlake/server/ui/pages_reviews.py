@@ -23,10 +23,11 @@ from starlette.concurrency import run_in_threadpool
 
 from graphlake.catalog.reviews import MergeRequest
 from graphlake.conflicts import SCHEMA_CONFLICT
-from graphlake.errors import MergeConflictError
+from graphlake.errors import DataCheckFailedError, MergeConflictError
 from graphlake.server.config import Scope
 from graphlake.server.deps import AppState
 from graphlake.server.errors import ApiError
+from graphlake.server.queries import check_runner
 from graphlake.server.ui.deps import (
     UiRoute,
     app_state,
@@ -117,7 +118,7 @@ def _page(
     mr = reviews.get(rid)
     rules = state.config.rules_for(mr.into)
     with state.reads.hold():
-        preview = reviews.preview(mr, rules)
+        preview = reviews.preview(mr, rules, check_runner(state))
     blockers = [b for b in preview.get("blocked_by", []) if CONFLICT_BLOCKER not in b]
     conflicts = preview.get("conflicts") or []
     return render(
@@ -133,7 +134,7 @@ def _page(
         ],
         schema_conflicts=[c for c in conflicts if c.get("kind") == SCHEMA_CONFLICT],
         violations=[c for c in conflicts if c.get("kind") in VIOLATION_KINDS],
-        checks=_checks(preview.get("checks")),
+        checks=_checks(preview.get("data_checks")),
         blockers=blockers,
         rules_hold=not blockers,
         can_write=session.scope >= Scope.write,
@@ -202,12 +203,13 @@ async def merge(request: Request, rid: RequestId) -> Response:
                 resolutions=resolutions or None,
                 strategy=strategy or None,
                 rules=state.config.rules_for(mr.into),
+                runner=check_runner(state),
             )
 
     try:
         merged = await run_in_threadpool(run)
-    except MergeConflictError as exc:  # nothing changed: the page again, choices kept
-        return _page(request, session, rid, 409, str(exc), form)
+    except (MergeConflictError, DataCheckFailedError) as exc:  # nothing changed: the page
+        return _page(request, session, rid, 409, str(exc), form)  # again, choices kept
     result = merged.result
     what = f"merge request #{rid} ({mr.source} into {mr.into})"
     commit = merged.merge_commit or state.graph.head(mr.into).id
@@ -216,7 +218,8 @@ async def merge(request: Request, rid: RequestId) -> Response:
 
 def _preview_conflicts(state: AppState, mr: MergeRequest) -> list[dict[str, Any]]:
     with state.reads.hold():
-        return list(state.graph.reviews.preview(mr).get("conflicts") or [])
+        preview = state.graph.reviews.preview(mr, runner=check_runner(state))
+        return list(preview.get("conflicts") or [])
 
 
 def resolutions_of(form: dict[str, str], conflicts: list[dict[str, Any]]) -> list[dict[str, Any]]:
