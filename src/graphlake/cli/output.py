@@ -178,17 +178,17 @@ def arrow_table(table: pa.Table, title: str | None = None) -> Table:
     shown = list(range(len(names)))
     while True:  # leave out the last columns until rich can fit the rest unbroken
         out = _data_table(table.schema, names, cells, minimum, shown, title)
-        if len(shown) == 1 or _fits(out):
+        if len(shown) == 1 or fits(out, console.width):
             return out
         shown.pop()
 
 
-def _fits(out: Table) -> bool:
-    """Whether rich draws `out` within the terminal's width (it overflows, rather than
+def fits(out: Table, width: int) -> bool:
+    """Whether rich draws `out` within `width` columns (it overflows, rather than
     breaking headers and whole values further, when the columns' minimums add up)."""
-    probe = Console(width=console.width, file=io.StringIO(), color_system=None)
+    probe = Console(width=width, file=io.StringIO(), color_system=None)
     probe.print(out, crop=False)
-    return all(cell_len(line) <= console.width for line in probe.file.getvalue().splitlines())
+    return all(cell_len(line) <= width for line in probe.file.getvalue().splitlines())
 
 
 def _data_table(

@@ -35,6 +35,7 @@ from graphlake.catalog.commits import Commit
 from graphlake.errors import MergeConflictError, MergeError
 from graphlake.merge import result as R
 from graphlake.merge.base import MergeBase, merge_base_of
+from graphlake.merge.counts import fill_counts
 from graphlake.merge.delta import DiscoverySettings
 from graphlake.merge.timing import PhaseTimer
 from graphlake.recovery.publication import Publication
@@ -92,9 +93,11 @@ def fold(
                 pub,
             )
             if acc is None:
+                _count(repo, base, target, pending, result)
                 return result  # a dry run's conflicts, reported in `result`
         assert acc is not None
         result.outcome = R.MERGED
+        _count(repo, base, target, pending, result)
         names = [n for n, _ in pending]
         commit = Commit.create(
             parents=(target.id, *(h.id for _, h in pending)),
@@ -115,6 +118,14 @@ def fold(
 
     _record_index_work(result, commit, counts)
     return result
+
+
+def _count(
+    repo: Repo, base: MergeBase, target: Commit, pending: Pending, result: R.MergeResult
+) -> None:
+    """Each table's counts as `diff` gives them against the merge base: the steps'
+    own are against each step's base and sources (merge/counts.py)."""
+    fill_counts(repo, base.commit, target, [h for _, h in pending], result.stats, every=True)
 
 
 def steps(base: MergeBase, target: Commit, pending: Pending) -> list[Pending]:

@@ -177,7 +177,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         auto = AutoOptimizer(state.graph, state.config.auto_optimize)
         auto.start()
     hooks = None
-    if state.config.webhooks:  # README "Webhooks": delivered by background threads
+    if state.config.webhooks:  # docs/server.md "Webhooks": delivered by background threads
         from graphlake.server.webhooks.engine import WebhookEngine
 
         hooks = state.webhooks = WebhookEngine(state.graph, state.config.webhooks)

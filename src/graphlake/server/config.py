@@ -41,7 +41,7 @@ A config file is TOML (`.toml`) or JSON (any other suffix):
     uncovered_fraction = 0.1      # optimize a branch once an index's uncovered rows reach
     uncovered_rows = 100000       # this fraction of its indexed rows, or this many rows
 
-    [[webhooks]]                  # signed JSON POSTs per commit and tag (server/webhooks/)
+    [[webhooks]]                  # signed JSON POSTs: commits, tags, requests (server/webhooks/)
     url = "https://ci.example.org/hook"   # http(s) only
     secret = "a-long-random-secret"       # HMAC-SHA256 key, at least 16 characters
     events = ["commit", "merge", "tag"]   # of commit, merge, tag, merge_request (default all)
@@ -51,7 +51,7 @@ A config file is TOML (`.toml`) or JSON (any other suffix):
     max_attempts = 5              # POSTs of one delivery before it is marked failed
     backoff_s = 0.5               # first pause between attempts; doubles, at most 30 s
     retry_pause_s = 60.0          # a failed delivery is tried again after this (never skipped)
-    poll_interval_s = 1.0         # how often the branches and tags are read
+    poll_interval_s = 1.0         # how often the branches, tags and merge requests are read
     log_size = 1000               # deliveries kept in its log
 
 Tokens also come from the environment: `GRAPHLAKE_TOKENS="tok1:read,tok2:write,tok3:admin"`

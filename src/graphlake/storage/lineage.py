@@ -154,10 +154,38 @@ def _appended_rows(
     of an insert-only merge of many shards, and the payload columns nobody reads.
     """
     y_ds = tables.open(y)
+    if x.lance_branch == y.lance_branch and not _may_only_append(y_ds, y.version - x.version):
+        return None
     new = appended_fragments(tables.open(x), y_ds)
     if new is None or sum(f.metadata.physical_rows for f in new) > budget:
         return None
     return FragmentRows(y_ds, new)
+
+
+# Lance operations that leave every existing fragment as it was.
+_KEEPS_FRAGMENTS = frozenset({"Append", "CreateIndex"})
+# Beyond this many versions, reading their transactions may cost more than comparing
+# the two manifests' fragments.
+_MAX_TRANSACTIONS = 64
+
+
+def _may_only_append(ds: lance.LanceDataset, versions: int) -> bool:
+    """False when one of the last `versions` transactions of `ds` (as checked out) may
+    have changed an existing fragment (a delete, an update, a rewrite): then `ds` is
+    not the earlier version plus new fragments. True when each one only appended or
+    built an index, or when that is unknown: the fragment comparison decides. A few
+    small reads, where comparing every fragment's metadata costs O(fragments) (a table
+    written by many small commits has thousands)."""
+    if not 0 < versions <= _MAX_TRANSACTIONS:
+        return True
+    try:
+        found = ds.get_transactions(versions)
+    except Exception:  # e.g. a compaction of an indexed table (TypeError): unknown
+        return True
+    names = [None if t is None else type(t.operation).__name__ for t in found]
+    if len(names) != versions or None in names:
+        return True
+    return all(n in _KEEPS_FRAGMENTS for n in names)
 
 
 def _key_set(arrays: list[pa.Array]) -> set[str]:
