@@ -3,9 +3,9 @@
 Every physical step of publishing a write, merge, merge_many or optimize calls
 `hit(point)`, as do the steps of `gc`. With ``GRAPHLAKE_FAULT=<point>`` set, the process
 exits at once (`os._exit`, no cleanup, no `finally`) when it reaches that point: the
-closest a test can get to pulling the plug. ``GRAPHLAKE_FAULT=<point>:<n>`` exits at the n-th time the point
-is reached (points that repeat, such as one per table effect). Unset, `hit` costs one
-environment lookup.
+closest a test can get to pulling the plug. ``GRAPHLAKE_FAULT=<point>:<n>`` exits at the
+n-th time the point is reached (points that repeat, such as one per table effect).
+Unset, `hit` costs one environment lookup.
 
 `POINTS` lists every point; the crash-matrix tests run each one.
 """
