@@ -210,3 +210,50 @@ def test_tag_and_reset_landing_while_gc_runs_lose_nothing(
     again.repo.tables._cache.clear()
     assert observe(again) == observe(fresh)
     assert not again.fsck(deep=True).problems
+
+
+def _damage(g: gl.Graph, commit: str) -> None:
+    """Remove the Lance manifest `commit`'s Person state pins."""
+    state = g.commits.get(commit).tables["Person"]
+    uri = Path(g.repo.tables.uri(state.table_id))
+    branch_dir = uri / "tree" / state.lance_branch if state.lance_branch != "main" else uri
+    # Lance names manifests by u64::MAX - version (newest sorts first).
+    (branch_dir / "_versions" / f"{2**64 - 1 - state.version}.manifest").unlink()
+
+
+@pytest.mark.parametrize("reached_by", ["tag", "reflog"])
+def test_fsck_checks_what_only_a_tag_or_the_reflog_reaches(tmp_path: Path, reached_by: str) -> None:
+    g = gl.Graph.init(tmp_path / "g", SCHEMA)
+    with g.write() as w:
+        w.insert("Person", [{"name": "a"}])
+    g.create_branch("dev")
+    with g.write("dev") as w:
+        w.insert("Person", [{"name": "only-on-dev"}])
+    only = g.head("dev").id
+    if reached_by == "tag":
+        g.tag("t", "dev")
+    g.delete_branch("dev")  # `only` is reached by the tag, or by dev's reflog alone
+    assert not g.fsck(deep=True).problems
+    _damage(g, only)
+    g = gl.Graph.open(g.uri)  # no cached dataset
+    report = g.fsck()
+    assert any(p.check == "table" for p in report.problems), report.problems
+    deep = g.fsck(deep=True)
+    assert any(p.check == "diff" and only[:12] in p.where for p in deep.problems), deep.problems
+    if reached_by == "reflog":  # outside the window the reflog keeps, nothing is checked
+        assert not g.fsck(deep=True, reflog_keep=ZERO).problems
+
+
+def test_fsck_reports_a_tag_naming_a_missing_commit(tmp_path: Path) -> None:
+    g = gl.Graph.init(tmp_path / "g", SCHEMA)
+    with g.write() as w:
+        w.insert("Person", [{"name": "a"}])
+    g.tag("t")
+    head = g.head().id
+    with g.write() as w:
+        w.insert("Person", [{"name": "b"}])
+    g.reset_branch("main", "main~1")  # only the tag and the reflog reach the old head...
+    g.reset_branch("main", g.head().parents[0])
+    g.repo.store.delete(g.repo.commits.key(head))  # ...and then it is gone
+    report = gl.Graph.open(g.uri).fsck()
+    assert any(p.where == "tag t" and head in p.message for p in report.problems)
