@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "history.py"
 
 
+@pytest.mark.slow
 def test_history_bench_tiny_run() -> None:
     env = dict(os.environ, PYTHONPATH=str(BENCH.parents[1] / "src"))
     proc = subprocess.run(
