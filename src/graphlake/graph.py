@@ -466,16 +466,20 @@ class Graph:
 
         return recover(self.repo, force=force)
 
-    def fsck(self, *, deep: bool = False) -> FsckReport:
-        """Check the graph's invariants; reports problems, changes nothing. `deep`
-        also diffs every reachable commit against each of its parents."""
+    def fsck(self, *, deep: bool = False, reflog_keep: dt.timedelta | None = None) -> FsckReport:
+        """Check the graph's invariants; reports problems, changes nothing. History is
+        checked from every live branch, every tag and every reflog entry of the last
+        `reflog_keep` (default 30 days, as `gc`'s). `deep` also diffs every such commit
+        against each of its parents."""
+        from graphlake.catalog.reflog import REFLOG_KEEP
         from graphlake.recovery.fsck import fsck
 
-        report = fsck(self.repo)
+        keep = REFLOG_KEEP if reflog_keep is None else reflog_keep
+        report = fsck(self.repo, keep)
         if deep:
             from graphlake.merge.history_check import check_diffs
 
-            check_diffs(self.repo, report)
+            check_diffs(self.repo, report, keep)
         return report
 
     def gc(

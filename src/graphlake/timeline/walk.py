@@ -29,6 +29,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from graphlake import probes
+
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit, TableState
     from graphlake.repo import Repo
@@ -102,6 +104,7 @@ def commit_changes(
         before = parent.tables[before_name]
         if _same(before, state):
             continue
+        probes.add("timeline_commits")
         if commit.schema_id != parent.schema_id:
             out += _through_diff(repo, parent, commit, name, keys)
         else:
@@ -178,6 +181,11 @@ def _rows_at(repo: Repo, commit: Commit, name: str | None, keys: set[str]) -> di
         return {}
     found = rows_where_in(repo.tables.open(commit.tables[name]), "id", sorted(keys))
     return {r["id"]: r for r in found.to_pylist()}
+
+
+def row_change(table: str, key: str, old: Row | None, new: Row | None) -> RowChange:
+    """The change of one row from `old` to `new` (None: absent; not both None)."""
+    return _change(table, key, old, new)
 
 
 def _change(table: str, key: str, old: Row | None, new: Row | None) -> RowChange:
