@@ -2,7 +2,13 @@
 
 Reads only the edge table's `src`, `dst` and `id` columns and the endpoint node tables'
 `id` column at the snapshot's exact table states. This is the one entry point traversal
-and graph algorithms use; caching and delta maintenance live behind it.
+and graph algorithms use; caching (`adjacency.cache`, keyed by those table states) and
+delta maintenance live behind it.
+
+`max_bytes` (a query's memory limit) refuses an adjacency whose estimated size is above
+it before anything is read: a typed `QueryTooLargeError`, never a partial answer. The
+estimate counts rows from Lance's metadata (no scan): `EDGE_BYTES` per edge and
+`NODE_BYTES` per node.
 """
 
 from __future__ import annotations
@@ -11,17 +17,60 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from graphlake.adjacency.cache import CACHE
 from graphlake.adjacency.csr import Csr, from_edges
+from graphlake.errors import QueryTooLargeError
 from graphlake.schema.model import EdgeType
+
+EDGE_BYTES = 32  # both directions' int32 arrays and an edge id of ~12 characters
+NODE_BYTES = 28  # two offsets and a key of ~12 characters
 
 if TYPE_CHECKING:
     from graphlake.read.snapshot import Snapshot
 
 
-def adjacency(snapshot: Snapshot, edge_type: str) -> Csr:
-    """The CSR (both directions) of `edge_type` as `snapshot` shows it."""
+def adjacency(snapshot: Snapshot, edge_type: str, *, max_bytes: int | None = None) -> Csr:
+    """The CSR (both directions) of `edge_type` as `snapshot` shows it (cached)."""
     edge = snapshot.type(edge_type, "edge")
     assert isinstance(edge, EdgeType)  # type(..., "edge") refuses a node type
+    key = state_key(snapshot, edge)
+    found = CACHE.get(key)
+    if found is not None:
+        return found
+    if max_bytes is not None:
+        _check_size(snapshot, edge, max_bytes)
+    return CACHE.get_or_build(key, lambda: _build(snapshot, edge))
+
+
+def state_key(snapshot: Snapshot, edge: EdgeType) -> tuple:
+    """The cache key: the graph's root and the exact states of the edge table and its
+    endpoint node tables."""
+    states = []
+    for name in (edge.name, edge.src, edge.dst):
+        s = snapshot.commit.tables[name]
+        states.append((s.table_id, s.lance_branch, s.version))
+    return (snapshot.repo.uri, *states)
+
+
+def estimated_bytes(snapshot: Snapshot, edge: EdgeType) -> int:
+    edges = snapshot.dataset(edge.name).count_rows()
+    nodes = snapshot.dataset(edge.src).count_rows()
+    if edge.dst != edge.src:
+        nodes += snapshot.dataset(edge.dst).count_rows()
+    return EDGE_BYTES * edges + NODE_BYTES * nodes
+
+
+def _check_size(snapshot: Snapshot, edge: EdgeType, max_bytes: int) -> None:
+    size = estimated_bytes(snapshot, edge)
+    if size > max_bytes:
+        raise QueryTooLargeError(
+            f"the adjacency of {edge.name} needs about {size // 2**20} MB, more than the "
+            f"query's memory limit ({max_bytes // 2**20} MB); raise the limit"
+        )
+
+
+def _build(snapshot: Snapshot, edge: EdgeType) -> Csr:
+    edge_type = edge.name
     edges = snapshot.dataset(edge_type).to_table(columns=["src", "dst", "id"])
     src_nodes = _keys(snapshot, edge.src)
     dst_nodes = None if edge.dst == edge.src else _keys(snapshot, edge.dst)
