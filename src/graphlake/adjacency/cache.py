@@ -26,8 +26,15 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from typing import Protocol
 
-from graphlake.adjacency.csr import Csr
+
+class Sized(Protocol):
+    """What the cache holds: an adjacency, or an Arrow array aligned with one."""
+
+    @property
+    def nbytes(self) -> int: ...
+
 
 DEFAULT_BUDGET_BYTES = 512 * 2**20
 
@@ -49,7 +56,7 @@ BUDGET_BYTES = _env_budget()
 class AdjacencyCache:
     def __init__(self, budget_bytes: int):
         self.budget_bytes = budget_bytes
-        self._entries: OrderedDict[Hashable, Csr] = OrderedDict()
+        self._entries: OrderedDict[Hashable, Sized] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
         self._building: dict[Hashable, threading.Lock] = {}
@@ -62,7 +69,7 @@ class AdjacencyCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def get(self, key: Hashable) -> Csr | None:
+    def get(self, key: Hashable) -> Sized | None:
         with self._lock:
             found = self._entries.get(key)
             if found is not None:
@@ -70,7 +77,7 @@ class AdjacencyCache:
                 self.hits += 1
             return found
 
-    def get_or_build(self, key: Hashable, build: Callable[[], Csr]) -> Csr:
+    def get_or_build(self, key: Hashable, build: Callable[[], Sized]) -> Sized:
         found = self.get(key)
         if found is not None:
             return found
@@ -87,11 +94,11 @@ class AdjacencyCache:
                 self._put(key, csr)
             return csr
 
-    def put(self, key: Hashable, csr: Csr) -> None:
+    def put(self, key: Hashable, csr: Sized) -> None:
         with self._lock:
             self._put(key, csr)
 
-    def _put(self, key: Hashable, csr: Csr) -> None:
+    def _put(self, key: Hashable, csr: Sized) -> None:
         if key in self._entries:
             return
         size = csr.nbytes

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from graphlake.adjacency.cache import CACHE
 from graphlake.adjacency.csr import Csr, from_edges
@@ -35,11 +36,31 @@ def adjacency(snapshot: Snapshot, edge_type: str, *, max_bytes: int | None = Non
     assert isinstance(edge, EdgeType)  # type(..., "edge") refuses a node type
     key = state_key(snapshot, edge)
     found = CACHE.get(key)
-    if found is not None:
+    if isinstance(found, Csr):
         return found
     if max_bytes is not None:
         _check_size(snapshot, edge, max_bytes)
-    return CACHE.get_or_build(key, lambda: _build(snapshot, edge))
+    built = CACHE.get_or_build(key, lambda: _build(snapshot, edge))
+    assert isinstance(built, Csr)
+    return built
+
+
+def node_values(snapshot: Snapshot, node_type: str, prop: str) -> pa.Array:
+    """One property of every node of `node_type`, aligned with the adjacency's dense key
+    index of that type (`prop` "id": the keys themselves); cached by the node table's
+    state beside the adjacencies (an Arrow array has `nbytes` too)."""
+    s = snapshot.commit.tables[node_type]
+    key = (snapshot.repo.uri, (s.table_id, s.lance_branch, s.version), "values", prop)
+    found = CACHE.get_or_build(key, lambda: _values(snapshot, node_type, prop))
+    assert isinstance(found, pa.Array)
+    return found
+
+
+def _values(snapshot: Snapshot, node_type: str, prop: str) -> pa.Array:
+    columns = ["id"] if prop == "id" else ["id", prop]
+    t = snapshot.dataset(node_type).to_table(columns=columns)
+    order = pc.sort_indices(t["id"])  # the order of the adjacency's key index
+    return _array(t[prop].take(order))
 
 
 def state_key(snapshot: Snapshot, edge: EdgeType) -> tuple:

@@ -27,6 +27,7 @@ from graphlake.errors import (
     QueryTimeoutError,
     QueryTooLargeError,
 )
+from graphlake.query import traverse
 from graphlake.query.parser import parse_query
 from graphlake.query.pathsearch import PathSearcher
 from graphlake.query.planner import Plan, plan_query
@@ -34,6 +35,9 @@ from graphlake.read.sql import SqlLimits, run_sql, timeout_message
 
 PREFETCH_MAX_IDS = 50_000  # a larger frontier reads the whole table (a hash join does)
 MAX_SQL_CHARS = 1_000_000  # the SQL one Cypher query compiles to
+# Anchored traversals of query.traverse's shape run on the adjacency (no DuckDB); False:
+# every query runs as SQL (tests compare the two executors with it).
+CSR_TRAVERSAL = True
 
 if TYPE_CHECKING:
     from graphlake.read.snapshot import Snapshot
@@ -97,6 +101,26 @@ def _run(
     clock: _Clock,
 ) -> pa.Table:
     plan = compile_query(snapshot, text, params, limits)
+    if plan.traversal is not None and CSR_TRAVERSAL:
+        table, steps = traverse.run(
+            snapshot,
+            plan.traversal,
+            max_rows=max_rows if max_rows is not None else limits.max_rows,
+            max_bytes=None if limits.memory_limit_mb is None else limits.memory_limit_mb * 2**20,
+            check=clock.check,
+        )
+        if explain:
+            return pa.table(
+                {
+                    "step": [f"t{i}" for i in range(len(steps))],
+                    "operation": [s.operation for s in steps],
+                    "rows": [s.rows for s in steps],
+                    "seconds": [s.seconds for s in steps],
+                    "sql": [s.detail for s in steps],
+                    "executor": ["csr"] * len(steps),
+                }
+            )
+        return table
     # The limit on text length applies to the Cypher, not to the SQL generated from it.
     sql_limits = dataclasses.replace(limits, max_query_chars=None)
     clock.check()
@@ -230,7 +254,14 @@ def _searched(
 def _explain(
     snapshot: Snapshot, plan: Plan, clock: _Clock, limits: SqlLimits, extra: dict[str, object]
 ) -> pa.Table:
-    rows: dict[str, list] = {"step": [], "operation": [], "rows": [], "seconds": [], "sql": []}
+    rows: dict[str, list] = {
+        "step": [],
+        "operation": [],
+        "rows": [],
+        "seconds": [],
+        "sql": [],
+        "executor": [],
+    }
     for i, step in enumerate(plan.steps):
         started = time.perf_counter()
         sql = plan.sql_until(i)
@@ -249,4 +280,5 @@ def _explain(
         rows["rows"].append(counted.column(0)[0].as_py())
         rows["seconds"].append(round(time.perf_counter() - started, 6))
         rows["sql"].append(step.sql)
+        rows["executor"].append("sql")
     return pa.table(rows)
