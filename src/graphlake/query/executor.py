@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from graphlake.adjacency.load import adjacency
 from graphlake.errors import (
     CypherParameterError,
     CypherSyntaxError,
@@ -29,7 +30,7 @@ from graphlake.errors import (
 )
 from graphlake.query import traverse
 from graphlake.query.parser import parse_query
-from graphlake.query.pathsearch import PathSearcher
+from graphlake.query.pathsearch import CsrPathSearcher, PathSearcher
 from graphlake.query.planner import Plan, plan_query
 from graphlake.read.sql import SqlLimits, run_sql, timeout_message
 
@@ -106,7 +107,7 @@ def _run(
             snapshot,
             plan.traversal,
             max_rows=max_rows if max_rows is not None else limits.max_rows,
-            max_bytes=None if limits.memory_limit_mb is None else limits.memory_limit_mb * 2**20,
+            max_bytes=_max_bytes(limits),
             check=clock.check,
         )
         if explain:
@@ -140,6 +141,11 @@ def _run(
         params=plan.params_of(plan.sql),
     )
     return _integers(table.rename_columns(list(plan.columns)))
+
+
+def _max_bytes(limits: SqlLimits) -> int | None:
+    """A query's memory limit, which an adjacency it must build may not pass."""
+    return None if limits.memory_limit_mb is None else limits.memory_limit_mb * 2**20
 
 
 class _Clock:
@@ -230,16 +236,29 @@ def _searched(
             or search.labels[0] != search.labels[1]
         ):  # one node type: ids cannot mix
             continue
-        searcher = PathSearcher(
-            snapshot.dataset(search.table),
-            search.table,
-            search.labels[0],
-            search.direction,
-            search.max_depth,
-            PREFETCH_MAX_IDS,
-            clock.deadline,
-            timeout_message(clock.timeout_s, clock.limits),
-        )
+        searcher: PathSearcher | CsrPathSearcher
+        if CSR_TRAVERSAL:
+            searcher = CsrPathSearcher(
+                adjacency(snapshot, search.table, max_bytes=_max_bytes(clock.limits)),
+                search.table,
+                search.labels[0],
+                search.direction,
+                search.max_depth,
+                PREFETCH_MAX_IDS,
+                clock.deadline,
+                timeout_message(clock.timeout_s, clock.limits),
+            )
+        else:
+            searcher = PathSearcher(
+                snapshot.dataset(search.table),
+                search.table,
+                search.labels[0],
+                search.direction,
+                search.max_depth,
+                PREFETCH_MAX_IDS,
+                clock.deadline,
+                timeout_message(clock.timeout_s, clock.limits),
+            )
         rows = searcher.rows(starts.to_pylist(), targets.to_pylist(), SEARCH_MAX_PAIRS)
         if rows is None:
             continue
@@ -280,5 +299,6 @@ def _explain(
         rows["rows"].append(counted.column(0)[0].as_py())
         rows["seconds"].append(round(time.perf_counter() - started, 6))
         rows["sql"].append(step.sql)
-        rows["executor"].append("sql")
+        found = [n for n in extra if n.endswith("_found") and n in step.sql]
+        rows["executor"].append(("csr" if CSR_TRAVERSAL else "lance") if found else "sql")
     return pa.table(rows)

@@ -31,6 +31,7 @@ from graphlake.adjacency.load import adjacency, node_values
 from graphlake.errors import QueryError, QueryTooLargeError
 from graphlake.query import ast
 from graphlake.query.checker import Checker
+from graphlake.query.pathsearch import ranges
 from graphlake.schema.arrow import arrow_type
 from graphlake.schema.model import EdgeType, NodeType
 
@@ -390,18 +391,6 @@ def _bisect_keys(csr: Csr, direction: str, key: str) -> int:
     return csr.src_id(key) if direction in ("out", "both") else csr.dst_id(key)
 
 
-def _ranges(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(row, index) for every index in [lo[row], hi[row]): concatenated ranges."""
-    counts = (hi - lo).astype(np.int64)
-    total = int(counts.sum())
-    rows = np.repeat(np.arange(len(lo), dtype=np.int64), counts)
-    if total == 0:
-        return rows, rows
-    starts = np.cumsum(counts) - counts
-    index = np.arange(total, dtype=np.int64) - np.repeat(starts - lo, counts)
-    return rows, index
-
-
 def _neighbours(
     csr: Csr, direction: str, ends: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -409,10 +398,10 @@ def _neighbours(
     undirected hop reads a self-loop once."""
     parts = []
     if direction in ("out", "both"):
-        rows, index = _ranges(csr.out_offsets[ends], csr.out_offsets[ends + 1])
+        rows, index = ranges(csr.out_offsets[ends], csr.out_offsets[ends + 1])
         parts.append((rows, csr.out_targets[index], csr.out_edges[index]))
     if direction in ("in", "both"):
-        rows, index = _ranges(csr.in_offsets[ends], csr.in_offsets[ends + 1])
+        rows, index = ranges(csr.in_offsets[ends], csr.in_offsets[ends + 1])
         other, edges = csr.in_sources[index], csr.in_edges[index]
         if direction == "both":
             keep = other != ends[rows]
