@@ -94,6 +94,13 @@ class AdjacencyCache:
                 self._put(key, csr)
             return csr
 
+    def recent(self, match: Callable[[Hashable], bool], n: int = 2) -> list[tuple[Hashable, Sized]]:
+        """Up to `n` entries whose key `match`es, most recently used first (the bases a
+        delta can start from)."""
+        with self._lock:
+            found = [(k, v) for k, v in reversed(self._entries.items()) if match(k)]
+        return found[:n]
+
     def put(self, key: Hashable, csr: Sized) -> None:
         with self._lock:
             self._put(key, csr)

@@ -13,6 +13,7 @@ estimate counts rows from Lance's metadata (no scan): `EDGE_BYTES` per edge and
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
@@ -20,6 +21,8 @@ import pyarrow.compute as pc
 
 from graphlake.adjacency.cache import CACHE
 from graphlake.adjacency.csr import Csr, from_edges
+from graphlake.adjacency.delta import derive
+from graphlake.catalog.commits import TableState
 from graphlake.errors import QueryTooLargeError
 from graphlake.schema.model import EdgeType
 
@@ -40,9 +43,37 @@ def adjacency(snapshot: Snapshot, edge_type: str, *, max_bytes: int | None = Non
         return found
     if max_bytes is not None:
         _check_size(snapshot, edge, max_bytes)
-    built = CACHE.get_or_build(key, lambda: _build(snapshot, edge))
+    built = CACHE.get_or_build(key, lambda: _derived(snapshot, edge, key) or _build(snapshot, edge))
     assert isinstance(built, Csr)
     return built
+
+
+def _derived(snapshot: Snapshot, edge: EdgeType, key: tuple) -> Csr | None:
+    """The adjacency from a cached one of the same tables at other states plus the
+    lineage delta between them (adjacency.delta); None: none cached, or a rebuild."""
+    ids = _table_ids(key)
+    for other, csr in CACHE.recent(lambda k: _table_ids(k) == ids):
+        if not isinstance(csr, Csr) or not isinstance(other, tuple):
+            continue
+        states = {
+            name: TableState(tid, branch, version, "adjacency")
+            for name, (tid, branch, version) in zip(
+                (edge.name, edge.src, edge.dst), other[1:], strict=True
+            )
+        }
+        derived = derive(csr, states, snapshot, edge)
+        if derived is not None:
+            return derived
+    return None
+
+
+def _table_ids(key: Hashable) -> tuple | None:
+    """(root, edge table id, source id, target id) of an adjacency key, else None."""
+    if not isinstance(key, tuple) or len(key) != 4:
+        return None
+    if not all(isinstance(state, tuple) for state in key[1:]):
+        return None
+    return (key[0], *(state[0] for state in key[1:]))
 
 
 def node_values(snapshot: Snapshot, node_type: str, prop: str) -> pa.Array:

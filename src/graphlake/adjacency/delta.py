@@ -1,0 +1,179 @@
+"""An adjacency derived from an earlier one of the same tables plus what changed between
+the two table states (`storage.lineage.candidates`: Lance's `ds.delta` along the branch
+tree), instead of a rebuild.
+
+The edge ids that may differ are read at the new state by key (Lance's index on `id`);
+the earlier adjacency's rows of those ids are dropped and the rows found inserted at
+their place in (src, dst, id) order. When an endpoint node table gained or lost keys, the
+sorted key index is rebuilt from the old one plus the changed keys and the old dense ids
+remapped (order-preserving). The result is equal, array for array, to a fresh build
+(`Csr.equals`); a test checks it after writes, merges, `optimize` and `gc`.
+
+Returns None when the delta cannot be had or is not small (lineage unavailable, more
+than `MAX_CHANGED` candidates or a share above `MAX_SHARE` of the edges); the caller then
+builds afresh.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from graphlake.adjacency.csr import ID32, INDEX, Csr, _offsets, _sorted
+from graphlake.storage.lineage import LineageUnavailable, candidates
+
+if TYPE_CHECKING:
+    from graphlake.catalog.commits import TableState
+    from graphlake.read.snapshot import Snapshot
+    from graphlake.schema.model import EdgeType
+
+MAX_CHANGED = 100_000  # candidate keys of one table beyond which a rebuild is cheaper
+MAX_SHARE = 0.05  # or beyond this share of the edges
+
+
+def derive(
+    old: Csr, old_states: dict[str, TableState], snapshot: Snapshot, edge: EdgeType
+) -> Csr | None:
+    """The adjacency of `edge` at `snapshot` from `old`, the adjacency of the same tables
+    at `old_states` (name -> state); None when a rebuild is needed."""
+    try:
+        src_keys, src_map = _keys(old.src_keys, old_states[edge.src], snapshot, edge.src)
+        if old.same_type:
+            dst_keys, dst_map = src_keys, src_map
+        else:
+            dst_keys, dst_map = _keys(old.dst_keys, old_states[edge.dst], snapshot, edge.dst)
+        changed = _changed(old_states[edge.name], snapshot, edge.name, old.edge_count)
+    except _Rebuild:
+        return None
+    if changed is None:
+        changed = pa.array([], pa.string())
+    ds = snapshot.dataset(edge.name)
+    rows = (
+        ds.to_table(columns=["src", "dst", "id"], filter=pc.field("id").isin(changed))
+        if len(changed)
+        else None
+    )
+    dropped = (
+        pc.is_in(old.edge_ids, value_set=changed).to_numpy(zero_copy_only=False)
+        if len(changed)
+        else np.zeros(old.edge_count, dtype=bool)
+    )
+    return _apply(old, src_keys, dst_keys, src_map, dst_map, dropped, rows)
+
+
+class _Rebuild(Exception):
+    pass
+
+
+def _candidates(before: TableState, snapshot: Snapshot, name: str) -> set[str]:
+    after = snapshot.commit.tables[name]
+    if after == before:
+        return set()
+    try:
+        found = candidates(snapshot.repo.tables, before, after, budget=MAX_CHANGED)
+    except LineageUnavailable:
+        raise _Rebuild from None
+    return found.keys
+
+
+def _changed(before: TableState, snapshot: Snapshot, name: str, edges: int) -> pa.Array | None:
+    keys = _candidates(before, snapshot, name)
+    if len(keys) > max(MAX_SHARE * edges, 16):
+        raise _Rebuild
+    return pa.array(sorted(keys), pa.string()) if keys else None
+
+
+def _keys(
+    old: pa.Array, before: TableState, snapshot: Snapshot, name: str
+) -> tuple[pa.Array, np.ndarray | None]:
+    """The node type's sorted keys now, and the old dense ids' new ones (None: same)."""
+    changed = _candidates(before, snapshot, name)
+    if not changed:
+        return old, None
+    if len(changed) > max(MAX_SHARE * len(old), 16):
+        raise _Rebuild
+    values = pa.array(sorted(changed), pa.string())
+    present = snapshot.dataset(name).to_table(columns=["id"], filter=pc.field("id").isin(values))
+    now = set(present.column("id").to_pylist())
+    known = pc.is_in(values, value_set=old).to_numpy(zero_copy_only=False)
+    gone = [k for k, was in zip(values.to_pylist(), known, strict=True) if was and k not in now]
+    added = [k for k, was in zip(values.to_pylist(), known, strict=True) if not was and k in now]
+    if not gone and not added:
+        return old, None  # only properties changed
+    kept = old.filter(pc.invert(pc.is_in(old, value_set=pa.array(gone, pa.string()))))
+    keys = _sorted(pa.concat_arrays([kept, pa.array(added, pa.string())]))
+    remap = pc.index_in(old, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False)
+    return keys, remap.astype(INDEX)
+
+
+def _dense(keys: pa.Array, values: pa.Array) -> np.ndarray:
+    found = pc.index_in(values, value_set=keys)
+    if found.null_count:
+        raise _Rebuild  # an endpoint outside the node index: not what a fresh build sees
+    return found.to_numpy(zero_copy_only=False).astype(INDEX)
+
+
+def _apply(
+    old: Csr,
+    src_keys: pa.Array,
+    dst_keys: pa.Array,
+    src_map: np.ndarray | None,
+    dst_map: np.ndarray | None,
+    dropped: np.ndarray,
+    rows: pa.Table | None,
+) -> Csr | None:
+    ids_type = old.out_targets.dtype
+    s = np.repeat(np.arange(len(old.src_keys), dtype=ids_type), np.diff(old.out_offsets))
+    d = old.out_targets
+    keep = ~dropped
+    s, d, ids = s[keep], d[keep], old.edge_ids.filter(pa.array(keep))
+    if src_map is not None:
+        s = src_map[s]
+    if dst_map is not None:
+        d = dst_map[d]
+    if (src_map is not None and (s < 0).any()) or (dst_map is not None and (d < 0).any()):
+        return None  # an edge kept whose endpoint went: the delta does not add up
+    if rows is not None and rows.num_rows:
+        try:
+            ns = _dense(src_keys, rows.column("src").combine_chunks())
+            nd = _dense(dst_keys, rows.column("dst").combine_chunks())
+        except _Rebuild:
+            return None
+        nids = rows.column("id").combine_chunks().cast(old.edge_ids.type)
+        new = sorted(zip(ns.tolist(), nd.tolist(), nids.to_pylist(), strict=True))
+        ns = np.array([x[0] for x in new], dtype=INDEX)
+        nd = np.array([x[1] for x in new], dtype=INDEX)
+        nids = pa.array([x[2] for x in new], old.edge_ids.type)
+        width = max(len(dst_keys), 1)
+        kept_key = s.astype(INDEX) * width + d
+        new_key = ns * width + nd
+        pos = np.searchsorted(kept_key, new_key, side="left")
+        for j in range(len(pos)):  # parallel edges: after the smaller ids
+            while (
+                pos[j] < len(kept_key)
+                and kept_key[pos[j]] == new_key[j]
+                and ids[int(pos[j])].as_py() < nids[j].as_py()
+            ):
+                pos[j] += 1
+        perm = np.insert(np.arange(len(s), dtype=INDEX), pos, np.arange(len(s), len(s) + len(ns)))
+        s = np.concatenate([s.astype(INDEX), ns])[perm]
+        d = np.concatenate([d.astype(INDEX), nd])[perm]
+        ids = pa.concat_arrays([ids, nids]).take(pa.array(perm))
+    if max(len(s), len(src_keys), len(dst_keys)) >= ID32:
+        return None  # past int32 ids: a fresh build picks the wider type
+    s, d = s.astype(ids_type, copy=False), d.astype(ids_type, copy=False)
+    by_dst = np.argsort(d, kind="stable")
+    return Csr(
+        src_keys=src_keys,
+        dst_keys=dst_keys,
+        edge_ids=ids,
+        out_offsets=_offsets(s, len(src_keys)),
+        out_targets=d,
+        out_edges=np.arange(len(s), dtype=ids_type),
+        in_offsets=_offsets(d[by_dst], len(dst_keys)),
+        in_sources=s[by_dst],
+        in_edges=by_dst.astype(ids_type),
+    )
