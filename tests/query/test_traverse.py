@@ -167,3 +167,23 @@ def test_shortest_paths_on_the_csr_agree_with_the_lance_search_and_sql(g, shape,
                 way = "in" if shape.startswith("<") else "both" if shape.endswith("]-") else "out"
                 assert ok[way], (shape, a, b, r)
     assert longest >= 2  # the pairs exercise real searches
+
+
+def test_generated_anchored_queries_run_on_the_csr_and_agree_with_sql(social, monkeypatch):
+    """The oracle's generated traversals (tests/query/queries.anchored, also compared
+    with LadybugDB in test_oracle): every one runs on the adjacency, and the SQL
+    executor gives the same rows."""
+    from tests.query.queries import anchored
+
+    nonempty = 0
+    for q, _ in anchored(60):
+        monkeypatch.setattr(executor, "CSR_TRAVERSAL", True)
+        plan = social.query(q, explain=True)
+        assert set(plan.column("executor").to_pylist()) == {"csr"}, q
+        csr = social.query(q)
+        monkeypatch.setattr(executor, "CSR_TRAVERSAL", False)
+        sql = social.query(q)
+        assert csr.schema == sql.schema, q
+        assert sorted(csr.to_pylist(), key=repr) == sorted(sql.to_pylist(), key=repr), q
+        nonempty += any(v not in (0, None) for r in csr.to_pylist() for v in r.values())
+    assert nonempty >= 30

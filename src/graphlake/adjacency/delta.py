@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from graphlake.adjacency.csr import ID32, INDEX, Csr, _offsets, _sorted
+from graphlake.adjacency.csr import ID32, INDEX, Csr, _bisect, _offsets, _sorted
 from graphlake.storage.lineage import LineageUnavailable, candidates
 
 if TYPE_CHECKING:
@@ -110,10 +110,15 @@ def _keys(
 
 
 def _dense(keys: pa.Array, values: pa.Array) -> np.ndarray:
-    found = pc.index_in(values, value_set=keys)
-    if found.null_count:
+    if len(values) <= 64:  # a few new edges: binary searches, no hash of every key
+        found = [_bisect(keys, v) for v in values.to_pylist()]
+        if min(found, default=0) < 0:
+            raise _Rebuild
+        return np.array(found, dtype=INDEX)
+    ids = pc.index_in(values, value_set=keys)
+    if ids.null_count:
         raise _Rebuild  # an endpoint outside the node index: not what a fresh build sees
-    return found.to_numpy(zero_copy_only=False).astype(INDEX)
+    return ids.to_numpy(zero_copy_only=False).astype(INDEX)
 
 
 def _apply(
@@ -125,17 +130,33 @@ def _apply(
     dropped: np.ndarray,
     rows: pa.Table | None,
 ) -> Csr | None:
+    """Out-order (src, dst, id) and in-order (dst, src, id) kept from `old` minus the
+    dropped rows, ids remapped (order-preserving), the new rows inserted where they
+    belong, found through the offsets: sequential array copies, no sort of all edges."""
     ids_type = old.out_targets.dtype
-    s = np.repeat(np.arange(len(old.src_keys), dtype=ids_type), np.diff(old.out_offsets))
-    d = old.out_targets
+    everything = not dropped.any()
     keep = ~dropped
-    s, d, ids = s[keep], d[keep], old.edge_ids.filter(pa.array(keep))
+    s = np.repeat(np.arange(len(old.src_keys), dtype=INDEX), np.diff(old.out_offsets))
+    d = old.out_targets
+    in_rows, in_src = old.in_edges, old.in_sources
+    ids = old.edge_ids
+    if not everything:
+        kept_in = keep[old.in_edges]
+        kept_row = np.cumsum(keep, dtype=INDEX) - 1
+        in_rows, in_src = kept_row[in_rows[kept_in]], in_src[kept_in]
+        s, d = s[keep], d[keep]
+        ids = ids.filter(pa.array(keep))
     if src_map is not None:
-        s = src_map[s]
+        s, in_src = src_map[s], src_map[in_src]
+        if (s < 0).any():
+            return None  # an edge kept whose endpoint went: the delta does not add up
     if dst_map is not None:
         d = dst_map[d]
-    if (src_map is not None and (s < 0).any()) or (dst_map is not None and (d < 0).any()):
-        return None  # an edge kept whose endpoint went: the delta does not add up
+        if (d < 0).any():
+            return None
+    same_counts = everything and src_map is None and dst_map is None
+    out_off = old.out_offsets if same_counts else _offsets(s, len(src_keys))
+    in_off = old.in_offsets if same_counts else _offsets(d, len(dst_keys))
     if rows is not None and rows.num_rows:
         try:
             ns = _dense(src_keys, rows.column("src").combine_chunks())
@@ -144,36 +165,51 @@ def _apply(
             return None
         nids = rows.column("id").combine_chunks().cast(old.edge_ids.type)
         new = sorted(zip(ns.tolist(), nd.tolist(), nids.to_pylist(), strict=True))
-        ns = np.array([x[0] for x in new], dtype=INDEX)
-        nd = np.array([x[1] for x in new], dtype=INDEX)
-        nids = pa.array([x[2] for x in new], old.edge_ids.type)
-        width = max(len(dst_keys), 1)
-        kept_key = s.astype(INDEX) * width + d
-        new_key = ns * width + nd
-        pos = np.searchsorted(kept_key, new_key, side="left")
-        for j in range(len(pos)):  # parallel edges: after the smaller ids
-            while (
-                pos[j] < len(kept_key)
-                and kept_key[pos[j]] == new_key[j]
-                and ids[int(pos[j])].as_py() < nids[j].as_py()
-            ):
-                pos[j] += 1
-        perm = np.insert(np.arange(len(s), dtype=INDEX), pos, np.arange(len(s), len(s) + len(ns)))
-        s = np.concatenate([s.astype(INDEX), ns])[perm]
-        d = np.concatenate([d.astype(INDEX), nd])[perm]
-        ids = pa.concat_arrays([ids, nids]).take(pa.array(perm))
+        # Out-order: within src's group, before the first (dst, id) above the new one's.
+        pos = []
+        for a, b, key in new:
+            p, hi = int(out_off[a]), int(out_off[a + 1])
+            while p < hi and (int(d[p]), ids[p].as_py()) < (b, key):
+                p += 1
+            pos.append(p)
+        at_out = np.array(pos, dtype=INDEX)
+        rows_new = at_out + np.arange(len(new), dtype=INDEX)  # the new rows' positions
+        if len(new) <= 16:
+            shifted = in_rows.astype(INDEX)
+            for p in pos:
+                shifted += in_rows >= p
+        else:
+            steps = np.cumsum(np.bincount(at_out, minlength=len(s) + 1))
+            shifted = in_rows + steps[in_rows]
+        s = np.insert(s, at_out, [a for a, _, _ in new])
+        d = np.insert(d, at_out, [b for _, b, _ in new])
+        pieces, prev = [], 0
+        for (_, _, key), p in zip(new, pos, strict=True):
+            pieces += [ids.slice(prev, p - prev), pa.array([key], ids.type)]
+            prev = p
+        ids = pa.concat_arrays([*pieces, ids.slice(prev)])
+        # In-order: within dst's group, before the first (src, row) above the new one's.
+        by_dst = sorted((b, a, int(r)) for (a, b, _), r in zip(new, rows_new.tolist(), strict=True))
+        at_in = []
+        for b, a, r in by_dst:
+            p, hi = int(in_off[b]), int(in_off[b + 1])
+            while p < hi and (int(in_src[p]), int(shifted[p])) < (a, r):
+                p += 1
+            at_in.append(p)
+        in_rows = np.insert(shifted, at_in, [r for _, _, r in by_dst])
+        in_src = np.insert(in_src, at_in, [a for _, a, _ in by_dst])
+        out_off = out_off + _offsets(np.array([a for a, _, _ in new]), len(src_keys))
+        in_off = in_off + _offsets(np.array([b for _, b, _ in new]), len(dst_keys))
     if max(len(s), len(src_keys), len(dst_keys)) >= ID32:
         return None  # past int32 ids: a fresh build picks the wider type
-    s, d = s.astype(ids_type, copy=False), d.astype(ids_type, copy=False)
-    by_dst = np.argsort(d, kind="stable")
     return Csr(
         src_keys=src_keys,
         dst_keys=dst_keys,
         edge_ids=ids,
-        out_offsets=_offsets(s, len(src_keys)),
-        out_targets=d,
+        out_offsets=out_off,
+        out_targets=d.astype(ids_type, copy=False),
         out_edges=np.arange(len(s), dtype=ids_type),
-        in_offsets=_offsets(d[by_dst], len(dst_keys)),
-        in_sources=s[by_dst],
-        in_edges=by_dst.astype(ids_type),
+        in_offsets=in_off,
+        in_sources=in_src.astype(ids_type, copy=False),
+        in_edges=in_rows.astype(ids_type, copy=False),
     )
