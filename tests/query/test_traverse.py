@@ -187,3 +187,30 @@ def test_generated_anchored_queries_run_on_the_csr_and_agree_with_sql(social, mo
         assert sorted(csr.to_pylist(), key=repr) == sorted(sql.to_pylist(), key=repr), q
         nonempty += any(v not in (0, None) for r in csr.to_pylist() for v in r.values())
     assert nonempty >= 30
+
+
+def test_repeated_texts_reuse_the_plan_with_new_values(g, monkeypatch):
+    """A traversal planned once is bound to new parameter values without planning;
+    other parameter types plan again (and fail or run as the planner says)."""
+    from graphlake.errors import CypherTypeError
+    from graphlake.query import planner
+
+    q = "MATCH (a:P {name: $s})-[:K*1..2]->(b) WHERE b.age > $x RETURN count(*)"
+    calls = []
+    real = planner.plan_query
+    monkeypatch.setattr(
+        executor, "plan_query", lambda *a: calls.append(1) or real(*a), raising=True
+    )
+    got = {}
+    for s in NAMES[:5]:
+        for x in (0, 20, 40):
+            got[s, x] = g.query(q, {"s": s, "x": x}).to_pylist()
+    assert len(calls) <= 1  # planned once (or zero times: cached by an earlier test)
+    monkeypatch.setattr(executor, "CSR_TRAVERSAL", False)
+    for (s, x), rows in got.items():
+        assert g.query(q, {"s": s, "x": x}).to_pylist() == rows
+    monkeypatch.setattr(executor, "CSR_TRAVERSAL", True)
+    assert g.query(q, {"s": "n01", "x": 20.5}).num_rows == 1  # a float: planned again
+    with pytest.raises(CypherTypeError):
+        g.query(q, {"s": "n01", "x": "old"})
+    assert g.query(q, {"s": None, "x": 1}).to_pylist() == [{"count(*)": 0}]

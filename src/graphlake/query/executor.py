@@ -3,11 +3,17 @@ plan with `read.sql.run_sql` (the same sandbox, row and byte caps and timeout as
 on a pooled locked-down connection (the SQL is ours: read.sql_pool). Only the tables the
 plan reads are registered; parameters are bound as prepared parameters (`Plan.params`).
 
+A query of query.traverse's shape (an anchored traversal) runs on the cached adjacency
+instead, without DuckDB (`CSR_TRAVERSAL`), and so do shortestPath searches between
+selected nodes (pathsearch.CsrPathSearcher).
+
 The time limit runs from the first step: parsing, planning and every prefetch count, and
-the deadline is checked between prefetch lookups (a Lance lookup itself cannot be
-interrupted: the server runs whole queries in worker processes, graphlake.isolation,
-which are killed at the deadline). The generated SQL is capped at MAX_SQL_CHARS
-(`QueryTooLargeError`)."""
+the deadline is checked between prefetch lookups and between traversal levels (a Lance
+lookup or an adjacency build itself cannot be interrupted: the server runs whole queries
+in worker processes, graphlake.isolation, which are killed at the deadline). The
+generated SQL is capped at MAX_SQL_CHARS (`QueryTooLargeError`). A traversal planned
+before (same text, schema and parameter names and types) is not parsed or planned
+again: its new parameter values are bound into the cached one (`_TEMPLATES`)."""
 
 from __future__ import annotations
 
@@ -15,7 +21,9 @@ import contextlib
 import dataclasses
 import functools
 import operator
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -44,14 +52,59 @@ if TYPE_CHECKING:
     from graphlake.read.snapshot import Snapshot
 
 
-def compile_query(
-    snapshot: Snapshot, text: str, params: Mapping[str, object] | None, limits: SqlLimits
-) -> Plan:
+class _Templates:
+    """Traversals planned before, by query text, schema and parameter names and types:
+    a repeated anchored traversal skips parsing and planning (its values are bound
+    again, `Traversal.with_params`). Bounded, least recently used first out."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._items: OrderedDict[tuple, traverse.Traversal] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> traverse.Traversal | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple, value: traverse.Traversal | None) -> None:
+        if value is None:
+            return
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+_TEMPLATES = _Templates(256)
+
+
+def _template_key(
+    snapshot: Snapshot, text: str, params: Mapping[str, object] | None
+) -> tuple | None:
+    if params is not None and not isinstance(params, Mapping):
+        return None
+    try:
+        types = tuple(sorted((str(k), type(v).__name__) for k, v in (params or {}).items()))
+    except TypeError:
+        return None
+    return (text, snapshot.commit.schema_id, types)
+
+
+def _check_text(text: str, limits: SqlLimits) -> None:
     if limits.max_query_chars is not None and len(text) > limits.max_query_chars:
         raise QueryTooLargeError(
             f"the query is longer than {limits.max_query_chars} "
             f"characters (the limit sql_max_query_chars)"
         )
+
+
+def compile_query(
+    snapshot: Snapshot, text: str, params: Mapping[str, object] | None, limits: SqlLimits
+) -> Plan:
+    _check_text(text, limits)
     if params is not None and not isinstance(params, Mapping):
         raise CypherParameterError(
             f"params must be a mapping of names to values, got a {type(params).__name__}"
@@ -101,11 +154,21 @@ def _run(
     explain: bool,
     clock: _Clock,
 ) -> pa.Table:
-    plan = compile_query(snapshot, text, params, limits)
-    if plan.traversal is not None and CSR_TRAVERSAL:
+    key = _template_key(snapshot, text, params)
+    template = _TEMPLATES.get(key) if key is not None and CSR_TRAVERSAL else None
+    found = None if template is None else template.with_params(dict(params or {}))
+    if found is not None:
+        _check_text(text, limits)
+        plan = None
+    else:
+        plan = compile_query(snapshot, text, params, limits)
+        found = plan.traversal
+        if key is not None:
+            _TEMPLATES.put(key, found)
+    if found is not None and CSR_TRAVERSAL:
         table, steps = traverse.run(
             snapshot,
-            plan.traversal,
+            found,
             max_rows=max_rows if max_rows is not None else limits.max_rows,
             max_bytes=_max_bytes(limits),
             check=clock.check,
@@ -122,6 +185,8 @@ def _run(
                 }
             )
         return table
+    if plan is None:
+        plan = compile_query(snapshot, text, params, limits)
     # The limit on text length applies to the Cypher, not to the SQL generated from it.
     sql_limits = dataclasses.replace(limits, max_query_chars=None)
     clock.check()

@@ -17,6 +17,7 @@ cached columns aligned with the adjacency's dense key index (`adjacency.node_val
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -65,6 +66,7 @@ class Cond:
     prop: str
     op: str
     value: object
+    expr: ast.Expr | None = None  # the constant as written (a literal or a parameter)
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,35 @@ class Traversal:
     outputs: tuple[Output, ...]
     columns: tuple[str, ...]
     aggregate: bool
+    anchor_expr: ast.Expr | None = None
+
+    def with_params(self, params: dict[str, object]) -> Traversal | None:
+        """The same traversal with other values of its parameters (same names and
+        types: the executor's plan cache keys on them), or None when a value does not
+        fit (then the query is planned afresh)."""
+        ok, anchor = _resolve(self.anchor_expr, params)
+        if not ok or not isinstance(anchor, str):
+            return None
+        conds = []
+        for c in self.conds:
+            ok, value = _resolve(c.expr, params)
+            if not ok:
+                return None
+            conds.append(Cond(c.position, c.prop, c.op, value, c.expr))
+        return dataclasses.replace(self, anchor=anchor, conds=tuple(conds))
+
+
+def _resolve(e: ast.Expr | None, params: dict[str, object]) -> tuple[bool, object]:
+    if isinstance(e, ast.Unary):
+        ok, v = _resolve(e.operand, params)
+        return (ok and _number(v)), (-v if ok and _number(v) else None)  # type: ignore[operator]
+    if isinstance(e, ast.Lit):
+        v = e.value
+    elif isinstance(e, ast.Param) and e.name in params:
+        v = params[e.name]
+    else:
+        return False, None
+    return (v is None or isinstance(v, str | int | float | bool)), v
 
 
 def recognize(query: ast.Query, checker: Checker, columns: tuple[str, ...]) -> Traversal | None:
@@ -115,7 +146,7 @@ def recognize(query: ast.Query, checker: Checker, columns: tuple[str, ...]) -> T
         if found is None:
             return None
         nodes, rels = nodes[::-1], [_reversed(x) for x in rels[::-1]]
-    anchor, anchor_type, conds = found
+    anchor, anchor_type, conds, anchor_expr = found
     typed = _types(nodes, rels, checker, anchor_type)
     if typed is None:
         return None
@@ -158,6 +189,7 @@ def recognize(query: ast.Query, checker: Checker, columns: tuple[str, ...]) -> T
         tuple(outputs),
         columns,
         aggregate.pop(),
+        anchor_expr,
     )
 
 
@@ -201,7 +233,9 @@ def _value(e: object, checker: Checker) -> tuple[bool, object]:
     return (v is None or isinstance(v, str | int | float | bool)), v
 
 
-def _anchor(n: ast.NodePat, conds: list, checker: Checker) -> tuple[str, str, list] | None:
+def _anchor(
+    n: ast.NodePat, conds: list, checker: Checker
+) -> tuple[str, str, list, ast.Expr] | None:
     """(key, node type, the other WHERE conditions) when `n` is selected by its key."""
     if len(n.labels) != 1:
         return None
@@ -228,7 +262,7 @@ def _anchor(n: ast.NodePat, conds: list, checker: Checker) -> tuple[str, str, li
         return None
     if any(c[0] == n.var for c in rest):
         return None  # more conditions on the anchor: SQL
-    return key, t.name, rest
+    return key, t.name, rest, value
 
 
 def _reversed(rel: ast.RelPat) -> ast.RelPat:
@@ -288,7 +322,7 @@ def _cond(
     if _prop_type(type_name, prop, checker) is None:
         return None
     ok, v = _value(value, checker)
-    return Cond(i, prop, op, v) if ok else None
+    return Cond(i, prop, op, v, value if isinstance(value, ast.Expr) else None) if ok else None
 
 
 def _output(
