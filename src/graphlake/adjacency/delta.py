@@ -45,7 +45,7 @@ def derive(
             dst_keys, dst_map = src_keys, src_map
         else:
             dst_keys, dst_map = _keys(old.dst_keys, old_states[edge.dst], snapshot, edge.dst)
-        changed = _changed(old_states[edge.name], snapshot, edge.name, old.edge_count)
+        changed, appended = _changed(old_states[edge.name], snapshot, edge.name, old.edge_count)
     except _Rebuild:
         return None
     if changed is None:
@@ -58,7 +58,7 @@ def derive(
     )
     dropped = (
         pc.is_in(old.edge_ids, value_set=changed).to_numpy(zero_copy_only=False)
-        if len(changed)
+        if len(changed) and not appended  # only appended rows: nothing old to drop
         else np.zeros(old.edge_count, dtype=bool)
     )
     return _apply(old, src_keys, dst_keys, src_map, dst_map, dropped, rows)
@@ -68,22 +68,33 @@ class _Rebuild(Exception):
     pass
 
 
-def _candidates(before: TableState, snapshot: Snapshot, name: str) -> set[str]:
+def _lineage(before: TableState, snapshot: Snapshot, name: str) -> tuple[set[str], bool]:
+    """Keys that may differ, and whether the new state only appended rows to the old."""
     after = snapshot.commit.tables[name]
-    if after == before:
-        return set()
+    if (after.table_id, after.lance_branch, after.version) == (
+        before.table_id,
+        before.lance_branch,
+        before.version,
+    ):
+        return set(), True
     try:
         found = candidates(snapshot.repo.tables, before, after, budget=MAX_CHANGED)
     except LineageUnavailable:
         raise _Rebuild from None
-    return found.keys
+    return found.keys, found.inserted is not None
 
 
-def _changed(before: TableState, snapshot: Snapshot, name: str, edges: int) -> pa.Array | None:
-    keys = _candidates(before, snapshot, name)
+def _candidates(before: TableState, snapshot: Snapshot, name: str) -> set[str]:
+    return _lineage(before, snapshot, name)[0]
+
+
+def _changed(
+    before: TableState, snapshot: Snapshot, name: str, edges: int
+) -> tuple[pa.Array | None, bool]:
+    keys, appended = _lineage(before, snapshot, name)
     if len(keys) > max(MAX_SHARE * edges, 16):
         raise _Rebuild
-    return pa.array(sorted(keys), pa.string()) if keys else None
+    return (pa.array(sorted(keys), pa.string()) if keys else None), appended
 
 
 def _keys(
