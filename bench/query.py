@@ -345,7 +345,7 @@ def report(results: list[dict]) -> str:
             f"  fresh process: import graphlake {r['import_s']:.2f} s, then open + first "
             f"1-hop count (adjacency built) {r['first_s']:.2f} s"
         )
-    lines += ["", f"targets (from this run, at {last['n']:,} nodes):"]
+    lines += ["", f"targets (from this run) at {last['n']:,} nodes:"]
 
     def verdict(ok: bool) -> str:
         return "met" if ok else "NOT met"
