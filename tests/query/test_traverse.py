@@ -73,7 +73,7 @@ def test_the_csr_executor_agrees_with_sql(g, q, monkeypatch):
     plan = g.query(q, {"s": "n03"}, explain=True)
     assert set(plan.column("executor").to_pylist()) == {"csr"}, q
     assert plan.column("rows")[-1].as_py() == g.query(q, {"s": "n03"}).num_rows
-    for s in [*NAMES[:6], "missing"]:
+    for s in [*NAMES[:4], "missing"]:
         monkeypatch.setattr(executor, "CSR_TRAVERSAL", True)
         csr = g.query(q, {"s": s})
         monkeypatch.setattr(executor, "CSR_TRAVERSAL", False)
@@ -88,7 +88,7 @@ def test_the_csr_executor_agrees_with_sql(g, q, monkeypatch):
         "MATCH (a:P {name: $s})-[r:K]->(b) RETURN b.name",  # a relationship variable
         "MATCH (a:P {name: $s})-[:K]->(b) RETURN b.name ORDER BY b.name",
         "MATCH (a:P {name: $s})-[:K]->(b) WITH b RETURN b.name",
-        "MATCH (a:P {age: 10})-[:K]->(b) RETURN b.name",  # not selected by its key
+        "MATCH (a)-[:K]->(b) RETURN b.name",  # an unlabelled start
         "MATCH (a:P {name: $s})-[:K]->(b) RETURN b",
         "MATCH (a:P {name: $s})-[:K]->(b) WHERE b.age > 1 OR b.age < 0 RETURN b.name",
     ],
@@ -214,3 +214,40 @@ def test_repeated_texts_reuse_the_plan_with_new_values(g, monkeypatch):
     with pytest.raises(CypherTypeError):
         g.query(q, {"s": "n01", "x": "old"})
     assert g.query(q, {"s": None, "x": 1}).to_pylist() == [{"count(*)": 0}]
+
+
+UNANCHORED = [
+    "MATCH (a:P)-[:K]->(b) RETURN a.name, b.name",
+    "MATCH (a:P)-[:K*1..3]->(b) RETURN count(*), count(DISTINCT b)",
+    "MATCH (a:P {age: 10})-[:K]-(b)-[:W]->(c) RETURN count(DISTINCT c), count(*)",
+    "MATCH (a:P)-[:K*0..2]-(b) WHERE a.age > 20 AND b.age < 40 RETURN a.name, b.age",
+    "MATCH (a:C)<-[:W]-(b)-[:K]->(c) RETURN count(c)",
+]
+
+
+@pytest.mark.parametrize("q", UNANCHORED)
+def test_unanchored_chains_start_at_every_node(g, q, monkeypatch):
+    plan = g.query(q, explain=True).to_pylist()
+    assert {p["executor"] for p in plan} == {"csr"} and "every" in plan[0]["operation"]
+    csr = g.query(q)
+    monkeypatch.setattr(executor, "CSR_TRAVERSAL", False)
+    sql = g.query(q)
+    assert csr.schema == sql.schema
+    assert sorted(csr.to_pylist(), key=repr) == sorted(sql.to_pylist(), key=repr)
+
+
+def test_too_many_paths_run_as_sql(g, monkeypatch):
+    from graphlake.query import traverse
+
+    q = "MATCH (a:P)-[:K*1..3]-(b) RETURN count(*)"
+    expected = g.query(q).to_pylist()
+    monkeypatch.setattr(traverse, "MAX_PATHS", 5)
+    assert g.query(q).to_pylist() == expected
+    assert set(g.query(q, explain=True).column("executor").to_pylist()) == {"sql"}
+
+
+def test_the_time_limit_holds_between_levels(g):
+    from graphlake.errors import QueryTimeoutError
+
+    with pytest.raises(QueryTimeoutError, match="timed out"):
+        g.query("MATCH (a:P)-[:K*1..3]-(b) RETURN count(*)", timeout_s=1e-9)

@@ -166,13 +166,16 @@ def _run(
         if key is not None:
             _TEMPLATES.put(key, found)
     if found is not None and CSR_TRAVERSAL:
-        table, steps = traverse.run(
-            snapshot,
-            found,
-            max_rows=max_rows if max_rows is not None else limits.max_rows,
-            max_bytes=_max_bytes(limits),
-            check=clock.check,
-        )
+        try:
+            table, steps = traverse.run(
+                snapshot,
+                found,
+                max_rows=max_rows if max_rows is not None else limits.max_rows,
+                max_bytes=_max_bytes(limits),
+                check=clock.check,
+            )
+        except traverse.TooManyPaths:  # too wide for arrays of paths: the SQL plan
+            return _run_sql(snapshot, text, params, max_rows, limits, explain, clock, plan)
         if explain:
             return pa.table(
                 {
@@ -185,6 +188,19 @@ def _run(
                 }
             )
         return table
+    return _run_sql(snapshot, text, params, max_rows, limits, explain, clock, plan)
+
+
+def _run_sql(
+    snapshot: Snapshot,
+    text: str,
+    params: Mapping[str, object] | None,
+    max_rows: int | None,
+    limits: SqlLimits,
+    explain: bool,
+    clock: _Clock,
+    plan: Plan | None,
+) -> pa.Table:
     if plan is None:
         plan = compile_query(snapshot, text, params, limits)
     # The limit on text length applies to the Cypher, not to the SQL generated from it.

@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 
 from graphlake.adjacency.csr import Csr
 from graphlake.adjacency.load import adjacency, node_values
-from graphlake.errors import QueryError, QueryTooLargeError
+from graphlake.errors import QueryError
 from graphlake.query import ast
 from graphlake.query.checker import Checker
 from graphlake.query.pathsearch import ranges
@@ -39,7 +39,7 @@ from graphlake.schema.model import EdgeType, NodeType
 if TYPE_CHECKING:
     from graphlake.read.snapshot import Snapshot
 
-MAX_PATHS = 20_000_000  # partial paths one traversal may hold (QueryTooLargeError beyond)
+MAX_PATHS = 5_000_000  # partial paths one traversal may hold (beyond: the SQL executor)
 _KINDS = ("String", "Bool", "I32", "I64", "F32", "F64")  # properties read or compared
 _OPS = {
     "=": pc.equal,
@@ -79,7 +79,7 @@ class Output:
 
 @dataclass(frozen=True)
 class Traversal:
-    anchor: str  # the anchor node's key (position 0)
+    anchor: str | None  # the anchor node's key (position 0); None: every node of its type
     types: tuple[str, ...]  # node type at each position
     vars: tuple[str | None, ...]
     hops: tuple[Hop, ...]
@@ -93,9 +93,12 @@ class Traversal:
         """The same traversal with other values of its parameters (same names and
         types: the executor's plan cache keys on them), or None when a value does not
         fit (then the query is planned afresh)."""
-        ok, anchor = _resolve(self.anchor_expr, params)
-        if not ok or not isinstance(anchor, str):
-            return None
+        anchor: str | None = None
+        if self.anchor_expr is not None:
+            ok, value = _resolve(self.anchor_expr, params)
+            if not ok or not isinstance(value, str):
+                return None
+            anchor = value
         conds = []
         for c in self.conds:
             ok, value = _resolve(c.expr, params)
@@ -143,9 +146,13 @@ def recognize(query: ast.Query, checker: Checker, columns: tuple[str, ...]) -> T
     found = _anchor(nodes[0], conds, checker)
     if found is None:
         found = _anchor(nodes[-1], conds, checker)
-        if found is None:
+        if found is not None:
+            nodes, rels = nodes[::-1], [_reversed(x) for x in rels[::-1]]
+    if found is None:  # every node of the first one's (single) label
+        first = nodes[0]
+        if len(first.labels) != 1 or not isinstance(checker.table(first.labels[0]), NodeType):
             return None
-        nodes, rels = nodes[::-1], [_reversed(x) for x in rels[::-1]]
+        found = (None, first.labels[0], conds, None)
     anchor, anchor_type, conds, anchor_expr = found
     typed = _types(nodes, rels, checker, anchor_type)
     if typed is None:
@@ -157,7 +164,7 @@ def recognize(query: ast.Query, checker: Checker, columns: tuple[str, ...]) -> T
         return None
     where: list[Cond] = []
     for n, i in zip(nodes, range(len(nodes)), strict=True):
-        if n.props is not None and i > 0:
+        if n.props is not None and (i > 0 or anchor is None):
             for key, entry in n.props.entries:
                 c = _cond(i, key, "=", entry, types[i], checker)
                 if c is None:
@@ -235,7 +242,7 @@ def _value(e: object, checker: Checker) -> tuple[bool, object]:
 
 def _anchor(
     n: ast.NodePat, conds: list, checker: Checker
-) -> tuple[str, str, list, ast.Expr] | None:
+) -> tuple[str | None, str, list, ast.Expr | None] | None:
     """(key, node type, the other WHERE conditions) when `n` is selected by its key."""
     if len(n.labels) != 1:
         return None
@@ -345,6 +352,11 @@ def _output(
 # --- execution ---------------------------------------------------------------------------
 
 
+class TooManyPaths(Exception):
+    """More partial paths than MAX_PATHS: the executor runs the query as SQL instead
+    (which streams an aggregate and caps a result by its own limits)."""
+
+
 @dataclass
 class Step:
     operation: str
@@ -357,8 +369,8 @@ class _Paths:
     """Partial paths: `nodes[p]` the node id at position p (bound positions only),
     `edges` the edge rows of every hop so far, with their edge type."""
 
-    def __init__(self, start: int):
-        self.nodes: dict[int, np.ndarray] = {0: np.array([start], dtype=np.int64)}
+    def __init__(self, starts: np.ndarray):
+        self.nodes: dict[int, np.ndarray] = {0: starts}
         self.edges: list[tuple[str, np.ndarray]] = []
         self.end = self.nodes[0]
 
@@ -390,16 +402,19 @@ def run(
         clock = now
 
     csrs = [adjacency(snapshot, h.edge, max_bytes=max_bytes) for h in t.hops]
-    start = _bisect_keys(csrs[0], t.hops[0].direction, t.anchor)
-    paths = _Paths(start)
-    if start < 0:
-        paths.take(np.zeros(0, dtype=np.int64))
-    step(
-        f"start: {t.vars[0] or 'an anonymous node'} ({t.types[0]} {t.anchor!r})",
-        len(paths),
-        f"csr: binary search of the {t.types[0]} keys",
-    )
+    space = csrs[0].dst_keys if t.hops[0].direction == "in" else csrs[0].src_keys
+    if t.anchor is None:
+        paths = _Paths(np.arange(len(space), dtype=np.int64))
+        how, what = f"every {t.types[0]}", f"csr: the {t.types[0]} key index"
+    else:
+        start = _bisect_keys(csrs[0], t.hops[0].direction, t.anchor)
+        paths = _Paths(np.array([start] if start >= 0 else [], dtype=np.int64))
+        how, what = repr(t.anchor), f"csr: binary search of the {t.types[0]} keys"
+    step(f"start: {t.vars[0] or 'an anonymous node'} ({t.types[0]} {how})", len(paths), what)
     conds = {p: [c for c in t.conds if c.position == p] for p in range(len(t.types))}
+    for c in conds[0]:
+        paths = _filter(snapshot, paths, c, t.types[0])
+        step(f"filter {t.vars[0] or '?'}.{c.prop} {c.op} {c.value!r}", len(paths), "csr")
     for i, (hop, csr) in enumerate(zip(t.hops, csrs, strict=True)):
         check()
         paths = _hop(paths, hop, csr, i + 1, check)
@@ -449,9 +464,7 @@ def _neighbours(
 def _step(paths: _Paths, hop: Hop, csr: Csr) -> _Paths:
     rows, nxt, edges = _neighbours(csr, hop.direction, paths.end)
     if len(rows) > MAX_PATHS:
-        raise QueryTooLargeError(
-            f"the traversal reached more than {MAX_PATHS} paths; anchor it more narrowly"
-        )
+        raise TooManyPaths(f"more than {MAX_PATHS} paths")
     keep = np.ones(len(rows), dtype=bool)
     for t, earlier in paths.edges:  # relationship uniqueness
         if t == hop.edge:
