@@ -61,7 +61,10 @@ def _derived(snapshot: Snapshot, edge: EdgeType, key: tuple) -> Csr | None:
                 (edge.name, edge.src, edge.dst), other[1:], strict=True
             )
         }
-        derived = derive(csr, states, snapshot, edge)
+        try:
+            derived = derive(csr, states, snapshot, edge)
+        except Exception:  # an old state gc removed, a Lance error: the delta is an
+            continue  # optimization, a fresh build is always right
         if derived is not None:
             return derived
     return None
