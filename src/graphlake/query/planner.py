@@ -21,6 +21,7 @@ from graphlake.query import ast
 from graphlake.query.checker import Binding, Checker, value_type
 from graphlake.query.expr import ExprCompiler, contains_aggregate, ident
 from graphlake.query.patterns import PathSearch, PatternCompiler, Prefetch, Seed, _Names
+from graphlake.query.traverse import Traversal, recognize
 from graphlake.query.usage import property_usage
 from graphlake.schema.model import Schema
 
@@ -41,6 +42,9 @@ class Plan:
     prefetch: tuple[Prefetch, ...] = ()
     searches: tuple[PathSearch, ...] = ()
     params: Mapping[str, object] = dataclasses.field(default_factory=dict)  # prepared
+    # The same query as an anchored traversal on the adjacency (query.traverse), when it
+    # has that shape: the executor runs it there instead of this SQL.
+    traversal: Traversal | None = None
 
     def params_of(self, sql: str) -> dict[str, object]:
         """The prepared parameters `sql` names (DuckDB refuses any others)."""
@@ -119,6 +123,7 @@ class _Planner:
             tuple(self.prefetch),
             tuple(self.searches),
             dict(self.checker.bound),
+            recognize(self.query, self.checker, columns),
         )
 
     def _add(self, what: str, sql: str) -> None:
