@@ -249,6 +249,12 @@ class QueryTooLargeError(QueryError):
     size cap; it was stopped and nothing changed. HTTP 413."""
 
 
+class AdjacencyTooLargeError(QueryTooLargeError):
+    """An edge table's adjacency would pass the memory limit it must fit in (refused from
+    row counts, before anything is read). Cypher then answers with its SQL plan; graph
+    algorithms, which need the adjacency, report it. HTTP 413."""
+
+
 class SearchError(QueryError):
     """A search request (bad vector, k, text or property) or an upkeep threshold is malformed
     (see README "Search")."""

@@ -9,8 +9,10 @@ import random
 import pytest
 
 import graphlake as gl
+from graphlake.adjacency import load
 from graphlake.adjacency.cache import CACHE
-from graphlake.errors import QueryError, QueryTooLargeError
+from graphlake.adjacency.load import adjacency
+from graphlake.errors import AdjacencyTooLargeError, QueryError
 from graphlake.query import executor
 from graphlake.read.sql import SqlLimits
 
@@ -108,7 +110,7 @@ def test_explain_reports_each_operator(g):
     assert plan[0]["rows"] == 1 and all(p["seconds"] >= 0 and p["sql"] for p in plan)
 
 
-def test_row_and_memory_limits_are_typed_errors(g):
+def test_row_and_memory_limits_are_typed_errors(g, monkeypatch):
     q = "MATCH (a:P {name: 'n03'})-[:K*1..3]-(b) RETURN b.name"
     rows = g.query(q).num_rows
     assert rows > 2
@@ -116,9 +118,18 @@ def test_row_and_memory_limits_are_typed_errors(g):
         g.query(q, max_rows=2)
     CACHE.clear()
     snap = g.snapshot()
-    with pytest.raises(QueryTooLargeError, match="adjacency of K"):
-        executor.run_query(snap, q, limits=SqlLimits(memory_limit_mb=0))
+    with pytest.raises(AdjacencyTooLargeError, match="adjacency of K"):
+        adjacency(snap, "K", max_bytes=0)
     assert executor.run_query(snap, q, limits=SqlLimits(memory_limit_mb=64)).num_rows == rows
+    # An adjacency past the query's memory limit is never built: the SQL plan answers.
+    expected = sorted(g.query(q).column(0).to_pylist())
+    CACHE.clear()
+    monkeypatch.setattr(load, "estimated_bytes", lambda *_: 2**50)
+    limits = SqlLimits(memory_limit_mb=64)
+    answer = executor.run_query(snap, q, limits=limits)
+    assert sorted(answer.column(0).to_pylist()) == expected
+    plan = executor.run_query(snap, q, limits=limits, explain=True)
+    assert set(plan.column("executor").to_pylist()) <= {"sql", "lance"}
 
 
 def test_a_write_is_seen_by_the_next_traversal(g, tmp_path):

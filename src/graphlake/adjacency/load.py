@@ -6,7 +6,7 @@ and graph algorithms use; caching (`adjacency.cache`, keyed by those table state
 delta maintenance live behind it.
 
 `max_bytes` (a query's memory limit) refuses an adjacency whose estimated size is above
-it before anything is read: a typed `QueryTooLargeError`, never a partial answer. The
+it before anything is read: a typed `AdjacencyTooLargeError`, never a partial answer. The
 estimate counts rows from Lance's metadata (no scan): `EDGE_BYTES` per edge and
 `NODE_BYTES` per node.
 """
@@ -23,7 +23,7 @@ from graphlake.adjacency.cache import CACHE
 from graphlake.adjacency.csr import Csr, from_edges
 from graphlake.adjacency.delta import derive
 from graphlake.catalog.commits import TableState
-from graphlake.errors import QueryTooLargeError
+from graphlake.errors import AdjacencyTooLargeError
 from graphlake.schema.model import EdgeType
 
 EDGE_BYTES = 32  # both directions' int32 arrays and an edge id of ~12 characters
@@ -118,7 +118,7 @@ def estimated_bytes(snapshot: Snapshot, edge: EdgeType) -> int:
 def _check_size(snapshot: Snapshot, edge: EdgeType, max_bytes: int) -> None:
     size = estimated_bytes(snapshot, edge)
     if size > max_bytes:
-        raise QueryTooLargeError(
+        raise AdjacencyTooLargeError(
             f"the adjacency of {edge.name} needs about {size // 2**20} MB, more than the "
             f"query's memory limit ({max_bytes // 2**20} MB); raise the limit"
         )

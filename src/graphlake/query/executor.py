@@ -31,6 +31,7 @@ import pyarrow as pa
 
 from graphlake.adjacency.load import adjacency
 from graphlake.errors import (
+    AdjacencyTooLargeError,
     CypherParameterError,
     CypherSyntaxError,
     QueryTimeoutError,
@@ -174,7 +175,8 @@ def _run(
                 max_bytes=_max_bytes(limits),
                 check=clock.check,
             )
-        except traverse.TooManyPaths:  # too wide for arrays of paths: the SQL plan
+        except (traverse.TooManyPaths, AdjacencyTooLargeError):  # too wide for arrays of
+            # paths, or an adjacency past the memory limit: the SQL plan answers instead
             return _run_sql(snapshot, text, params, max_rows, limits, explain, clock, plan)
         if explain:
             return pa.table(
@@ -317,29 +319,22 @@ def _searched(
             or search.labels[0] != search.labels[1]
         ):  # one node type: ids cannot mix
             continue
-        searcher: PathSearcher | CsrPathSearcher
+        rest = (
+            search.table,
+            search.labels[0],
+            search.direction,
+            search.max_depth,
+            PREFETCH_MAX_IDS,
+            clock.deadline,
+            timeout_message(clock.timeout_s, clock.limits),
+        )
+        searcher: PathSearcher | CsrPathSearcher | None = None
         if CSR_TRAVERSAL:
-            searcher = CsrPathSearcher(
-                adjacency(snapshot, search.table, max_bytes=_max_bytes(clock.limits)),
-                search.table,
-                search.labels[0],
-                search.direction,
-                search.max_depth,
-                PREFETCH_MAX_IDS,
-                clock.deadline,
-                timeout_message(clock.timeout_s, clock.limits),
-            )
-        else:
-            searcher = PathSearcher(
-                snapshot.dataset(search.table),
-                search.table,
-                search.labels[0],
-                search.direction,
-                search.max_depth,
-                PREFETCH_MAX_IDS,
-                clock.deadline,
-                timeout_message(clock.timeout_s, clock.limits),
-            )
+            with contextlib.suppress(AdjacencyTooLargeError):  # past the memory limit:
+                csr = adjacency(snapshot, search.table, max_bytes=_max_bytes(clock.limits))
+                searcher = CsrPathSearcher(csr, *rest)  # the search by Lance lookups
+        if searcher is None:
+            searcher = PathSearcher(snapshot.dataset(search.table), *rest)
         rows = searcher.rows(starts.to_pylist(), targets.to_pylist(), SEARCH_MAX_PAIRS)
         if rows is None:
             continue
