@@ -9,7 +9,7 @@ import datetime as dt
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from graphlake.catalog.authors import Author, acting_as
 from graphlake.catalog.commits import Commit, CommitStore
@@ -149,7 +149,7 @@ class Graph:
         incarnation = str(ULID())
         states = {}
         for name in parsed.table_names:
-            t = parsed.table(name)
+            t = parsed.require(name)
             states[name] = tables.create(
                 f"{name}-{ULID()}".lower(),
                 arrow_schema(t),
@@ -731,6 +731,54 @@ class Graph:
             limits=SqlLimits(timeout_s=DEFAULT_TIMEOUT_S),
             timeout_s=timeout_s,
         )
+
+    @overload
+    def search(
+        self,
+        type: str,
+        vector: Any = None,
+        text: str | None = None,
+        k: int = 10,
+        where: str | None = None,
+        columns: Sequence[str] | None = None,
+        branch: str = DEFAULT_BRANCH,
+        near: Any = None,
+        *,
+        on: str | Sequence[str] = (),
+        explain: Literal[False] = False,
+    ) -> pa.Table: ...
+
+    @overload
+    def search(
+        self,
+        type: str,
+        vector: Any = None,
+        text: str | None = None,
+        k: int = 10,
+        where: str | None = None,
+        columns: Sequence[str] | None = None,
+        branch: str = DEFAULT_BRANCH,
+        near: Any = None,
+        *,
+        on: str | Sequence[str] = (),
+        explain: Literal[True],
+    ) -> SearchPlan: ...
+
+    @overload
+    def search(
+        self,
+        type: str,
+        vector: Any = None,
+        text: str | None = None,
+        k: int = 10,
+        where: str | None = None,
+        columns: Sequence[str] | None = None,
+        branch: str = DEFAULT_BRANCH,
+        near: Any = None,
+        *,
+        on: str | Sequence[str] = (),
+        explain: bool,
+    ) -> pa.Table | SearchPlan: ...
 
     def search(
         self,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -39,7 +39,7 @@ def list_(root: Root, json: Json = False) -> None:
     """List branches with their head commit."""
     g = Graph.open(root)
     default = g.info.default_branch
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in g.branches():
         head = g.head(name)
         rows.append(

@@ -186,9 +186,10 @@ def arrow_table(table: pa.Table, title: str | None = None) -> Table:
 def _fits(out: Table) -> bool:
     """Whether rich draws `out` within the terminal's width (it overflows, rather than
     breaking headers and whole values further, when the columns' minimums add up)."""
-    probe = Console(width=console.width, file=io.StringIO(), color_system=None)
+    drawn = io.StringIO()
+    probe = Console(width=console.width, file=drawn, color_system=None)
     probe.print(out, crop=False)
-    return all(cell_len(line) <= console.width for line in probe.file.getvalue().splitlines())
+    return all(cell_len(line) <= console.width for line in drawn.getvalue().splitlines())
 
 
 def _data_table(

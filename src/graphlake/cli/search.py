@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json as jsonlib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -13,6 +13,7 @@ from graphlake.cli.options import DEFAULT_BRANCH, Branch, Json, Root
 from graphlake.cli.output import arrow_table, console, print_json, rows_phrase, table_rows
 from graphlake.errors import SearchError
 from graphlake.graph import Graph
+from graphlake.search.query import SearchPlan
 
 # A query vector file holds one JSON array of numbers; this bounds what is read.
 MAX_VECTOR_FILE_BYTES = 1 << 20
@@ -80,8 +81,8 @@ def search(
         explain=explain,
         columns=_names(columns),
     )
-    if explain:
-        plan: Any = result
+    if isinstance(result, SearchPlan):
+        plan = result
         if json:
             print_json(plan.to_dict())
             return

@@ -23,6 +23,7 @@ table's `Vector(n)` like any Parquet list column.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -43,7 +44,7 @@ def is_ray_dataset(obj: object) -> bool:
     )
 
 
-def staging_dir(run_id: str, staging: str | Path | None) -> Path:
+def staging_dir(run_id: str, staging: str | os.PathLike[str] | None) -> Path:
     if staging is not None:
         return Path(staging).absolute()
     return Path(tempfile.gettempdir()) / f"graphlake-ray-{run_id}"

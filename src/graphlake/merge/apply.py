@@ -207,7 +207,7 @@ def _apply_once(
 
 
 def _conflicts(
-    result: R.MergeResult, conflicts: list, dry_run: bool, timer: PhaseTimer
+    result: R.MergeResult, conflicts: list[Conflict], dry_run: bool, timer: PhaseTimer
 ) -> R.MergeResult:
     if not dry_run:
         raise MergeConflictError(conflicts)
@@ -215,7 +215,7 @@ def _conflicts(
     return engine._finish(result, timer)
 
 
-def _dropped_value_conflicts(result: R.MergeResult, kind: str, branch: str) -> list:
+def _dropped_value_conflicts(result: R.MergeResult, kind: str, branch: str) -> list[Conflict]:
     """A merge keeps a dropped property's drop and lists the values it loses; undoing
     or applying a schema change must not lose values written since without being told
     to (`strategy`): each such value is a schema conflict."""

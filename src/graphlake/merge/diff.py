@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from graphlake.errors import HistoryUnreadableError, MergeError, clean_message
+from graphlake.read.floats import shortest_rows
+from graphlake.schema.arrow import arrow_schema
+from graphlake.schema.changes import RenameProperty, RenameType, Step, describe_changes
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -19,8 +22,7 @@ if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit, TableState
     from graphlake.merge.delta import TableDelta
     from graphlake.repo import Repo
-    from graphlake.schema.changes import Step
-    from graphlake.schema.model import TableType
+    from graphlake.schema.model import EdgeType, NodeType, TableType
 
 Row = dict[str, Any]
 ENDPOINTS = ("src", "dst")
@@ -92,16 +94,14 @@ def diff(
     sa, sb = repo.schemas.of(ca), repo.schemas.of(cb)
     steps: list[Step] = []
     if ca.schema_id != cb.schema_id:
-        from graphlake.schema.changes import describe_changes
-
         steps = describe_changes(sa, sb)
     out = GraphDiff(steps)
-    type_renames = {s.table: s.old for s in steps if isinstance(s, _rename_type())}
+    type_renames = {s.table: s.old for s in steps if isinstance(s, RenameType)}
     for name in sb.table_names:
         if only is not None and name not in only:
             continue
         source = type_renames.get(name, name)
-        before, after = sa.table(source), sb.table(name)
+        before, after = sa.table(source), sb.require(name)
         if before is None or ca.tables[source].table_id != cb.tables[name].table_id:
             continue  # a type b added (or dropped and re-created)
         project, added = (
@@ -121,23 +121,21 @@ def diff(
 
 def _renames(steps: list[Step], table: str) -> dict[str, str]:
     """New property name -> old, for `table`'s properties renamed between a and b."""
-    from graphlake.schema.changes import RenameProperty
-
     return {
         s.new.name: s.old.name for s in steps if isinstance(s, RenameProperty) and s.table == table
     }
 
 
 def shown(
-    changes: TableDiff, before: TableType, after: TableType, renames: dict[str, str]
+    changes: TableDiff,
+    before: NodeType | EdgeType,
+    after: NodeType | EdgeType,
+    renames: dict[str, str],
 ) -> TableDiff:
     """`changes` with float32 values as their shortest decimal (`read.floats`): new
     values and inserted rows by b's types, old values and deleted rows by a's (under b's
     names). Only what is shown changes; which rows and properties changed was decided
     on the stored values."""
-    from graphlake.read.floats import shortest_rows
-    from graphlake.schema.arrow import arrow_schema
-
     new_types = {f.name: f.type for f in arrow_schema(after)}
     a_types = {f.name: f.type for f in arrow_schema(before)}
     old_types = {
@@ -162,8 +160,6 @@ def shown(
 
 
 def _keyed(rows: dict[str, Row], types: dict[str, Any]) -> dict[str, Row]:
-    from graphlake.read.floats import shortest_rows
-
     return dict(zip(rows, shortest_rows(list(rows.values()), types), strict=True))  # type: ignore[arg-type]
 
 
@@ -173,11 +169,9 @@ def layout_projection(repo: Repo, a: Commit, b: Commit, name: str) -> Callable[[
     default); None when both layouts are the same."""
     if a.schema_id == b.schema_id:
         return None
-    from graphlake.schema.changes import describe_changes
-
     sa, sb = repo.schemas.of(a), repo.schemas.of(b)
     steps = describe_changes(sa, sb)
-    renames = {s.table: s.old for s in steps if isinstance(s, _rename_type())}
+    renames = {s.table: s.old for s in steps if isinstance(s, RenameType)}
     before, after = sa.table(renames.get(name, name)), sb.table(name)
     if before is None or after is None or before.properties == after.properties:
         return None
@@ -195,12 +189,6 @@ def _readable(repo: Repo, commit: Commit, table: str) -> None:
             f"{state.lance_branch}, version {state.version}): {clean_message(exc)}; "
             f"see `graphlake fsck --deep`"
         ) from None
-
-
-def _rename_type() -> type:
-    from graphlake.schema.changes import RenameType
-
-    return RenameType
 
 
 def _projection(

@@ -258,7 +258,7 @@ def _merge_once(
         resolver.check_all_used(
             step.cls.conflicts if step.cls else step.prep.conflicts if step.prep else []
         )
-    if step.cls is None:  # schema conflicts: the rows cannot be merged yet
+    if step.cls is None or step.inputs is None:  # schema conflicts: rows cannot merge yet
         assert step.prep is not None
         if dry_run:
             result.outcome, result.conflicts = R.CONFLICT, step.prep.conflicts
@@ -423,8 +423,8 @@ def _drop_contained(
     heads = [h.id for _, h in pending]
     stop = set(repo.history.merge_bases_many([target.id, *heads]))
     reached: set[str] = set()
-    for head in dict.fromkeys(heads):
-        reached |= repo.history.ancestors_since(head, stop)
+    for head_id in dict.fromkeys(heads):
+        reached |= repo.history.ancestors_since(head_id, stop)
     kept: list[tuple[str, Commit]] = []
     seen: set[str] = set()
     for name, head in pending:
@@ -475,7 +475,7 @@ def publish_classified(
     *,
     parents: tuple[str, ...],
     message: str,
-    meta: dict,
+    meta: dict[str, Any],
     action: str | None = None,
 ) -> Commit:
     """Write a classification's effects on `into`'s Lance branches and publish them as

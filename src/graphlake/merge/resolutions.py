@@ -291,7 +291,7 @@ def _coerce_row(t_type: NodeType | EdgeType, key: str, value: Any) -> Row:
     if t_type.is_edge:
         row.setdefault("id", key)
     try:
-        out = coerce(t_type, [row], partial=False).to_pylist()[0]
+        out: dict[str, Any] = coerce(t_type, [row], partial=False).to_pylist()[0]
     except TypeMismatchError as exc:
         raise ResolutionTypeError(f"resolution for {t_type.name} {key!r}: {exc}") from None
     except DataError as exc:

@@ -40,7 +40,7 @@ from graphlake.read.filter import compile_filter
 
 if TYPE_CHECKING:
     from graphlake.read.snapshot import Snapshot
-    from graphlake.schema.model import EdgeType, NodeType
+    from graphlake.schema.model import EdgeType, NodeType, TableKind
 
 __all__ = ["DEFAULT_BATCH_SIZE", "Scan", "ScanSpec", "Slice"]
 
@@ -112,7 +112,7 @@ class Scan:
         snapshot: Snapshot,
         name: str,
         *,
-        kind: str | None = None,
+        kind: TableKind | None = None,
         columns: Sequence[str] | None = None,
         where: str | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,

@@ -22,7 +22,7 @@ from graphlake.read.filter import compile_filter
 from graphlake.read.floats import shortest_floats
 from graphlake.read.order import KEY_ORDER, OrderBy, lance_ordering, order_names, sort_columns
 from graphlake.schema.keys import key_string
-from graphlake.schema.model import EdgeType, NodeType, Schema
+from graphlake.schema.model import EdgeType, NodeType, Schema, TableKind
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
@@ -40,7 +40,7 @@ class Snapshot:
         """The schema in force at this commit (not the branch's current one)."""
         return self.repo.schemas.of(self.commit)
 
-    def type(self, name: str, kind: str | None = None) -> NodeType | EdgeType:
+    def type(self, name: str, kind: TableKind | None = None) -> NodeType | EdgeType:
         schema = self.schema
         t = schema.table(name)
         if t is None or (kind == "node" and t.is_edge) or (kind == "edge" and not t.is_edge):
@@ -64,7 +64,7 @@ class Snapshot:
     def read(
         self,
         name: str,
-        kind: str | None = None,
+        kind: TableKind | None = None,
         where: str | None = None,
         columns: Sequence[str] | None = None,
         limit: int | None = None,
@@ -107,7 +107,7 @@ class Snapshot:
         columns: Sequence[str] | None = None,
         where: str | None = None,
         *,
-        kind: str | None = None,
+        kind: TableKind | None = None,
         batch_size: int | None = None,
         lease_s: float | None = None,
     ) -> Scan:

@@ -19,6 +19,7 @@ author never approves their own request, a request that is not open never change
 
 from __future__ import annotations
 
+import builtins
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -71,7 +72,7 @@ class Reviews:
     def get(self, rid: int) -> MergeRequest:
         return self.store.get(rid)
 
-    def list(self, state: str | None = None) -> list[MergeRequest]:
+    def list(self, state: str | None = None) -> builtins.list[MergeRequest]:
         return self.store.list(state)
 
     def heads(self, mr: MergeRequest) -> tuple[str, str]:
@@ -129,7 +130,7 @@ class Reviews:
     @staticmethod
     def _blockers(
         mr: MergeRequest, preview: Mapping[str, Any], rules: BranchRules | None
-    ) -> list[str]:
+    ) -> builtins.list[str]:
         out = []
         if preview["outcome"] == CONFLICT:
             out.append(f"{len(preview['conflicts'])} unresolved conflict(s)")

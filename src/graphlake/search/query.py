@@ -146,7 +146,8 @@ def _plan(snap: Snapshot, req: SearchRequest) -> _Plan:
         plan.vector_prop = _vector_prop(t, on)
         plan.metric = t.vector_indexes.get(plan.vector_prop, DEFAULT_METRIC)
         raw = req.vector if req.near is None else _near_vector(snap, plan, req.near)
-        plan.query = _check_vector(raw, t.property(plan.vector_prop).type.dim or 0)
+        dims = {p.name: p.type.dim for p in t.properties}
+        plan.query = _check_vector(raw, dims[plan.vector_prop] or 0)
     if req.text is not None:
         plan.text_props = _text_props(t, ds, on)
         plan.text = _check_text(req.text)

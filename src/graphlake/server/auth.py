@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
 from fastapi import Depends, Request
@@ -85,7 +85,7 @@ def token_key(token: str) -> str:
     return _digest(token).hex()
 
 
-def require(scope: Scope) -> Callable[..., Scope]:
+def require(scope: Scope) -> Callable[..., Awaitable[Scope]]:
     """A dependency that lets a request through only with a token of `scope` or above."""
 
     async def check(

@@ -201,8 +201,12 @@ class Webhook:
         unknown = sorted(set(data) - known)
         if unknown:
             raise WebhookConfigError(f"{where}: unknown key(s) {unknown} (known: {sorted(known)})")
-        parsed = urllib.parse.urlsplit(url) if isinstance(url, str) else None
-        if parsed is None or parsed.scheme.lower() not in ("http", "https") or not parsed.hostname:
+        parsed = urllib.parse.urlsplit(url if isinstance(url, str) else "")
+        if (
+            not isinstance(url, str)
+            or parsed.scheme.lower() not in ("http", "https")
+            or not parsed.hostname
+        ):
             raise WebhookConfigError(f"{where}: url must be an http:// or https:// URL with a host")
         secret = data.get("secret")
         if not isinstance(secret, str) or len(secret) < MIN_SECRET_CHARS:

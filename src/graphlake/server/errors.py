@@ -26,6 +26,7 @@ headers) and answered with a bare `InternalServerError`.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -108,7 +109,7 @@ def error_body(type_: str, message: str) -> dict[str, Any]:
 
 
 def error_response(
-    status: int, type_: str, message: str, headers: dict[str, str] | None = None
+    status: int, type_: str, message: str, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
     return JSONResponse(error_body(type_, message), status_code=status, headers=headers)
 

@@ -202,8 +202,7 @@ def _coerced_chunks(
     done: dict[_Group, list[pa.Table]] = {}
 
     def flush(group: _Group) -> None:
-        t = schema.table(group[0])
-        assert t is not None
+        t = schema.require(group[0])
         rows, numbers = pending.pop(group), lines.pop(group)
         partial = group[1] == "upsert"
         try:
@@ -269,7 +268,7 @@ def _located(
 
 def _row_name(t: NodeType | EdgeType, row: dict[str, Any]) -> str:
     """A node's key, an edge's id or its endpoints, as the user wrote them."""
-    if not t.is_edge:
+    if isinstance(t, NodeType):
         return repr(row.get(t.key))
     if row.get("id") is not None:
         return repr(row["id"])
