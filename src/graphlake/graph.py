@@ -45,7 +45,6 @@ if TYPE_CHECKING:
     from graphlake.schema.model import Schema
     from graphlake.search.query import SearchPlan
     from graphlake.search.upkeep import Threshold
-    from graphlake.storage.tables import TableStore
     from graphlake.timeline.feed import ChangePage
     from graphlake.timeline.rows import BlameLine
     from graphlake.timeline.rows import HistoryEntry as RowHistoryEntry
@@ -66,27 +65,16 @@ class Graph:
         *,
         _info: layout.GraphInfo | None = None,
     ):
+        # The graph's parts (object store, commits, refs, history, schemas, tables) live on
+        # `repo`, once; callers below the facade reach them there (`g.repo.refs`).
         self.repo = Repo(uri, storage_options, info=_info)
-        # The repo's parts, for callers of the public API (CLI, server, tests).
         self.uri = self.repo.uri
         self.storage_options = storage_options
-        self.store = self.repo.store
-        self.commits = self.repo.commits
-        self.refs = self.repo.refs
-        self.history = self.repo.history
-        self.revisions = self.repo.revisions
-        self.info = self.repo.info
-        self.schemas = self.repo.schemas
-
-    # Lance loads on first use (`Repo.tables`): `log` and `branch list` never import it.
-    @property
-    def tables(self) -> TableStore:
-        return self.repo.tables
 
     @property
     def schema(self) -> Schema:
         """The schema in force at the default branch's head (see `schema_at`)."""
-        return self.schema_at(self.info.default_branch)
+        return self.schema_at(self.repo.info.default_branch)
 
     def schema_at(self, revision: str = DEFAULT_BRANCH) -> Schema:
         """The schema in force at a revision (a branch, commit id, `main~2`...)."""
@@ -94,7 +82,7 @@ class Graph:
 
     def schema_text(self, revision: str = DEFAULT_BRANCH) -> str:
         """The `.pg` text of the schema in force at a revision, as it was applied."""
-        return self.schemas.text(self.resolve(revision).schema_id)
+        return self.repo.schemas.text(self.resolve(revision).schema_id)
 
     def apply_schema(
         self,
@@ -203,7 +191,7 @@ class Graph:
     # --- branches and history ---------------------------------------------------------
 
     def branches(self) -> list[str]:
-        return sorted(self.refs.list())
+        return sorted(self.repo.refs.list())
 
     def create_branch(self, name: str, from_: str = DEFAULT_BRANCH) -> str:
         """Create branch `name` at revision `from_` (a branch, commit id, `main~1`...)."""
@@ -213,7 +201,7 @@ class Graph:
             raise BranchExistsError(
                 f"{name!r} is a tag: branches and tags share one namespace (pick another name)"
             )
-        self.refs.create(name, commit.id)
+        self.repo.refs.create(name, commit.id)
         return name
 
     def reset_branch(
@@ -228,7 +216,7 @@ class Graph:
         ref = self._ref(branch)
         commit = self.resolve(rev)
         with acting_as(author):
-            return self.refs.cas(branch, ref, commit.id, action="reset")
+            return self.repo.refs.cas(branch, ref, commit.id, action="reset")
 
     def reflog(self, branch: str = DEFAULT_BRANCH, limit: int | None = None) -> list[ReflogEntry]:
         """Every move of `branch` (write, merge, revert, reset, create, delete...),
@@ -237,7 +225,7 @@ class Graph:
         from graphlake.catalog.reflog import reflog
 
         validate_branch_name(branch)
-        return reflog(self.refs, branch, limit)
+        return reflog(self.repo.refs, branch, limit)
 
     # --- tags -------------------------------------------------------------------------
 
@@ -255,7 +243,7 @@ class Graph:
         validate_tag_name(name)
         commit = self.resolve(rev)
         if self.repo.tags.get(name) is None:
-            ref = self.refs.head(name)
+            ref = self.repo.refs.head(name)
             if ref is not None and ref.commit is not None:
                 raise TagExistsError(
                     f"{name!r} is a branch: branches and tags share one "
@@ -277,10 +265,10 @@ class Graph:
     def delete_branch(self, name: str) -> None:
         """Remove the branch name. Its data stays while any commit references it."""
         validate_branch_name(name)
-        if name == self.info.default_branch:
+        if name == self.repo.info.default_branch:
             raise GraphLakeError(f"cannot delete the default branch {name!r}")
         ref = self._ref(name)
-        self.refs.delete(name, ref)
+        self.repo.refs.delete(name, ref)
 
     def head(self, branch: str = DEFAULT_BRANCH) -> Commit:
         return self.repo.head(branch)
@@ -294,10 +282,10 @@ class Graph:
     def log(self, branch: str = DEFAULT_BRANCH, limit: int | None = None) -> list[Commit]:
         """Commits reachable from revision `branch`, newest first; for a range `A...B`,
         those of B that the merge base of A and B does not reach."""
-        span = self.revisions.range(branch)
+        span = self.repo.revisions.range(branch)
         if span is None:
-            return self.history.log(self.resolve(branch).id, limit=limit)
-        return self.history.log(span.end.id, limit=limit, exclude=[b.id for b in span.bases])
+            return self.repo.history.log(self.resolve(branch).id, limit=limit)
+        return self.repo.history.log(span.end.id, limit=limit, exclude=[b.id for b in span.bases])
 
     def _ref(self, branch: str) -> RefEntry:
         """The ref of a branch that writing needs (a commit revision is refused)."""
@@ -614,7 +602,7 @@ class Graph:
 
     def diff_range(self, text: str) -> tuple[str, str]:
         """The (merge base id, end id) that range `A...B` compares."""
-        span = self.revisions.range(text)
+        span = self.repo.revisions.range(text)
         if span is None:
             raise RevisionSyntaxError(
                 f"{text!r} is not a range: compare two revisions, or give one A...B"

@@ -257,7 +257,7 @@ def test_a_failing_receiver_is_retried_and_logged(graph: gl.Graph, fresh: Receiv
     fresh.fail_next = 3  # two attempts fail (a round: failed), a pause, one more fails
     worker.poll_once()
     assert fresh.commits() == [commit]
-    [logged] = read_deliveries(graph.store, ["t"], 10)
+    [logged] = read_deliveries(graph.repo.store, ["t"], 10)
     assert (logged.status, logged.attempts, logged.commit) == ("delivered", 4, commit)
     assert logged.id == fresh.received[0].delivery and logged.last_error is None
 
@@ -279,7 +279,7 @@ def test_a_dead_receiver_is_failed_in_the_log_and_holds_position(
     stopper = threading.Timer(0.5, worker._stop.set)
     stopper.start()
     worker.poll_once()  # retries until stopped
-    [logged] = read_deliveries(graph.store, ["t"], 10)
+    [logged] = read_deliveries(graph.repo.store, ["t"], 10)
     assert logged.status == "failed" and logged.attempts >= 2 and logged.commit == commit
     assert logged.last_error
     again = WebhookWorker(graph, _hook(fresh.url))  # the receiver is back

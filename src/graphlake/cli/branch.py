@@ -38,7 +38,7 @@ def create(
 def list_(root: Root, json: Json = False) -> None:
     """List branches with their head commit."""
     g = Graph.open(root)
-    default = g.info.default_branch
+    default = g.repo.info.default_branch
     rows: list[dict[str, Any]] = []
     for name in g.branches():
         head = g.head(name)

@@ -62,7 +62,9 @@ def optimize(
         threshold = Threshold(uncovered_fraction, uncovered_rows)
         due = due_indexes(g.snapshot(branch), threshold)  # to report; optimize checks again
     commit = g.optimize(branch, if_needed=if_needed, threshold=threshold)
-    changed = sorted(n for n, st in commit.tables.items() if st != g.commits.get(before).tables[n])
+    changed = sorted(
+        n for n, st in commit.tables.items() if st != g.repo.commits.get(before).tables[n]
+    )
     if json:
         out = {
             "branch": branch,

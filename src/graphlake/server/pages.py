@@ -100,7 +100,7 @@ def read_page(
                 "the cursor belongs to a different query (branch, table, where or columns)",
             )
         # By id, never by name: a branch may be called like a commit id.
-        commit, after = graph.commits.get(state.commit), state.after
+        commit, after = graph.repo.commits.get(state.commit), state.after
     else:
         commit, after = graph.resolve(branch), None
     commit_id = commit.id

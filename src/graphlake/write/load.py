@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from graphlake.errors import DataError, GraphLakeError, LoadFormatError, UnknownTableError
+from graphlake.schema.model import NodeType
 from graphlake.write.coerce import coerce
 from graphlake.write.jsonl import parse_json_line
 from graphlake.write.transaction import Transaction
@@ -27,7 +28,7 @@ from graphlake.write.transaction import Transaction
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
     from graphlake.repo import Repo
-    from graphlake.schema.model import EdgeType, NodeType, Schema
+    from graphlake.schema.model import EdgeType, Schema
 
 MODES = {"append": "insert", "merge": "upsert", "overwrite": "overwrite"}
 Progress = Callable[[int], None]
@@ -156,7 +157,7 @@ def _jsonl_lines(path: Path) -> Iterable[tuple[int, Any]]:
         raise LoadFormatError("not valid UTF-8 text", path=str(path)) from None
 
 
-def _group_records(
+def group_records(
     schema: Schema,
     records: Iterable[tuple[int, Any]],
     path: str | None,
@@ -179,7 +180,7 @@ def _group_records(
 def _typed_record(
     schema: Schema, rec: Any, path: str | None, n: int
 ) -> tuple[NodeType | EdgeType, dict[str, Any]]:
-    name, row = _record(rec, path, n)
+    name, row = parse_record(rec, path, n)
     t = schema.table(name)
     if t is None or t.is_edge != ("src" in row):
         kind = "edge type" if "src" in row else "node type"
@@ -299,7 +300,7 @@ def _in_table_order(
     return out
 
 
-def _record(rec: Any, path: str | None, n: int) -> tuple[str, dict[str, Any]]:
+def parse_record(rec: Any, path: str | None, n: int) -> tuple[str, dict[str, Any]]:
     def bad(msg: str) -> LoadFormatError:
         return LoadFormatError(msg, path=path, line=n)
 

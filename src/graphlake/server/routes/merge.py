@@ -119,7 +119,7 @@ def run_merge(
     lock, a dry run (the UI's preview) a read slot like any read (`max_concurrent_reads`)."""
     # Protected targets accept merges: a write token suffices (protection only refuses
     # direct mutations and loads).
-    into = into or state.graph.info.default_branch
+    into = into or state.graph.repo.info.default_branch
     if not dry_run:
         check_not_request_only(state, into)
     with state.reads.hold() if dry_run else state.locks.hold(into):
@@ -160,7 +160,7 @@ def check_not_request_only(state: AppState, into: str) -> None:
     summary="Merge N branches into the target as one commit with N+1 parents",
 )
 def merge_many(body: MergeManyRequest, state: State) -> dict[str, Any]:
-    into = body.into or state.graph.info.default_branch
+    into = body.into or state.graph.repo.info.default_branch
     if not body.dry_run:
         check_not_request_only(state, into)
     with state.reads.hold() if body.dry_run else state.locks.hold(into):

@@ -25,7 +25,7 @@ EXAMPLE = "MATCH (n) RETURN n LIMIT 10"
 def query_form(request: Request) -> Response:
     session = require_session(request)
     state = app_state(request)
-    return _page(request, session, state, state.graph.info.default_branch, "")
+    return _page(request, session, state, state.graph.repo.info.default_branch, "")
 
 
 @router.post("/ui/query")
@@ -36,7 +36,7 @@ async def query(request: Request) -> Response:
     form = await read_form(request)
     check_csrf(session, form)
     state = app_state(request)
-    ref = form.get("ref", "").strip() or state.graph.info.default_branch
+    ref = form.get("ref", "").strip() or state.graph.repo.info.default_branch
     text = form.get("q", "")
     if not text.strip():
         raise ApiError(400, "BadRequest", "write a query first")
