@@ -203,14 +203,14 @@ def _merge_once(
         resolver.check_all_used([])  # nothing conflicts: every resolution is a mistake
     if not pending:
         result.base = target.id
-        return _finish(result, timer)
+        return finish(result, timer)
     if fast_forward:
         head = pending[0][1]
         result.outcome, result.base, result.commit = R.FAST_FORWARD, target.id, head.id
         if not dry_run:
             with timer.phase("publish"):
                 repo.refs.cas(into, t_ref, head.id, action="merge (fast-forward)")
-        return _finish(result, timer)
+        return finish(result, timer)
     if len(pending) > 1 and schemas_differ(base, target, pending):
         from graphlake.merge.many_schema import fold
 
@@ -219,7 +219,7 @@ def _merge_once(
                 "resolutions are not supported yet by a merge_many whose "
                 "sources have different schemas"
             )
-        return _finish(
+        return finish(
             fold(
                 repo,
                 into,
@@ -262,7 +262,7 @@ def _merge_once(
         assert step.prep is not None
         if dry_run:
             result.outcome, result.conflicts = R.CONFLICT, step.prep.conflicts
-            return _finish(result, timer)
+            return finish(result, timer)
         raise MergeConflictError(step.prep.conflicts)
     sides = (target, [h for _, h in pending])  # as committed, before any schema merge
     cls, inputs, target, pending = step.cls, step.inputs, step.target, step.pending
@@ -271,7 +271,7 @@ def _merge_once(
     if cls.conflicts:
         if dry_run:
             result.outcome, result.conflicts = R.CONFLICT, cls.conflicts
-            return _finish(result, timer)
+            return finish(result, timer)
         raise MergeConflictError(cls.conflicts)
     # Every pending source has commits the target lacks, so the merge is recorded even
     # when the sides converged (both made the same change, or a source's commits net to
@@ -280,16 +280,16 @@ def _merge_once(
     result.outcome = R.MERGED
     if dry_run:
         result.commit = None
-        return _finish(result, timer)
+        return finish(result, timer)
     with timer.phase("publish"), probes.collect() as counts:
         commit = _publish(repo, into, t_ref, target, cls, pending, inputs, message, extra)
     result.commit = commit.id
-    _record_index_work(result, commit, counts)
-    return _finish(result, timer)
+    record_index_work(result, commit, counts)
+    return finish(result, timer)
 
 
 @dataclass
-class Step:
+class MergeStep:
     """One classification: of the target and `pending` (after a schema merge, the views
     in the merged layout); `cls` is None while schema conflicts remain (`prep` has them)."""
 
@@ -314,7 +314,7 @@ def classify_step(
     settings: DiscoverySettings,
     timer: PhaseTimer,
     resolver: Resolver | None = None,
-) -> Step:
+) -> MergeStep:
     """Merge the schemas if they differ (one source at most), then classify the rows."""
     prep = None
     if schemas_differ(base, target, pending):
@@ -322,7 +322,7 @@ def classify_step(
         with timer.phase("schema"):
             prep = _merge_schemas(repo, base, target, pending, strategy, dry_run, owner)
         if prep.schema_id is None:
-            return Step(None, None, target, pending, prep)
+            return MergeStep(None, None, target, pending, prep)
         base, target = prep.base, prep.target
         pending = [(pending[0][0], prep.source)]
     inputs = MergeInputs(
@@ -345,7 +345,7 @@ def classify_step(
         cls.conflicts = prep.conflicts + cls.conflicts
         cls.resolved = prep.resolved + cls.resolved
         cls.fixed, cls.stats = prep.fixed, prep.stats
-    return Step(cls, inputs, target, pending, prep)
+    return MergeStep(cls, inputs, target, pending, prep)
 
 
 def schemas_differ(base: MergeBase, target: Commit, pending: list[tuple[str, Commit]]) -> bool:
@@ -505,7 +505,7 @@ def _bases_meta(inputs: MergeInputs) -> dict[str, list[str]]:
     return {"source_bases": [b.commit.id for b in inputs.source_bases]}
 
 
-def _record_index_work(result: R.MergeResult, commit: Commit, counts: Counter[str]) -> None:
+def record_index_work(result: R.MergeResult, commit: Commit, counts: Counter[str]) -> None:
     """Copy the publish's search-index probes (per table id) into each table's stats."""
     from graphlake.storage.search_indexes import FTS_PROBE, VECTOR_PROBE
 
@@ -516,7 +516,7 @@ def _record_index_work(result: R.MergeResult, commit: Commit, counts: Counter[st
             stats.fts_index_calls = counts[f"{FTS_PROBE}:{state.table_id}"]
 
 
-def _finish(result: R.MergeResult, timer: PhaseTimer) -> R.MergeResult:
+def finish(result: R.MergeResult, timer: PhaseTimer) -> R.MergeResult:
     result.timings = timer.rounded()
     return result
 

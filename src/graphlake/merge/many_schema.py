@@ -104,9 +104,9 @@ def fold(
             )
             pub.publish(commit)
     result.commit = commit.id
-    from graphlake.merge.engine import _record_index_work
+    from graphlake.merge.engine import record_index_work
 
-    _record_index_work(result, commit, counts)
+    record_index_work(result, commit, counts)
     return result
 
 

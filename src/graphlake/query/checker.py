@@ -134,9 +134,6 @@ class Checker:
         types = {kind_type(k) for k in kinds}
         return types.pop() if len(types) == 1 else None
 
-    def has_property(self, type_name: str, prop: str) -> bool:
-        return prop == "id" or self.table(type_name).property(prop) is not None
-
     # --- parameters
     def param(self, p: ast.Param) -> object:
         if p.name not in self.params:

@@ -156,7 +156,7 @@ def install(app: FastAPI) -> None:
                 "BadRequest",
                 "the request body must be a JSON object sent as Content-Type: application/json",
             )
-        return error_response(422, "RequestValidationError", _describe(problems))
+        return error_response(422, "RequestValidationError", describe_problems(problems))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -170,7 +170,7 @@ def install(app: FastAPI) -> None:
         return error_response(500, "InternalServerError", "internal server error")
 
 
-def _describe(problems: Any) -> str:
+def describe_problems(problems: Any) -> str:
     """`body.operations.0.op: Input should be ...; query.limit: ...` (no input values)."""
     parts = []
     for p in problems:

@@ -31,9 +31,9 @@ from graphlake.storage.tables import (
     INDEX_REFRESH_FRAGMENTS,
     MAIN,
     TableStore,
-    _unindexed_fragments,
     btree_indexes,
     refresh_indexes,
+    unindexed_fragments,
 )
 
 
@@ -117,7 +117,7 @@ def adopt(tables: TableStore, target: TableState, adoptions: list[Adoption]) -> 
         keyed = btree_indexes(ds)
         if keyed and (
             sum(a.rows for a in adoptions) >= INDEX_APPEND_THRESHOLD
-            or _unindexed_fragments(ds, keyed) >= INDEX_REFRESH_FRAGMENTS
+            or unindexed_fragments(ds, keyed) >= INDEX_REFRESH_FRAGMENTS
         ):
             committed = ds.version
             ds = lance.dataset(

@@ -22,8 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from graphlake.errors import GraphLakeError
-from graphlake.storage.lookup import _CHUNK as CHUNK
-from graphlake.storage.lookup import PROBE_LIMIT
+from graphlake.storage.lookup import CHUNK, PROBE_LIMIT
 
 
 def replace_column(

@@ -93,11 +93,11 @@ def _search_specs(schema: Schema, name: str) -> tuple[dict[str, str], tuple[str,
 
 def _needs_nothing(repo: Repo, schema: Schema, name: str, state: TableState) -> bool:
     from graphlake.storage.search_indexes import needs_work
-    from graphlake.storage.tables import _unindexed_fragments
+    from graphlake.storage.tables import unindexed_fragments
 
     ds = repo.tables.open(state)
     return (
         len(ds.get_fragments()) <= 1
-        and not _unindexed_fragments(ds)
+        and not unindexed_fragments(ds)
         and not needs_work(ds, *_search_specs(schema, name))
     )
