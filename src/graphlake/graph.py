@@ -21,6 +21,7 @@ from graphlake.catalog.tags import Tag, validate_tag_name
 from graphlake.errors import (
     BranchExistsError,
     GraphLakeError,
+    NotAGraphError,
     RevisionSyntaxError,
     StaleReadError,
     TagExistsError,
@@ -104,11 +105,17 @@ class Graph:
         a type's rows) is applied only with `allow_drop=True`, else `SchemaDropError`
         (a dry run reports them and `plan.suggestions` names likely renames).
         """
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.write.schema_apply import apply_schema
 
         with acting_as(author):
             return apply_schema(
-                self.repo, pg_text, branch, message=message, dry_run=dry_run, allow_drop=allow_drop
+                self.repo,
+                pg_text,
+                branch,
+                message=message,
+                dry_run=dry_run,
+                allow_drop=allow_drop,
             )
 
     # --- lifecycle --------------------------------------------------------------------
@@ -123,11 +130,13 @@ class Graph:
         author: str | Author | None = None,
     ) -> Graph:
         """Create a graph at `uri` with `schema` (.pg text or a path) and branch "main"."""
+        # On first use only (start-up time): python-ulid reads package metadata on import;
+        # the schema modules load pyarrow, lark and re2; storage.tables loads Lance.
         from ulid import ULID
 
-        from graphlake.schema.arrow import arrow_schema
-        from graphlake.schema.parser import load_schema
-        from graphlake.storage.tables import TableStore, index_columns
+        from graphlake.schema.arrow import arrow_schema  # start-up: as above
+        from graphlake.schema.parser import load_schema  # start-up: as above
+        from graphlake.storage.tables import TableStore, index_columns  # start-up: as above
 
         parsed = load_schema(schema)
         store = ObjectStore(str(uri), storage_options)
@@ -177,8 +186,6 @@ class Graph:
         `Graph.recover`; `recover=False` skips that, e.g. to inspect them).
         """
         if _is_local(str(uri)) and not Path(uri).is_dir():
-            from graphlake.errors import NotAGraphError
-
             raise NotAGraphError(f"{uri} is not a graphlake graph (no such folder)")
         graph = cls(uri, storage_options)
         if recover:
@@ -222,6 +229,7 @@ class Graph:
         """Every move of `branch` (write, merge, revert, reset, create, delete...),
         newest first: time, author, old -> new commit, action. Works for a deleted
         branch too; `BranchNotFoundError` if it never existed."""
+        # on first use only: keeps the CLI's start-up light (test_startup_imports)
         from graphlake.catalog.reflog import reflog
 
         validate_branch_name(branch)
@@ -311,6 +319,7 @@ class Graph:
         `author` (`"Name <email>"`) is recorded in the commit (default: see
         `catalog.authors`).
         """
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.write.transaction import Transaction
 
         self._ref(branch)
@@ -365,6 +374,7 @@ class Graph:
 
         Values must have their properties' types; `coerce=True` casts those that do not
         (Arrow's safe casts, e.g. "3.5" -> 3.5), as on `w.insert`/`upsert`/`update`."""
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.write.load import load
 
         with acting_as(author):
@@ -391,10 +401,12 @@ class Graph:
         retraining the declared ANN and full-text indexes: README "Search"), as one
         commit that changes no content (or none, if there is nothing to do). With
         `if_needed`, only when a search index has passed `threshold` (`search.upkeep`)."""
+        # on first use only: loads lance, pyarrow, numpy (start-up time)
         from graphlake.write.optimize import optimize
 
         self._ref(branch)  # a commit revision or unknown branch fails before any waiting
         if if_needed:
+            # on first use only: loads lance, pyarrow, numpy (start-up time)
             from graphlake.search.upkeep import due
 
             if not due(self.snapshot(branch), threshold):
@@ -410,6 +422,7 @@ class Graph:
         Runs on every `open`; this runs it on demand. `force=True` also takes over
         records whose owner might still be running (only when you know none is).
         """
+        # on first use only: keeps the CLI's start-up light (test_startup_imports)
         from graphlake.recovery.recover import recover
 
         return recover(self.repo, force=force)
@@ -417,10 +430,12 @@ class Graph:
     def fsck(self, *, deep: bool = False) -> FsckReport:
         """Check the graph's invariants; reports problems, changes nothing. `deep`
         also diffs every reachable commit against each of its parents."""
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.recovery.fsck import fsck
 
         report = fsck(self.repo)
         if deep:
+            # on first use only: loads lance, pyarrow, lark (start-up time)
             from graphlake.merge.history_check import check_diffs
 
             check_diffs(self.repo, report)
@@ -439,7 +454,10 @@ class Graph:
         older than `grace` is removed (a concurrent writer's fresh work is safe). What
         the reflog of any branch (deleted ones too) reached within `reflog_keep`
         (default 30 days) is kept, so recent resets and deletes can be undone."""
+        # on first use only: keeps the CLI's start-up light (test_startup_imports)
         from graphlake.catalog.reflog import REFLOG_KEEP
+
+        # on first use only: loads lance, pyarrow, numpy (start-up time)
         from graphlake.maintenance.gc import gc
 
         return gc(
@@ -477,6 +495,7 @@ class Graph:
         (`[{"table", "key", "property", "take", "value"}]`, see merge/resolutions.py);
         the merge commit records them in `meta.resolutions`.
         """
+        # on first use only: keeps the CLI's start-up light (test_startup_imports)
         from graphlake.merge import engine as merge_engine
 
         with acting_as(author):
@@ -510,6 +529,7 @@ class Graph:
         (merge/apply.py): later changes elsewhere stay; a row changed since is a conflict
         (`MergeConflictError`, unless `strategy` resolves it). `ApplyCommitError` for a
         root commit or a bad `mainline`."""
+        # on first use only: keeps the CLI's start-up light (test_startup_imports)
         from graphlake.merge import apply
 
         with acting_as(author):
@@ -540,6 +560,7 @@ class Graph:
         onto branch `into` as one commit recording `meta.cherry_picked_from` (three-way:
         base `rev`'s parent, source `rev`). A commit `into` already contains, or whose
         changes it already has, gives the outcome `already_up_to_date`."""
+        # on first use only: keeps the CLI's start-up light (test_startup_imports)
         from graphlake.merge import apply
 
         with acting_as(author):
@@ -574,6 +595,7 @@ class Graph:
         differently is a conflict (and `strict_disjoint=True` refuses any key touched by
         two sources). Sources the target already contains are skipped.
         """
+        # on first use only: keeps the CLI's start-up light (test_startup_imports)
         from graphlake.merge import engine as merge_engine
 
         with acting_as(author):
@@ -594,6 +616,7 @@ class Graph:
         deleted since revision `a`; with `b` omitted, `a` is a range `A...B` (from the merge
         base of A and B to B). Counts cover every change; rows are kept for at most `limit`
         ids per kind of change and table (None: all)."""
+        # on first use only: keeps the CLI's start-up light (test_startup_imports)
         from graphlake.merge import diff as merge_diff
 
         if b is None:
@@ -612,6 +635,7 @@ class Graph:
     # --- reading ----------------------------------------------------------------------
 
     def snapshot(self, branch: str = DEFAULT_BRANCH) -> Snapshot:
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.read.snapshot import Snapshot
 
         return Snapshot(self.repo, self.resolve(branch))
@@ -657,6 +681,7 @@ class Graph:
         """A PyTorch `IterableDataset` of `type` at `rev`, resolved once and leased
         (`graphlake.readers.pytorch.to_torch`: batch_size, shuffle, rank, world_size,
         drop_last, where, ...). Needs `graphlake[torch]`."""
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.readers.pytorch import to_torch
 
         return to_torch(self.snapshot(rev), type, columns, **options)
@@ -670,6 +695,7 @@ class Graph:
     ) -> Any:
         """A Ray Data `Dataset` of `type` at `rev` whose read tasks read fragments of the
         pinned state (`graphlake.readers.raydata.to_ray`). Needs `graphlake[ray]`."""
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.readers.raydata import to_ray
 
         return to_ray(self.snapshot(rev), type, columns, **options)
@@ -683,6 +709,7 @@ class Graph:
     ) -> Any:
         """A Hugging Face `datasets.Dataset` (or, `streaming=True`, `IterableDataset`) of
         `type` at `rev` (`graphlake.readers.hf.to_hf`). Needs `graphlake[hf]`."""
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.readers.hf import to_hf
 
         return to_hf(self.snapshot(rev), type, columns, **options)
@@ -696,6 +723,7 @@ class Graph:
     ) -> Any:
         """A Polars `LazyFrame` of `type` at `rev` pushing projections and filters down
         to Lance (`graphlake.readers.polars_frame.to_polars`). Needs `graphlake[polars]`."""
+        # on first use only: loads polars (start-up time)
         from graphlake.readers.polars_frame import to_polars
 
         return to_polars(self.snapshot(rev), type, columns, **options)
@@ -710,6 +738,7 @@ class Graph:
     ) -> pa.Table:
         """Read-only SQL over one pinned snapshot; tables are registered by type name.
         `timeout_s` (default 60 s) bounds the whole query (`QueryTimeoutError`)."""
+        # on first use only: loads lance, duckdb, pyarrow (start-up time)
         from graphlake.read.sql import DEFAULT_TIMEOUT_S, SqlLimits, run_sql
 
         return run_sql(
@@ -788,10 +817,18 @@ class Graph:
         ties by id. `where` filters before ranking; `on` names the properties to search.
         `explain=True` returns a `SearchPlan` (rows searched through an index vs exactly)
         instead of rows. See README "Search"."""
+        # on first use only: keeps the CLI's start-up light (test_startup_imports)
         from graphlake.search import query
 
         req = query.SearchRequest(
-            type, vector, text, k, where, columns, near, (on,) if isinstance(on, str) else tuple(on)
+            type,
+            vector,
+            text,
+            k,
+            where,
+            columns,
+            near,
+            (on,) if isinstance(on, str) else tuple(on),
         )
         snap = self.snapshot(branch)
         return query.explain(snap, req) if explain else query.search(snap, req)
@@ -809,7 +846,10 @@ class Graph:
         """An openCypher read query over one pinned snapshot (any branch or commit).
         `timeout_s` (default 60 s) bounds the whole query, parsing, planning and prefetch
         included (`QueryTimeoutError`)."""
+        # on first use only: loads lance, duckdb, pyarrow (start-up time)
         from graphlake.query.executor import run_query
+
+        # on first use only: loads lance, duckdb, pyarrow (start-up time)
         from graphlake.read.sql import DEFAULT_TIMEOUT_S, SqlLimits
 
         return run_query(
@@ -831,6 +871,7 @@ class Graph:
         its preview cache lives as long as the Graph."""
         found = self.__dict__.get("_reviews")
         if found is None:
+            # on first use only: loads lance, duckdb, pyarrow (start-up time)
             from graphlake.review.workflow import Reviews
 
             found = self.__dict__.setdefault("_reviews", Reviews(self.repo))
@@ -839,13 +880,18 @@ class Graph:
     # --- row history, blame and the change feed (graphlake.timeline) ------------------
 
     def row_history(
-        self, type: str, key: Any, branch: str = DEFAULT_BRANCH, limit: int | None = None
+        self,
+        type: str,
+        key: Any,
+        branch: str = DEFAULT_BRANCH,
+        limit: int | None = None,
     ) -> list[RowHistoryEntry]:
         """The commits that changed row `key` of `type` (insert, update, delete), newest
         first along the first parents of revision `branch`, each with author, time,
         message and old -> new per property; at most `limit`. Follows lineage: only the
         commits whose delta touches the row's table, only the row's key (README "Row
         history"). `RowNotFoundError` when no commit there holds the row."""
+        # on first use only: loads pyarrow, lark, re2 (start-up time)
         from graphlake.timeline.rows import row_history
 
         return row_history(self.repo, type, key, branch, limit)
@@ -854,6 +900,7 @@ class Graph:
         """For each property of row `key` of `type` at revision `branch`, the commit that
         set its current value, following merges into the merged-in branch that made
         the change (as git blame does), not the merge commit."""
+        # on first use only: loads pyarrow, lark, re2 (start-up time)
         from graphlake.timeline.rows import blame
 
         return blame(self.repo, type, key, branch)
@@ -868,6 +915,7 @@ class Graph:
         `ChangeFeedError` (a foreign cursor, another branch's, a bad limit),
         `CursorExpiredError` (gc removed the cursor's commit), `CursorResetError` (the
         branch was reset past it)."""
+        # on first use only: loads pyarrow, lark, re2 (start-up time)
         from graphlake.timeline.feed import changes
 
         return changes(self.repo, branch, since, limit)

@@ -68,7 +68,10 @@ def backfill(
 def _read(file: Path) -> Any:
     if file.suffix.lower() != ".parquet":
         return list(jsonl_rows(file))
+    # on first use only: loads pyarrow, numpy (start-up time)
     import pyarrow as pa
+
+    # on first use only: loads pyarrow, numpy (start-up time)
     import pyarrow.parquet as pq
 
     try:

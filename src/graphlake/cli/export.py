@@ -90,6 +90,8 @@ def export(
     if not output.parent.is_dir():
         raise CommandError(f"{output.parent} is not a folder")
     from graphlake.cli import export_writers as W  # pyarrow's writers, Lance, DuckDB
+
+    # on first use only: loads lance, duckdb, pyarrow (start-up time)
     from graphlake.read.sql import sql_stream
 
     snapshot = Graph.open(root).snapshot(branch)

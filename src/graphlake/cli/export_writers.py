@@ -134,6 +134,7 @@ def _jsonl(path: Path, schema: pa.Schema, batches: Iterator[pa.RecordBatch]) -> 
     selected = [_json_select(field) for field in schema]
     if any(expr is None for expr in selected):
         return _jsonl_python(path, batches)
+    # on first use only: loads duckdb (start-up time)
     import duckdb
 
     con = duckdb.connect()

@@ -56,7 +56,10 @@ def optimize(
     due: list = []
     threshold = None
     if if_needed:
+        # on first use only: loads lance, pyarrow, numpy (start-up time)
         from graphlake.search.upkeep import Threshold
+
+        # on first use only: loads lance, pyarrow, numpy (start-up time)
         from graphlake.search.upkeep import due as due_indexes
 
         threshold = Threshold(uncovered_fraction, uncovered_rows)

@@ -201,6 +201,7 @@ def sql(
 ) -> None:
     """Run read-only SQL (DuckDB) over BRANCH; tables are named after their types. Ctrl-C
     stops it (exit 130)."""
+    # on first use only: loads lance, duckdb, pyarrow (start-up time)
     from graphlake.read.sql import DEFAULT_TIMEOUT_S
 
     timeout_s = timeout or DEFAULT_TIMEOUT_S

@@ -32,6 +32,7 @@ def count_distinct(table: pa.Table, cols: list[str]) -> tuple[int, int]:
     sub = table.select(cols).rename_columns([f"c{i}" for i in range(len(cols))])
     names = sub.column_names
     if sub.num_rows >= _DISTINCT_SQL_MIN_ROWS:
+        # on first use only: loads duckdb (start-up time)
         import duckdb
 
         global _duck

@@ -111,6 +111,7 @@ def run_ingest(
     staged: Path | None = None
     if ray_source.is_ray_dataset(sources):
         if run_id is None:
+            # python-ulid reads package metadata on import: only when needed
             from ulid import ULID
 
             run_id = str(ULID())
@@ -244,6 +245,7 @@ def _make_plan(
     commit_every: int | None,
     mode: str,
 ) -> P.Plan:
+    # python-ulid reads package metadata on import: only when needed
     from ulid import ULID
 
     scans: dict[int, JsonlScan] = {}

@@ -64,7 +64,10 @@ class IngestProgress:
     def __enter__(self) -> IngestProgress:
         if not self._enabled:
             return self
+        # on first use only: loads rich (start-up time)
         from rich.console import Console
+
+        # on first use only: loads rich (start-up time)
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,

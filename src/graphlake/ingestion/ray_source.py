@@ -31,7 +31,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from graphlake.errors import DataError
+from graphlake.errors import DataError, UnknownTableError
 from graphlake.schema.model import Schema
 
 MARKER = "_SUCCESS"
@@ -56,8 +56,6 @@ def check_dataset(ds: Any, schema: Schema, table: str | None) -> None:
         raise DataError("ingesting a Ray Dataset needs a table (table=)")
     t = schema.table(table)
     if t is None:
-        from graphlake.errors import UnknownTableError
-
         raise UnknownTableError(
             f"unknown node or edge type {table!r} (known: {', '.join(schema.table_names)})"
         )

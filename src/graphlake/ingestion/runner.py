@@ -196,6 +196,7 @@ def _status(enabled: bool, text: str) -> Iterator[None]:
     if not (enabled and _interactive()):
         yield
         return
+    # on first use only: loads rich (start-up time)
     from rich.console import Console
 
     with Console(stderr=True).status(text):

@@ -36,6 +36,7 @@ from graphlake.recovery.publication import Publication
 from graphlake.retry import HeadMoved, retry_while_head_moves
 from graphlake.storage.adopt import Adoption, adopt
 from graphlake.storage.scratch import scratch
+from graphlake.storage.search_indexes import FTS_PROBE, VECTOR_PROBE
 from graphlake.storage.tables import LanceCasError, index_columns
 from graphlake.write import backfill
 from graphlake.write.backfill import ColumnWrite
@@ -212,6 +213,7 @@ def _merge_once(
                 repo.refs.cas(into, t_ref, head.id, action="merge (fast-forward)")
         return finish(result, timer)
     if len(pending) > 1 and schemas_differ(base, target, pending):
+        # merge.engine <-> merge.many_schema call each other: imported on use (a circle)
         from graphlake.merge.many_schema import fold
 
         if resolver is not None:
@@ -507,8 +509,6 @@ def _bases_meta(inputs: MergeInputs) -> dict[str, list[str]]:
 
 def record_index_work(result: R.MergeResult, commit: Commit, counts: Counter[str]) -> None:
     """Copy the publish's search-index probes (per table id) into each table's stats."""
-    from graphlake.storage.search_indexes import FTS_PROBE, VECTOR_PROBE
-
     for name, stats in result.stats.items():
         state = commit.tables.get(name)
         if state is not None:

@@ -104,6 +104,7 @@ def fold(
             )
             pub.publish(commit)
     result.commit = commit.id
+    # merge.engine <-> merge.many_schema call each other: imported on use (a circle)
     from graphlake.merge.engine import record_index_work
 
     record_index_work(result, commit, counts)
@@ -148,6 +149,7 @@ def _step(
 ) -> Commit | None:
     """Merge `group` into `acc`; the merged state as an unreferenced commit (None: a dry
     run's conflicts, now in `result`; a real merge raises them)."""
+    # merge.engine <-> merge.many_schema call each other: imported on use (a circle)
     from graphlake.merge.engine import apply_tables, classify_step, own_bases, record_step
 
     with timer.phase("resolve_base"):

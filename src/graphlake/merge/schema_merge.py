@@ -49,7 +49,10 @@ from graphlake.schema.model import EdgeType, NodeType
 from graphlake.schema.text import schema_text
 from graphlake.storage.evolve import ColumnFill, LayoutChange, evolve
 from graphlake.storage.plan import TablePlan
-from graphlake.storage.tables import LanceCasError
+from graphlake.storage.tables import (
+    LanceCasError,
+    index_columns,  # one rule for init, apply, merge
+)
 
 if TYPE_CHECKING:
     from graphlake.repo import Repo
@@ -384,8 +387,6 @@ def _change(
     current: pa.Schema, mapping: dict[str, str], t_type: NodeType | EdgeType
 ) -> LayoutChange:
     """From the side's physical layout to the merged type's (properties by `mapping`)."""
-    from graphlake.storage.tables import index_columns  # one rule for init, apply, merge
-
     fixed = {"id", "src", "dst"}
     renames = {old: new for old, new in mapping.items() if old != new}
     kept = set(mapping) | fixed

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import lance
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from graphlake.errors import (
     QueryError,
@@ -113,7 +114,10 @@ class Snapshot:
     ) -> Scan:
         """Stream table `name` of this commit as Arrow batches, under a read lease
         (`graphlake.read.scan.Scan`; Blob columns only when named in `columns`)."""
+        # on first use only: loads obstore (start-up time)
         from graphlake.catalog.leases import LEASE_S
+
+        # on first use only: loads obstore (start-up time)
         from graphlake.read.scan import DEFAULT_BATCH_SIZE, Scan
 
         return Scan(
@@ -129,8 +133,6 @@ class Snapshot:
     def get(self, name: str, key: Any) -> dict[str, Any] | None:
         """The row with key `key` as Python values (float32 as its shortest decimal, see
         `read.floats`), or None."""
-        import pyarrow.compute as pc
-
         self.type(name)
         try:
             key_text = key_string(key)

@@ -25,6 +25,8 @@ import weakref
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from datasets.table import InMemoryTable
+
 from graphlake.read.scan import ScanSpec, Slice
 from graphlake.readers.extras import require
 
@@ -49,8 +51,6 @@ def to_hf(
     scan = snapshot.scan(type, columns, where, batch_size=batch_size, lease_s=lease_s)
     try:
         if not streaming:
-            from datasets.table import InMemoryTable
-
             return datasets.Dataset(InMemoryTable(scan.to_table()))
         features = datasets.Features.from_arrow_schema(scan.schema)
         ds = datasets.IterableDataset.from_generator(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
+from lance.query import MatchQuery, MultiMatchQuery
 
 from graphlake.errors import KeyNotFoundError, QueryError, SearchError, clean_message
 from graphlake.read.filter import compile_filter
@@ -262,8 +263,6 @@ def _vector_rows(plan: _Plan) -> pa.Table:
 
 
 def _text_rows(plan: _Plan) -> pa.Table:
-    from lance.query import MatchQuery, MultiMatchQuery
-
     assert plan.text is not None
     query = (
         MatchQuery(plan.text, plan.text_props[0])

@@ -67,6 +67,7 @@ import hashlib
 import json
 import os
 import tomllib
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from enum import IntEnum
@@ -191,8 +192,6 @@ class Webhook:
 
     @classmethod
     def from_mapping(cls, data: object, n: int) -> Webhook:
-        import urllib.parse
-
         if not isinstance(data, Mapping):
             raise WebhookConfigError(f"webhooks entry {n}: must be a table/object")
         url = data.get("url")
@@ -276,8 +275,6 @@ class Webhook:
 
 def _hook_label(name: object, url: object) -> str:
     """` (name)`, else ` (scheme://host/path)` of the URL: never its user:password part."""
-    import urllib.parse
-
     if isinstance(name, str) and name:
         return f" ({name[:64]})"
     if not isinstance(url, str):

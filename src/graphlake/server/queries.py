@@ -43,6 +43,8 @@ async def run_query_request(
 
     def work() -> tuple[Commit, pa.Table]:
         from graphlake.query.isolated import run_isolated  # see app.py: imported on use
+
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.read.snapshot import Snapshot
 
         commit = state.graph.resolve(branch)

@@ -26,6 +26,7 @@ from lance.fragment import FragmentMetadata
 
 from graphlake.catalog.commits import TableState
 from graphlake.storage.fragments import appended_fragments
+from graphlake.storage.lineage import LineageUnavailable, branch_parents
 from graphlake.storage.tables import (
     INDEX_APPEND_THRESHOLD,
     INDEX_REFRESH_FRAGMENTS,
@@ -52,8 +53,6 @@ class Adoption:
 
 def plan_adoption(tables: TableStore, base: TableState, source: TableState) -> Adoption | None:
     """The source's new fragments if adopting them is provably an append, else None."""
-    from graphlake.storage.lineage import LineageUnavailable, branch_parents
-
     if source.lance_branch in (MAIN, base.lance_branch):
         return None
     try:

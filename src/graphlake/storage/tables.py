@@ -25,6 +25,7 @@ from graphlake.catalog.store import ObjectStore
 from graphlake.errors import GraphLakeError
 from graphlake.sqltext import string_literal
 from graphlake.storage import scratch, search_indexes
+from graphlake.storage.columns import replace_column
 
 if TYPE_CHECKING:
     from graphlake.schema.model import EdgeType, NodeType
@@ -348,8 +349,6 @@ class TableStore:
         """Set `field` to `values` for the rows `ids` on the owned Lance branch at
         `state`, writing only that column (`storage.columns`); `reindex`: rebuild its
         scalar index. CAS-checked like `apply` (raises `LanceCasError` if it moved)."""
-        from graphlake.storage.columns import replace_column
-
         lock = self.cas_lock(state.table_id, state.lance_branch)
         ds = self._checkout(self._open_latest(state.table_id, commit_lock=lock), state)
         try:

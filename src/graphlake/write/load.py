@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from graphlake.errors import DataError, GraphLakeError, LoadFormatError, UnknownTableError
@@ -122,8 +123,6 @@ def _read_csv(path: Path, progress: Progress | None) -> pa.Table:
     """A CSV file with a header line, read by pyarrow's CSV reader. Its inferred column
     types then meet the same strict checks as any Arrow input (text where an `I32` is
     declared is refused; `coerce=True` casts)."""
-    import pyarrow.csv as pacsv
-
     try:
         data = pacsv.read_csv(path)
     except (pa.ArrowInvalid, OSError) as exc:

@@ -12,6 +12,7 @@ from graphlake.errors import GraphLakeError
 from graphlake.server.convert import columns_and_rows
 from graphlake.server.deps import AppState
 from graphlake.server.errors import ApiError, status_for
+from graphlake.server.routes.tables import sql_limits
 from graphlake.server.ui.deps import UiRoute, app_state, check_csrf, read_form, require_session
 from graphlake.server.ui.render import render
 
@@ -62,8 +63,9 @@ async def query(request: Request) -> Response:
 
 def _run(state: AppState, ref: str, text: str) -> tuple[Any, Any]:
     from graphlake.query.executor import run_query  # the query stack loads on use
+
+    # on first use only: loads lance, pyarrow, lark (start-up time)
     from graphlake.read.snapshot import Snapshot
-    from graphlake.server.routes.tables import sql_limits
 
     commit = state.graph.resolve(ref)  # one pinned commit for the query
     with state.reads.hold():  # the read slots of the JSON API's queries

@@ -26,6 +26,7 @@ def commit_steps(graph: Graph, commit: Commit) -> list[tuple[str, str]]:
     parent = graph.repo.commits.get(commit.parents[0])
     if parent.schema_id == commit.schema_id:
         return []
+    # on first use only: loads pyarrow, lark, re2 (start-up time)
     from graphlake.schema.changes import describe_changes
 
     steps = describe_changes(graph.repo.schemas.of(parent), graph.repo.schemas.of(commit))
