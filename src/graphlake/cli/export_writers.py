@@ -28,7 +28,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from ulid import ULID
 
-from graphlake.cli.export import Format
+from graphlake.cli.export_format import Format
 from graphlake.cli.output import CommandError, jsonable
 from graphlake.read.floats import shortest_floats, shortest_schema
 from graphlake.read.order import KEY_ORDER, OrderBy, lance_ordering
