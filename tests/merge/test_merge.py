@@ -343,5 +343,7 @@ def test_uncertain_keys_are_compared_even_when_a_side_equals_the_base(people: gl
     source, target = g.head("dev"), g.head("main")
     for uncertain, kinds in (({}, []), ({"Person": {"Alice"}}, ["divergent_update"])):
         base = MergeBase(source, virtual=True, uncertain=uncertain)
-        cls = classify(g, MergeInputs(base, (source,), target), PhaseTimer(), DiscoverySettings())
+        cls = classify(
+            g.repo, MergeInputs(base, (source,), target), PhaseTimer(), DiscoverySettings()
+        )
         assert [c.kind for c in cls.conflicts] == kinds
