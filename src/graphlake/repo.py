@@ -60,6 +60,7 @@ class Repo:
     # Built on first use, so commands that read only the catalog never import Lance.
     @functools.cached_property
     def tables(self) -> TableStore:
+        # on first use only: loads lance, pyarrow, numpy (start-up time)
         from graphlake.storage.tables import TableStore
 
         return TableStore(self.store.uri_for(""), self.store, self.storage_options)

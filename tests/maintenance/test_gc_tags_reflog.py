@@ -111,7 +111,7 @@ def _reached(g: gl.Graph) -> set[str]:
         cid = todo.pop()
         if cid not in out:
             out.add(cid)
-            todo += list(g.commits.get(cid).parents)
+            todo += list(g.repo.commits.get(cid).parents)
     return out
 
 
@@ -172,7 +172,7 @@ def test_a_gc_killed_at_any_point_loses_no_tag_and_no_reflog_commit(
     done = _python(GC, root, None)  # the next gc completes
     assert done.returncode == 0, done.stderr
     g = _check(root, expected)
-    assert not g.commits.exists(crashed)  # and removed the garbage
+    assert not g.repo.commits.exists(crashed)  # and removed the garbage
 
 
 def test_tag_and_reset_landing_while_gc_runs_lose_nothing(
@@ -214,7 +214,7 @@ def test_tag_and_reset_landing_while_gc_runs_lose_nothing(
 
 def _damage(g: gl.Graph, commit: str) -> None:
     """Remove the Lance manifest `commit`'s Person state pins."""
-    state = g.commits.get(commit).tables["Person"]
+    state = g.repo.commits.get(commit).tables["Person"]
     uri = Path(g.repo.tables.uri(state.table_id))
     branch_dir = uri / "tree" / state.lance_branch if state.lance_branch != "main" else uri
     # Lance names manifests by u64::MAX - version (newest sorts first).

@@ -76,7 +76,7 @@ def test_handles_read_the_pinned_bytes_after_writes_merges_deletion_and_gc(
         expected[3],
     ]
     scan.close()
-    assert g.store.list(LEASES_DIR) == []
+    assert g.repo.store.list(LEASES_DIR) == []
 
 
 def test_handles_pickle_small_and_resolve_in_a_spawned_process(tmp_path: Path) -> None:
@@ -131,7 +131,7 @@ def test_blob_modes_and_bad_input(tmp_path: Path) -> None:
             snap.scan("Sample", ["k", "raw"], blobs=bad)
     with pytest.raises(ReaderError, match="takes BlobRef handles"):
         gl.read_blobs([b"bytes"])
-    assert g.store.list(LEASES_DIR) == []
+    assert g.repo.store.list(LEASES_DIR) == []
 
 
 def test_a_handle_whose_state_was_collected_is_a_typed_error(tmp_path: Path) -> None:

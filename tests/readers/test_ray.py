@@ -62,9 +62,9 @@ def test_to_ray_matches_nodes_with_two_worker_processes(local_ray: None, tmp_pat
     assert [t.metadata.num_rows for t in source.get_read_tasks(2)] == [230, 70]
     pids = set(ray.get([_worker_pid.remote() for _ in range(8)]))
     assert os.getpid() not in pids  # tasks run in Ray's worker processes
-    assert len(g.store.list(LEASES_DIR)) == 1  # held by the driver while ds lives
+    assert len(g.repo.store.list(LEASES_DIR)) == 1  # held by the driver while ds lives
     ds._graphlake_scan.close()
-    assert g.store.list(LEASES_DIR) == []
+    assert g.repo.store.list(LEASES_DIR) == []
 
 
 def _blob_sizes(batch: dict) -> dict:
@@ -104,4 +104,4 @@ def test_to_ray_filters_and_refuses_bad_input(local_ray: None, tmp_path: Path) -
         g.to_ray("Sample", parallelism=0)
     with pytest.raises(ReaderError, match=r"Blob column 'raw' .*not blobs='tensor'"):
         g.to_ray("Sample", columns=["k", "raw"], blobs="tensor")
-    assert g.store.list(LEASES_DIR) == []
+    assert g.repo.store.list(LEASES_DIR) == []

@@ -49,7 +49,7 @@ def test_a_dataloader_with_two_spawned_workers_reads_each_row_once(g, tmp_path: 
     assert first["label"].dtype == torch.int32 and first["text"][0] == f"t{k}"
     assert ds.commit_id == pinned
     ds.close()
-    assert g.store.list(LEASES_DIR) == []
+    assert g.repo.store.list(LEASES_DIR) == []
 
 
 def test_a_blob_column_as_bytes(g) -> None:
@@ -57,7 +57,7 @@ def test_a_blob_column_as_bytes(g) -> None:
     first = next(iter(eager))
     assert first["raw"] == [bytes([k % 256]) * 8 for k in first["k"].tolist()]
     eager.close()
-    assert g.store.list(LEASES_DIR) == []
+    assert g.repo.store.list(LEASES_DIR) == []
 
 
 def test_ranks_split_rows_exactly_with_a_seeded_shuffle_per_epoch(g) -> None:
@@ -159,4 +159,4 @@ def test_bad_loader_arguments_are_typed_errors(g) -> None:
     with pytest.raises(ReaderError, match="epoch"):
         ds.set_epoch(-1)
     ds.close()
-    assert g.store.list(LEASES_DIR) == []
+    assert g.repo.store.list(LEASES_DIR) == []

@@ -257,7 +257,7 @@ def test_a_failing_receiver_is_retried_and_logged(graph: gl.Graph, fresh: Receiv
     fresh.fail_next = 3  # two attempts fail (a round: failed), a pause, one more fails
     worker.poll_once()
     assert fresh.commits() == [commit]
-    [logged] = read_deliveries(graph.store, ["t"], 10)
+    [logged] = read_deliveries(graph.repo.store, ["t"], 10)
     assert (logged.status, logged.attempts, logged.commit) == ("delivered", 4, commit)
     assert logged.id == fresh.received[0].delivery and logged.last_error is None
 
@@ -280,7 +280,7 @@ def test_a_dead_receiver_is_failed_in_the_log_and_holds_position(
     stopper = threading.Timer(0.5, worker._stop.set)
     stopper.start()
     worker.poll_once()  # retries until stopped
-    [logged] = read_deliveries(graph.store, ["t"], 10)
+    [logged] = read_deliveries(graph.repo.store, ["t"], 10)
     assert logged.status == "failed" and logged.attempts >= 2 and logged.commit == commit
     assert logged.last_error
     again = WebhookWorker(graph, _hook(fresh.url))  # the receiver is back
@@ -328,7 +328,7 @@ def test_merge_request_events_are_delivered_in_order_and_signed(
     assert done["state"] == "merged" and done["commit"] == merged.merge_commit
     assert done["commit"] == graph.head("main").id
     assert len({r.delivery for r in fresh.received}) == 5
-    logged = [d for d in read_deliveries(graph.store, ["t"], 20) if d.event == "merge_request"]
+    logged = [d for d in read_deliveries(graph.repo.store, ["t"], 20) if d.event == "merge_request"]
     assert {d.status for d in logged} == {"delivered"} and len(logged) == 5
     assert {d.branch for d in logged} == {"main"}
     worker.poll_once()  # nothing new: nothing sent again
@@ -391,7 +391,7 @@ def test_a_cursor_saved_before_requests_were_followed_starts_from_now(
 
     graph.create_branch("dev/d")
     WebhookWorker(graph, _hook(fresh.url)).poll_once()
-    store = CursorStore(graph.store, "t")
+    store = CursorStore(graph.repo.store, "t")
     seq, state = store.load()  # type: ignore[misc]
     state.requests = None  # as an older server saved it
     store.save(state, seq)

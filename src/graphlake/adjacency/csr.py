@@ -69,11 +69,11 @@ class Csr:
     def src_id(self, key: str) -> int:
         """The dense source id of one key (-1 if none): a binary search of the sorted
         keys, no hash table built per call."""
-        return _bisect(self.src_keys, key)
+        return find_key(self.src_keys, key)
 
     def dst_id(self, key: str) -> int:
         """The dense target id of one key (-1 if none)."""
-        return _bisect(self.dst_keys, key)
+        return find_key(self.dst_keys, key)
 
     def dense_src(self, keys: pa.Array | list[str]) -> np.ndarray:
         """Dense source ids of `keys` (-1 for a key that is no source node here)."""
@@ -112,8 +112,8 @@ def from_edges(
     """The adjacency of the edges (`src[j]` -> `dst[j]`, edge id `ids[j]`) between the
     keys of the source type's nodes `src_nodes` and the target type's `dst_nodes` (None:
     the same type). Every endpoint must be one of them (the store's endpoint rule)."""
-    src_keys = _sorted(src_nodes)
-    dst_keys = src_keys if dst_nodes is None else _sorted(dst_nodes)
+    src_keys = sorted_keys(src_nodes)
+    dst_keys = src_keys if dst_nodes is None else sorted_keys(dst_nodes)
     small = max(len(src_keys), len(dst_keys), len(src)) < ID32
     ids_type = np.int32 if small else INDEX
     s = _dense(src_keys, src).astype(ids_type, copy=False)
@@ -123,7 +123,7 @@ def from_edges(
     order = _order(s, d, _rank(edge_ids), len(dst_keys)) if len(s) else np.zeros(0, INDEX)
     s, d = s[order], d[order]
     edge_ids = edge_ids.take(pa.array(order)) if len(order) else edge_ids
-    out_offsets = _offsets(s, len(src_keys))
+    out_offsets = group_offsets(s, len(src_keys))
     out_edges = np.arange(len(s), dtype=ids_type)
     # Edges are in (src, dst, id) order: a stable sort by dst gives (dst, src, id).
     by_dst = np.argsort(d, kind="stable") if len(d) else np.zeros(0, INDEX)
@@ -134,18 +134,18 @@ def from_edges(
         out_offsets=out_offsets,
         out_targets=d,
         out_edges=out_edges,
-        in_offsets=_offsets(d[by_dst], len(dst_keys)),
+        in_offsets=group_offsets(d[by_dst], len(dst_keys)),
         in_sources=s[by_dst],
         in_edges=by_dst.astype(ids_type),
     )
 
 
-def _sorted(keys: pa.Array) -> pa.Array:
+def sorted_keys(keys: pa.Array) -> pa.Array:
     out = pc.take(keys, pc.sort_indices(keys))
     return out.combine_chunks() if isinstance(out, pa.ChunkedArray) else out
 
 
-def _bisect(keys: pa.Array, key: str) -> int:
+def find_key(keys: pa.Array, key: str) -> int:
     lo, hi = 0, len(keys)
     while lo < hi:
         mid = (lo + hi) // 2
@@ -181,7 +181,7 @@ def _rank(values: pa.Array) -> np.ndarray:
     return pc.rank(values, sort_keys="ascending", tiebreaker="first").to_numpy().astype(INDEX)
 
 
-def _offsets(grouped: np.ndarray, n: int) -> np.ndarray:
+def group_offsets(grouped: np.ndarray, n: int) -> np.ndarray:
     counts = np.bincount(grouped, minlength=n) if len(grouped) else np.zeros(n, INDEX)
     offsets = np.zeros(n + 1, INDEX)
     np.cumsum(counts, out=offsets[1:])

@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from graphlake.adjacency.csr import ID32, INDEX, Csr, _bisect, _offsets, _sorted
+from graphlake.adjacency.csr import ID32, INDEX, Csr, find_key, group_offsets, sorted_keys
 from graphlake.storage.lineage import LineageUnavailable, candidates
 
 if TYPE_CHECKING:
@@ -115,14 +115,14 @@ def _keys(
     if not gone and not added:
         return old, None  # only properties changed
     kept = old.filter(pc.invert(pc.is_in(old, value_set=pa.array(gone, pa.string()))))
-    keys = _sorted(pa.concat_arrays([kept, pa.array(added, pa.string())]))
+    keys = sorted_keys(pa.concat_arrays([kept, pa.array(added, pa.string())]))
     remap = pc.index_in(old, value_set=keys).fill_null(-1).to_numpy(zero_copy_only=False)
     return keys, remap.astype(INDEX)
 
 
 def _dense(keys: pa.Array, values: pa.Array) -> np.ndarray:
     if len(values) <= 64:  # a few new edges: binary searches, no hash of every key
-        found = [_bisect(keys, v) for v in values.to_pylist()]
+        found = [find_key(keys, v) for v in values.to_pylist()]
         if min(found, default=0) < 0:
             raise _Rebuild
         return np.array(found, dtype=INDEX)
@@ -166,8 +166,8 @@ def _apply(
         if (d < 0).any():
             return None
     same_counts = everything and src_map is None and dst_map is None
-    out_off = old.out_offsets if same_counts else _offsets(s, len(src_keys))
-    in_off = old.in_offsets if same_counts else _offsets(d, len(dst_keys))
+    out_off = old.out_offsets if same_counts else group_offsets(s, len(src_keys))
+    in_off = old.in_offsets if same_counts else group_offsets(d, len(dst_keys))
     if rows is not None and rows.num_rows:
         try:
             ns = _dense(src_keys, rows.column("src").combine_chunks())
@@ -209,8 +209,8 @@ def _apply(
             at_in.append(p)
         in_rows = np.insert(shifted, at_in, [r for _, _, r in by_dst])
         in_src = np.insert(in_src, at_in, [a for _, a, _ in by_dst])
-        out_off = out_off + _offsets(np.array([a for a, _, _ in new]), len(src_keys))
-        in_off = in_off + _offsets(np.array([b for _, b, _ in new]), len(dst_keys))
+        out_off = out_off + group_offsets(np.array([a for a, _, _ in new]), len(src_keys))
+        in_off = in_off + group_offsets(np.array([b for _, b, _ in new]), len(dst_keys))
     if max(len(s), len(src_keys), len(dst_keys)) >= ID32:
         return None  # past int32 ids: a fresh build picks the wider type
     return Csr(

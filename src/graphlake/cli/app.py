@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -47,6 +47,10 @@ from graphlake.cli.search import search
 from graphlake.cli.serve import serve
 from graphlake.cli.timeline import blame, changes, history
 
+if TYPE_CHECKING:
+    # The base's parameter type: typer's vendored click Context (typer.Context derives it).
+    from typer._click import Context as ClickContext
+
 
 class _Group(TyperGroup):
     """The root command group; every subcommand runs inside its error handling."""
@@ -55,7 +59,7 @@ class _Group(TyperGroup):
         super().__init__(*args, **kwargs)
         plain_metavars(self)  # `ROOT`, `TEXT`, no `<bool>`: see helptext.py
 
-    def invoke(self, ctx: typer.Context) -> Any:
+    def invoke(self, ctx: ClickContext) -> Any:
         with reported_errors():
             return super().invoke(ctx)
 

@@ -38,6 +38,7 @@ def ingest_status(
     json: Json = False,
 ) -> None:
     """Show the graph's ingest runs (state, progress), or one run per worker."""
+    # on first use only: loads lance, pyarrow, lark (start-up time)
     from graphlake.ingestion.status import list_runs, run_status
 
     graph = Graph.open(root)
@@ -56,6 +57,7 @@ def ingest_status(
 
 
 def _state(state: str) -> str:
+    # on first use only: loads lance, pyarrow, lark (start-up time)
     from graphlake.ingestion.status import ABANDONED, FAILED, FINISHED, RUNNING
 
     styles = {FINISHED: "green", RUNNING: "cyan", FAILED: "red", ABANDONED: "yellow"}
@@ -121,6 +123,7 @@ def _runs_table(rows: Sequence[tuple[str, ...]], shown: int) -> Table:
 
 
 def print_run(s: RunStatus) -> None:
+    # on first use only: loads lance, pyarrow, lark (start-up time)
     from graphlake.ingestion.status import FAILED, FINISHED
 
     what = f"table {s.table}" if s.table else "JSONL records"

@@ -144,8 +144,10 @@ def arrow_table(table: pa.Table, title: str | None = None) -> Table:
     ids (`id`, `src`, `dst`), which are never cut; numbers, dates and headers are never
     cut either. Columns that do not fit the terminal are left out, named in a caption
     (`--columns` picks others; `--json` shows every value whole)."""
+    # on first use only: loads pyarrow, numpy (start-up time)
     import pyarrow.types as pa_types
 
+    # on first use only: loads pyarrow, numpy (start-up time)
     from graphlake.read.floats import shortest_floats
 
     table = shortest_floats(table)
@@ -186,9 +188,10 @@ def arrow_table(table: pa.Table, title: str | None = None) -> Table:
 def fits(out: Table, width: int) -> bool:
     """Whether rich draws `out` within `width` columns (it overflows, rather than
     breaking headers and whole values further, when the columns' minimums add up)."""
-    probe = Console(width=width, file=io.StringIO(), color_system=None)
+    drawn = io.StringIO()
+    probe = Console(width=width, file=drawn, color_system=None)
     probe.print(out, crop=False)
-    return all(cell_len(line) <= width for line in probe.file.getvalue().splitlines())
+    return all(cell_len(line) <= width for line in drawn.getvalue().splitlines())
 
 
 def _data_table(
@@ -199,6 +202,7 @@ def _data_table(
     shown: list[int],
     title: str | None,
 ) -> Table:
+    # on first use only: loads pyarrow, numpy (start-up time)
     import pyarrow.types as pa_types
 
     hidden = [names[i] for i in range(len(names)) if i not in shown]

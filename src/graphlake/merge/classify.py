@@ -184,13 +184,15 @@ def _classify_table(
             g.dt = discover(repo.tables, g.b, t, settings, "target")
             for i, d in g.deltas.items():  # every group's sources (not only the last's)
                 d.label = inputs.source_name(i)
-    stats = _stats([d for g in groups for d in g.deltas.values()], [g.dt for g in groups])
+    stats = _stats(
+        [d for g in groups for d in g.deltas.values()], [g.dt for g in groups if g.dt is not None]
+    )
     for g in groups:
         g.deltas = {i: d for i, d in g.deltas.items() if d}  # sources whose commits net to zero
     groups = [g for g in groups if g.deltas or g.uncertain]
     if not groups:
         return TableOutcome(stats)
-    t_type = repo.schemas.of(inputs.target).table(name)
+    t_type = repo.schemas.of(inputs.target).require(name)
     with timer.phase("classify"):
         if len(groups) == 1:
             return _one_base(repo, t_type, inputs, groups[0], s_states, stats)
@@ -215,8 +217,7 @@ def _column_route(
         return TableOutcome(stats, adopt=s)
     with timer.phase("discover"):
         dt = discover(repo.tables, b, inputs.discover_target.get(name, t), settings, "target")
-    t_type = repo.schemas.of(inputs.target).table(name)
-    assert t_type is not None
+    t_type = repo.schemas.of(inputs.target).require(name)
     with timer.phase("classify"):
         cp = plan_columns(
             repo, t_type, columns, s, t, set(dt.keys), dt.base, dt.side, inputs.strategy
@@ -407,13 +408,11 @@ def _insertion_replay(
             adoptions.append(adoption)
         else:
             copied.append(d.side_table(schema))  # copied rows are read whole
+    copy_plan = _insert_plan(t_type, copied)
     outcome = TableOutcome(
-        stats,
-        plan=_insert_plan(t_type, every),
-        adoptions=adoptions,
-        copy_plan=_insert_plan(t_type, copied),
+        stats, plan=_insert_plan(t_type, every), adoptions=adoptions, copy_plan=copy_plan
     )
-    stats.effects = outcome.copy_plan.inserted.num_rows
+    stats.effects = copy_plan.inserted.num_rows
     stats.adopted_rows = sum(a.rows for a in adoptions)
     return outcome
 

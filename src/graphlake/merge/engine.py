@@ -37,6 +37,7 @@ from graphlake.recovery.publication import Publication
 from graphlake.retry import HeadMoved, retry_while_head_moves
 from graphlake.storage.adopt import Adoption, adopt
 from graphlake.storage.scratch import scratch
+from graphlake.storage.search_indexes import FTS_PROBE, VECTOR_PROBE
 from graphlake.storage.tables import LanceCasError, index_columns
 from graphlake.write import backfill
 from graphlake.write.backfill import ColumnWrite
@@ -44,7 +45,7 @@ from graphlake.write.publish import apply_plan
 
 if TYPE_CHECKING:
     from graphlake.catalog.refs import RefEntry
-    from graphlake.query.data_checks import Runner
+    from graphlake.query.data_checks import CheckResult, Runner
     from graphlake.repo import Repo
 
 # A merge attempt takes longer than a typical write, so against a branch that keeps
@@ -133,8 +134,11 @@ class Checks:
 
     runner: Runner | None = None
 
-    def run(self, repo: Repo, commit: Commit) -> list:
+    def run(self, repo: Repo, commit: Commit) -> list[CheckResult]:
+        # on first use only: loads lance, duckdb, lark (start-up time)
         from graphlake.query.data_checks import run_checks
+
+        # only when data checks run: read.snapshot opens Lance tables
         from graphlake.read.snapshot import Snapshot
 
         return run_checks(Snapshot(repo, commit), repo.data_checks.of(commit), self.runner)
@@ -239,7 +243,7 @@ def _merge_once(
         resolver.check_all_used([])  # nothing conflicts: every resolution is a mistake
     if not pending:
         result.base = target.id
-        return _finish(result, timer)
+        return finish(result, timer)
     if fast_forward:
         head = pending[0][1]
         result.outcome, result.base, result.commit = R.FAST_FORWARD, target.id, head.id
@@ -249,8 +253,9 @@ def _merge_once(
         if not dry_run:
             with timer.phase("publish"):
                 repo.refs.cas(into, t_ref, head.id, action="merge (fast-forward)")
-        return _finish(result, timer)
+        return finish(result, timer)
     if len(pending) > 1 and schemas_differ(base, target, pending):
+        # merge.engine <-> merge.many_schema call each other: imported on use (a circle)
         from graphlake.merge.many_schema import fold
 
         if resolver is not None:
@@ -263,8 +268,8 @@ def _merge_once(
             if not dry_run:
                 raise MergeConflictError(merged_checks.conflicts)
             result.outcome, result.conflicts = R.CONFLICT, merged_checks.conflicts
-            return _finish(result, timer)
-        return _finish(
+            return finish(result, timer)
+        return finish(
             fold(
                 repo,
                 into,
@@ -306,11 +311,11 @@ def _merge_once(
         resolver.check_all_used(
             step.cls.conflicts if step.cls else step.prep.conflicts if step.prep else []
         )
-    if step.cls is None:  # schema conflicts: the rows cannot be merged yet
+    if step.cls is None or step.inputs is None:  # schema conflicts: rows cannot merge yet
         assert step.prep is not None
         if dry_run:
             result.outcome, result.conflicts = R.CONFLICT, step.prep.conflicts
-            return _finish(result, timer)
+            return finish(result, timer)
         raise MergeConflictError(step.prep.conflicts)
     sides = (target, [h for _, h in pending])  # as committed, before any schema merge
     cls, inputs, target, pending = step.cls, step.inputs, step.target, step.pending
@@ -319,7 +324,7 @@ def _merge_once(
     if cls.conflicts:
         if dry_run:
             result.outcome, result.conflicts = R.CONFLICT, cls.conflicts
-            return _finish(result, timer)
+            return finish(result, timer)
         raise MergeConflictError(cls.conflicts)
     # Every pending source has commits the target lacks, so the merge is recorded even
     # when the sides converged (both made the same change, or a source's commits net to
@@ -341,7 +346,7 @@ def _merge_once(
             with timer.phase("stage"):
                 staged = stage(repo, target, cls, merged_checks.checks_id)
             inspect(staged)
-        return _finish(result, timer)
+        return finish(result, timer)
     with timer.phase("publish"), probes.collect() as counts:
         commit = _publish(
             repo,
@@ -357,12 +362,12 @@ def _merge_once(
             inspect,
         )
     result.commit = commit.id
-    _record_index_work(result, commit, counts)
-    return _finish(result, timer)
+    record_index_work(result, commit, counts)
+    return finish(result, timer)
 
 
 @dataclass
-class Step:
+class MergeStep:
     """One classification: of the target and `pending` (after a schema merge, the views
     in the merged layout); `cls` is None while schema conflicts remain (`prep` has them)."""
 
@@ -387,7 +392,7 @@ def classify_step(
     settings: DiscoverySettings,
     timer: PhaseTimer,
     resolver: Resolver | None = None,
-) -> Step:
+) -> MergeStep:
     """Merge the schemas if they differ (one source at most), then classify the rows."""
     prep = None
     if schemas_differ(base, target, pending):
@@ -395,7 +400,7 @@ def classify_step(
         with timer.phase("schema"):
             prep = _merge_schemas(repo, base, target, pending, strategy, dry_run, owner)
         if prep.schema_id is None:
-            return Step(None, None, target, pending, prep)
+            return MergeStep(None, None, target, pending, prep)
         base, target = prep.base, prep.target
         pending = [(pending[0][0], prep.source)]
     inputs = MergeInputs(
@@ -418,7 +423,7 @@ def classify_step(
         cls.conflicts = prep.conflicts + cls.conflicts
         cls.resolved = prep.resolved + cls.resolved
         cls.fixed, cls.stats = prep.fixed, prep.stats
-    return Step(cls, inputs, target, pending, prep)
+    return MergeStep(cls, inputs, target, pending, prep)
 
 
 def schemas_differ(base: MergeBase, target: Commit, pending: list[tuple[str, Commit]]) -> bool:
@@ -496,8 +501,8 @@ def _drop_contained(
     heads = [h.id for _, h in pending]
     stop = set(repo.history.merge_bases_many([target.id, *heads]))
     reached: set[str] = set()
-    for head in dict.fromkeys(heads):
-        reached |= repo.history.ancestors_since(head, stop)
+    for head_id in dict.fromkeys(heads):
+        reached |= repo.history.ancestors_since(head_id, stop)
     kept: list[tuple[str, Commit]] = []
     seen: set[str] = set()
     for name, head in pending:
@@ -552,7 +557,7 @@ def publish_classified(
     *,
     parents: tuple[str, ...],
     message: str,
-    meta: dict,
+    meta: dict[str, Any],
     action: str | None = None,
     checks_id: str | object | None = KEEP,
     inspect: Callable[[Commit], None] | None = None,
@@ -598,7 +603,7 @@ def stage(repo: Repo, target: Commit, cls: Classification, checks_id: str | None
     )
 
 
-def _add_check_conflicts(step: Step, merged: MergedChecks) -> None:
+def _add_check_conflicts(step: MergeStep, merged: MergedChecks) -> None:
     """The data checks' conflicts and resolutions join the step's."""
     if not merged.conflicts and not merged.resolved:
         return
@@ -615,10 +620,8 @@ def _bases_meta(inputs: MergeInputs) -> dict[str, list[str]]:
     return {"source_bases": [b.commit.id for b in inputs.source_bases]}
 
 
-def _record_index_work(result: R.MergeResult, commit: Commit, counts: Counter[str]) -> None:
+def record_index_work(result: R.MergeResult, commit: Commit, counts: Counter[str]) -> None:
     """Copy the publish's search-index probes (per table id) into each table's stats."""
-    from graphlake.storage.search_indexes import FTS_PROBE, VECTOR_PROBE
-
     for name, stats in result.stats.items():
         state = commit.tables.get(name)
         if state is not None:
@@ -626,7 +629,7 @@ def _record_index_work(result: R.MergeResult, commit: Commit, counts: Counter[st
             stats.fts_index_calls = counts[f"{FTS_PROBE}:{state.table_id}"]
 
 
-def _finish(result: R.MergeResult, timer: PhaseTimer) -> R.MergeResult:
+def finish(result: R.MergeResult, timer: PhaseTimer) -> R.MergeResult:
     result.timings = timer.rounded()
     return result
 

@@ -114,9 +114,10 @@ def fold(
         with timer.phase("publish"):
             pub.publish(commit)
     result.commit = commit.id
-    from graphlake.merge.engine import _record_index_work
+    # merge.engine <-> merge.many_schema call each other: imported on use (a circle)
+    from graphlake.merge.engine import record_index_work
 
-    _record_index_work(result, commit, counts)
+    record_index_work(result, commit, counts)
     return result
 
 
@@ -166,6 +167,7 @@ def _step(
 ) -> Commit | None:
     """Merge `group` into `acc`; the merged state as an unreferenced commit (None: a dry
     run's conflicts, now in `result`; a real merge raises them)."""
+    # merge.engine <-> merge.many_schema call each other: imported on use (a circle)
     from graphlake.merge.engine import apply_tables, classify_step, own_bases, record_step
 
     with timer.phase("resolve_base"):

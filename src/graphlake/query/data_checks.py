@@ -92,10 +92,12 @@ def _check_name(name: object) -> str:
 
 def _parses(language: str, text: str) -> None:
     if language == "cypher":
+        # only when a check is validated or run: the parser, DuckDB and the executor load lazily
         from graphlake.query.parser import parse_query
 
         parse_query(text)
     else:
+        # only when a check is validated or run: the parser, DuckDB and the executor load lazily
         from graphlake.read.sql import parse_select
 
         parse_select(text)
@@ -153,6 +155,7 @@ def normalise(checks: object) -> dict[str, dict[str, str]]:
 
 def _bounded_sql(text: str) -> str:
     """The check's SELECT, cut to MAX_ROWS + 1 rows (one more says there are more)."""
+    # only when a check is validated or run: the parser, DuckDB and the executor load lazily
     from graphlake.read.sql import parse_select
 
     # On lines of their own: a trailing `-- comment` must not swallow the wrapper.
@@ -164,9 +167,11 @@ def local_runner(limits: SqlLimits | None = None) -> Runner:
 
     def run(language: str, snapshot: Snapshot, text: str) -> pa.Table:
         if language == "sql":
+            # only when a check is validated or run: the parser, DuckDB and the executor load lazily
             from graphlake.read.sql import run_sql
 
             return run_sql(snapshot, text, limits=limits)
+        # only when a check is validated or run: the parser, DuckDB and the executor load lazily
         from graphlake.query.executor import run_query
 
         return run_query(snapshot, text, limits=limits)
@@ -180,8 +185,13 @@ def run_checks(
     runner: Runner | None = None,
 ) -> list[CheckResult]:
     """Each check's result on `snapshot`, by name."""
+    # only when a check is validated or run: the parser, DuckDB and the executor load lazily
     from graphlake.read.floats import shortest_floats
+
+    # only when a check is validated or run: the parser, DuckDB and the executor load lazily
     from graphlake.read.jsonable import jsonable
+
+    # only when a check is validated or run: the parser, DuckDB and the executor load lazily
     from graphlake.read.sql import DEFAULT_TIMEOUT_S, SqlLimits
 
     run = runner or local_runner(SqlLimits(timeout_s=DEFAULT_TIMEOUT_S))

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from graphlake.adjacency.load import adjacency
 from graphlake.errors import (
@@ -263,7 +264,6 @@ def _prefetched(
     """Anchored traversals: the rows each hop can reach, read through Lance's indexes by
     the frontier of node ids (see patterns.Prefetch), registered in place of whole
     tables. A frontier above PREFETCH_MAX_IDS registers the whole table instead."""
-    import pyarrow.compute as pc
 
     frontiers: dict[str, pa.Array | None] = {}
     for seed in plan.seeds:

@@ -74,6 +74,7 @@ class PathSearcher:
         """One shortest path from each start to each target it reaches: (start, node,
         label, edges, nodes, depth) rows like the walk CTE's; None when too wide."""
         out: dict[str, list] = {f.name: [] for f in WALK_SCHEMA}
+        found: Iterator[tuple[str, str, tuple[list[str], list[str]] | None]]
         try:
             if len(starts) * len(targets) <= max_pairs:
                 found = ((s, t, self._between(s, t)) for s in starts for t in targets)
@@ -97,7 +98,7 @@ class PathSearcher:
         through any such node (no level before met, so none is shorter)."""
         if start == target:
             return [start], []
-        sides = [
+        sides: list[tuple[Parent, list[str], str]] = [
             ({start: None}, [start], self.direction),
             ({target: None}, [target], _BACK[self.direction]),
         ]

@@ -33,6 +33,7 @@ from graphlake.errors import QueryError
 from graphlake.query import ast
 from graphlake.query.checker import Checker
 from graphlake.query.pathsearch import ranges
+from graphlake.query.patterns import MAX_HOPS
 from graphlake.schema.arrow import arrow_type
 from graphlake.schema.model import EdgeType, NodeType
 
@@ -280,7 +281,6 @@ def _reversed(rel: ast.RelPat) -> ast.RelPat:
 def _types(
     nodes: list[ast.NodePat], rels: list[ast.RelPat], checker: Checker, first: str
 ) -> tuple[list[str], list[Hop]] | None:
-    from graphlake.query.patterns import MAX_HOPS
 
     types, hops = [first], []
     for rel, node in zip(rels, nodes[1:], strict=True):

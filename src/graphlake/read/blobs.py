@@ -30,12 +30,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from graphlake.errors import ReaderError, clean_message
+from graphlake.repo import Repo
 
 if TYPE_CHECKING:
     import lance
 
     from graphlake.catalog.commits import TableState
-    from graphlake.repo import Repo
 
 __all__ = ["BLOB_MODES", "BlobMode", "BlobRef", "BlobSource", "check_blob_mode", "read_blobs"]
 
@@ -46,7 +46,7 @@ BLOB_MODES: tuple[str, ...] = ("lazy", "bytes")
 def check_blob_mode(blobs: object, columns: Iterable[str] = ()) -> BlobMode:
     """`blobs` if it is a known mode, else `ReaderError` naming the Blob columns asked for."""
     if blobs == "lazy" or blobs == "bytes":
-        return blobs  # type: ignore[return-value]
+        return blobs
     named = list(columns)
     which = f"Blob column {', '.join(map(repr, named))}" if named else "a Blob column"
     raise ReaderError(
@@ -133,7 +133,6 @@ _repos_lock = threading.Lock()
 
 
 def _dataset(source: BlobSource) -> lance.LanceDataset:
-    from graphlake.repo import Repo
 
     key = (source.uri, source.storage_options)
     with _repos_lock:

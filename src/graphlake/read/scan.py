@@ -41,10 +41,11 @@ from graphlake.catalog.leases import LEASE_S, Lease, ReadLeases
 from graphlake.errors import QueryError, ReaderError, UnknownPropertyError, clean_message
 from graphlake.read.blobs import BlobMode, BlobRef, BlobSource, check_blob_mode
 from graphlake.read.filter import compile_filter
+from graphlake.repo import Repo
 
 if TYPE_CHECKING:
     from graphlake.read.snapshot import Snapshot
-    from graphlake.schema.model import EdgeType, NodeType
+    from graphlake.schema.model import EdgeType, NodeType, TableKind
 
 __all__ = ["DEFAULT_BATCH_SIZE", "Scan", "ScanSpec", "Slice"]
 
@@ -74,7 +75,6 @@ class ScanSpec:
     lazy_blobs: tuple[str, ...] = ()  # Blob columns read as row ids (blobs="lazy")
 
     def open(self) -> lance.LanceDataset:
-        from graphlake.repo import Repo
 
         return Repo(self.uri, self.storage_options).tables.open(self.state)
 
@@ -155,7 +155,7 @@ class Scan:
         snapshot: Snapshot,
         name: str,
         *,
-        kind: str | None = None,
+        kind: TableKind | None = None,
         columns: Sequence[str] | None = None,
         where: str | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,

@@ -61,6 +61,7 @@ def to_hf(
     scan = snapshot.scan(type, columns, where, batch_size=batch_size, lease_s=lease_s, blobs=blobs)
     try:
         if not streaming:
+            # after require("datasets") above: a missing extra is its typed error
             from datasets.table import InMemoryTable
 
             return datasets.Dataset(InMemoryTable(scan.to_table()))

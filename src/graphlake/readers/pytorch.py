@@ -95,7 +95,7 @@ def to_torch(
         raise
 
 
-class PinnedTorchDataset(torch.utils.data.IterableDataset):  # type: ignore[misc, name-defined]
+class PinnedTorchDataset(torch.utils.data.IterableDataset):  # type: ignore[name-defined]
     """Batches of one pinned table for one rank; see the module docstring."""
 
     def __init__(

@@ -20,6 +20,7 @@ in the read tasks (a `binary` column).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -84,7 +85,7 @@ def _read(spec: ScanSpec, slices: list[Slice]) -> Iterator[Any]:
         yield frame
 
 
-class PinnedDatasource(Datasource):  # type: ignore[misc]
+class PinnedDatasource(Datasource):
     """Read tasks over whole fragments of one pinned table."""
 
     def __init__(self, scan: Scan) -> None:
@@ -117,7 +118,7 @@ class PinnedDatasource(Datasource):  # type: ignore[misc]
             spec = self.spec
             tasks.append(
                 ReadTask(
-                    lambda spec=spec, slices=slices: _read(spec, slices),
+                    functools.partial(_read, spec, slices),
                     meta,
                     schema=self.arrow_schema,
                     per_task_row_limit=per_task_row_limit,

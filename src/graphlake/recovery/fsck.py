@@ -235,7 +235,7 @@ class _EmptyTables:
         """Empty tables of `schema`: heads on different schemas each get their own."""
 
         def dataset(name: str) -> lance.LanceDataset:
-            layout = arrow_schema(schema.table(name))
+            layout = arrow_schema(schema.require(name))
             key = (name, str(layout))
             if key not in self._made:
                 path = f"{self._scratch}/{name}-{len(self._made)}.lance"
@@ -262,7 +262,7 @@ def _check_head(
         report.rows += rows.num_rows
         problems = _row_problems(name, rows)
         report.problems += [Problem("data", f"{branch}:{name}", m) for m in problems]
-        t = schema.table(name)
+        t = schema.require(name)
         rows = rows.select(arrow_schema(t).names).cast(arrow_schema(t))
         none = rows.schema.empty_table()
         plans[name] = TablePlan(t, rows.schema, rows, none, none, none)

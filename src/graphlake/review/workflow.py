@@ -75,7 +75,7 @@ class Reviews:
     def get(self, rid: int) -> MergeRequest:
         return self.store.get(rid)
 
-    def list(self, state: str | None = None) -> list[MergeRequest]:
+    def list(self, state: str | None = None) -> builtins.list[MergeRequest]:
         return self.store.list(state)
 
     def heads(self, mr: MergeRequest) -> tuple[str, str]:

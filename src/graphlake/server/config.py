@@ -67,6 +67,7 @@ import hashlib
 import json
 import os
 import tomllib
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from enum import IntEnum
@@ -191,8 +192,6 @@ class Webhook:
 
     @classmethod
     def from_mapping(cls, data: object, n: int) -> Webhook:
-        import urllib.parse
-
         if not isinstance(data, Mapping):
             raise WebhookConfigError(f"webhooks entry {n}: must be a table/object")
         url = data.get("url")
@@ -201,8 +200,12 @@ class Webhook:
         unknown = sorted(set(data) - known)
         if unknown:
             raise WebhookConfigError(f"{where}: unknown key(s) {unknown} (known: {sorted(known)})")
-        parsed = urllib.parse.urlsplit(url) if isinstance(url, str) else None
-        if parsed is None or parsed.scheme.lower() not in ("http", "https") or not parsed.hostname:
+        parsed = urllib.parse.urlsplit(url if isinstance(url, str) else "")
+        if (
+            not isinstance(url, str)
+            or parsed.scheme.lower() not in ("http", "https")
+            or not parsed.hostname
+        ):
             raise WebhookConfigError(f"{where}: url must be an http:// or https:// URL with a host")
         secret = data.get("secret")
         if not isinstance(secret, str) or len(secret) < MIN_SECRET_CHARS:
@@ -272,8 +275,6 @@ class Webhook:
 
 def _hook_label(name: object, url: object) -> str:
     """` (name)`, else ` (scheme://host/path)` of the URL: never its user:password part."""
-    import urllib.parse
-
     if isinstance(name, str) and name:
         return f" ({name[:64]})"
     if not isinstance(url, str):

@@ -27,6 +27,7 @@ headers) and answered with a bare `InternalServerError`.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -110,7 +111,7 @@ def error_body(type_: str, message: str) -> dict[str, Any]:
 
 
 def error_response(
-    status: int, type_: str, message: str, headers: dict[str, str] | None = None
+    status: int, type_: str, message: str, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
     return JSONResponse(error_body(type_, message), status_code=status, headers=headers)
 
@@ -159,7 +160,7 @@ def install(app: FastAPI) -> None:
                 "BadRequest",
                 "the request body must be a JSON object sent as Content-Type: application/json",
             )
-        return error_response(422, "RequestValidationError", _describe(problems))
+        return error_response(422, "RequestValidationError", describe_problems(problems))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -173,7 +174,7 @@ def install(app: FastAPI) -> None:
         return error_response(500, "InternalServerError", "internal server error")
 
 
-def _describe(problems: Any) -> str:
+def describe_problems(problems: Any) -> str:
     """`body.operations.0.op: Input should be ...; query.limit: ...` (no input values)."""
     parts = []
     for p in problems:

@@ -11,6 +11,7 @@ the worker is killed and its slot freed.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -45,6 +46,8 @@ async def run_query_request(
 
     def work() -> tuple[Commit, pa.Table]:
         from graphlake.query.isolated import run_isolated  # see app.py: imported on use
+
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.read.snapshot import Snapshot
 
         commit = state.graph.resolve(branch)
@@ -83,14 +86,17 @@ def check_runner(state: AppState) -> Runner:
     with its error). A dry run's merged state whose merged schema exists only in memory
     (a preview of a merge that changes the schema) cannot be opened by a worker: its
     checks run in the server process under the same DuckDB limits instead."""
-    import dataclasses
 
+    # only when data checks run in query workers (keeps server start-up light)
     from graphlake.server.routes.tables import sql_limits
 
     limits = dataclasses.replace(sql_limits(state.config.limits, None), max_rows=None)
 
     def run(language: str, snapshot: Snapshot, text: str) -> pa.Table:
+        # only when data checks run in query workers (keeps server start-up light)
         from graphlake.query.data_checks import local_runner
+
+        # only when data checks run in query workers (keeps server start-up light)
         from graphlake.query.isolated import run_isolated
 
         if not snapshot.repo.schemas.is_stored(snapshot.commit.schema_id):

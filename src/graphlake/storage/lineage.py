@@ -22,6 +22,7 @@ from typing import Any
 
 import lance
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from graphlake import probes
 from graphlake.catalog.commits import TableState
@@ -292,7 +293,6 @@ def row_stamp(tables: TableStore, state: TableState, key: str) -> RowStamp | Non
     """The stamp of row `key` at `state`, with the row (one keyed read, by the BTREE
     index); None when the state has no such row. `LineageUnavailable` when it cannot be
     read."""
-    import pyarrow.compute as pc
 
     try:
         ds = tables.open(state)

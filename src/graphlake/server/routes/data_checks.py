@@ -70,7 +70,10 @@ def set_checks(branch: BranchPath, body: DataChecksChange, state: State) -> dict
     summary="Run the data checks on the revision's head (up to 20 offending rows each)",
 )
 def run_checks(branch: BranchPath, state: State) -> dict[str, Any]:
+    # only when checks run: the query engine and Lance load lazily
     from graphlake.query.data_checks import run_checks as run
+
+    # only when checks run: the query engine and Lance load lazily
     from graphlake.read.snapshot import Snapshot
 
     commit = state.graph.resolve(branch)

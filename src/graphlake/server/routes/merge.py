@@ -124,7 +124,7 @@ def run_merge(
     result's data checks, each query in a query worker."""
     # Protected targets accept merges: a write token suffices (protection only refuses
     # direct mutations and loads).
-    into = into or state.graph.info.default_branch
+    into = into or state.graph.repo.info.default_branch
     if not dry_run:
         check_not_request_only(state, into)
     checks = checks or state.config.rules_for(into).require_checks
@@ -169,7 +169,7 @@ def check_not_request_only(state: AppState, into: str, what: str = "merge") -> N
     summary="Merge N branches into the target as one commit with N+1 parents",
 )
 def merge_many(body: MergeManyRequest, state: State) -> dict[str, Any]:
-    into = body.into or state.graph.info.default_branch
+    into = body.into or state.graph.repo.info.default_branch
     if not body.dry_run:
         check_not_request_only(state, into)
     checks = body.checks or state.config.rules_for(into).require_checks

@@ -45,7 +45,7 @@ def _body(state: AppState, mr: MergeRequest, preview: bool = False) -> dict[str,
     summary="Open a merge request of a branch into another",
 )
 def open_request(body: ReviewOpen, state: State) -> dict[str, Any]:
-    into = body.into or state.graph.info.default_branch
+    into = body.into or state.graph.repo.info.default_branch
     mr = state.graph.reviews.open(body.source, into, body.title, body.description)
     return _body(state, mr)
 

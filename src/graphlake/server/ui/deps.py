@@ -14,8 +14,7 @@ from fastapi.routing import APIRoute
 from graphlake.errors import GraphLakeError
 from graphlake.server.config import Scope
 from graphlake.server.deps import AppState
-from graphlake.server.errors import ApiError, status_for
-from graphlake.server.errors import _describe as describe_problems
+from graphlake.server.errors import ApiError, describe_problems, status_for
 from graphlake.server.ui.outcomes import Outcomes
 from graphlake.server.ui.render import render
 from graphlake.server.ui.session import COOKIE, SESSION_TTL_S, Session, SessionStore

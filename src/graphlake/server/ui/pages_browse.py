@@ -36,7 +36,7 @@ def browse(
     session = require_session(request)
     state = app_state(request)
     graph = state.graph
-    ref = ref or graph.info.default_branch
+    ref = ref or graph.repo.info.default_branch
     schema = graph.schema_at(ref)  # types differ between commits (schema changes)
     table = table or (schema.table_names[0] if schema.table_names else None)
     context: dict[str, Any] = {
@@ -96,7 +96,7 @@ def node(
     session = require_session(request)
     state = app_state(request)
     graph = state.graph
-    ref = ref or graph.info.default_branch
+    ref = ref or graph.repo.info.default_branch
     from graphlake.read.snapshot import Snapshot  # the data stack loads on use
 
     snapshot = Snapshot(graph.repo, graph.resolve(ref))

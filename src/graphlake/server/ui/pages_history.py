@@ -37,7 +37,7 @@ def branches(request: Request, offset: Offset = 0) -> Response:
     session = require_session(request)
     state = app_state(request)
     graph = state.graph
-    default = graph.info.default_branch
+    default = graph.repo.info.default_branch
     with state.reads.hold():  # the ahead/behind walks read history
         names = graph.branches()
         rows = _branch_rows(state, names[offset : offset + BRANCHES_PER_PAGE], default)
@@ -89,7 +89,7 @@ def history(request: Request, ref: Ref | None = None, offset: Offset = 0) -> Res
     session = require_session(request)
     state = app_state(request)
     graph = state.graph
-    ref = ref or graph.info.default_branch
+    ref = ref or graph.repo.info.default_branch
     # The lanes of a page depend on every commit above it, so the walk starts at the top;
     # it stops one commit below the page (to draw the lanes leaving its last row).
     cap = state.config.limits.log_max_commits
@@ -137,7 +137,7 @@ def _stat_of(graph: Graph, commit_id: str) -> dict[str, dict[str, int]] | None:
     from graphlake.merge.diff import commit_stat  # the data stack loads on use
 
     try:
-        return commit_stat(graph.repo, graph.commits.get(commit_id))
+        return commit_stat(graph.repo, graph.repo.commits.get(commit_id))
     except GraphLakeError:
         return None
 
@@ -159,7 +159,7 @@ def commit_page(
     limit = min(limit, cap)
     with state.reads.hold():
         commit = graph.resolve(commit_id)
-        parents = [graph.commits.get(p) for p in commit.parents]
+        parents = [graph.repo.commits.get(p) for p in commit.parents]
         schema_changed = bool(parents) and parents[0].schema_id != commit.schema_id
         steps = commit_steps(graph, commit)
         tables: dict[str, Any] | None = {}
@@ -186,5 +186,5 @@ def commit_page(
         can_write=session.scope >= Scope.write,
         can_admin=session.scope >= Scope.admin,
         branches=graph.branches()[:200],
-        default_branch=graph.info.default_branch,
+        default_branch=graph.repo.info.default_branch,
     )

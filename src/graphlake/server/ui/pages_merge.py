@@ -106,7 +106,7 @@ def table_view(d: Any, edge: bool) -> dict[str, Any]:
 def merge_preview(request: Request, source: Ref | None = None, into: Ref | None = None) -> Response:
     session = require_session(request)
     state = app_state(request)
-    into = into or state.graph.info.default_branch
+    into = into or state.graph.repo.info.default_branch
     result = None
     if source is not None:
         result = run_merge(state, source, into, strategy=None, dry_run=True)

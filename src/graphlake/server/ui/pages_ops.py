@@ -140,7 +140,7 @@ async def reset(request: Request) -> Response:
 async def create_branch(request: Request) -> Response:
     session, form, state = await posted(request, Scope.write)
     (name,) = needed(form, "name")
-    start = form.get("from", "").strip() or state.graph.info.default_branch
+    start = form.get("from", "").strip() or state.graph.repo.info.default_branch
     if name in state.config.protected_branches and session.scope < Scope.admin:
         raise ApiError(
             403,
@@ -183,7 +183,7 @@ def branch_page(request: Request, name: Ref) -> Response:
         name=name,
         head=head,
         moves=moves,
-        default=graph.info.default_branch,
+        default=graph.repo.info.default_branch,
         protected=name in state.config.protected_branches,
         can_write=session.scope >= Scope.write,
         can_admin=session.scope >= Scope.admin,

@@ -79,7 +79,7 @@ def new_request(request: Request, source: Ref | None = None, into: Ref | None = 
         "mr_new.html",
         session,
         source=source or "",
-        into=into or graph.info.default_branch,
+        into=into or graph.repo.info.default_branch,
         branches=graph.branches()[:200],
     )
 

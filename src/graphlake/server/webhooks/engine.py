@@ -67,12 +67,12 @@ class WebhookWorker:
         self.graph = graph
         self.hook = hook
         self._stop = threading.Event()
-        self._cursor = CursorStore(graph.store, hook.name)
-        self._log = DeliveryLog(graph.store, hook.name, hook.log_size)
+        self._cursor = CursorStore(graph.repo.store, hook.name)
+        self._log = DeliveryLog(graph.repo.store, hook.name, hook.log_size)
         self._sender = Sender(hook, self._log, self._stop)
         self._seq = 0
         self._state: CursorState | None = None
-        self._reviews = ReviewStore(graph.store)
+        self._reviews = ReviewStore(graph.repo.store)
         self._thread: threading.Thread | None = None
 
     # --- lifecycle -----------------------------------------------------------------
@@ -159,7 +159,7 @@ class WebhookWorker:
         return any(fnmatch.fnmatchcase(branch, p) for p in self.hook.branches)
 
     def _heads(self) -> dict[str, RefEntry]:
-        refs = self.graph.refs
+        refs = self.graph.repo.refs
         out: dict[str, RefEntry] = {}
         for name in refs.names():
             if not self._matches(name):
@@ -178,7 +178,7 @@ class WebhookWorker:
             self._save(state)
         seq = pos.seq
         while seq < head.seq:
-            entry = self.graph.refs.entry(branch, seq + 1)
+            entry = self.graph.repo.refs.entry(branch, seq + 1)
             if entry is None or entry.commit is None or entry.incarnation != pos.incarnation:
                 return True  # deleted meanwhile: the next round sees it
             for commit, parent in self._added(branch, pos.commit, entry):
@@ -202,7 +202,7 @@ class WebhookWorker:
         """Where to follow a branch the cursor does not hold from: the last entry of its
         current life written before the webhook started, else the entry that created
         it (so what was written since its creation is delivered)."""
-        refs = self.graph.refs
+        refs = self.graph.repo.refs
         here = head
         while here.time >= state.since and here.seq > 1:
             before = refs.entry(branch, here.seq - 1)
