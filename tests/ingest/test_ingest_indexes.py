@@ -20,7 +20,7 @@ ROWS = 2 * T.INDEX_APPEND_THRESHOLD + 2  # two workers, each one commit above th
 
 
 def _unindexed(g: gl.Graph, state: TableState) -> int:
-    return T._unindexed_fragments(g.repo.tables.open(state))
+    return T.unindexed_fragments(g.repo.tables.open(state))
 
 
 def test_multi_worker_shards_skip_indexes_and_main_is_fully_indexed(tmp_path: Path) -> None:

@@ -203,7 +203,7 @@ def test_tag_and_reset_landing_while_gc_runs_lose_nothing(
     assert fresh.get("Person", "b")["age"] == 20  # the abandoned commit's rows, now main's
     assert _rows(fresh, "late")["Person"]  # readable
     assert _rows(fresh, v1) == _rows(gl.Graph.open(source), v1)  # still reflog-reached
-    assert not fresh.commits.exists(crashed)
+    assert not fresh.repo.commits.exists(crashed)
     assert not fresh.fsck(deep=True).problems
     fresh.gc(grace=ZERO)  # and a second gc, with the moves in its roots
     again = gl.Graph.open(root)

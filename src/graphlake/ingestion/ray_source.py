@@ -32,6 +32,7 @@ from typing import Any
 import pyarrow as pa
 
 from graphlake.errors import DataError, UnknownTableError
+from graphlake.read.blobs import BlobRef, read_blobs
 from graphlake.schema.model import Schema
 
 MARKER = "_SUCCESS"
@@ -89,11 +90,34 @@ def remove(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+RAY_OBJECTS = "ray.data.arrow_pickled_object"  # Ray's extension type for Python objects
+
+
 def _plain_columns(batch: pa.Table) -> pa.Table:
-    """Extension columns (Ray's tensors) as their storage arrays."""
+    """Extension columns as plain Arrow: Ray's tensors as their storage arrays; a column
+    of Python objects (Ray pickles what Arrow cannot hold) only when it holds bytes or
+    lazy Blob handles (`to_ray`'s default for a Blob column), which are read here: never
+    their pickles."""
     columns = []
-    for col in batch.columns:
+    for name, col in zip(batch.column_names, batch.columns, strict=True):
         if isinstance(col.type, pa.ExtensionType):
-            col = pa.chunked_array([c.storage for c in col.chunks], type=col.type.storage_type)
+            if col.type.extension_name == RAY_OBJECTS:
+                col = _blob_bytes(name, col)
+            else:
+                col = pa.chunked_array([c.storage for c in col.chunks], type=col.type.storage_type)
         columns.append(col)
     return pa.Table.from_arrays(columns, names=batch.column_names)
+
+
+def _blob_bytes(name: str, col: pa.ChunkedArray) -> pa.ChunkedArray:
+    values = col.to_pylist()  # Ray's scalars unpickle the objects it pickled
+    odd = {type(v).__name__ for v in values if not isinstance(v, bytes | BlobRef | None)}
+    if odd:
+        raise DataError(
+            f"column {name!r} holds Python objects ({', '.join(sorted(odd))}); only bytes "
+            f"and BlobRef handles can be ingested from a Ray column of objects"
+        )
+    refs = [v if isinstance(v, BlobRef) else None for v in values]
+    read = read_blobs(refs) if any(refs) else refs
+    out = [r if isinstance(v, BlobRef) else v for v, r in zip(values, read, strict=True)]
+    return pa.chunked_array([pa.array(out, pa.large_binary())])
