@@ -105,7 +105,7 @@ def run_networkit(csr: Any, weights: np.ndarray) -> dict[str, Callable[[], Any]]
         g["d"] = nk.GraphFromCoo(coo, n=n, directed=True, weighted=True)
 
     def pagerank() -> Any:
-        sinks = nk.centrality.SinkHandling.DISTRIBUTE_SINKS
+        sinks = nk.centrality.SinkHandling.DistributeSinks
         pr = nk.centrality.PageRank(g["d"], damp=0.85, tol=1e-9, distributeSinks=sinks)
         pr.run()
         return pr.scores()
@@ -214,7 +214,11 @@ def child(lib: str, n: int, m: int, out: Any) -> None:
         if name not in steps:
             continue
         t0, c0 = time.perf_counter(), cpu_seconds()
-        steps[name]()
+        try:
+            steps[name]()
+        except Exception as exc:  # reported in the table, the other steps still run
+            print(f"  {lib} {name}: {type(exc).__name__}: {exc}", flush=True)
+            continue
         figures[name] = (time.perf_counter() - t0, cpu_seconds() - c0, peak_rss_mib())
     out.put(json.dumps(figures))
 

@@ -19,6 +19,7 @@ from typer.core import TyperGroup
 from graphlake import __version__
 from graphlake.catalog.authors import acting_as
 from graphlake.cli import branch, demo, edit, read, recovery, reflog, schema, tag, write
+from graphlake.cli.algo import algo
 from graphlake.cli.apply import cherry_pick, revert
 from graphlake.cli.backfill import backfill
 from graphlake.cli.diff import diff
@@ -104,6 +105,7 @@ app.command("show")(read.show)
 app.command("sql")(read.sql)
 app.command("search")(search)
 app.command("query")(query)
+app.command("algo")(algo)
 app.command("diff")(diff)
 app.command("merge")(merge)
 app.command("merge-many")(merge_many)
