@@ -169,3 +169,10 @@ def test_cli(g: gl.Graph) -> None:
     assert "component" in out and "40 rows @ dev (first 3 of 40" in out
     assert "damping" in error(bad)
     assert "unknown algorithm 'closeness'" in error(unknown)
+
+
+def test_names_the_server_knows_are_the_registry_s() -> None:
+    from graphlake.algo import NAMES
+    from graphlake.algo.run import _BY_ALIAS
+
+    assert set(NAMES) == set(_BY_ALIAS)

@@ -56,6 +56,7 @@ from graphlake.server.headers import SecurityHeaders
 from graphlake.server.limits import BodyLimit
 from graphlake.server.origin import SameOrigin
 from graphlake.server.routes import (
+    algo,
     branches,
     health,
     history,
@@ -128,6 +129,7 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
         reviews,
         webhooks,
         timeline,
+        algo,  # last: `/branches/{b}/algo/{name}` must not shadow a branch named "x/algo"
     ):
         app.include_router(module.router)
     return app
