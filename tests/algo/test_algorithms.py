@@ -242,3 +242,11 @@ def test_unknown_source_and_memory_limit() -> None:
         A.shortest_paths(csr, "nope")
     with pytest.raises(AlgorithmMemoryError, match="max_memory_mb"):
         A.pagerank(random_graph(1, n=3000, m=20_000)[0], max_memory_mb=1)
+
+
+def test_without_igraph_a_run_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphlake.errors import MissingExtraError
+
+    monkeypatch.setitem(__import__("sys").modules, "igraph", None)  # import fails
+    with pytest.raises(MissingExtraError, match=r"graphlake\[algo\]"):
+        A.pagerank(random_graph(1, n=20, m=40)[0])

@@ -1,8 +1,9 @@
 """Graph algorithms as pure functions on one edge type's adjacency (`Csr`).
 
 Each returns an Arrow table of node `id` (and `type` for a bipartite edge type, see
-nodes.py) and one value column, ordered by id. igraph computes (imported here, on first
-use; `import graphlake` stays free of it). Edges are directed from `src` to `dst`;
+nodes.py) and one value column, ordered by id. igraph computes (the `algo` extra,
+imported on first use: `import graphlake` stays free of it; without it a run raises
+`MissingExtraError`). Edges are directed from `src` to `dst`;
 algorithms on undirected graphs read each edge as undirected. What each does:
 
 - `pagerank`: PageRank of the directed graph (PRPACK, solved to igraph's precision, so no
@@ -34,7 +35,7 @@ import pyarrow as pa
 from graphlake.adjacency.csr import Csr
 from graphlake.algo import memory, params
 from graphlake.algo.nodes import answer, edge_pairs, node_count
-from graphlake.errors import AlgorithmError, KeyNotFoundError
+from graphlake.errors import AlgorithmError, KeyNotFoundError, MissingExtraError
 
 if TYPE_CHECKING:
     import igraph
@@ -152,9 +153,19 @@ def shortest_paths(
     return answer(csr, *types, "distance", pa.array(found, pa.float64()), keep=reached)
 
 
-def _graph(csr: Csr, algorithm: str, max_memory_mb: int) -> igraph.Graph:
-    import igraph
+def _igraph() -> Any:
+    """igraph (the `algo` extra), or a one-line `MissingExtraError`."""
+    try:
+        import igraph
+    except ImportError:
+        raise MissingExtraError(
+            "graph algorithms need igraph: pip install 'graphlake[algo]'"
+        ) from None
+    return igraph
 
+
+def _graph(csr: Csr, algorithm: str, max_memory_mb: int) -> igraph.Graph:
+    igraph = _igraph()
     limit = params.integer("max_memory_mb", max_memory_mb)
     memory.check(algorithm, node_count(csr), csr.edge_count, limit)
     g = igraph.Graph(n=node_count(csr), directed=True)
@@ -170,13 +181,9 @@ class _seeded:
         self.seed = seed
 
     def __enter__(self) -> None:
-        import igraph
-
         _RNG_LOCK.acquire()
-        igraph.set_random_number_generator(random.Random(self.seed))
+        _igraph().set_random_number_generator(random.Random(self.seed))
 
     def __exit__(self, *exc: Any) -> None:
-        import igraph
-
-        igraph.set_random_number_generator(random)
+        _igraph().set_random_number_generator(random)
         _RNG_LOCK.release()
