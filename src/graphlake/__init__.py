@@ -4,6 +4,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from graphlake.errors import (
+    AlgorithmError,
+    AlgorithmMemoryError,
     BranchExistsError,
     BranchNotFoundError,
     CardinalityError,
@@ -74,6 +76,8 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "AlgorithmError",
+    "AlgorithmMemoryError",
     "BranchExistsError",
     "BranchNotFoundError",
     "CardinalityError",
