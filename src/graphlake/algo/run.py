@@ -131,13 +131,13 @@ def run(
     limit = params.integer("max_memory_mb", max_memory_mb)
     if limit < 1:
         raise AlgorithmError(f"max_memory_mb must be at least 1, not {max_memory_mb!r}")
+    _validate(options)
     edge = snapshot.type(edge_type, "edge")
     assert isinstance(edge, EdgeType)  # type(..., "edge") refuses a node type
     weight = options.pop("weight", None)
     if weight is not None:
         check_property(snapshot, edge_type, weight)
     _precheck(snapshot, edge, algo.name, limit)
-    _validate(algo, options)
     csr = adjacency(snapshot, edge_type)
     kwargs = {k: v for k, v in options.items() if v is not None}
     if algo.name == "shortest_paths":
@@ -151,7 +151,7 @@ def run(
     return algo.function(csr, types=(edge.src, edge.dst), max_memory_mb=limit, **kwargs)
 
 
-def _validate(algo: Algorithm, options: dict[str, Any]) -> None:
+def _validate(options: dict[str, Any]) -> None:
     """The parameter checks, before the adjacency is read (the functions check again)."""
     checks: dict[str, Callable[[str, Any], Any]] = {
         "damping": params.unit_open,
