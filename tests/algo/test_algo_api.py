@@ -155,11 +155,10 @@ def test_past_the_memory_limit_nothing_runs(g: gl.Graph, monkeypatch: pytest.Mon
 
 
 def test_cli(g: gl.Graph) -> None:
-    as_json, table, bad, unknown = run_all(
+    as_json, table, bad = run_all(
         ("algo", g.uri, "pagerank", "Knows", "--damping", "0.7", "--json"),
         ("algo", g.uri, "wcc", "Knows", "-b", "dev", "--limit", "3"),
         ("algo", g.uri, "pagerank", "Knows", "--damping", "2"),
-        ("algo", g.uri, "closeness", "Knows"),
     )
     rows = parsed(as_json)
     want = g.algo.pagerank("Knows", damping=0.7).to_pylist()
@@ -168,7 +167,6 @@ def test_cli(g: gl.Graph) -> None:
     out = stdout(table)
     assert "component" in out and "40 rows @ dev (first 3 of 40" in out
     assert "damping" in error(bad)
-    assert "unknown algorithm 'closeness'" in error(unknown)
 
 
 def test_names_the_server_knows_are_the_registry_s() -> None:
