@@ -3,6 +3,7 @@
     .venv/bin/python bench/algo.py                          # 1M nodes, 10M edges
     .venv/bin/python bench/algo.py --nodes 100000 --edges 1000000
     .venv/bin/python bench/algo.py --libs igraph,networkit  # a subset
+    .venv/bin/python bench/algo.py --steps convert,pagerank # the PageRank target only
 
 A random directed graph (uniform endpoints: self-loops and multi-edges included, a random
 float weight per edge) is built as a `graphlake.adjacency.Csr`, then each library, in its
@@ -223,13 +224,13 @@ RUNNERS = {
 }
 
 
-def child(lib: str, n: int, m: int, out: Any) -> None:
+def child(lib: str, n: int, m: int, wanted: list[str], out: Any) -> None:
     csr = make_csr(n, m)
     weights = np.random.default_rng(11).random(m) + 0.01
     steps = RUNNERS[lib](csr, weights)
     figures: dict[str, tuple[float, float, float]] = {}
     for name in STEPS:
-        if name not in steps:
+        if name not in steps or name not in wanted:
             continue
         t0, c0 = time.perf_counter(), cpu_seconds()
         try:
@@ -246,6 +247,7 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=1_000_000)
     ap.add_argument("--edges", type=int, default=10_000_000)
     ap.add_argument("--libs", default=",".join(LIBS))
+    ap.add_argument("--steps", default=",".join(STEPS), help="a subset, e.g. convert,pagerank")
     args = ap.parse_args()
     print(machine())
     print(f"{args.nodes:,} nodes, {args.edges:,} edges; load {load_average()} at start")
@@ -253,7 +255,7 @@ def main() -> None:
     rows = []
     for lib in args.libs.split(","):
         q = ctx.Queue()
-        p = ctx.Process(target=child, args=(lib, args.nodes, args.edges, q))
+        p = ctx.Process(target=child, args=(lib, args.nodes, args.edges, args.steps.split(","), q))
         p.start()
         figures = json.loads(q.get())
         p.join()
