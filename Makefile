@@ -33,6 +33,7 @@ lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check --quiet src tests bench docs/hooks.py
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -d site
 
 test: $(TEST_STAMP) lint

@@ -5,7 +5,7 @@ shares a process with DuckDB and Lance):
 
 JOB: {"person": parquet path, "knows": parquet path, "queries": {name: text},
 "params": [{...}, ...], "warmup": n}. Prints one JSON line: {"import_s": float,
-"ms": {name: [ms per params entry]}, "rows": {name: rows of the first run}}.
+"ms": {name: [ms per params entry]}, "answers": {name: [sorted rows per params entry]}}.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def main() -> None:
     con.execute(f"COPY Knows FROM '{job['knows']}'")
     import_s = time.perf_counter() - started
     ms: dict[str, list[float]] = {}
-    rows: dict[str, int] = {}
+    answers: dict[str, list] = {}
     for name, text in job["queries"].items():
         for params in job["params"][: job["warmup"]]:
             con.execute(text, params).get_all()
@@ -42,8 +42,8 @@ def main() -> None:
             t = time.perf_counter()
             result = con.execute(text, params).get_all()
             ms[name].append((time.perf_counter() - t) * 1000)
-            rows.setdefault(name, len(result))
-    print(json.dumps({"import_s": import_s, "ms": ms, "rows": rows}))
+            answers.setdefault(name, []).append(sorted((list(r) for r in result), key=repr))
+    print(json.dumps({"import_s": import_s, "ms": ms, "answers": answers}))
 
 
 if __name__ == "__main__":

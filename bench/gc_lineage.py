@@ -44,7 +44,7 @@ def _fork_manifests(g) -> tuple[int, int]:
 
     count = size = 0
     for state in {s.table_id: s for s in g.head("main").tables.values()}.values():
-        uri = Path(g.tables.uri(state.table_id))
+        uri = Path(g.repo.tables.uri(state.table_id))
         ds = lance.dataset(str(uri))
         for name, info in ds.branches.list().items():
             fork = int(info["parent_version"])

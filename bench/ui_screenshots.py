@@ -4,9 +4,10 @@
 
 Uses the browser tests' harness (tests/ui): the same seeded graph with a conflict between
 `main` and `feature`, a real `graphlake serve`, and Debian's headless Chromium through
-Playwright. It previews merging `feature` into `main` (the conflict), merges `clean`
-and then `feature` (strategy theirs) through the UI, and shows `main`'s history with
-both merges. Prints each page's load time (wall seconds, one run: a smoke figure).
+Playwright. It previews merging `wide` into `main` (a conflict of long values and a
+Vector(128), at the 1400 px width the preview must fit), merges `clean` and then
+`feature` (strategy theirs) through the UI, and shows `main`'s history with both
+merges. Prints each page's load time (wall seconds, one run: a smoke figure).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 from tests.ui.browser import launch, missing_reason  # noqa: E402
 from tests.ui.harness import WRITE_TOKEN, start_server  # noqa: E402
 
-VIEWPORT = {"width": 1200, "height": 640}
+VIEWPORT = {"width": 1400, "height": 640}
 
 
 def main() -> int:
@@ -38,7 +39,7 @@ def main() -> int:
 
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="graphlake-ui-shots-") as tmp:
-        server = start_server(Path(tmp))
+        server = start_server(Path(tmp), wide=True)
         try:
             with sync_playwright() as p:
                 browser = launch(p)
@@ -50,7 +51,9 @@ def main() -> int:
                 page.click("button[type=submit]")
                 page.wait_for_url("**/ui/branches")
 
-                timed(page, "/ui/merge?source=feature&into=main")
+                timed(page, "/ui/merge?source=wide&into=main")
+                width = page.evaluate("document.documentElement.scrollWidth")
+                print(f"merge preview scroll width {width} px (window {VIEWPORT['width']})")
                 shot(page, args.out / "ui-merge-preview.png")
 
                 for source, strategy in (("clean", ""), ("feature", "theirs")):

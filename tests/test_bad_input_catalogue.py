@@ -1279,7 +1279,41 @@ HTTP_CASES = [
     ),
 ]
 
-CATALOGUE = [*SCHEMA_CASES, *DATA_CASES, *LOAD_CASES, *API_CASES, *CLI_CASES, *HTTP_CASES]
+# Data checks (issue 26): refused when set, through every door.
+DATA_CHECK_CASES = [
+    case(
+        "api/data-check-not-a-read-query",
+        lambda w: w.g.set_data_checks({"c": "CREATE (p:Person {name: 'x'})"}, "dev"),
+        Raises(gl.errors.DataCheckError, "read"),
+    ),
+    case(
+        "api/data-check-bad-name",
+        lambda w: w.g.set_data_checks({"no good": "SELECT 1"}, "dev"),
+        Raises(gl.errors.DataCheckError, "name"),
+    ),
+    case(
+        "cli/data-check-does-not-parse",
+        lambda w: w.cli("data-check", "set", w.root, "c", "SELEC name FROM Person", "-b", "dev"),
+        Exits(1, "Cypher .* or SQL"),
+    ),
+    case(
+        "http/400-data-check-sql-write",
+        lambda w: w.writer.put(
+            "/branches/dev/data-checks", json={"checks": {"c": "DELETE FROM Person"}}
+        ),
+        Http(400, "DataCheckError", "read"),
+    ),
+]
+
+CATALOGUE = [
+    *SCHEMA_CASES,
+    *DATA_CASES,
+    *LOAD_CASES,
+    *API_CASES,
+    *CLI_CASES,
+    *HTTP_CASES,
+    *DATA_CHECK_CASES,
+]
 
 
 def _everything(w: World) -> dict[str, Any]:

@@ -18,7 +18,7 @@ FAKE_PYTHON = """#!/bin/sh
 # python3 -m venv DIR: a venv whose tools append their name and arguments to ./log
 [ "$1" = "-m" ] && [ "$2" = venv ] || exit 9
 mkdir -p "$3/bin"
-for t in pip graphlake ruff lint-imports mkdocs pytest python; do
+for t in pip graphlake ruff lint-imports mypy mkdocs pytest python; do
   printf '#!/bin/sh\\necho "%s $*" >> "%s/log"\\n' "$t" "$PWD" > "$3/bin/$t"
   chmod +x "$3/bin/$t"
 done
@@ -71,10 +71,11 @@ def test_demo_installs_core_and_server_only_then_test_adds_the_rest(checkout: Pa
     test = make(checkout, "test")
     assert installs(test) == [".[dev,server,ray,torch,hf,polars,algo]"]
     assert "venv .venv" not in test  # the venv is reused
-    assert test[-5:] == [
+    assert test[-6:] == [
         "ruff check src tests bench",
         "ruff format --check --quiet src tests bench docs/hooks.py",
         "lint-imports --no-cache",
+        "mypy ",  # no arguments: [tool.mypy] in pyproject.toml names the files
         "mkdocs build --strict --quiet -d site",
         "pytest -q -n 4 --dist loadfile --durations=30",
     ]

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from graphlake.merge.conflicts import Conflict
     from graphlake.merge.diff import TableDiff
     from graphlake.merge.result import MergeResult
+    from graphlake.read.blobs import BlobRef, read_blobs
 
 __version__ = "0.1.0"
 
@@ -59,6 +60,8 @@ _LAZY = {
     "Conflict": "graphlake.merge.conflicts",
     "TableDiff": "graphlake.merge.diff",
     "MergeResult": "graphlake.merge.result",
+    "BlobRef": "graphlake.read.blobs",
+    "read_blobs": "graphlake.read.blobs",
 }
 
 
@@ -78,6 +81,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "AlgorithmError",
     "AlgorithmMemoryError",
+    "BlobRef",
     "BranchExistsError",
     "BranchNotFoundError",
     "CardinalityError",
@@ -117,4 +121,5 @@ __all__ = [
     "__version__",
     "abort_ingest",
     "ingest",
+    "read_blobs",
 ]

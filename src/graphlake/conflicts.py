@@ -29,7 +29,12 @@ CONSTRAINT_KINDS = (
 # Schema conflicts: the two sides changed one type or property incompatibly
 # (`graphlake.schema.merge3`). `strategy` resolves these like data conflicts.
 SCHEMA_CONFLICT = "schema_conflict"
-KINDS = DATA_KINDS + CONSTRAINT_KINDS + (SCHEMA_CONFLICT,)
+# Data-check conflicts: both sides changed one data check (by name) differently
+# (`graphlake.merge.data_checks`); `strategy` resolves these too. `table` is
+# DATA_CHECKS_TABLE (no type can have that name), `entity_id` the check's name.
+DATA_CHECK_CONFLICT = "data_check_conflict"
+DATA_CHECKS_TABLE = "(data checks)"
+KINDS = DATA_KINDS + CONSTRAINT_KINDS + (SCHEMA_CONFLICT, DATA_CHECK_CONFLICT)
 
 
 @dataclass(frozen=True)

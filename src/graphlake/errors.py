@@ -249,6 +249,12 @@ class QueryTooLargeError(QueryError):
     size cap; it was stopped and nothing changed. HTTP 413."""
 
 
+class AdjacencyTooLargeError(QueryTooLargeError):
+    """An edge table's adjacency would pass the memory limit it must fit in (refused from
+    row counts, before anything is read). Cypher then answers with its SQL plan; graph
+    algorithms, which need the adjacency, report it. HTTP 413."""
+
+
 class SearchError(QueryError):
     """A search request (bad vector, k, text or property) or an upkeep threshold is malformed
     (see README "Search")."""
@@ -318,6 +324,26 @@ class MergeConflictError(MergeError):
         super().__init__(message)
 
 
+class DataCheckError(GraphLakeError):
+    """A data check is malformed: a bad name, not a read query, or it does not parse.
+    Refused when set; nothing was published."""
+
+
+class DataCheckFailedError(MergeError):
+    """A merge with `checks=True` would publish a state on which a data check fails
+    (returns rows, or cannot run); nothing was published. See `.results`."""
+
+    def __init__(self, results: list, message: str | None = None):
+        self.results = list(results)
+        if message is None:
+            failed = [r.name for r in self.results if not r.passed]
+            message = (
+                f"{len(failed)} data check(s) fail on the merged result: {', '.join(failed)}; "
+                "nothing was published"
+            )
+        super().__init__(message)
+
+
 class MergeMemoryError(MergeError):
     """The memory-bounded walk could not stay within its budget; nothing was published."""
 
@@ -371,7 +397,8 @@ class MissingExtraError(GraphLakeError, ImportError):
 class ReaderError(GraphLakeError, ValueError):
     """A reader (scan, PyTorch, Ray, Hugging Face, Polars) was given arguments it
     cannot honour: `rank >= world_size`, a batch size below 1, a Blob column asked for
-    as a tensor."""
+    as a tensor (any `blobs=` but "lazy" or "bytes"); or a lazy blob handle whose pinned
+    table state is gone (its reader's lease ended and gc ran)."""
 
 
 class ResolutionError(MergeError):

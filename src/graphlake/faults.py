@@ -1,11 +1,11 @@
 """Named fault points for crash testing.
 
 Every physical step of publishing a write, merge, merge_many or optimize calls
-`hit(point)`. With ``GRAPHLAKE_FAULT=<point>`` set, the process exits at once
-(`os._exit`, no cleanup, no `finally`) when it reaches that point: the closest a test can
-get to pulling the plug. ``GRAPHLAKE_FAULT=<point>:<n>`` exits at the n-th time the point
-is reached (points that repeat, such as one per table effect). Unset, `hit` costs one
-environment lookup.
+`hit(point)`, as do the steps of `gc`. With ``GRAPHLAKE_FAULT=<point>`` set, the process
+exits at once (`os._exit`, no cleanup, no `finally`) when it reaches that point: the
+closest a test can get to pulling the plug. ``GRAPHLAKE_FAULT=<point>:<n>`` exits at the
+n-th time the point is reached (points that repeat, such as one per table effect).
+Unset, `hit` costs one environment lookup.
 
 `POINTS` lists every point; the crash-matrix tests run each one.
 """
@@ -34,11 +34,16 @@ STEPS = (
 TABLE_POINTS = ("table.after_delete", "table.after_append")
 # After the merge_many of an ingest, while shard branches are removed.
 INGEST_POINTS = ("ingest.after_merge", "ingest.during_cleanup")
+# Inside `gc`: its roots are known and nothing is removed yet; one table's Lance versions
+# and files are swept (repeats per table); an unreachable commit object is about to be
+# removed (repeats per object).
+GC_POINTS = ("gc.after_roots", "gc.after_table_sweep", "gc.before_commit_removal")
 
 POINTS: tuple[str, ...] = (
     *(f"{op}.{step}" for op in OPERATIONS for step in STEPS),
     *TABLE_POINTS,
     *INGEST_POINTS,
+    *GC_POINTS,
 )
 
 _counts: dict[str, int] = {}

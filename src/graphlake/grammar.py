@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 def lark_parser(package: str, filename: str, name: str, **options: object) -> Lark:
     """The LALR parser of the grammar file `filename` in `package`; `name` prefixes its
     cache file (`<name>-grammar-<hash>.lark`); `options` go to `lark.Lark`."""
+    # on first use only: loads lark (start-up time)
     from lark import Lark
 
     grammar = resources.files(package).joinpath(filename).read_text("utf-8")
@@ -45,6 +46,7 @@ def grammar_cache(grammar: str, name: str) -> Path | None:
     """Where the built parser is cached (None: caching disabled or impossible)."""
     if os.environ.get("GRAPHLAKE_NO_GRAMMAR_CACHE"):
         return None
+    # on first use only: loads lark (start-up time)
     import lark
 
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")

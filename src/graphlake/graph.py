@@ -9,7 +9,7 @@ import datetime as dt
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from graphlake.catalog.authors import Author, acting_as
 from graphlake.catalog.commits import Commit, CommitStore
@@ -21,6 +21,7 @@ from graphlake.catalog.tags import Tag, validate_tag_name
 from graphlake.errors import (
     BranchExistsError,
     GraphLakeError,
+    NotAGraphError,
     RevisionSyntaxError,
     StaleReadError,
     TagExistsError,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 
     from graphlake.maintenance.gc import GcReport
     from graphlake.merge.diff import TableDiff
+    from graphlake.query.data_checks import CheckResult
     from graphlake.read.snapshot import Snapshot
     from graphlake.recovery.fsck import FsckReport
     from graphlake.recovery.recover import RecoveryReport
@@ -45,7 +47,6 @@ if TYPE_CHECKING:
     from graphlake.schema.model import Schema
     from graphlake.search.query import SearchPlan
     from graphlake.search.upkeep import Threshold
-    from graphlake.storage.tables import TableStore
     from graphlake.timeline.feed import ChangePage
     from graphlake.timeline.rows import BlameLine
     from graphlake.timeline.rows import HistoryEntry as RowHistoryEntry
@@ -66,27 +67,16 @@ class Graph:
         *,
         _info: layout.GraphInfo | None = None,
     ):
+        # The graph's parts (object store, commits, refs, history, schemas, tables) live on
+        # `repo`, once; callers below the facade reach them there (`g.repo.refs`).
         self.repo = Repo(uri, storage_options, info=_info)
-        # The repo's parts, for callers of the public API (CLI, server, tests).
         self.uri = self.repo.uri
         self.storage_options = storage_options
-        self.store = self.repo.store
-        self.commits = self.repo.commits
-        self.refs = self.repo.refs
-        self.history = self.repo.history
-        self.revisions = self.repo.revisions
-        self.info = self.repo.info
-        self.schemas = self.repo.schemas
-
-    # Lance loads on first use (`Repo.tables`): `log` and `branch list` never import it.
-    @property
-    def tables(self) -> TableStore:
-        return self.repo.tables
 
     @property
     def schema(self) -> Schema:
         """The schema in force at the default branch's head (see `schema_at`)."""
-        return self.schema_at(self.info.default_branch)
+        return self.schema_at(self.repo.info.default_branch)
 
     def schema_at(self, revision: str = DEFAULT_BRANCH) -> Schema:
         """The schema in force at a revision (a branch, commit id, `main~2`...)."""
@@ -94,7 +84,7 @@ class Graph:
 
     def schema_text(self, revision: str = DEFAULT_BRANCH) -> str:
         """The `.pg` text of the schema in force at a revision, as it was applied."""
-        return self.schemas.text(self.resolve(revision).schema_id)
+        return self.repo.schemas.text(self.resolve(revision).schema_id)
 
     def apply_schema(
         self,
@@ -116,12 +106,61 @@ class Graph:
         a type's rows) is applied only with `allow_drop=True`, else `SchemaDropError`
         (a dry run reports them and `plan.suggestions` names likely renames).
         """
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.write.schema_apply import apply_schema
 
         with acting_as(author):
             return apply_schema(
-                self.repo, pg_text, branch, message=message, dry_run=dry_run, allow_drop=allow_drop
+                self.repo,
+                pg_text,
+                branch,
+                message=message,
+                dry_run=dry_run,
+                allow_drop=allow_drop,
             )
+
+    # --- data checks ------------------------------------------------------------------
+
+    def set_data_checks(
+        self,
+        checks: Mapping[str, Any],
+        branch: str = DEFAULT_BRANCH,
+        *,
+        message: str | None = None,
+        author: str | Author | None = None,
+    ) -> Commit:
+        """Replace `branch`'s data checks by `checks`, `{name: query}`: a data check is a
+        read query (Cypher or SQL; a string is Cypher if it parses as Cypher, else SQL;
+        or `{"language": "cypher" | "sql", "query": text}`) that passes when it returns no
+        rows. Published as one commit (returned; the head itself when nothing changed);
+        `{}` removes them all. A bad name or a query that is not a read query or does not
+        parse raises `DataCheckError` and publishes nothing."""
+        # on first use only: loads lance, duckdb (start-up time)
+        from graphlake.write.data_checks import set_data_checks
+
+        with acting_as(author):
+            return set_data_checks(self.repo, branch, checks, message)
+
+    def data_checks(self, rev: str = DEFAULT_BRANCH) -> dict[str, dict[str, str]]:
+        """The data checks in force at a revision: `{name: {"language", "query"}}`."""
+        return self.repo.data_checks.of(self.resolve(rev))
+
+    def run_data_checks(
+        self, rev: str = DEFAULT_BRANCH, *, timeout_s: float | None = None
+    ) -> list[CheckResult]:
+        """Run the data checks in force at a revision on that revision: per check (by
+        name) whether it passed and up to 20 offending rows (`CheckResult`). A check that
+        cannot run there (e.g. its type is gone) fails with its `error`. `timeout_s`
+        (default 60 s) bounds each query."""
+        # on first use only: loads lance, duckdb (start-up time)
+        from graphlake.query.data_checks import local_runner, run_checks
+
+        # on first use only: loads lance, duckdb (start-up time)
+        from graphlake.read.sql import DEFAULT_TIMEOUT_S, SqlLimits
+
+        snap = self.snapshot(rev)
+        runner = local_runner(SqlLimits(timeout_s=timeout_s or DEFAULT_TIMEOUT_S))
+        return run_checks(snap, self.repo.data_checks.of(snap.commit), runner)
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -135,11 +174,13 @@ class Graph:
         author: str | Author | None = None,
     ) -> Graph:
         """Create a graph at `uri` with `schema` (.pg text or a path) and branch "main"."""
+        # On first use only (start-up time): python-ulid reads package metadata on import;
+        # the schema modules load pyarrow, lark and re2; storage.tables loads Lance.
         from ulid import ULID
 
-        from graphlake.schema.arrow import arrow_schema
-        from graphlake.schema.parser import load_schema
-        from graphlake.storage.tables import TableStore, index_columns
+        from graphlake.schema.arrow import arrow_schema  # start-up: as above
+        from graphlake.schema.parser import load_schema  # start-up: as above
+        from graphlake.storage.tables import TableStore, index_columns  # start-up: as above
 
         parsed = load_schema(schema)
         store = ObjectStore(str(uri), storage_options)
@@ -149,7 +190,7 @@ class Graph:
         incarnation = str(ULID())
         states = {}
         for name in parsed.table_names:
-            t = parsed.table(name)
+            t = parsed.require(name)
             states[name] = tables.create(
                 f"{name}-{ULID()}".lower(),
                 arrow_schema(t),
@@ -189,8 +230,6 @@ class Graph:
         `Graph.recover`; `recover=False` skips that, e.g. to inspect them).
         """
         if _is_local(str(uri)) and not Path(uri).is_dir():
-            from graphlake.errors import NotAGraphError
-
             raise NotAGraphError(f"{uri} is not a graphlake graph (no such folder)")
         graph = cls(uri, storage_options)
         if recover:
@@ -203,7 +242,7 @@ class Graph:
     # --- branches and history ---------------------------------------------------------
 
     def branches(self) -> list[str]:
-        return sorted(self.refs.list())
+        return sorted(self.repo.refs.list())
 
     def create_branch(self, name: str, from_: str = DEFAULT_BRANCH) -> str:
         """Create branch `name` at revision `from_` (a branch, commit id, `main~1`...)."""
@@ -213,7 +252,7 @@ class Graph:
             raise BranchExistsError(
                 f"{name!r} is a tag: branches and tags share one namespace (pick another name)"
             )
-        self.refs.create(name, commit.id)
+        self.repo.refs.create(name, commit.id)
         return name
 
     def reset_branch(
@@ -228,16 +267,17 @@ class Graph:
         ref = self._ref(branch)
         commit = self.resolve(rev)
         with acting_as(author):
-            return self.refs.cas(branch, ref, commit.id, action="reset")
+            return self.repo.refs.cas(branch, ref, commit.id, action="reset")
 
     def reflog(self, branch: str = DEFAULT_BRANCH, limit: int | None = None) -> list[ReflogEntry]:
         """Every move of `branch` (write, merge, revert, reset, create, delete...),
         newest first: time, author, old -> new commit, action. Works for a deleted
         branch too; `BranchNotFoundError` if it never existed."""
+        # on first use only: keeps the CLI's start-up light (test_startup_imports)
         from graphlake.catalog.reflog import reflog
 
         validate_branch_name(branch)
-        return reflog(self.refs, branch, limit)
+        return reflog(self.repo.refs, branch, limit)
 
     # --- tags -------------------------------------------------------------------------
 
@@ -255,7 +295,7 @@ class Graph:
         validate_tag_name(name)
         commit = self.resolve(rev)
         if self.repo.tags.get(name) is None:
-            ref = self.refs.head(name)
+            ref = self.repo.refs.head(name)
             if ref is not None and ref.commit is not None:
                 raise TagExistsError(
                     f"{name!r} is a branch: branches and tags share one "
@@ -277,10 +317,10 @@ class Graph:
     def delete_branch(self, name: str) -> None:
         """Remove the branch name. Its data stays while any commit references it."""
         validate_branch_name(name)
-        if name == self.info.default_branch:
+        if name == self.repo.info.default_branch:
             raise GraphLakeError(f"cannot delete the default branch {name!r}")
         ref = self._ref(name)
-        self.refs.delete(name, ref)
+        self.repo.refs.delete(name, ref)
 
     def head(self, branch: str = DEFAULT_BRANCH) -> Commit:
         return self.repo.head(branch)
@@ -294,10 +334,10 @@ class Graph:
     def log(self, branch: str = DEFAULT_BRANCH, limit: int | None = None) -> list[Commit]:
         """Commits reachable from revision `branch`, newest first; for a range `A...B`,
         those of B that the merge base of A and B does not reach."""
-        span = self.revisions.range(branch)
+        span = self.repo.revisions.range(branch)
         if span is None:
-            return self.history.log(self.resolve(branch).id, limit=limit)
-        return self.history.log(span.end.id, limit=limit, exclude=[b.id for b in span.bases])
+            return self.repo.history.log(self.resolve(branch).id, limit=limit)
+        return self.repo.history.log(span.end.id, limit=limit, exclude=[b.id for b in span.bases])
 
     def _ref(self, branch: str) -> RefEntry:
         """The ref of a branch that writing needs (a commit revision is refused)."""
@@ -323,6 +363,7 @@ class Graph:
         `author` (`"Name <email>"`) is recorded in the commit (default: see
         `catalog.authors`).
         """
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.write.transaction import Transaction
 
         self._ref(branch)
@@ -377,6 +418,7 @@ class Graph:
 
         Values must have their properties' types; `coerce=True` casts those that do not
         (Arrow's safe casts, e.g. "3.5" -> 3.5), as on `w.insert`/`upsert`/`update`."""
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.write.load import load
 
         with acting_as(author):
@@ -403,10 +445,12 @@ class Graph:
         retraining the declared ANN and full-text indexes: README "Search"), as one
         commit that changes no content (or none, if there is nothing to do). With
         `if_needed`, only when a search index has passed `threshold` (`search.upkeep`)."""
+        # on first use only: loads lance, pyarrow, numpy (start-up time)
         from graphlake.write.optimize import optimize
 
         self._ref(branch)  # a commit revision or unknown branch fails before any waiting
         if if_needed:
+            # on first use only: loads lance, pyarrow, numpy (start-up time)
             from graphlake.search.upkeep import due
 
             if not due(self.snapshot(branch), threshold):
@@ -422,20 +466,29 @@ class Graph:
         Runs on every `open`; this runs it on demand. `force=True` also takes over
         records whose owner might still be running (only when you know none is).
         """
+        # on first use only: keeps the CLI's start-up light (test_startup_imports)
         from graphlake.recovery.recover import recover
 
         return recover(self.repo, force=force)
 
-    def fsck(self, *, deep: bool = False) -> FsckReport:
-        """Check the graph's invariants; reports problems, changes nothing. `deep`
-        also diffs every reachable commit against each of its parents."""
+    def fsck(self, *, deep: bool = False, reflog_keep: dt.timedelta | None = None) -> FsckReport:
+        """Check the graph's invariants; reports problems, changes nothing. History is
+        checked from every live branch, every tag and every reflog entry of the last
+        `reflog_keep` (default 30 days, as `gc`'s). `deep` also diffs every such commit
+        against each of its parents."""
+        # on first use only: loads lance, pyarrow, lark (start-up time)
+        from graphlake.catalog.reflog import REFLOG_KEEP
+
+        # on first use only: loads lance, duckdb (start-up time)
         from graphlake.recovery.fsck import fsck
 
-        report = fsck(self.repo)
+        keep = REFLOG_KEEP if reflog_keep is None else reflog_keep
+        report = fsck(self.repo, keep)
         if deep:
+            # on first use only: loads lance, pyarrow, lark (start-up time)
             from graphlake.merge.history_check import check_diffs
 
-            check_diffs(self.repo, report)
+            check_diffs(self.repo, report, keep)
         return report
 
     def gc(
@@ -451,7 +504,10 @@ class Graph:
         older than `grace` is removed (a concurrent writer's fresh work is safe). What
         the reflog of any branch (deleted ones too) reached within `reflog_keep`
         (default 30 days) is kept, so recent resets and deletes can be undone."""
+        # on first use only: keeps the CLI's start-up light (test_startup_imports)
         from graphlake.catalog.reflog import REFLOG_KEEP
+
+        # on first use only: loads lance, pyarrow, numpy (start-up time)
         from graphlake.maintenance.gc import gc
 
         return gc(
@@ -476,6 +532,8 @@ class Graph:
         memory_budget: int | None = None,
         author: str | Author | None = None,
         resolutions: Sequence[Mapping[str, Any]] | None = None,
+        checks: bool = False,
+        check_runner: Any = None,
     ) -> MergeResult:
         """Three-way merge of `source` (a branch or any revision, e.g. a commit id) into
         branch `into`, published as one commit (its second parent is `source`'s commit).
@@ -488,7 +546,16 @@ class Graph:
         bounds the fallback walk. `resolutions` settle single conflicts
         (`[{"table", "key", "property", "take", "value"}]`, see merge/resolutions.py);
         the merge commit records them in `meta.resolutions`.
+
+        Both sides' data checks merge three-way by name (`data_check_conflict` when both
+        changed one differently). `checks=True` runs the merged result's data checks on
+        the merged state before publishing (`result.data_checks`); if one fails,
+        `DataCheckFailedError` (with `.results`) and nothing is published. With
+        `dry_run=True` too, they run on the would-be merged state, which is discarded.
+        `check_runner(language, snapshot, query)` runs each check's query (default: in
+        this process; the server runs them in query workers).
         """
+        # on first use only: keeps the CLI's start-up light (test_startup_imports)
         from graphlake.merge import engine as merge_engine
 
         with acting_as(author):
@@ -502,6 +569,8 @@ class Graph:
                 lineage=lineage,
                 memory_budget=memory_budget,
                 resolutions=resolutions,
+                checks=checks,
+                check_runner=check_runner,
             )
 
     def revert(
@@ -522,6 +591,7 @@ class Graph:
         (merge/apply.py): later changes elsewhere stay; a row changed since is a conflict
         (`MergeConflictError`, unless `strategy` resolves it). `ApplyCommitError` for a
         root commit or a bad `mainline`."""
+        # on first use only: keeps the CLI's start-up light (test_startup_imports)
         from graphlake.merge import apply
 
         with acting_as(author):
@@ -552,6 +622,7 @@ class Graph:
         onto branch `into` as one commit recording `meta.cherry_picked_from` (three-way:
         base `rev`'s parent, source `rev`). A commit `into` already contains, or whose
         changes it already has, gives the outcome `already_up_to_date`."""
+        # on first use only: keeps the CLI's start-up light (test_startup_imports)
         from graphlake.merge import apply
 
         with acting_as(author):
@@ -578,14 +649,20 @@ class Graph:
         lineage: str | None = None,
         memory_budget: int | None = None,
         author: str | Author | None = None,
+        checks: bool = False,
+        check_runner: Any = None,
+        resolutions: Sequence[Mapping[str, Any]] | None = None,
     ) -> MergeResult:
         """Merge N branches (or revisions) into `into` as ONE commit with parents
         [into, s1, ..., sN].
 
         All sources are merged against one common base; a key two sources changed
         differently is a conflict (and `strict_disjoint=True` refuses any key touched by
-        two sources). Sources the target already contains are skipped.
+        two sources). Sources the target already contains are skipped. `checks` and
+        `resolutions` as in `merge` (a resolution's `take` may name one source of a
+        conflict between sources).
         """
+        # on first use only: keeps the CLI's start-up light (test_startup_imports)
         from graphlake.merge import engine as merge_engine
 
         with acting_as(author):
@@ -599,6 +676,9 @@ class Graph:
                 message=message,
                 lineage=lineage,
                 memory_budget=memory_budget,
+                checks=checks,
+                check_runner=check_runner,
+                resolutions=resolutions,
             )
 
     def diff(self, a: str, b: str | None = None, limit: int | None = None) -> dict[str, TableDiff]:
@@ -606,6 +686,7 @@ class Graph:
         deleted since revision `a`; with `b` omitted, `a` is a range `A...B` (from the merge
         base of A and B to B). Counts cover every change; rows are kept for at most `limit`
         ids per kind of change and table (None: all)."""
+        # on first use only: keeps the CLI's start-up light (test_startup_imports)
         from graphlake.merge import diff as merge_diff
 
         if b is None:
@@ -614,7 +695,7 @@ class Graph:
 
     def diff_range(self, text: str) -> tuple[str, str]:
         """The (merge base id, end id) that range `A...B` compares."""
-        span = self.revisions.range(text)
+        span = self.repo.revisions.range(text)
         if span is None:
             raise RevisionSyntaxError(
                 f"{text!r} is not a range: compare two revisions, or give one A...B"
@@ -624,6 +705,7 @@ class Graph:
     # --- reading ----------------------------------------------------------------------
 
     def snapshot(self, branch: str = DEFAULT_BRANCH) -> Snapshot:
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.read.snapshot import Snapshot
 
         return Snapshot(self.repo, self.resolve(branch))
@@ -669,6 +751,7 @@ class Graph:
         """A PyTorch `IterableDataset` of `type` at `rev`, resolved once and leased
         (`graphlake.readers.pytorch.to_torch`: batch_size, shuffle, rank, world_size,
         drop_last, where, ...). Needs `graphlake[torch]`."""
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.readers.pytorch import to_torch
 
         return to_torch(self.snapshot(rev), type, columns, **options)
@@ -682,6 +765,7 @@ class Graph:
     ) -> Any:
         """A Ray Data `Dataset` of `type` at `rev` whose read tasks read fragments of the
         pinned state (`graphlake.readers.raydata.to_ray`). Needs `graphlake[ray]`."""
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.readers.raydata import to_ray
 
         return to_ray(self.snapshot(rev), type, columns, **options)
@@ -695,6 +779,7 @@ class Graph:
     ) -> Any:
         """A Hugging Face `datasets.Dataset` (or, `streaming=True`, `IterableDataset`) of
         `type` at `rev` (`graphlake.readers.hf.to_hf`). Needs `graphlake[hf]`."""
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.readers.hf import to_hf
 
         return to_hf(self.snapshot(rev), type, columns, **options)
@@ -708,6 +793,7 @@ class Graph:
     ) -> Any:
         """A Polars `LazyFrame` of `type` at `rev` pushing projections and filters down
         to Lance (`graphlake.readers.polars_frame.to_polars`). Needs `graphlake[polars]`."""
+        # on first use only: loads polars (start-up time)
         from graphlake.readers.polars_frame import to_polars
 
         return to_polars(self.snapshot(rev), type, columns, **options)
@@ -722,6 +808,7 @@ class Graph:
     ) -> pa.Table:
         """Read-only SQL over one pinned snapshot; tables are registered by type name.
         `timeout_s` (default 60 s) bounds the whole query (`QueryTimeoutError`)."""
+        # on first use only: loads lance, duckdb, pyarrow (start-up time)
         from graphlake.read.sql import DEFAULT_TIMEOUT_S, SqlLimits, run_sql
 
         return run_sql(
@@ -731,6 +818,54 @@ class Graph:
             limits=SqlLimits(timeout_s=DEFAULT_TIMEOUT_S),
             timeout_s=timeout_s,
         )
+
+    @overload
+    def search(
+        self,
+        type: str,
+        vector: Any = None,
+        text: str | None = None,
+        k: int = 10,
+        where: str | None = None,
+        columns: Sequence[str] | None = None,
+        branch: str = DEFAULT_BRANCH,
+        near: Any = None,
+        *,
+        on: str | Sequence[str] = (),
+        explain: Literal[False] = False,
+    ) -> pa.Table: ...
+
+    @overload
+    def search(
+        self,
+        type: str,
+        vector: Any = None,
+        text: str | None = None,
+        k: int = 10,
+        where: str | None = None,
+        columns: Sequence[str] | None = None,
+        branch: str = DEFAULT_BRANCH,
+        near: Any = None,
+        *,
+        on: str | Sequence[str] = (),
+        explain: Literal[True],
+    ) -> SearchPlan: ...
+
+    @overload
+    def search(
+        self,
+        type: str,
+        vector: Any = None,
+        text: str | None = None,
+        k: int = 10,
+        where: str | None = None,
+        columns: Sequence[str] | None = None,
+        branch: str = DEFAULT_BRANCH,
+        near: Any = None,
+        *,
+        on: str | Sequence[str] = (),
+        explain: bool,
+    ) -> pa.Table | SearchPlan: ...
 
     def search(
         self,
@@ -752,10 +887,18 @@ class Graph:
         ties by id. `where` filters before ranking; `on` names the properties to search.
         `explain=True` returns a `SearchPlan` (rows searched through an index vs exactly)
         instead of rows. See README "Search"."""
+        # on first use only: keeps the CLI's start-up light (test_startup_imports)
         from graphlake.search import query
 
         req = query.SearchRequest(
-            type, vector, text, k, where, columns, near, (on,) if isinstance(on, str) else tuple(on)
+            type,
+            vector,
+            text,
+            k,
+            where,
+            columns,
+            near,
+            (on,) if isinstance(on, str) else tuple(on),
         )
         snap = self.snapshot(branch)
         return query.explain(snap, req) if explain else query.search(snap, req)
@@ -773,7 +916,10 @@ class Graph:
         """An openCypher read query over one pinned snapshot (any branch or commit).
         `timeout_s` (default 60 s) bounds the whole query, parsing, planning and prefetch
         included (`QueryTimeoutError`)."""
+        # on first use only: loads lance, duckdb, pyarrow (start-up time)
         from graphlake.query.executor import run_query
+
+        # on first use only: loads lance, duckdb, pyarrow (start-up time)
         from graphlake.read.sql import DEFAULT_TIMEOUT_S, SqlLimits
 
         return run_query(
@@ -803,6 +949,7 @@ class Graph:
         its preview cache lives as long as the Graph."""
         found = self.__dict__.get("_reviews")
         if found is None:
+            # on first use only: loads lance, duckdb, pyarrow (start-up time)
             from graphlake.review.workflow import Reviews
 
             found = self.__dict__.setdefault("_reviews", Reviews(self.repo))
@@ -811,13 +958,18 @@ class Graph:
     # --- row history, blame and the change feed (graphlake.timeline) ------------------
 
     def row_history(
-        self, type: str, key: Any, branch: str = DEFAULT_BRANCH, limit: int | None = None
+        self,
+        type: str,
+        key: Any,
+        branch: str = DEFAULT_BRANCH,
+        limit: int | None = None,
     ) -> list[RowHistoryEntry]:
         """The commits that changed row `key` of `type` (insert, update, delete), newest
         first along the first parents of revision `branch`, each with author, time,
         message and old -> new per property; at most `limit`. Follows lineage: only the
         commits whose delta touches the row's table, only the row's key (README "Row
         history"). `RowNotFoundError` when no commit there holds the row."""
+        # on first use only: loads pyarrow, lark, re2 (start-up time)
         from graphlake.timeline.rows import row_history
 
         return row_history(self.repo, type, key, branch, limit)
@@ -826,6 +978,7 @@ class Graph:
         """For each property of row `key` of `type` at revision `branch`, the commit that
         set its current value, following merges into the merged-in branch that made
         the change (as git blame does), not the merge commit."""
+        # on first use only: loads pyarrow, lark, re2 (start-up time)
         from graphlake.timeline.rows import blame
 
         return blame(self.repo, type, key, branch)
@@ -840,6 +993,7 @@ class Graph:
         `ChangeFeedError` (a foreign cursor, another branch's, a bad limit),
         `CursorExpiredError` (gc removed the cursor's commit), `CursorResetError` (the
         branch was reset past it)."""
+        # on first use only: loads pyarrow, lark, re2 (start-up time)
         from graphlake.timeline.feed import changes
 
         return changes(self.repo, branch, since, limit)
@@ -859,6 +1013,7 @@ class GraphAlgorithms:
         self, name: str, edge_type: str, branch: str = DEFAULT_BRANCH, **options: Any
     ) -> pa.Table:
         """Algorithm `name` (or a LadybugDB alias: `page_rank`, `k_core_decomposition`)."""
+        # on first use only: loads numpy, lance (start-up time)
         from graphlake.algo.run import run
 
         return run(self._graph.snapshot(branch), name, edge_type, **options)

@@ -25,6 +25,7 @@ from graphlake.catalog.store import ObjectStore
 from graphlake.catalog.tags import TagStore
 from graphlake.errors import InvalidNameError
 from graphlake.storage import layout
+from graphlake.storage.data_checks import DataCheckStore
 from graphlake.storage.schemas import SchemaStore
 
 # Lance loads with the first table access, not here: `graphlake log` and `branch list`
@@ -54,10 +55,12 @@ class Repo:
         self.revisions = Resolver(self.refs, self.commits, self.history, self.tags)
         self.info = info or layout.read_info(self.store)
         self.schemas = SchemaStore(self.store)
+        self.data_checks = DataCheckStore(self.store)
 
     # Built on first use, so commands that read only the catalog never import Lance.
     @functools.cached_property
     def tables(self) -> TableStore:
+        # on first use only: loads lance, pyarrow, numpy (start-up time)
         from graphlake.storage.tables import TableStore
 
         return TableStore(self.store.uri_for(""), self.store, self.storage_options)

@@ -72,7 +72,7 @@ def retry_while_head_moves(
     """
     if attempts < 1:
         raise ValueError("attempts must be at least 1")
-    retryable = (ConcurrentWriteError, HeadMoved, *also_retry)
+    retryable: tuple[type[Exception], ...] = (ConcurrentWriteError, HeadMoved, *also_retry)
     backoff = Backoff(attempts, cap_s=max_wait_s)
     for n in range(attempts):
         if before_attempt is not None:

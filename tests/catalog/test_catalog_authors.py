@@ -104,7 +104,7 @@ def test_every_committing_call_records_its_author(tmp_path: Path) -> None:
     with g.write(author="M2") as w:
         w.insert("Person", [{"name": "d"}])
     result = g.merge("dev", author="Merger")
-    assert g.commits.get(result.commit).author == Author("Merger")
+    assert g.repo.commits.get(result.commit).author == Author("Merger")
     plan = g.apply_schema(SCHEMA + "node Extra { name: String @key }\n", author="S")
     assert plan.commit is not None and g.head().author == Author("S")
     with pytest.raises(InvalidAuthorError):

@@ -94,7 +94,7 @@ def test_gc_keeps_what_the_reflog_reaches(g: gl.Graph) -> None:
     g.gc(grace=dt.timedelta(0))
     assert gl.Graph.open(g.uri).get("Person", "a", branch=abandoned)["age"] == 7
     g.gc(grace=dt.timedelta(0), reflog_keep=dt.timedelta(0))
-    assert not gl.Graph.open(g.uri).commits.exists(abandoned)
+    assert not gl.Graph.open(g.uri).repo.commits.exists(abandoned)
     assert not g.fsck().problems
 
 
@@ -136,7 +136,7 @@ def test_tags_and_the_reflog_survive_a_crash_and_gc(tmp_path: Path, point: str) 
     for branch in ("main", "gone"):
         for entry in fresh.reflog(branch):
             for cid in (entry.old, entry.new):
-                assert cid is None or fresh.commits.exists(cid)
+                assert cid is None or fresh.repo.commits.exists(cid)
     assert fresh.reflog("main")[0].new == fresh.head().id
     assert fresh.get("Person", "b", branch=fresh.reflog("gone")[0].old) is not None
     assert not fresh.fsck().problems

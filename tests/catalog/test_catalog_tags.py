@@ -106,6 +106,6 @@ def test_gc_keeps_what_a_tag_reaches(g: gl.Graph) -> None:
     gone = g.head("gone").id
     g.delete_branch("gone")
     g.gc(grace=dt.timedelta(0), reflog_keep=dt.timedelta(0))
-    assert not gl.Graph.open(g.uri).commits.exists(gone)  # gc removed what nothing reaches
+    assert not gl.Graph.open(g.uri).repo.commits.exists(gone)  # gc removed what nothing reaches
     assert g.get("Person", "only-on-dev", branch="kept") is not None
     assert not g.fsck().problems

@@ -62,8 +62,8 @@ def _readme_synopsis() -> dict[tuple[str, ...], str]:
                     sub = part.split()
                     lines[(words[1], sub[0])] = " ".join(sub[1:])
                 last = None
-            elif words[1] == "schema":  # one line per sub-command
-                last = ("schema", words[2])
+            elif words[1] in ("schema", "data-check", "mr"):  # one line per sub-command
+                last = (words[1], words[2])
                 lines[last] = " ".join(words[3:])
             else:
                 last = (words[1],)

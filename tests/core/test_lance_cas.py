@@ -14,16 +14,16 @@ from graphlake.storage.tables import LanceCasError
 def test_a_claimed_version_refuses_the_commit(people: gl.Graph) -> None:
     g = people
     state = g.head().tables["Person"]
-    lock = g.tables.cas_lock(state.table_id, state.lance_branch)
+    lock = g.repo.tables.cas_lock(state.table_id, state.lance_branch)
     # Another writer claimed the next version first (and may be writing its manifest).
     assert lock._claim(state.version + 1)
     row = pa.Table.from_pylist(
         [{"id": "Zed", "name": "Zed", "age": None, "email": None, "role": None}],
-        schema=g.tables.open(state).schema,
+        schema=g.repo.tables.open(state).schema,
     )
     with pytest.raises(LanceCasError):
-        g.tables.apply(state, None, False, row, ["id"])
-    assert g.tables.branch_head_version(state) == state.version
+        g.repo.tables.apply(state, None, False, row, ["id"])
+    assert g.repo.tables.branch_head_version(state) == state.version
     # The graph write that meets the claim forks and still lands, exactly once.
     with g.write() as w:
         w.insert("Person", [{"name": "Zed"}])

@@ -70,7 +70,7 @@ def test_a_write_without_intents_does_not_wait(people: gl.Graph, clock: FakeTime
 def test_a_writer_waits_for_a_live_intent_until_it_is_released(
     people: gl.Graph, clock: FakeTime
 ) -> None:
-    intents = MergeIntents(people.store)
+    intents = MergeIntents(people.repo.store)
     intent = intents.declare("main")
     clock.on_sleep = lambda: intents.release(intent)  # the merge ends while we wait
     _add(people, "Dan")
@@ -80,14 +80,14 @@ def test_a_writer_waits_for_a_live_intent_until_it_is_released(
 
 def test_an_intent_only_holds_writers_of_its_branch(people: gl.Graph, clock: FakeTime) -> None:
     people.create_branch("dev")
-    MergeIntents(people.store).declare("main", lease_s=3600)
+    MergeIntents(people.repo.store).declare("main", lease_s=3600)
     _add(people, "Dan", branch="dev")
     assert clock.sleeps == []
 
 
 def test_an_expired_intent_does_not_block_and_is_removed(people: gl.Graph, clock: FakeTime) -> None:
     # A merger killed while it held an intent never releases it: its lease ends it.
-    intents = MergeIntents(people.store)
+    intents = MergeIntents(people.repo.store)
     intents.declare("main")
     clock.advance(LEASE_S + 0.01)
     _add(people, "Dan")
@@ -99,7 +99,7 @@ def test_an_expired_intent_does_not_block_and_is_removed(people: gl.Graph, clock
 def test_a_writer_waits_at_most_its_budget(people: gl.Graph, clock: FakeTime) -> None:
     # However long an intent claims to live (a hung merger, a skewed clock), the write
     # goes ahead after WRITER_MAX_WAIT_S.
-    MergeIntents(people.store).declare("main", lease_s=3600)
+    MergeIntents(people.repo.store).declare("main", lease_s=3600)
     _add(people, "Dan")
     assert sum(clock.sleeps) == pytest.approx(WRITER_MAX_WAIT_S)
     assert "Dan" in _names(people)
@@ -107,7 +107,7 @@ def test_a_writer_waits_at_most_its_budget(people: gl.Graph, clock: FakeTime) ->
 
 def test_optimize_waits_for_a_live_intent(people: gl.Graph, clock: FakeTime) -> None:
     _add(people, "Dan")  # a second fragment: optimize has work to do
-    intents = MergeIntents(people.store)
+    intents = MergeIntents(people.repo.store)
     intent = intents.declare("main")
     clock.on_sleep = lambda: intents.release(intent)
     people.optimize()
@@ -115,9 +115,9 @@ def test_optimize_waits_for_a_live_intent(people: gl.Graph, clock: FakeTime) -> 
 
 
 def test_stray_objects_in_the_intents_folder_are_ignored(people: gl.Graph, clock: FakeTime) -> None:
-    intents = MergeIntents(people.store)
+    intents = MergeIntents(people.repo.store)
     folder = intents.declare("main", lease_s=-1).key.rsplit("/", 1)[0]
-    people.store.put(f"{folder}/notes.txt", b"hello")
+    people.repo.store.put(f"{folder}/notes.txt", b"hello")
     _add(people, "Dan")
     assert clock.sleeps == []
     assert intents.list("main") == []
@@ -135,7 +135,7 @@ def _merge_sees(
     real = engine._merge_once
 
     def attempt(*args: Any) -> Any:
-        seen.append([i.key for i in MergeIntents(g.store).list("main")])
+        seen.append([i.key for i in MergeIntents(g.repo.store).list("main")])
         if len(seen) <= losses:
             raise gl.ConcurrentWriteError("lost the race")
         return then(real, *args)
@@ -161,7 +161,7 @@ def test_a_merge_declares_its_intent_after_a_lost_race_renews_and_releases_it(
     assert seen[0] == []  # the first attempt is optimistic: no intent
     assert len(seen[1]) == len(seen[2]) == 1  # held from the first lost race on
     assert seen[1] != seen[2]  # renewed: a new lease after each lost race
-    assert MergeIntents(people.store).list("main") == []
+    assert MergeIntents(people.repo.store).list("main") == []
     assert "Dan" in _names(people)
 
 
@@ -177,7 +177,7 @@ def test_a_merge_that_raises_releases_its_intent(
     with pytest.raises(gl.MergeError, match="boom"):
         people.merge("feat", into="main")
     assert len(seen[1]) == 1
-    assert MergeIntents(people.store).list("main") == []
+    assert MergeIntents(people.repo.store).list("main") == []
     assert "Dan" not in _names(people)
 
 
@@ -190,7 +190,7 @@ def test_a_merge_that_gives_up_releases_its_intent(
     with pytest.raises(gl.ConcurrentWriteError, match="gave up"):
         people.merge("feat", into="main")
     assert len(seen) == engine.MAX_ATTEMPTS
-    assert MergeIntents(people.store).list("main") == []
+    assert MergeIntents(people.repo.store).list("main") == []
 
 
 def test_a_merge_that_wins_at_once_declares_nothing(
@@ -212,7 +212,7 @@ def test_gc_removes_expired_intents_only_and_fsck_ignores_them(
     people: gl.Graph, clock: FakeTime
 ) -> None:
     people.create_branch("dev")
-    intents = MergeIntents(people.store)
+    intents = MergeIntents(people.repo.store)
     intents.declare("dev")  # a killed merger's, about to expire
     live = intents.declare("main", lease_s=3600)
     clock.advance(LEASE_S + 0.01)

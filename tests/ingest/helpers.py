@@ -63,4 +63,4 @@ def ingest_branches(g: gl.Graph) -> list[str]:
 
 
 def run_objects(g: gl.Graph) -> list[str]:
-    return g.store.list("_graphlake/ingest")
+    return g.repo.store.list("_graphlake/ingest")

@@ -28,10 +28,10 @@ def test_a_failed_run_is_aborted_and_others_are_refused(tmp_path: Path) -> None:
     before = (g.branches(), run_objects(g))
 
     # A rerun that finds an abort under way stops before any work (see abort.py).
-    g.store.put("_graphlake/ingest/bad/aborting.json", b"{}")
+    g.repo.store.put("_graphlake/ingest/bad/aborting.json", b"{}")
     with pytest.raises(gl.IngestError, match="being aborted"):
         ingest(g, path, workers=2, commit_every=100, run_id="bad", progress=False)
-    g.store.delete("_graphlake/ingest/bad/aborting.json")
+    g.repo.store.delete("_graphlake/ingest/bad/aborting.json")
     assert ingest_branches(g) == ["ingest/bad/w0", "ingest/bad/w1"]
     assert [k for k in run_objects(g) if not k.endswith("attempt.json")] == [
         k for k in before[1] if not k.endswith("attempt.json")
@@ -39,9 +39,9 @@ def test_a_failed_run_is_aborted_and_others_are_refused(tmp_path: Path) -> None:
 
     with pytest.raises(IngestRunNotFoundError, match="no ingest run 'nope'"):
         gl.abort_ingest(g, "nope")
-    with AttemptRecord(g.store, "bad"), pytest.raises(IngestRunActiveError, match="running"):
+    with AttemptRecord(g.repo.store, "bad"), pytest.raises(IngestRunActiveError, match="running"):
         gl.abort_ingest(g, "bad")  # another process is resuming it right now
-    g.store.delete("_graphlake/ingest/bad/attempt.json")  # that attempt went away
+    g.repo.store.delete("_graphlake/ingest/bad/attempt.json")  # that attempt went away
     assert (g.branches(), run_objects(g)) == (
         before[0],
         [k for k in before[1] if not k.endswith("attempt.json")],

@@ -20,7 +20,7 @@ ROWS = 2 * T.INDEX_APPEND_THRESHOLD + 2  # two workers, each one commit above th
 
 
 def _unindexed(g: gl.Graph, state: TableState) -> int:
-    return T._unindexed_fragments(g.tables.open(state))
+    return T._unindexed_fragments(g.repo.tables.open(state))
 
 
 def test_multi_worker_shards_skip_indexes_and_main_is_fully_indexed(tmp_path: Path) -> None:
@@ -32,14 +32,14 @@ def test_multi_worker_shards_skip_indexes_and_main_is_fully_indexed(tmp_path: Pa
     head = g.head()
     assert len(head.parents) == 3 and result.merge.stats["Doc"].adopted_rows == ROWS
     for shard_head in head.parents[1:]:
-        shard = g.commits.get(shard_head).tables["Doc"]
-        ds = g.tables.open(shard)
+        shard = g.repo.commits.get(shard_head).tables["Doc"]
+        ds = g.repo.tables.open(shard)
         assert ds.count_rows() == ROWS // 2
         # Every fragment the shard wrote is outside every index segment.
         assert _unindexed(g, shard) == len(ds.get_fragments()) >= 1
     main = head.tables["Doc"]
     assert _unindexed(g, main) == 0
-    assert g.tables.open(main).count_rows() == ROWS
+    assert g.repo.tables.open(main).count_rows() == ROWS
     assert g.get("Doc", f"p0-{ROWS - 1:06d}")["n"] == ROWS - 1
 
 
@@ -57,7 +57,7 @@ def test_the_fragment_count_refresh_still_runs_without_large_append_indexing(
     monkeypatch.setattr(T, "INDEX_APPEND_THRESHOLD", 10)
     monkeypatch.setattr(T, "INDEX_REFRESH_FRAGMENTS", 3)
     g = gl.Graph.init(tmp_path / "g", SCHEMA)
-    g.tables.index_large_appends = False
+    g.repo.tables.index_large_appends = False
     unindexed = []
     for i in range(4):
         with g.write() as w:
@@ -69,7 +69,7 @@ def test_the_fragment_count_refresh_still_runs_without_large_append_indexing(
             )
         unindexed.append(_unindexed(g, g.head().tables["Doc"]))
     assert unindexed == [1, 2, 0, 1]  # the third unindexed fragment triggers the refresh
-    g.tables.index_large_appends = True
+    g.repo.tables.index_large_appends = True
     with g.write() as w:
         w.insert("Doc", [{"key": "big", "n": 1}] + [{"key": f"b{j}", "n": j} for j in range(20)])
     assert _unindexed(g, g.head().tables["Doc"]) == 0
@@ -100,13 +100,13 @@ def test_unindexed_shards_resume_and_main_stays_exact_for_keyed_work(
     crashed = g.head("ingest/big/w1")
     assert crashed.meta["offset"] == T.INDEX_APPEND_THRESHOLD
     assert _unindexed(g, crashed.tables["Doc"]) == len(
-        g.tables.open(crashed.tables["Doc"]).get_fragments()
+        g.repo.tables.open(crashed.tables["Doc"]).get_fragments()
     )
     monkeypatch.delenv(CRASH_AFTER_ENV)
     result = ingest(g, paths, **args)
     assert result.resumed and result.rows_per_worker == [n, n]
     main = g.head().tables["Doc"]
-    assert g.tables.open(main).count_rows() == 2 * n and _unindexed(g, main) == 0
+    assert g.repo.tables.open(main).count_rows() == 2 * n and _unindexed(g, main) == 0
     every = [f"p{f}-{i:06d}" for f in range(2) for i in range(n)]
     assert sorted(g.nodes("Doc", columns=["id"]).column("id").to_pylist()) == every
     probe = [
@@ -159,7 +159,7 @@ def test_unindexed_shards_resume_and_main_stays_exact_for_keyed_work(
         "p0-000000": -3,
         "main-new": 8,
     }
-    assert g.tables.open(g.head().tables["Doc"]).count_rows() == 2 * n + 1
+    assert g.repo.tables.open(g.head().tables["Doc"]).count_rows() == 2 * n + 1
 
 
 def _diff_rows(g: gl.Graph) -> bool:

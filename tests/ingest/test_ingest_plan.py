@@ -80,11 +80,11 @@ def test_plan_round_trips_and_is_stored_once(tmp_path: Path) -> None:
         "r1", "parquet", "Doc", "main", g.head().id, 2, 5, files, tuple(P.split(files, 2))
     )
     assert P.Plan.from_json(plan.to_json()) == plan
-    assert P.store_plan(g.store, plan) == plan
+    assert P.store_plan(g.repo.store, plan) == plan
     other = P.Plan(
         "r1", "parquet", "Doc", "main", g.head().id, 3, 5, files, tuple(P.split(files, 3))
     )
-    assert P.store_plan(g.store, other) == plan  # the first plan stays
+    assert P.store_plan(g.repo.store, other) == plan  # the first plan stays
     assert P.contradictions(
         plan, paths=["/x/0"], table="Doc", into="main", workers=3, commit_every=None
     ) == ["workers 3 != planned 2"]
@@ -95,7 +95,7 @@ def _task(g: gl.Graph, path: Path, rows: int, commit_every: int) -> WorkerTask:
     (s,) = P.split(files, 1)
     g.create_branch("ingest/r/w0")
     return WorkerTask(
-        root=g.store.root_uri,
+        root=g.repo.store.root_uri,
         storage_options=None,
         run_id="r",
         phase=P.ALL,

@@ -53,11 +53,11 @@ def test_one_merge_commit_with_workers_plus_one_parents(parquet_run) -> None:
     head = g.head()
     assert result.commit == head.id and len(head.parents) == 4 and head.parents[0] == base
     for i, parent in enumerate(head.parents[1:]):
-        meta = g.commits.get(parent).meta
+        meta = g.repo.commits.get(parent).meta
         assert (meta["ingest_run"], meta["worker"]) == (result.run_id, i)
         assert meta["offset"] == result.rows_per_worker[i]
     # batches of commit_every rows: 6,667 rows -> 3 commits on top of init and seed
-    assert len(g.history.log(head.parents[1])) == 3 + 2
+    assert len(g.repo.history.log(head.parents[1])) == 3 + 2
 
 
 def test_insert_only_shards_are_adopted_zero_copy(parquet_run) -> None:
@@ -131,7 +131,7 @@ def test_jsonl_with_nodes_and_edges_lands_as_one_merge(tmp_path: Path) -> None:
     )
     assert result.rows == 4_010
     assert ingest_branches(g) == []
-    done = json.loads(g.store.get(f"_graphlake/ingest/{result.run_id}/done.json"))
+    done = json.loads(g.repo.store.get(f"_graphlake/ingest/{result.run_id}/done.json"))
     assert done["commit"] == g.head().id
 
 
@@ -148,5 +148,5 @@ def test_a_graph_on_s3(s3_server, tmp_path: Path) -> None:
         [f"p0-{i:06d}" for i in range(2_000)] + [f"p1-{i:06d}" for i in range(1_000)]
     )
     assert result.merge.stats["Doc"].adopted_rows == 3_000
-    assert g.store.get("_graphlake/ingest/on-s3/done.json") is not None
+    assert g.repo.store.get("_graphlake/ingest/on-s3/done.json") is not None
     assert ingest_branches(g) == []

@@ -57,9 +57,9 @@ def test_a_killed_worker_resumes_and_finished_workers_are_not_redone(
     # Finished workers were not redone: their heads are the merge's parents unchanged.
     assert head.parents[1] == before[0].id and head.parents[3] == before[2].id
     # Worker 1 continued after its last commit: the crashed head is in its history.
-    w1_log = [c.id for c in g.history.log(head.parents[2])]
+    w1_log = [c.id for c in g.repo.history.log(head.parents[2])]
     assert before[1].id in w1_log
-    assert [c.meta.get("offset") for c in g.history.log(head.parents[2])[:3]] == [
+    assert [c.meta.get("offset") for c in g.repo.history.log(head.parents[2])[:3]] == [
         4_000,
         3_000,
         1_500,
@@ -104,5 +104,5 @@ def test_a_fix_that_changes_the_line_count_is_refused(tmp_path: Path) -> None:
     write_jsonl(path, doc_records(101))
     with pytest.raises(IngestError, match="had 100 lines, now 101"):
         ingest(g, path, workers=2, run_id="count", progress=False)
-    plan = Plan.from_json(g.store.get("_graphlake/ingest/count/plan.json"))
+    plan = Plan.from_json(g.repo.store.get("_graphlake/ingest/count/plan.json"))
     assert plan.rows == 100

@@ -22,10 +22,10 @@ from tests.ingest.helpers import SCHEMA, doc_records, write_jsonl, write_parquet
 def _age_heartbeat(g: gl.Graph, run_id: str, seconds: float) -> None:
     """Make the run's attempt record look `seconds` old (as a killed orchestrator's)."""
     key = run_key(run_id, A.ATTEMPT_FILE)
-    record = json.loads(g.store.get(key))
+    record = json.loads(g.repo.store.get(key))
     when = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=seconds)
     record.update(state=A.RUNNING, heartbeat=when.isoformat(), error_type=None, error_message=None)
-    g.store.put(key, json.dumps(record).encode())
+    g.repo.store.put(key, json.dumps(record).encode())
 
 
 def test_a_failed_run_shows_partial_progress_then_finishes(
@@ -57,7 +57,7 @@ def test_a_failed_run_shows_partial_progress_then_finishes(
     assert S.run_status(g, "st").state == S.ABANDONED
     _age_heartbeat(g, "st", 1)
     assert S.run_status(g, "st").state == S.RUNNING
-    g.store.delete(run_key("st", A.ATTEMPT_FILE))
+    g.repo.store.delete(run_key("st", A.ATTEMPT_FILE))
     assert S.run_status(g, "st").state == S.UNKNOWN
 
     monkeypatch.delenv(CRASH_AFTER_ENV)
@@ -77,9 +77,9 @@ def test_runs_are_listed_newest_first_and_a_mixed_run_is_one_phase(tmp_path: Pat
     assert S.list_runs(g) == []
     paths = write_parquet_files(tmp_path / "in", [500])
     report = written.written_key("first", ALL, 0)  # as a slow worker leaves one
-    g.store.put(report, b'{"offset": 250}')
+    g.repo.store.put(report, b'{"offset": 250}')
     ingest(g, paths, table="Doc", workers=1, run_id="first", progress=False)
-    assert not g.store.exists(report)  # a finished run keeps its done record, not reports
+    assert not g.repo.store.exists(report)  # a finished run keeps its done record, not reports
     records = [
         *doc_records(40),
         {"type": "Tag", "data": {"name": "t"}},
@@ -112,7 +112,7 @@ def test_unknown_and_invalid_run_ids(tmp_path: Path) -> None:
 
 def test_the_heartbeat_keeps_a_long_attempt_fresh(tmp_path: Path) -> None:
     g = gl.Graph.init(tmp_path / "g", SCHEMA)
-    store = g.store
+    store = g.repo.store
     with A.AttemptRecord(store, "beat", interval=0.05):
         first = A.load_attempt(store, "beat")
         assert first is not None and first.state == A.RUNNING

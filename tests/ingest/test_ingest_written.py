@@ -61,7 +61,7 @@ def test_a_one_commit_slice_reports_rows_written_before_its_commit(
 
     # the bars show the reported offset while the branch head says 0
     bars = IngestProgress(g, "r2", base, ["ingest/r2/w0"], [ROWS], enabled=True)
-    g.store.put(written.written_key("r2", ALL, 0), b'{"offset": 12345}')
+    g.repo.store.put(written.written_key("r2", ALL, 0), b'{"offset": 12345}')
     g.create_branch("ingest/r2/w0", from_=base)
     with bars:
         bars.poll(force=True)

@@ -45,7 +45,7 @@ def everything(g: gl.Graph) -> dict[str, Any]:
 
 def objects(g: gl.Graph) -> dict[str, tuple[int, dt.datetime]]:
     """Every object under the graph root with its size and modification time."""
-    return {i.key: (i.size, i.modified) for i in g.store.list_info("")}
+    return {i.key: (i.size, i.modified) for i in g.repo.store.list_info("")}
 
 
 def write(g: gl.Graph, branch: str, fn) -> None:
@@ -60,14 +60,14 @@ def person_table_id(g: gl.Graph, branch: str = "main") -> str:
 def lance_branches(g: gl.Graph, table_id: str) -> set[str]:
     import lance
 
-    ds = lance.dataset(g.tables.uri(table_id), storage_options=g.storage_options)
+    ds = lance.dataset(g.repo.tables.uri(table_id), storage_options=g.storage_options)
     return set(ds.branches.list())
 
 
 def lance_versions(g: gl.Graph, state: TableState) -> set[int]:
     import lance
 
-    ds = lance.dataset(g.tables.uri(state.table_id), storage_options=g.storage_options)
+    ds = lance.dataset(g.repo.tables.uri(state.table_id), storage_options=g.storage_options)
     return {v["version"] for v in ds.checkout_version((state.lance_branch, None)).versions()}
 
 
@@ -129,7 +129,7 @@ def build_history(g: gl.Graph) -> dict[str, Any]:
     schema = arrow_schema(g.schema.table("Person"))
     row = {f.name: None for f in schema}
     row.update({"id": "Ghost", "name": "Ghost"})
-    crashed = g.tables.apply(
+    crashed = g.repo.tables.apply(
         head,
         ["Alice"],
         False,
@@ -190,7 +190,9 @@ def test_gc_keeps_every_branch_and_commit_and_reclaims_the_rest(people: gl.Graph
     crashed = info["crashed"]
     versions = lance_versions(g, crashed)
     assert crashed.version in versions and crashed.version - 1 not in versions
-    assert g.store.exists(f"_graphlake/claims/{tid}/{crashed.lance_branch}/{crashed.version:020d}")
+    assert g.repo.store.exists(
+        f"_graphlake/claims/{tid}/{crashed.lance_branch}/{crashed.version:020d}"
+    )
 
     # Everything reads the same, in a fresh process view (no cached datasets).
     fresh = reopen(g)
@@ -237,8 +239,8 @@ def test_a_publication_in_flight_bounds_what_is_removed(people: gl.Graph) -> Non
     g.create_branch("old")
     write(g, "old", lambda w: w.insert("Person", [{"name": "Old"}]))
     g.delete_branch("old")
-    records = RecordStore(g.store)
-    ref = g.refs.head("main")
+    records = RecordStore(g.repo.store)
+    ref = g.repo.refs.head("main")
     record = records.begin("write", "main", ref.seq, ref.commit)  # this process: alive
     g.create_branch("young")
     write(g, "young", lambda w: w.insert("Person", [{"name": "Young"}]))

@@ -111,7 +111,7 @@ def test_gc_keeps_each_branch_fork_version_and_nothing_of_deleted_ones(
     g, _, report = collected
     assert report.versions > 0  # gc did remove intermediate versions
     state = g.head("dev/sub").tables["Person"]
-    ds = lance.dataset(g.tables.uri(state.table_id), storage_options=g.storage_options)
+    ds = lance.dataset(g.repo.tables.uri(state.table_id), storage_options=g.storage_options)
     for name, info in ds.branches.list().items():
         versions = {v["version"] for v in ds.checkout_version((name, None)).versions()}
         assert int(info["parent_version"]) in versions, name

@@ -23,6 +23,10 @@ branch moves in two segments, each source forks from one of the three checkpoint
 some then merge a later checkpoint (with a strategy) and write again, so each source has
 its own merge base; the model merges each against its own base.
 
+`test_oracle_apply.py` takes these histories through revert, cherry-pick and reset
+steps, each checked against the same model (a revert or pick is a three-way merge with
+a chosen base).
+
 Budget: 300 two-branch and 100 N-branch examples of each N-branch test, about 6
 CPU-minutes in all (the walk that "off"/"verify" run costs a DuckDB connection, ~0.15 s,
 per changed table and side; 100 examples of different fork points took ~2 minutes).

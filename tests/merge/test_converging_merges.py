@@ -34,7 +34,7 @@ def test_equal_updates_are_recorded_and_no_false_conflict_follows(tmp_path) -> N
     assert r.outcome == "merged"
     head = g.head("main")
     assert r.commit == head.id and head.parents[1] == g.head("feature").id
-    assert g.history.is_ancestor(g.head("feature").id, head.id)
+    assert g.repo.history.is_ancestor(g.head("feature").id, head.id)
     _update(g, "main", {"name": "Alice", "age": 35})
     assert g.merge("feature", into="main").outcome == "already_up_to_date"
     assert g.get("Person", "Alice")["age"] == 35
@@ -68,7 +68,7 @@ def test_both_sides_delete_is_recorded(tmp_path) -> None:
     r = g.merge("feature", into="main")
     assert r.outcome == "merged"
     assert g.head("main").parents == (
-        r.commit and g.commits.get(r.commit).parents[0],
+        r.commit and g.repo.commits.get(r.commit).parents[0],
         g.head("feature").id,
     )
     assert g.get("Person", "Alice") is None

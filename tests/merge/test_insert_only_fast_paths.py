@@ -96,10 +96,10 @@ def lineage_agrees(
     """Lineage and the walk find the same delta from `base_branch`'s head to `source`'s."""
     base = g.head(base_branch).tables[table]
     side = g.head(source).tables[table]
-    on = discover(g.tables, base, side, DiscoverySettings(lineage="on"))
-    off = discover(g.tables, base, side, DiscoverySettings(lineage="off"))
+    on = discover(g.repo.tables, base, side, DiscoverySettings(lineage="on"))
+    off = discover(g.repo.tables, base, side, DiscoverySettings(lineage="off"))
     _verify(table, "source", on, off)
-    return lin.candidates(g.tables, base, side, lin.DEFAULT_CANDIDATE_BUDGET)
+    return lin.candidates(g.repo.tables, base, side, lin.DEFAULT_CANDIDATE_BUDGET)
 
 
 # --- two-branch histories ---------------------------------------------------------------
@@ -115,8 +115,8 @@ def test_compaction_on_the_source_branch(people: gl.Graph) -> None:
     with g.write("dev") as w:
         w.delete("Person", ["D1"])
     g.optimize("dev")
-    base = g.tables.open(g.head("main").tables["Person"])
-    side = g.tables.open(g.head("dev").tables["Person"])
+    base = g.repo.tables.open(g.head("main").tables["Person"])
+    side = g.repo.tables.open(g.head("dev").tables["Person"])
     assert appended_fragments(base, side) is None  # the base's fragment was rewritten
     lineage_agrees(g, "dev")
     insert(g, "main", person("M0", age=9))

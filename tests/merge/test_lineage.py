@@ -116,12 +116,12 @@ def test_version_cleanup_keeps_lineage_usable(people: gl.Graph) -> None:
     for i in range(3):
         with g.write("main") as w:
             w.insert("Person", [{"name": f"m{i}"}])
-    uri = g.tables.uri(g.head().tables["Person"].table_id)
+    uri = g.repo.tables.uri(g.head().tables["Person"].table_id)
     stats = lance.dataset(uri, storage_options=g.storage_options).cleanup_old_versions(
         older_than=dt.timedelta(0), error_if_tagged_old_versions=False
     )
     assert stats.old_versions > 0
-    g.tables._cache.clear()
+    g.repo.tables._cache.clear()
     result = g.merge("dev", into="main", lineage="verify")
     assert result.stats["Person"].fallback is None
     assert g.get("Person", "Bob")["age"] == 1
@@ -135,7 +135,7 @@ def test_over_budget_candidates_fall_back_to_the_walk(people: gl.Graph) -> None:
         w.insert("Person", [{"name": f"d{i}"} for i in range(5)])
     ref_base = g.head("main").tables["Person"]
     delta = discover(
-        g.tables,
+        g.repo.tables,
         ref_base,
         g.head("dev").tables["Person"],
         DiscoverySettings(candidate_budget=2),
@@ -144,7 +144,7 @@ def test_over_budget_candidates_fall_back_to_the_walk(people: gl.Graph) -> None:
     assert delta.path == "walk"
     assert delta.fallback == lin.FallbackReason.CANDIDATE_BUDGET.value
     assert delta.inserted() == [f"d{i}" for i in range(5)]
-    lineage = discover(g.tables, ref_base, g.head("dev").tables["Person"])
+    lineage = discover(g.repo.tables, ref_base, g.head("dev").tables["Person"])
     assert lineage.path == "lineage" and lineage.keys == delta.keys
 
 
@@ -167,8 +167,8 @@ def test_insert_only_paths_read_new_fragments_exactly(people: gl.Graph, later: s
             else:
                 w.delete("Person", ["Carol"], cascade=True)
     base, side = g.head("main").tables["Person"], g.head("dev").tables["Person"]
-    lineage = discover(g.tables, base, side, DiscoverySettings(lineage="on"))
-    walk = discover(g.tables, base, side, DiscoverySettings(lineage="off"))
+    lineage = discover(g.repo.tables, base, side, DiscoverySettings(lineage="on"))
+    walk = discover(g.repo.tables, base, side, DiscoverySettings(lineage="off"))
     assert lineage.path == "lineage"
     _verify("Person", "source", lineage, walk)
     expected = {"d0", "d1", "d2", "d3", "d9"} - ({"d1"} if later == "delete_new" else set())

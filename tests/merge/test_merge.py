@@ -53,7 +53,7 @@ def test_criss_cross_uses_a_virtual_base(people: gl.Graph) -> None:
     g.create_branch("a1", from_=a1)
     assert g.merge("b1", into="a").outcome == "merged"
     assert g.merge("a1", into="b").outcome == "merged"
-    assert len(g.history.merge_bases(g.head("a").id, g.head("b").id)) == 2
+    assert len(g.repo.history.merge_bases(g.head("a").id, g.head("b").id)) == 2
     # Later, a changes Bob again (on top of b's change); b changes Carol.
     write(g, "a", lambda w: w.update("Person", [{"name": "Bob", "age": 3}]))
     write(g, "b", lambda w: w.update("Person", [{"name": "Carol", "age": 4}]))
@@ -274,8 +274,8 @@ def test_a_source_naming_an_unknown_schema_is_a_typed_error(people: gl.Graph) ->
     odd = Commit.create(
         parents=(head.id,), message="odd", schema_id="f" * 40, tables=dict(head.tables)
     )
-    g.commits.put(odd)
-    g.refs.cas("other", ref, odd.id)
+    g.repo.commits.put(odd)
+    g.repo.refs.cas("other", ref, odd.id)
     write(g, "main", lambda w: w.insert("Person", [{"name": "M"}]))
     before = state(g)
     with pytest.raises(gl.GraphLakeError, match="schema"):
@@ -343,5 +343,7 @@ def test_uncertain_keys_are_compared_even_when_a_side_equals_the_base(people: gl
     source, target = g.head("dev"), g.head("main")
     for uncertain, kinds in (({}, []), ({"Person": {"Alice"}}, ["divergent_update"])):
         base = MergeBase(source, virtual=True, uncertain=uncertain)
-        cls = classify(g, MergeInputs(base, (source,), target), PhaseTimer(), DiscoverySettings())
+        cls = classify(
+            g.repo, MergeInputs(base, (source,), target), PhaseTimer(), DiscoverySettings()
+        )
         assert [c.kind for c in cls.conflicts] == kinds

@@ -57,3 +57,48 @@ def test_merge_counts_equal_the_diff_of_each_side(tmp_path: Path) -> None:
     out = parsed(run("merge", g.uri, "bf", "--into", "moved", "--dry-run", "--json"))
     assert out["stats"]["Paper"]["source_changes"] == N
     assert out["stats"]["Paper"]["target_changes"] == 2
+
+
+def _many(g: gl.Graph, sources: list[str], into: str, **kw: object) -> gl.MergeResult:
+    target = g.head(into).id
+    r = g.merge_many(sources, into=into, **kw)  # type: ignore[arg-type]
+    for name, st in r.stats.items():
+        want_source = sum(_changed_in(g, r.base, s, name) for s in sources)
+        want_target = _changed_in(g, r.base, target, name)
+        assert (st.source_changes, st.target_changes) == (want_source, want_target), (
+            name,
+            st,
+        )
+    return r
+
+
+def _changed_in(g: gl.Graph, a: str, b: str, table: str) -> int:
+    d = g.diff(a, b, limit=0).get(table)
+    return 0 if d is None else sum(d.counts.values())
+
+
+def test_merge_many_counts_equal_the_diff_of_each_side_across_schemas(tmp_path: Path) -> None:
+    """The fold of sources on different schemas (merge/many_schema.py): each step counts
+    only its own sources against its own base; the result counts every source and the
+    target against the merge base, as `diff` does."""
+    g = gl.Graph.init(str(tmp_path / "g"), PG)
+    with g.write() as w:
+        w.insert("Paper", [{"name": f"p{i:03d}"} for i in range(N)])
+    for b in ("same", "other", "wide"):
+        g.create_branch(b)
+    with g.write("same") as w:
+        w.update("Paper", [{"name": f"p{i:03d}", "year": 2000 + i} for i in range(3)])
+    with g.write("other") as w:
+        w.update("Paper", [{"name": f"p{i:03d}", "ncited": i} for i in range(10, 14)])
+    g.apply_schema(PG_URL, "wide")
+    with g.write("wide") as w:
+        w.update("Paper", [{"name": f"p{i:03d}", "url": f"u{i}"} for i in range(20, 25)])
+    with g.write() as w:  # the target changed rows too
+        w.update("Paper", [{"name": "p040", "year": 1999}, {"name": "p041", "year": 1998}])
+    dry = _many(g, ["same", "other", "wide"], "main", dry_run=True)
+    assert dry.outcome == "merged"
+    st = dry.stats["Paper"]
+    assert (st.source_changes, st.target_changes) == (3 + 4 + 5, 2)
+    real = _many(g, ["same", "other", "wide"], "main")
+    assert real.commit is not None
+    assert (real.stats["Paper"].source_changes, real.stats["Paper"].target_changes) == (12, 2)

@@ -366,6 +366,6 @@ def test_adopted_rows_are_indexed(tmp_path) -> None:
         w.insert("Doc", [{"key": "main", "n": 0}])
     result = g.merge_many(["w0", "w1"])
     assert result.stats["Doc"].adopted_rows == 2 * (T.INDEX_APPEND_THRESHOLD // 2 + 1)
-    ds = g.tables.open(g.head().tables["Doc"])
+    ds = g.repo.tables.open(g.head().tables["Doc"])
     assert T._unindexed_fragments(ds) == 0
     assert g.get("Doc", "w1-7")["n"] == 7

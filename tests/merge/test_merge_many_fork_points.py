@@ -70,7 +70,7 @@ def test_a_later_fork_merges_in_one_commit_as_one_by_one_would(
     assert result.outcome == "merged"
     assert g.head("main").parents == (target, *(heads[n] for n in order))
     bases = list(g.head("main").meta["source_bases"])  # each source's own base, recorded
-    assert bases == [g.history.merge_bases(target, heads[n])[0] for n in order]
+    assert bases == [g.repo.history.merge_bases(target, heads[n])[0] for n in order]
     assert len(set(bases)) == 2
     assert g.get("Person", "Temp") is None
     assert g.get("Person", "Bob")["age"] == bob_age
@@ -263,7 +263,7 @@ def test_a_criss_cross_source_and_a_later_fork(people: gl.Graph) -> None:
     for source in ("a", "b"):
         g.merge(source, into="one-by-one")
     target = g.head("main").id
-    assert len(g.history.merge_bases(target, g.head("a").id)) == 2  # criss-cross
+    assert len(g.repo.history.merge_bases(target, g.head("a").id)) == 2  # criss-cross
     g.merge_many(["a", "b"])
     assert g.head("main").parents == (target, g.head("a").id, g.head("b").id)
     assert g.get("Person", "Temp") is None and g.get("Person", "Carol")["age"] == 31

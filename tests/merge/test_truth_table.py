@@ -158,7 +158,7 @@ def test_pair(template: str, tmp_path, s_op: str, t_op: str) -> None:
         assert result.outcome == "merged"
         parents = g.head("target").parents
         assert parents == (
-            result.commit and g.commits.get(result.commit).parents[0],
+            result.commit and g.repo.commits.get(result.commit).parents[0],
             g.head("source").id,
         )
     # The source branch is never changed by a merge into another branch.

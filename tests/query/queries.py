@@ -287,3 +287,62 @@ def _grouped_one(rng: random.Random) -> str:
         return f"{text} {optional}MATCH ({var}){hop} RETURN {var}.{prop}, x.name, k"
     shown = unique if f"{var}.{prop}" == unique else f"{unique}, {var}.{prop}"
     return f"{text} RETURN {shown}, k"
+
+
+def anchored(n: int, seed: int = 31) -> list[Q]:
+    """Random anchored traversals of the shape the adjacency executor runs
+    (query/traverse.py): a chain from a node selected by its key, one to three
+    relationships of one type each (fixed or variable-length), comparisons of node
+    properties with constants, counts or node properties returned. Ladybug gets the same
+    pattern as a path with `is_trail(p)` (openCypher's relationship uniqueness; its
+    MATCH walks otherwise)."""
+    rng = random.Random(seed)
+    out: list[Q] = []
+    while len(out) < n:
+        out.append(_anchored_one(rng))
+    return out
+
+
+def _anchored_one(rng: random.Random) -> Q:
+    start = f"p{rng.randrange(40):02d}"
+    pattern, names, labels = f"(a:Person {{name: '{start}'}})", ["a"], {"a": "Person"}
+    label = "Person"
+    for i in range(rng.randint(1, 3)):
+        if label != "Person":
+            break
+        edge = rng.choice(["Knows", "Follows", "Follows", "WorksAt"])
+        hops = ""
+        if edge != "WorksAt" and rng.random() < 0.3:
+            hops = rng.choice(["*1..2", "*2", "*0..2", "*..3"])
+        direction = rng.choice(["->", "<-", "-"]) if edge == "Follows" else "->"
+        left, right = {"->": ("-", "->"), "<-": ("<-", "-"), "-": ("-", "-")}[direction]
+        var = rng.choice(["", f"n{i}"]) if i < 2 else "z"
+        label = "Company" if edge == "WorksAt" else "Person"
+        if var:
+            names.append(var)
+            labels[var] = label
+        pattern += f"{left}[:{edge}{hops}]{right}({var})"
+    last = names[-1]
+    label = labels[last]
+    conds = []
+    if last != "a" and rng.random() < 0.5:
+        prop, kind = rng.choice(
+            [("age", "int"), ("score", "float")] if label == "Person" else [("founded", "int")]
+        )
+        conds.append(f"{last}.{prop} {rng.choice(['<', '>=', '<>'])} {rng.choice(_VALUES[kind])}")
+    ret = rng.choice(
+        [
+            "count(*)",
+            f"count({last})",
+            f"count(DISTINCT {last})",
+            f"{last}.name",
+            f"{last}.name, {last}.{'age' if label == 'Person' else 'founded'}",
+        ]
+    )
+    where = f" WHERE {' AND '.join(conds)}" if conds else ""
+    text = f"MATCH {pattern}{where} RETURN {ret}"
+    lb_where = " WHERE " + " AND ".join(["is_trail(p)", *conds])
+    import re
+
+    lb_pattern = re.sub(r"\*(\d*\.\.\d+|\d+)", lambda m: f"*{_range(m.group(1))}", pattern)
+    return text, f"MATCH p = {lb_pattern}{lb_where} RETURN {ret}"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.query.queries import HAND, PARAMS, generated, grouped
+from tests.query.queries import HAND, PARAMS, anchored, generated, grouped
 from tests.query.social import social_rows
 
 if importlib.util.find_spec("ladybug") is None:  # looked up, never imported: it runs
@@ -25,7 +25,8 @@ if importlib.util.find_spec("ladybug") is None:  # looked up, never imported: it
 
 GENERATED = generated(210)
 GROUPED = grouped(60)  # node and relationship variables kept by an aggregating WITH
-ALL = HAND + GENERATED + GROUPED
+ANCHORED = anchored(60)  # the shape the adjacency executor runs (query/traverse.py)
+ALL = HAND + GENERATED + GROUPED + ANCHORED
 
 
 def _iso(value):
@@ -103,7 +104,11 @@ def test_generated(social, oracle):
 
 
 def test_grouped_by_a_node_or_relationship(social, oracle):
-    _check_all(social, oracle, len(HAND) + len(GENERATED), len(ALL))
+    _check_all(social, oracle, len(HAND) + len(GENERATED), len(ALL) - len(ANCHORED))
+
+
+def test_anchored_traversals_on_the_adjacency(social, oracle):
+    _check_all(social, oracle, len(ALL) - len(ANCHORED), len(ALL))
 
 
 def test_enough_queries():

@@ -37,3 +37,8 @@ def sample_graph(
             w.insert("Sample", rows(start, start + n))
         start += n
     return g
+
+
+def read_in_child(refs: list) -> list:
+    """Resolve pickled blob handles in another process (a spawned pool's worker)."""
+    return gl.read_blobs(refs)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from graphlake.catalog.leases import LEASES_DIR
-from graphlake.errors import UnknownPropertyError, UnknownTableError
+from graphlake.errors import ReaderError, UnknownPropertyError, UnknownTableError
 from tests.readers.helpers import rows, sample_graph
 
 datasets = pytest.importorskip("datasets")
@@ -29,15 +29,24 @@ def test_to_hf_in_memory_and_streaming(g) -> None:
     row = ds.sort("k")[7]
     assert row == {"k": 7, "emb": [7.0, 7.5, -7.0, 1.0], "text": "t7"}
     assert ds.with_format("numpy")[:3]["emb"].shape == (3, 4)
-    assert g.store.list(LEASES_DIR) == []  # all read: nothing left to lease
+    assert g.repo.store.list(LEASES_DIR) == []  # all read: nothing left to lease
 
     it = g.to_hf("Sample", "main~1", ["k", "label"], where="label = 4", streaming=True)
     assert isinstance(it, datasets.IterableDataset) and it.num_shards == 3  # the fragments
-    assert len(g.store.list(LEASES_DIR)) == 1
+    assert len(g.repo.store.list(LEASES_DIR)) == 1
     assert sorted(r["k"] for r in it) == [k for k in range(300) if k % 5 == 4]
     del it
     gc.collect()
-    assert g.store.list(LEASES_DIR) == []
+    assert g.repo.store.list(LEASES_DIR) == []
+
+
+def test_to_hf_reads_blobs_as_bytes_and_refuses_lazy(g) -> None:
+    ds = g.to_hf("Sample", columns=["k", "raw"], where="k < 3")
+    assert sorted((r["k"], r["raw"]) for r in ds) == [(k, bytes([k]) * 8) for k in range(3)]
+    for bad, match in (("lazy", "holds no BlobRef handles"), ("tensor", "Blob column 'raw'")):
+        with pytest.raises(ReaderError, match=match):
+            g.to_hf("Sample", columns=["k", "raw"], blobs=bad)
+    assert g.repo.store.list(LEASES_DIR) == []
 
 
 def test_to_polars_pushes_projection_and_filter_down(g, monkeypatch) -> None:

@@ -50,7 +50,7 @@ def test_to_ray_matches_nodes_with_two_worker_processes(local_ray: None, tmp_pat
     g = sample_graph(tmp_path / "g")
     columns = ["id", "k", "emb", "text", "label", "raw"]
     expected = g.nodes("Sample", columns=columns)
-    ds = g.to_ray("Sample", columns=columns, parallelism=3)
+    ds = g.to_ray("Sample", columns=columns, parallelism=3, blobs="bytes")
     with g.write(message="after") as w:  # not seen: the dataset is pinned
         w.insert("Sample", rows(300, 310))
     got = ds.to_arrow_refs()
@@ -62,9 +62,35 @@ def test_to_ray_matches_nodes_with_two_worker_processes(local_ray: None, tmp_pat
     assert [t.metadata.num_rows for t in source.get_read_tasks(2)] == [230, 70]
     pids = set(ray.get([_worker_pid.remote() for _ in range(8)]))
     assert os.getpid() not in pids  # tasks run in Ray's worker processes
-    assert len(g.store.list(LEASES_DIR)) == 1  # held by the driver while ds lives
+    assert len(g.repo.store.list(LEASES_DIR)) == 1  # held by the driver while ds lives
     ds._graphlake_scan.close()
-    assert g.store.list(LEASES_DIR) == []
+    assert g.repo.store.list(LEASES_DIR) == []
+
+
+def _blob_sizes(batch: dict) -> dict:
+    """Resolve a batch of handles inside a Ray worker (one Lance take)."""
+    import graphlake as gl
+
+    return {
+        "k": batch["k"],
+        "raw": gl.read_blobs(batch["raw"]),
+        "pid": [os.getpid()] * len(batch["k"]),
+    }
+
+
+def test_to_ray_hands_out_lazy_blob_handles_resolved_in_workers(
+    local_ray: None, tmp_path: Path
+) -> None:
+    import graphlake as gl
+
+    g = sample_graph(tmp_path / "g", parts=(30, 30))
+    ds = g.to_ray("Sample", columns=["k", "raw"], parallelism=2)  # blobs="lazy" by default
+    rows_ = ds.take_all()
+    assert all(isinstance(r["raw"], gl.BlobRef) for r in rows_)
+    resolved = ds.map_batches(_blob_sizes, batch_format="numpy").take_all()
+    assert sorted((r["k"], r["raw"]) for r in resolved) == [(k, bytes([k]) * 8) for k in range(60)]
+    assert os.getpid() not in {r["pid"] for r in resolved}
+    ds._graphlake_scan.close()
 
 
 def test_to_ray_filters_and_refuses_bad_input(local_ray: None, tmp_path: Path) -> None:
@@ -76,4 +102,6 @@ def test_to_ray_filters_and_refuses_bad_input(local_ray: None, tmp_path: Path) -
         g.to_ray("Sample", columns=["nope"])
     with pytest.raises(ReaderError, match="parallelism"):
         g.to_ray("Sample", parallelism=0)
-    assert g.store.list(LEASES_DIR) == []
+    with pytest.raises(ReaderError, match=r"Blob column 'raw' .*not blobs='tensor'"):
+        g.to_ray("Sample", columns=["k", "raw"], blobs="tensor")
+    assert g.repo.store.list(LEASES_DIR) == []

@@ -66,7 +66,7 @@ def test_scan_reads_its_commit_whatever_happens_later(tmp_path: Path) -> None:
     g.gc(grace=dt.timedelta(0), reflog_keep=dt.timedelta(0))
     assert sorted(_keys(scan)) == pinned == [k for k in range(350) if k > 1]
     scan.close()
-    assert g.store.list(LEASES_DIR) == []
+    assert g.repo.store.list(LEASES_DIR) == []
 
 
 def test_gc_keeps_a_leased_commit_and_forgets_it_after_release(backend) -> None:
@@ -88,7 +88,7 @@ def test_gc_keeps_a_leased_commit_and_forgets_it_after_release(backend) -> None:
 
 def test_a_lease_is_renewed_while_held_and_runs_out_when_its_holder_dies(tmp_path: Path) -> None:
     g = sample_graph(tmp_path / "g", parts=(10,))
-    leases = ReadLeases(g.store)
+    leases = ReadLeases(g.repo.store)
     scan = g.snapshot().scan("Sample", lease_s=0.6)
     first = leases.list()
     time.sleep(1.0)  # past the first lease's expiry: it was renewed meanwhile
@@ -98,15 +98,15 @@ def test_a_lease_is_renewed_while_held_and_runs_out_when_its_holder_dies(tmp_pat
     time.sleep(0.8)
     assert leases.live_commits() == set()
     g.gc(grace=dt.timedelta(hours=1))  # gc deletes expired leases
-    assert g.store.list(LEASES_DIR) == []
+    assert g.repo.store.list(LEASES_DIR) == []
 
 
 def test_a_garbage_collected_scan_releases_its_lease(tmp_path: Path) -> None:
     g = sample_graph(tmp_path / "g", parts=(10,))
     scan = g.snapshot().scan("Sample")
-    assert len(g.store.list(LEASES_DIR)) == 1
+    assert len(g.repo.store.list(LEASES_DIR)) == 1
     del scan
-    assert g.store.list(LEASES_DIR) == []
+    assert g.repo.store.list(LEASES_DIR) == []
 
 
 def test_bad_scans_are_typed_errors_and_leave_no_lease(tmp_path: Path) -> None:
@@ -127,7 +127,7 @@ def test_bad_scans_are_typed_errors_and_leave_no_lease(tmp_path: Path) -> None:
         snap.scan("Sample", lease_s=0)
     with pytest.raises(UnknownRevisionError):
         g.snapshot("no-such-branch")
-    assert g.store.list(LEASES_DIR) == []
+    assert g.repo.store.list(LEASES_DIR) == []
 
 
 def _run(code: str) -> subprocess.CompletedProcess[str]:
@@ -162,7 +162,7 @@ def test_a_missing_extra_names_the_pip_install(
         f"g = gl.Graph.open({str(tmp_path / 'g')!r})\n"
         f"try:\n    g.{method}('Sample')\n"
         "except gl.errors.MissingExtraError as e:\n    print(e)\n"
-        "print(g.store.list('_graphlake/leases'))\n"
+        "print(g.repo.store.list('_graphlake/leases'))\n"
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == [

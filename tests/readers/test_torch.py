@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import graphlake as gl
 from graphlake.catalog.leases import LEASES_DIR
 from graphlake.errors import ReaderError, UnknownPropertyError
 from tests.readers.helpers import rows, sample_graph
@@ -28,7 +29,9 @@ def _keys(batches) -> list[int]:
 
 def test_a_dataloader_with_two_spawned_workers_reads_each_row_once(g, tmp_path: Path) -> None:
     g.create_branch("moving")
-    ds = g.to_torch("Sample", "moving", ["k", "emb", "label", "text"], batch_size=16, shuffle=3)
+    ds = g.to_torch(
+        "Sample", "moving", ["k", "emb", "label", "text", "raw"], batch_size=16, shuffle=3
+    )
     pinned = ds.commit_id
     with g.write("moving", message="after the loader was made") as w:  # not seen: pinned
         w.insert("Sample", rows(300, 320))
@@ -36,6 +39,9 @@ def test_a_dataloader_with_two_spawned_workers_reads_each_row_once(g, tmp_path: 
     batches = list(loader)
     assert len(batches) == len(ds) == 19  # ceil(300 / 16) for one rank
     assert sorted(_keys(batches)) == list(range(300))
+    for batch in batches:  # Blob: lazy handles made in the workers, pickled back, read here
+        assert all(isinstance(r, gl.BlobRef) for r in batch["raw"])
+        assert gl.read_blobs(batch["raw"]) == [bytes([k % 256]) * 8 for k in batch["k"].tolist()]
     first = batches[0]
     assert first["emb"].dtype == torch.float32 and first["emb"].shape == (16, 4)
     k = first["k"][0].item()
@@ -43,7 +49,15 @@ def test_a_dataloader_with_two_spawned_workers_reads_each_row_once(g, tmp_path: 
     assert first["label"].dtype == torch.int32 and first["text"][0] == f"t{k}"
     assert ds.commit_id == pinned
     ds.close()
-    assert g.store.list(LEASES_DIR) == []
+    assert g.repo.store.list(LEASES_DIR) == []
+
+
+def test_a_blob_column_as_bytes(g) -> None:
+    eager = g.to_torch("Sample", columns=["k", "raw"], batch_size=100, blobs="bytes")
+    first = next(iter(eager))
+    assert first["raw"] == [bytes([k % 256]) * 8 for k in first["k"].tolist()]
+    eager.close()
+    assert g.repo.store.list(LEASES_DIR) == []
 
 
 def test_ranks_split_rows_exactly_with_a_seeded_shuffle_per_epoch(g) -> None:
@@ -129,8 +143,8 @@ def test_the_leased_commit_survives_gc_after_its_branch_is_gone(tmp_path: Path) 
 
 
 def test_bad_loader_arguments_are_typed_errors(g) -> None:
-    with pytest.raises(ReaderError, match="Blob column 'raw' cannot be a tensor"):
-        g.to_torch("Sample", columns=["k", "raw"])
+    with pytest.raises(ReaderError, match=r"Blob column 'raw' .*not blobs='tensor'.*tensor"):
+        g.to_torch("Sample", columns=["k", "raw"], blobs="tensor")
     with pytest.raises(ReaderError, match=r"rank must be in 0\.\.1"):
         g.to_torch("Sample", rank=2, world_size=2)
     with pytest.raises(ReaderError, match="world_size"):
@@ -145,4 +159,4 @@ def test_bad_loader_arguments_are_typed_errors(g) -> None:
     with pytest.raises(ReaderError, match="epoch"):
         ds.set_epoch(-1)
     ds.close()
-    assert g.store.list(LEASES_DIR) == []
+    assert g.repo.store.list(LEASES_DIR) == []

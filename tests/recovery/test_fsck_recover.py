@@ -28,10 +28,10 @@ def _dead_pid() -> int:
 
 def _orphan_record(g: gl.Graph, **changes):
     """A record as a crashed process would leave it (its owner is gone)."""
-    store = RecordStore(g.store)
-    record = store.begin("write", "main", g.refs.head("main").seq, g.head().id)
+    store = RecordStore(g.repo.store)
+    record = store.begin("write", "main", g.repo.refs.head("main").seq, g.head().id)
     record = dataclasses.replace(record, pid=_dead_pid(), process_start="", **changes)
-    g.store.put(record.key, record.to_json())
+    g.repo.store.put(record.key, record.to_json())
     return record
 
 
@@ -40,18 +40,18 @@ def _publish_unchecked(g: gl.Graph, table: str, rows: list[dict]) -> None:
     ref, head = g.repo.branch_head("main")
     st = head.tables[table]
     if st.owner != ref.incarnation:
-        st = g.tables.fork(st, owner=ref.incarnation)
-    ds = g.tables.open(st)
+        st = g.repo.tables.fork(st, owner=ref.incarnation)
+    ds = g.repo.tables.open(st)
     data = pa.Table.from_pylist(rows, schema=ds.schema)
-    new = g.tables.apply(st, None, False, data, [])
+    new = g.repo.tables.apply(st, None, False, data, [])
     commit = Commit.create(
         parents=(head.id,),
         message="unchecked",
         schema_id=head.schema_id,
         tables={**head.tables, table: new},
     )
-    g.commits.put(commit)
-    g.refs.cas("main", ref, commit.id)
+    g.repo.commits.put(commit)
+    g.repo.refs.cas("main", ref, commit.id)
 
 
 def test_fsck_is_clean_on_a_healthy_graph(people: gl.Graph) -> None:
@@ -87,20 +87,22 @@ def test_fsck_reports_a_missing_commit_and_an_unclaimed_moved_branch(people: gl.
     with people.write("gone") as w:
         w.insert("Person", [{"name": "Dan"}])
     lost = people.head("gone").id
-    people.store.delete(people.commits.key(lost))
+    people.repo.store.delete(people.repo.commits.key(lost))
     # A Lance version past the published head, and (unlike any real writer) no claim.
     head = people.head("main")
     st = head.tables["Company"]
-    people.tables.apply(
+    people.repo.tables.apply(
         st,
         None,
         False,
         pa.Table.from_pylist(
-            [{"id": "X", "name": "X", "founded": None}], schema=people.tables.open(st).schema
+            [{"id": "X", "name": "X", "founded": None}], schema=people.repo.tables.open(st).schema
         ),
         [],
     )
-    people.store.delete(f"_graphlake/claims/{st.table_id}/{st.lance_branch}/{st.version + 1:020d}")
+    people.repo.store.delete(
+        f"_graphlake/claims/{st.table_id}/{st.lance_branch}/{st.version + 1:020d}"
+    )
     report = gl.Graph.open(people.uri).fsck()
     checks = {p.check: p for p in report.problems}
     assert lost in checks["refs"].message
@@ -113,15 +115,15 @@ def test_fsck_and_open_handle_records_of_dead_processes(people: gl.Graph) -> Non
     assert [p.check for p in report.problems] == ["recovery"]
     assert "run `graphlake recover`" in report.problems[0].message
     g = reopen(people)  # open settles it: nothing was published
-    assert RecordStore(g.store).list() == []
+    assert RecordStore(g.repo.store).list() == []
     assert g.fsck().ok
-    assert g.refs.head("main").seq == record.expected_seq
+    assert g.repo.refs.head("main").seq == record.expected_seq
 
 
 def test_a_live_owner_is_left_alone_unless_forced(people: gl.Graph) -> None:
-    record = RecordStore(people.store).begin("merge", "main", 1, people.head().id)
+    record = RecordStore(people.repo.store).begin("merge", "main", 1, people.head().id)
     g = reopen(people)
-    assert [r.id for r in RecordStore(g.store).list()] == [record.id]
+    assert [r.id for r in RecordStore(g.repo.store).list()] == [record.id]
     report = g.recover()
     assert report.in_flight == [record.id] and not report.recovered
     assert g.fsck().ok  # a publication in flight is not a problem
@@ -140,11 +142,11 @@ def test_records_from_another_host_wait_for_the_lease(people: gl.Graph) -> None:
 
 
 def test_a_corrupt_record_is_reported_not_guessed_at(people: gl.Graph) -> None:
-    people.store.put("_graphlake/recovery/broken.json", b"{not json")
+    people.repo.store.put("_graphlake/recovery/broken.json", b"{not json")
     g = reopen(people)  # opening still works
     assert g.recover().corrupt == ["_graphlake/recovery/broken.json"]
     assert [p.check for p in g.fsck().problems] == ["recovery"]
-    assert people.store.get("_graphlake/recovery/broken.json") is not None
+    assert people.repo.store.get("_graphlake/recovery/broken.json") is not None
 
 
 def test_cli_fsck_and_recover(tmp_path, schema_text: str) -> None:
@@ -164,7 +166,7 @@ def test_cli_fsck_and_recover(tmp_path, schema_text: str) -> None:
     assert rec.returncode == 0 and "write on 'main': rolled back" in rec.stdout
     assert run("fsck", root).returncode == 0
 
-    g.store.put("_graphlake/recovery/broken.json", b"{")
+    g.repo.store.put("_graphlake/recovery/broken.json", b"{")
     broken = run("recover", root, "--json")
     assert broken.returncode == 1
     assert json.loads(broken.stdout)["corrupt"] == ["_graphlake/recovery/broken.json"]

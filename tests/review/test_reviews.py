@@ -75,11 +75,11 @@ def test_lifecycle_library(tmp_path) -> None:
     g = _conflicted(tmp_path)
     mr = g.reviews.open("dev", "main", "Alice's age", author="ann")
     assert (mr.id, mr.state, mr.author) == (1, "open", "ann")
-    before = sorted(g.store.list(REVIEWS_DIR))
+    before = sorted(g.repo.store.list(REVIEWS_DIR))
     preview = g.reviews.preview(mr.id)
     assert preview["outcome"] == "conflict" and not preview["mergeable"]
     assert preview["diff"]["Person"]["updated"] == 1
-    assert sorted(g.store.list(REVIEWS_DIR)) == before  # a read writes nothing
+    assert sorted(g.repo.store.list(REVIEWS_DIR)) == before  # a read writes nothing
     with pytest.raises(ReviewPermissionError):
         g.reviews.approve(mr.id, by="ann")
     with pytest.raises(ReviewNotFoundError):

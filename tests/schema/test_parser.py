@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphlake.errors import SchemaError
+from graphlake.errors import SchemaError, UnknownTableError
 from graphlake.schema import (
     KEY_KINDS,
     SCALARS,
@@ -149,6 +149,15 @@ def test_schema_helpers_on_the_parsed_example() -> None:
     assert s.table_names == ("Person", "Company", "Doc", "Knows", "WorksAt")
     assert s.table("Knows") is s.edges["Knows"]
     assert s.table("Nope") is None
+    assert s.require("Knows") is s.edges["Knows"]
+    assert s.require("Doc") is s.nodes["Doc"]
+    with pytest.raises(
+        UnknownTableError, match=r"unknown node or edge type 'Nope' \(known: Person,"
+    ):
+        s.require("Nope")
+    assert s.require_edge("WorksAt") is s.edges["WorksAt"]
+    with pytest.raises(UnknownTableError, match="unknown edge type 'Doc'"):
+        s.require_edge("Doc")  # a node type is no edge type
     assert [e.name for e in s.edges_touching("Company")] == ["WorksAt"]
     assert s.nodes["Doc"].property("score") == Property("score", TypeRef("F64"), nullable=True)
     assert s.nodes["Doc"].property_names == ("slug", "title", "lang", "score", "body")

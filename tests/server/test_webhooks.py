@@ -257,7 +257,7 @@ def test_a_failing_receiver_is_retried_and_logged(graph: gl.Graph, fresh: Receiv
     fresh.fail_next = 3  # two attempts fail (a round: failed), a pause, one more fails
     worker.poll_once()
     assert fresh.commits() == [commit]
-    [logged] = read_deliveries(graph.store, ["t"], 10)
+    [logged] = read_deliveries(graph.repo.store, ["t"], 10)
     assert (logged.status, logged.attempts, logged.commit) == ("delivered", 4, commit)
     assert logged.id == fresh.received[0].delivery and logged.last_error is None
 
@@ -273,15 +273,132 @@ def test_a_dead_receiver_is_failed_in_the_log_and_holds_position(
     graph: gl.Graph, fresh: Receiver
 ) -> None:
     dead = "http://127.0.0.1:9/hook"  # discard port: connection refused
-    worker = WebhookWorker(graph, _hook(dead, max_attempts=2, retry_pause_s=0.01))
+    # One failed round, then the pause between rounds, which the stop cuts short.
+    worker = WebhookWorker(graph, _hook(dead, max_attempts=2, retry_pause_s=30))
     worker.poll_once()
     commit = _write(graph, "main", "Ka", 1)
     stopper = threading.Timer(0.5, worker._stop.set)
     stopper.start()
     worker.poll_once()  # retries until stopped
-    [logged] = read_deliveries(graph.store, ["t"], 10)
+    [logged] = read_deliveries(graph.repo.store, ["t"], 10)
     assert logged.status == "failed" and logged.attempts >= 2 and logged.commit == commit
     assert logged.last_error
     again = WebhookWorker(graph, _hook(fresh.url))  # the receiver is back
     again.poll_once()
     assert fresh.commits() == [commit]
+
+
+# --- merge requests -------------------------------------------------------------------
+
+
+def _requests(r: Receiver) -> list[dict]:
+    return [x.body for x in r.received if x.event == "merge_request"]
+
+
+def test_merge_request_events_are_delivered_in_order_and_signed(
+    graph: gl.Graph, fresh: Receiver
+) -> None:
+    graph.create_branch("dev/a")
+    before = graph.reviews.open("dev/a", "main", "existing", author="ann")
+    worker = WebhookWorker(graph, _hook(fresh.url, events=("merge_request",)))
+    worker.poll_once()  # requests that exist at start are taken as they stand
+    assert fresh.received == []
+    graph.reviews.comment(before.id, "still here", by="bob")  # a new event of an old one
+    _write(graph, "dev/a", "Lu", 3)
+    mr = graph.reviews.open("dev/a", "main", "add Lu", "please", author="ann")
+    graph.reviews.approve(mr.id, by="bob")
+    graph.reviews.comment(mr.id, "looks right", by="cy")
+    merged = graph.reviews.merge(mr.id, by="bob")
+    worker.poll_once()
+    got = _requests(fresh)
+    assert [(b["request"], b["action"]) for b in got] == [
+        (before.id, "commented"),
+        (mr.id, "opened"),
+        (mr.id, "approved"),
+        (mr.id, "commented"),
+        (mr.id, "merged"),
+    ]
+    assert all(r.verified for r in fresh.received)
+    opened, approved, commented, done = got[1:]
+    assert (opened["title"], opened["source"], opened["into"]) == ("add Lu", "dev/a", "main")
+    assert opened["description"] == "please" and opened["by"] == "ann"
+    assert opened["state"] == "open" and opened["seq"] == 1
+    assert approved["by"] == "bob" and approved["target_head"]
+    assert commented["text"] == "looks right" and commented["by"] == "cy"
+    assert done["state"] == "merged" and done["commit"] == merged.merge_commit
+    assert done["commit"] == graph.head("main").id
+    assert len({r.delivery for r in fresh.received}) == 5
+    logged = [d for d in read_deliveries(graph.repo.store, ["t"], 20) if d.event == "merge_request"]
+    assert {d.status for d in logged} == {"delivered"} and len(logged) == 5
+    assert {d.branch for d in logged} == {"main"}
+    worker.poll_once()  # nothing new: nothing sent again
+    assert len(fresh.received) == 5
+
+
+def test_merge_request_events_filter_by_event_name_and_target_branch(
+    graph: gl.Graph, fresh: Receiver
+) -> None:
+    for name in ("dev/b", "other", "feature"):
+        graph.create_branch(name)
+    only_commits = WebhookWorker(graph, _hook(fresh.url, name="c", events=("commit",)))
+    to_other = WebhookWorker(graph, _hook(fresh.url, name="o", branches=("other",)))
+    only_commits.poll_once()
+    to_other.poll_once()
+    into_main = graph.reviews.open("dev/b", "main", "into main", author="ann")
+    into_other = graph.reviews.open("feature", "other", "into other", author="ann")
+    graph.reviews.close(into_main.id, by="ann")
+    graph.reviews.close(into_other.id, by="ann")
+    only_commits.poll_once()
+    assert fresh.received == []
+    to_other.poll_once()
+    assert [(b["request"], b["action"], b["state"]) for b in _requests(fresh)] == [
+        (into_other.id, "opened", "open"),
+        (into_other.id, "closed", "closed"),
+    ]
+
+
+def test_merge_request_events_resume_after_a_restart_at_least_once(
+    graph: gl.Graph, fresh: Receiver
+) -> None:
+    graph.create_branch("dev/c")
+    WebhookWorker(graph, _hook(fresh.url, events=("merge_request",))).poll_once()
+    mr = graph.reviews.open("dev/c", "main", "resume", author="ann")
+    for n in range(3):
+        graph.reviews.comment(mr.id, f"note {n}", by="bob")
+    stopping = WebhookWorker(graph, _hook(fresh.url, events=("merge_request",)))
+    original = stopping._sender.deliver
+    sent: list[str] = []
+
+    def deliver_then_stop(event):  # type: ignore[no-untyped-def]
+        sent.append(event.payload["action"])
+        if len(sent) == 3:
+            stopping._stop.set()  # "killed" before the third event was taken
+            return False
+        return original(event)
+
+    stopping._sender.deliver = deliver_then_stop  # type: ignore[method-assign]
+    stopping.poll_once()
+    assert [b["seq"] for b in _requests(fresh)] == [1, 2]
+    WebhookWorker(graph, _hook(fresh.url, events=("merge_request",))).poll_once()  # restart
+    assert [b["seq"] for b in _requests(fresh)] == [1, 2, 3, 4]
+    assert [b["action"] for b in _requests(fresh)] == ["opened"] + ["commented"] * 3
+
+
+def test_a_cursor_saved_before_requests_were_followed_starts_from_now(
+    graph: gl.Graph, fresh: Receiver
+) -> None:
+    from graphlake.server.webhooks.cursor import CursorStore
+
+    graph.create_branch("dev/d")
+    WebhookWorker(graph, _hook(fresh.url)).poll_once()
+    store = CursorStore(graph.repo.store, "t")
+    seq, state = store.load()  # type: ignore[misc]
+    state.requests = None  # as an older server saved it
+    store.save(state, seq)
+    graph.reviews.open("dev/d", "main", "older", author="ann")
+    worker = WebhookWorker(graph, _hook(fresh.url))
+    worker.poll_once()
+    assert _requests(fresh) == []  # existing requests are not replayed
+    mr = graph.reviews.open("dev/d", "main", "newer", author="ann")
+    worker.poll_once()
+    assert [(b["request"], b["action"]) for b in _requests(fresh)] == [(mr.id, "opened")]

@@ -25,7 +25,9 @@ class Received:
 
 class Receiver:
     """`fail_next`: answer that many POSTs with 500; `hold`: while clear, every POST
-    waits for it (a receiver that hangs); `delay_s`: sleep before answering."""
+    waits for it (a receiver that hangs); `hold_from`: once that many POSTs were
+    recorded, the next ones wait for `hold` too (`holding` is set while one waits);
+    `delay_s`: sleep before answering."""
 
     def __init__(self, secret: str) -> None:
         self.secret = secret
@@ -35,6 +37,8 @@ class Receiver:
         self.delay_s = 0.0
         self.hold = threading.Event()
         self.hold.set()
+        self.hold_from: int | None = None
+        self.holding = threading.Event()
         self._lock = threading.Lock()
         receiver = self
 
@@ -42,7 +46,11 @@ class Receiver:
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 receiver.arrived.set()
-                receiver.hold.wait(60)
+                limit = receiver.hold_from
+                if limit is None or len(receiver.received) >= limit:
+                    if not receiver.hold.is_set():
+                        receiver.holding.set()
+                    receiver.hold.wait(60)
                 if receiver.delay_s:
                     time.sleep(receiver.delay_s)
                 with receiver._lock:

@@ -76,7 +76,7 @@ def build(root: Path, seed: int) -> gl.Graph:
 def first_parents(g: gl.Graph) -> list[gl.Commit]:
     out = [g.head()]
     while out[-1].parents:
-        out.append(g.commits.get(out[-1].parents[0]))
+        out.append(g.repo.commits.get(out[-1].parents[0]))
     return out
 
 
@@ -123,14 +123,14 @@ def replay_blame(g: gl.Graph, key: str) -> dict[str, str]:
                     if there is not None and p in there and there[p] == current[p]
                 }
                 if same:
-                    todo.append((g.commits.get(other), same))
+                    todo.append((g.repo.commits.get(other), same))
                     changed -= same
                     pending = pending - same
             found.update(dict.fromkeys(changed, c.id))
             pending = pending - changed
             if not c.parents:
                 break
-            c = g.commits.get(c.parents[0])
+            c = g.repo.commits.get(c.parents[0])
     return found
 
 

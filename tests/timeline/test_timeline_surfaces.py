@@ -177,6 +177,38 @@ def test_http_history_blame_and_changes(client: TestClient, g: gl.Graph) -> None
     assert first["changes"] + rest["changes"] == g.changes().to_dict()["changes"]
 
 
+def test_http_keys_with_a_slash(tmp_path: Path) -> None:
+    """A key containing `/` (as is or encoded as %2F), also on a branch whose name has
+    one: the rest of the path after the type is the key."""
+    g = gl.Graph.init(tmp_path / "slash", "node Doc { path: String @key\n v: I32? }\n")
+    with g.write() as w:
+        w.insert("Doc", [{"path": "a/b", "v": 1}, {"path": "a", "v": 0}])
+    g.create_branch("dev/x")
+    with g.write("dev/x") as w:
+        w.update("Doc", [{"path": "a/b", "v": 2}])
+    config = ServerConfig(tokens={TOKEN: Scope.read})
+    with TestClient(
+        create_app(g, config),
+        base_url="http://127.0.0.1",
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    ) as c:
+        for path in ("/branches/main/history/Doc/a/b", "/branches/main/history/Doc/a%2Fb"):
+            r = c.get(path)
+            assert r.status_code == 200, (path, r.text)
+            assert r.json()["key"] == "a/b"
+            assert [e["op"] for e in r.json()["history"]] == ["insert"]
+        r = c.get("/branches/dev/x/history/Doc/a/b")
+        assert r.status_code == 200, r.text
+        assert r.json()["branch"] == "dev/x"
+        assert [e["op"] for e in r.json()["history"]] == ["update", "insert"]
+        r = c.get("/branches/dev%2Fx/blame/Doc/a%2Fb")
+        assert r.status_code == 200, r.text
+        assert {b["property"]: b["value"] for b in r.json()["blame"]} == {"path": "a/b", "v": 2}
+        assert c.get("/branches/main/blame/Doc/a").json()["blame"][1]["value"] == 0
+        r = c.get("/branches/main/history/Doc/a/c")
+        assert r.status_code == 404 and r.json()["error"]["type"] == "RowNotFoundError"
+
+
 def test_http_errors(client: TestClient) -> None:
     cases = {
         "/branches/main/history/Person/zz": (404, "RowNotFoundError"),

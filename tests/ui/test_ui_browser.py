@@ -15,7 +15,7 @@ import pytest
 
 from tests.server.harness import Server
 from tests.ui.browser import launch, missing_reason
-from tests.ui.harness import READ_TOKEN, TOKENS, WRITE_TOKEN, start_server
+from tests.ui.harness import APPROVE_TOKEN, READ_TOKEN, TOKENS, WRITE_TOKEN, start_server
 
 _REASON = missing_reason()
 pytestmark = pytest.mark.skipif(_REASON is not None, reason=f"browser tests: {_REASON}")
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(_REASON is not None, reason=f"browser tests: {_R
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = start_server(tmp_path_factory.mktemp("ui-browser"))
+    srv = start_server(tmp_path_factory.mktemp("ui-browser"), wide=True)
     yield srv
     srv.stop()
 
@@ -75,7 +75,7 @@ def test_review_and_merge_a_branch_with_a_conflict(browser: Any, server: Server)
     names = page.locator("#branches tbody tr").evaluate_all(
         "rows => rows.map(r => r.dataset.branch)"
     )
-    assert names == ["clean", "feature", "main"]
+    assert names == ["clean", "feature", "main", "wide"]
 
     page.click("tr[data-branch=feature] >> text=feature")  # its history
     page.wait_for_url("**/ui/history?ref=feature")
@@ -96,9 +96,13 @@ def test_review_and_merge_a_branch_with_a_conflict(browser: Any, server: Server)
     page.click("tr[data-branch=feature] >> text=Merge…")
     page.wait_for_url("**/ui/merge?source=feature&into=main")
     assert "conflict" in page.locator("#outcome").inner_text()
-    cells = page.locator("#conflicts tr.conflict td").all_inner_texts()
-    assert cells[:3] == ["Person", "Alice", "divergent_update"]
-    assert ["age 30" in cells[3], "age 31" in cells[4], "age 32" in cells[5]] == [True] * 3
+    alice = page.locator("#conflicts section.conflict[data-key=Alice]")
+    assert "divergent_update" in alice.locator("h3").inner_text()
+    assert alice.locator("tr.hot[data-property=age] td").all_inner_texts() == ["30", "31", "32"]
+    # The other properties are folded: closed until clicked.
+    assert not alice.locator("details.rest tr[data-property=city]").is_visible()
+    alice.locator("details.rest summary").click()
+    assert alice.locator("details.rest tr[data-property=city]").is_visible()
     visits.record(page)
 
     # Without a strategy the merge stops at the conflict and changes nothing.
@@ -113,6 +117,10 @@ def test_review_and_merge_a_branch_with_a_conflict(browser: Any, server: Server)
     page.click("#merge-button")
     page.wait_for_url("**/ui/commit/**")
     assert "Merged feature into main: merged" in page.locator("#merged").inner_text()
+    # What the strategy resolved is listed on the result page.
+    resolved = page.locator("#resolved tbody tr").all_inner_texts()
+    assert len(resolved) == 1 and "Alice" in resolved[0] and "theirs" in resolved[0]
+    assert "31" in page.locator("#changes section[data-table=Person]").inner_text()
     merge_id = page.locator("#commit-id").inner_text()
     assert merge_id == head(server, "main")
     visits.record(page)
@@ -127,6 +135,25 @@ def test_review_and_merge_a_branch_with_a_conflict(browser: Any, server: Server)
     for url, html in visits.pages:
         for token in TOKENS.values():
             assert token not in html, url
+    page.context.close()
+
+
+def test_merge_preview_of_wide_rows_fits_a_1400_px_window(browser: Any, server: Server) -> None:
+    page = log_in(browser, server, READ_TOKEN)
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.goto("/ui/merge?source=wide&into=main")
+    alice = page.locator("#conflicts section.conflict[data-key=Alice]")
+    assert alice.locator("tr.hot").evaluate_all("rows => rows.map(r => r.dataset.property)") == [
+        "bio",
+        "embedding",
+    ]
+    vectors = alice.locator("tr.hot[data-property=embedding] td").all_inner_texts()
+    assert vectors[1].startswith("[0.2, 0.201, … (128)]"), vectors
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 1400, width
+    # The target column is on screen: its right edge within the window.
+    box = alice.locator("thead th").last.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 1400
     page.context.close()
 
 
@@ -187,3 +214,61 @@ def test_pages_read_without_javascript(browser: Any, server: Server) -> None:
     page.click("#run-query")
     assert page.locator("#result tbody tr").all_inner_texts() == ["Alice", "Bob"]
     context.close()
+
+
+def alice(server: Server, branch: str) -> dict[str, Any]:
+    with server.client(READ_TOKEN) as api:
+        r = api.get(f"/branches/{branch}/tables/Person", params={"where": "name = 'Alice'"})
+        return r.json()["rows"][0]
+
+
+def test_merge_request_lifecycle_with_two_users(browser: Any, server: Server) -> None:
+    """The author opens a request of `wide` into `release` (one approval required, merges
+    only through requests), the approver approves and comments, the author settles the
+    conflict property by property and merges."""
+    author = log_in(browser, server, WRITE_TOKEN)
+    author.fill("#create-branch-form input[name=name]", "release")
+    author.click("#create-branch-form button")
+    author.wait_for_url("**/ui/branch?name=release")
+    author.goto("/ui/branches")
+    author.click("tr[data-branch=wide] >> text=Open merge request")
+    author.wait_for_url("**/ui/mr/new?source=wide&into=main")
+    author.fill("#mr-open-form input[name=into]", "release")
+    author.fill("#mr-open-form input[name=title]", "Alice's new bio")
+    author.click("#mr-open")
+    author.wait_for_url("**/ui/mr/*")
+    url = author.url
+    assert author.locator("#mr-author").inner_text() == "author"
+    assert author.locator("#mr-merge").is_disabled()  # no approval yet
+    assert author.locator("#approve").count() == 0 and author.locator("#own-request").is_visible()
+
+    approver = log_in(browser, server, APPROVE_TOKEN)
+    approver.goto(url)
+    approver.click("#approve")
+    approver.wait_for_url(url)
+    assert "approver" in approver.locator("#approvals").inner_text()
+    approver.fill("#comment-form textarea", "take wide's bio, keep release's vector")
+    approver.click("#comment")
+    assert "take wide's bio" in approver.locator("#event-list").inner_text()
+    approver.context.close()
+
+    author.goto(url)
+    assert author.locator("#mr-merge").is_enabled()
+    conflict = author.locator("#conflicts section.conflict[data-key=Alice]")
+    choices = conflict.locator("tr.choice")
+    assert choices.count() == 2  # bio, embedding
+    assert author.evaluate("document.documentElement.scrollWidth") <= 1280  # the window
+    choices.nth(0).locator("input[type=radio][value=theirs]").check()
+    choices.nth(1).locator("input[type=radio][value=ours]").check()
+    before = alice(server, "release")
+    author.click("#mr-merge")
+    author.wait_for_url("**/ui/commit/**")
+    assert "Merged merge request" in author.locator("#merged").inner_text()
+    after = alice(server, "release")
+    assert after["bio"] == alice(server, "wide")["bio"] != before["bio"]
+    assert after["embedding"] == before["embedding"]
+    author.goto(url)
+    assert author.locator("#mr-state").inner_text() == "merged"
+    kinds = author.locator("#event-list li").evaluate_all("items => items.map(i => i.dataset.kind)")
+    assert kinds == ["opened", "approved", "commented", "merged"]
+    author.context.close()

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from tests.server.harness import Server
-from tests.ui.harness import READ_TOKEN, TOKENS, config_text
+from tests.ui.harness import READ_TOKEN, TOKENS, config_text, csrf_of
 
 SCHEMA = """
 node Doc {
@@ -201,3 +201,14 @@ def test_browse_and_node_pages_use_the_revisions_schema(reader: httpx.Client) ->
     assert "<option>Tag</option>" not in reader.get("/ui/browse").text
     node = reader.get("/ui/node", params={"ref": "sa", "table": "Doc", "id": "d01"})
     assert node.status_code == 200 and "Tagged" in node.text and "t1" in node.text
+
+
+def test_a_merge_request_shows_schema_conflicts_as_definitions(writer: httpx.Client) -> None:
+    form = writer.get("/ui/mr/new?source=sa&into=sb")
+    r = writer.post(
+        "/ui/mr/open",
+        data={"csrf": csrf_of(form), "source": "sa", "into": "sb", "title": "notes"},
+    )
+    assert r.status_code == 200 and "/ui/mr/" in str(r.url)
+    table = r.text.split('id="schema-conflicts"', 1)[1].split("</table>", 1)[0]
+    assert "note: String?" in table and "note: I64?" in table

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import socket
 from collections.abc import Iterator
@@ -187,10 +188,57 @@ def test_diff_shows_old_and_new_values_and_edge_endpoints(reader: httpx.Client) 
 def test_merge_preview_lists_the_conflict_side_by_side(reader: httpx.Client) -> None:
     r = reader.get("/ui/merge?source=feature&into=main")
     assert "Outcome: <b>conflict</b>" in r.text
-    row = re.search(r'<tr class="conflict">(.*?)</tr>', r.text, re.S)
-    assert row is not None
-    ages = re.findall(r"<b>age</b> (\d+)", row.group(1))
-    assert ages == ["30", "31", "32"]  # base, source, target
+    section = re.search(
+        r'<section class="conflict"[^>]*data-key="Alice">(.*?)</section>', r.text, re.S
+    )
+    assert section is not None
+    header = re.findall(r"<th>(.*?)</th>", section.group(1))
+    assert header == ["base", "source (feature)", "target (main)"]
+    # The conflicting property first, its three values in a row; the others folded.
+    hot = re.search(r'<tr class="hot" data-property="age">(.*?)</tr>', section.group(1), re.S)
+    assert hot is not None and re.findall(r"<td>(\d+)</td>", hot.group(1)) == ["30", "31", "32"]
+    folded = section.group(1).split("<details", 1)[1]
+    assert 'data-property="city"' in folded and "Oslo" in folded
+    assert 'data-property="age"' not in folded
+
+
+def test_diff_header_names_the_branches_asked_for(
+    reader: httpx.Client, writer: httpx.Client
+) -> None:
+    header = re.search(
+        r'id="diff-header">(.*?)</p>', reader.get("/ui/diff?a=main...feature").text, re.S
+    )
+    assert header is not None
+    assert "Changes on <code>feature</code> since its merge base with <code>main</code>" in (
+        header.group(1)
+    )
+    two = reader.get("/ui/diff", params={"a": "main", "b": "feature"}).text
+    assert "Changes from <code>main</code> to <code>feature</code>" in two
+    # A writer comparing branches may propose the merge; a reader may not.
+    compare = writer.get("/ui/diff?a=main...feature").text
+    assert 'id="open-mr" href="/ui/mr/new?source=feature&amp;into=main"' in compare
+    assert 'id="open-mr"' not in reader.get("/ui/diff?a=main...feature").text
+    # "show more" of a range keeps the range (and no empty `b`).
+    capped = reader.get("/ui/diff", params={"a": "feature~2...feature", "limit": 1}).text
+    more = re.search(r'<a href="(\?[^"]*)">show more</a>', capped)
+    assert more is not None and "b=" not in more.group(1)
+    wider = reader.get("/ui/diff" + html.unescape(more.group(1)))
+    assert wider.status_code == 200
+    assert wider.text.count('class="inserted"') == 3 + 2  # people, edges
+
+
+def test_commit_page_lists_the_changed_rows(server: Server, reader: httpx.Client) -> None:
+    page = reader.get(f"/ui/commit/{head(server, 'feature')}").text
+    changes = page.split('id="changes"', 1)[1]
+    person = changes.split('data-table="Person"', 1)[1].split("</section>", 1)[0]
+    assert re.search(r"<b>age</b> <del>30</del> → <ins>31</ins>", person)
+    assert "Carol" in person.split('class="inserted"', 1)[1]
+    assert "Carol → Alice" in changes.split('data-table="Knows"', 1)[1]
+    # Capped per kind of change (the seed inserted two people): a link to more.
+    capped = reader.get("/ui/commit/feature~1?limit=1").text
+    person = capped.split('data-table="Person"', 1)[1].split("</section>", 1)[0]
+    assert person.count('class="inserted"') == 1 and "+2" in person
+    assert "Showing at most 1 rows of each kind" in person and "limit=4" in person
 
 
 def test_read_session_has_no_merge_button_and_its_post_is_refused(
@@ -384,6 +432,7 @@ def test_without_auth_every_visitor_gets_an_admin_session(tmp_path: Path) -> Non
     with TestClient(app, base_url="http://127.0.0.1") as client:
         r = client.get("/ui/login")
         assert r.url.path == "/ui/branches" and "admin" in r.text
+        assert "Log out" not in r.text  # there is no login to end
         page = client.get("/ui/merge?source=clean&into=main")
         assert 'id="merge-button"' in page.text
         r = client.post("/ui/merge", data={"source": "clean", "into": "main", "strategy": ""})

@@ -11,6 +11,10 @@ this adjacency's order); `in_offsets[j]:in_offsets[j+1]` slices `in_sources` and
 `in_edges` for target j. Edge rows are numbered in (src, dst, id) order, so `out_edges`
 is 0..m-1 and two builds of one edge set are equal array for array.
 
+Offsets are int64; node ids and edge rows (`out_targets`, `out_edges`, `in_sources`,
+`in_edges`) are int32 while the node and edge counts fit (`ID32`), int64 beyond: 8 bytes
+per edge per direction plus the edge's `id` string once (measured by bench/query.py).
+
 This module is pure (numpy and pyarrow only): loading one from a table state, keeping it
 current through lineage deltas and caching it live beside it (`graphlake.adjacency`).
 """
@@ -23,7 +27,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-INDEX = np.int64  # dense node ids, offsets and edge rows
+INDEX = np.int64  # offsets (and node ids and edge rows past ID32)
+ID32 = 2**31 - 1  # node and edge counts below this: node ids and edge rows are int32
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,6 +65,15 @@ class Csr:
         )
         keys = self.src_keys.nbytes + (0 if self.same_type else self.dst_keys.nbytes)
         return sum(a.nbytes for a in arrays) + keys + self.edge_ids.nbytes
+
+    def src_id(self, key: str) -> int:
+        """The dense source id of one key (-1 if none): a binary search of the sorted
+        keys, no hash table built per call."""
+        return find_key(self.src_keys, key)
+
+    def dst_id(self, key: str) -> int:
+        """The dense target id of one key (-1 if none)."""
+        return find_key(self.dst_keys, key)
 
     def dense_src(self, keys: pa.Array | list[str]) -> np.ndarray:
         """Dense source ids of `keys` (-1 for a key that is no source node here)."""
@@ -98,18 +112,21 @@ def from_edges(
     """The adjacency of the edges (`src[j]` -> `dst[j]`, edge id `ids[j]`) between the
     keys of the source type's nodes `src_nodes` and the target type's `dst_nodes` (None:
     the same type). Every endpoint must be one of them (the store's endpoint rule)."""
-    src_keys = _sorted(src_nodes)
-    dst_keys = src_keys if dst_nodes is None else _sorted(dst_nodes)
-    s = _dense(src_keys, src)
-    d = _dense(dst_keys, dst)
+    src_keys = sorted_keys(src_nodes)
+    dst_keys = src_keys if dst_nodes is None else sorted_keys(dst_nodes)
+    small = max(len(src_keys), len(dst_keys), len(src)) < ID32
+    ids_type = np.int32 if small else INDEX
+    s = _dense(src_keys, src).astype(ids_type, copy=False)
+    d = _dense(dst_keys, dst).astype(ids_type, copy=False)
     edge_ids = pa.array(ids, pa.string()) if not isinstance(ids, pa.Array) else ids
     # Edge rows in (src, dst, id) order: deterministic, so equal edge sets give equal arrays.
-    order = np.lexsort((_rank(edge_ids), d, s)) if len(s) else np.zeros(0, INDEX)
+    order = _order(s, d, _rank(edge_ids), len(dst_keys)) if len(s) else np.zeros(0, INDEX)
     s, d = s[order], d[order]
     edge_ids = edge_ids.take(pa.array(order)) if len(order) else edge_ids
-    out_offsets = _offsets(s, len(src_keys))
-    out_edges = np.arange(len(s), dtype=INDEX)
-    by_dst = np.lexsort((s, d)) if len(d) else np.zeros(0, INDEX)
+    out_offsets = group_offsets(s, len(src_keys))
+    out_edges = np.arange(len(s), dtype=ids_type)
+    # Edges are in (src, dst, id) order: a stable sort by dst gives (dst, src, id).
+    by_dst = np.argsort(d, kind="stable") if len(d) else np.zeros(0, INDEX)
     return Csr(
         src_keys=src_keys,
         dst_keys=dst_keys,
@@ -117,15 +134,26 @@ def from_edges(
         out_offsets=out_offsets,
         out_targets=d,
         out_edges=out_edges,
-        in_offsets=_offsets(d[by_dst], len(dst_keys)),
+        in_offsets=group_offsets(d[by_dst], len(dst_keys)),
         in_sources=s[by_dst],
-        in_edges=by_dst.astype(INDEX),
+        in_edges=by_dst.astype(ids_type),
     )
 
 
-def _sorted(keys: pa.Array) -> pa.Array:
+def sorted_keys(keys: pa.Array) -> pa.Array:
     out = pc.take(keys, pc.sort_indices(keys))
     return out.combine_chunks() if isinstance(out, pa.ChunkedArray) else out
+
+
+def find_key(keys: pa.Array, key: str) -> int:
+    lo, hi = 0, len(keys)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if keys[mid].as_py() < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < len(keys) and keys[lo].as_py() == key else -1
 
 
 def _lookup(space: pa.Array, keys: pa.Array | list[str]) -> np.ndarray:
@@ -140,11 +168,20 @@ def _dense(keys: pa.Array, values: pa.Array) -> np.ndarray:
     return found.to_numpy(zero_copy_only=False).astype(INDEX)
 
 
+def _order(s: np.ndarray, d: np.ndarray, rank: np.ndarray, n_dst: int) -> np.ndarray:
+    """The permutation sorting edges by (s, d, rank): `rank` is a permutation (edge ids
+    are unique), so order by it first, then a stable sort by one int64 key (s, d)."""
+    by_rank = np.empty_like(rank)
+    by_rank[rank - 1] = np.arange(len(rank), dtype=rank.dtype)  # pc.rank counts from 1
+    key = s.astype(INDEX) * max(n_dst, 1) + d
+    return by_rank[np.argsort(key[by_rank], kind="stable")]
+
+
 def _rank(values: pa.Array) -> np.ndarray:
     return pc.rank(values, sort_keys="ascending", tiebreaker="first").to_numpy().astype(INDEX)
 
 
-def _offsets(grouped: np.ndarray, n: int) -> np.ndarray:
+def group_offsets(grouped: np.ndarray, n: int) -> np.ndarray:
     counts = np.bincount(grouped, minlength=n) if len(grouped) else np.zeros(n, INDEX)
     offsets = np.zeros(n + 1, INDEX)
     np.cumsum(counts, out=offsets[1:])

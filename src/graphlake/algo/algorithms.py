@@ -156,7 +156,7 @@ def shortest_paths(
 def _igraph() -> Any:
     """igraph (the `algo` extra), or a one-line `MissingExtraError`."""
     try:
-        import igraph
+        import igraph  # the `algo` extra, on use: a missing one is its typed error
     except ImportError:
         raise MissingExtraError(
             "graph algorithms need igraph: pip install 'graphlake[algo]'"

@@ -86,6 +86,7 @@ def algo_job(
     offset: int,
     limit: int,
 ) -> tuple[int, bytes]:
+    # in the worker process only: the parent never loads igraph
     from graphlake.algo.run import run
 
     table = run(
@@ -99,6 +100,7 @@ def algo_job(
 
 
 def _snapshot(uri: str, storage_options: dict | None, commit: Commit) -> Snapshot:
+    # in the worker process only: opens Lance tables there
     from graphlake.read.snapshot import Snapshot
 
     return Snapshot(_repo(uri, json.dumps(storage_options, sort_keys=True)), commit)
@@ -106,6 +108,7 @@ def _snapshot(uri: str, storage_options: dict | None, commit: Commit) -> Snapsho
 
 @functools.lru_cache(maxsize=8)
 def _repo(uri: str, options: str) -> Repo:
+    # in the worker process only: opens the graph there
     from graphlake.repo import Repo
 
     return Repo(uri, json.loads(options))

@@ -159,9 +159,11 @@ def _content(
     tables: Mapping[str, TableState],
     meta: Mapping[str, Any],
     author: Author | None,
+    checks_id: str | None = None,
 ) -> dict[str, Any]:
-    """Everything a commit id covers. `author` is covered only when there is one, so
-    commits written before authors existed keep their ids."""
+    """Everything a commit id covers. `author` and `checks_id` are covered only when
+    there is one, so commits written before authors (or data checks) existed keep their
+    ids."""
     content: dict[str, Any] = {
         "format": _FORMAT,
         "parents": list(parents),
@@ -173,6 +175,8 @@ def _content(
     }
     if author is not None:
         content["author"] = author.to_dict()
+    if checks_id is not None:
+        content["checks_id"] = checks_id
     return content
 
 
@@ -188,6 +192,8 @@ class Commit:
     callers); copy them with `dict(...)` to derive a new commit. `parents[0]` is the
     commit the branch was at; further parents are merged-in heads. `author` is who made
     it (None for commits written before authors were recorded: shown as `unknown`).
+    `checks_id` names the data checks in force at it (storage/data_checks.py; None:
+    none), carried forward by every commit like `schema_id`.
     """
 
     id: str
@@ -198,6 +204,7 @@ class Commit:
     tables: Mapping[str, TableState] = field(repr=False)
     meta: Mapping[str, Any] = field(repr=False)
     author: Author | None = None
+    checks_id: str | None = None
 
     @property
     def author_text(self) -> str:
@@ -222,10 +229,12 @@ class Commit:
         meta: Mapping[str, Any] | None = None,
         time: str | datetime | None = None,
         author: Author | None = None,
+        checks_id: str | None = None,
     ) -> Commit:
         """Build a commit; the id is the first 40 hex chars of sha256(canonical JSON).
 
-        `author` defaults to `current_author()` (see catalog/authors.py)."""
+        `author` defaults to `current_author()` (see catalog/authors.py); `checks_id`
+        names the commit's data checks (None: it has none)."""
         parent_ids = tuple(parents)
         for parent in parent_ids:
             if not is_commit_id(parent):
@@ -244,7 +253,11 @@ class Commit:
         who = author if author is not None else current_author()
         if not isinstance(who, Author):
             raise ValueError(f"author must be an Author: {who!r}")
-        content = _content(parent_ids, message, stamp, schema_id, tables, plain_meta, who)
+        if checks_id is not None and not isinstance(checks_id, str):
+            raise ValueError(f"checks_id must be a string: {checks_id!r}")
+        content = _content(
+            parent_ids, message, stamp, schema_id, tables, plain_meta, who, checks_id
+        )
         return cls._build(
             _compute_id(content),
             parent_ids,
@@ -254,6 +267,7 @@ class Commit:
             tables,
             plain_meta,
             who,
+            checks_id,
         )
 
     @classmethod
@@ -267,10 +281,19 @@ class Commit:
         tables: Mapping[str, TableState],
         meta: Mapping[str, Any],
         author: Author | None,
+        checks_id: str | None = None,
     ) -> Commit:
         frozen_tables = MappingProxyType(dict(sorted(tables.items())))
         return cls(
-            commit_id, parents, message, time, schema_id, frozen_tables, _freeze(meta), author
+            commit_id,
+            parents,
+            message,
+            time,
+            schema_id,
+            frozen_tables,
+            _freeze(meta),
+            author,
+            checks_id,
         )
 
     def to_json(self) -> bytes:
@@ -282,6 +305,7 @@ class Commit:
             self.tables,
             self.meta,
             self.author,
+            self.checks_id,
         )
         return _canonical({**content, "id": self.id})
 
@@ -296,6 +320,9 @@ class Commit:
             tables = {name: TableState.from_dict(t) for name, t in obj["tables"].items()}
             parents = tuple(obj["parents"])
             author = Author.from_dict(obj["author"]) if "author" in obj else None
+            checks_id = obj.get("checks_id")
+            if checks_id is not None and not isinstance(checks_id, str):
+                raise ValueError(f"checks_id {checks_id!r} is not a string")
             content = _content(
                 parents,
                 obj["message"],
@@ -304,6 +331,7 @@ class Commit:
                 tables,
                 obj["meta"],
                 author,
+                checks_id,
             )
             stored_id = obj["id"]
         except (
@@ -330,6 +358,7 @@ class Commit:
             tables,
             obj["meta"],
             author,
+            checks_id,
         )
 
 

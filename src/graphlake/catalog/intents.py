@@ -35,6 +35,7 @@ than the lease only weaken the intent (writers see it as expired, or wait at mos
 
 from __future__ import annotations
 
+import builtins
 import json
 import logging
 import os
@@ -92,12 +93,12 @@ class MergeIntents:
     def _dir(branch: str) -> str:
         return f"{INTENTS_DIR}/{encode_name(validate_branch_name(branch))}"
 
-    def list(self, branch: str) -> list[Intent]:
+    def list(self, branch: str) -> builtins.list[Intent]:
         """Every intent on `branch`, live or expired (one listing)."""
         found = (_parse(k) for k in self._store.list(self._dir(branch)))
         return sorted((i for i in found if i is not None), key=lambda i: i.expires)
 
-    def live(self, branch: str) -> list[Intent]:
+    def live(self, branch: str) -> builtins.list[Intent]:
         """The live intents on `branch`; expired ones seen on the way are deleted."""
         now = time.time()
         intents = self.list(branch)
@@ -147,7 +148,7 @@ class MergeIntents:
 
         return gate
 
-    def sweep(self) -> list[str]:
+    def sweep(self) -> builtins.list[str]:
         """Delete the expired intents of every branch (for `gc`); returns their keys."""
         now = time.time()
         removed = []

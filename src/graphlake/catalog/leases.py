@@ -28,6 +28,7 @@ covers that window, as it covers a concurrent writer's fresh work.
 
 from __future__ import annotations
 
+import builtins
 import json
 import logging
 import os
@@ -74,7 +75,7 @@ class ReadLeases:
     def __init__(self, store: ObjectStore) -> None:
         self._store = store
 
-    def list(self) -> list[LeaseInfo]:
+    def list(self) -> builtins.list[LeaseInfo]:
         """Every lease, live or expired (one listing)."""
         found = (_parse(k) for k in self._store.list(LEASES_DIR))
         return sorted((i for i in found if i is not None), key=lambda i: i.expires)
@@ -104,7 +105,7 @@ class ReadLeases:
         """A self-renewing lease on `commit_id` (see `Lease`)."""
         return Lease(self, commit_id, lease_s)
 
-    def sweep(self) -> list[str]:
+    def sweep(self) -> builtins.list[str]:
         """Delete expired leases (for `gc`); returns their keys."""
         now = time.time()
         removed = []

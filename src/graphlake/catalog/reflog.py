@@ -18,7 +18,7 @@ from typing import Any
 from graphlake.catalog.refs import RefEntry, RefStore
 from graphlake.errors import BranchNotFoundError
 
-__all__ = ["REFLOG_KEEP", "ReflogEntry", "reflog"]
+__all__ = ["REFLOG_KEEP", "ReflogEntry", "kept_commits", "reflog"]
 
 REFLOG_KEEP = dt.timedelta(days=30)
 
@@ -69,3 +69,13 @@ def _entry(entry: RefEntry, before: RefEntry | None) -> ReflogEntry:
         before.commit if before is not None else None,
         entry.commit,
     )
+
+
+def kept_commits(refs: RefStore, since: str) -> list[str]:
+    """The commits the reflog entries written at or after `since` (a `utc_now()`-style
+    time) name, of every branch that ever existed, live or deleted: what `gc` keeps for
+    the reflog and `fsck` checks (deduplicated, in branch then newest-first order)."""
+    out: list[str] = []
+    for name in refs.names():
+        out += [e.commit for e in refs.newest_entries(name, since=since) if e.commit]
+    return list(dict.fromkeys(out))

@@ -298,6 +298,7 @@ class RefStore:
         creates it concurrently: after a tombstone (or nothing) only a create can land,
         so losing that race means the branch now exists.
         """
+        # python-ulid reads package metadata on import: only when needed
         from ulid import ULID
 
         _check_commit_id(commit_id)

@@ -18,6 +18,7 @@ are called after each appended event.
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 from collections.abc import Callable
@@ -192,7 +193,7 @@ class ReviewStore:
             raise ReviewNotFoundError(f"no merge request {rid}")
         return _fold(rid, events)
 
-    def list(self, state: str | None = None) -> list[MergeRequest]:
+    def list(self, state: str | None = None) -> builtins.list[MergeRequest]:
         if state is not None and state not in STATES:
             raise ReviewError(
                 f"unknown merge request state {state!r} (use one of: {', '.join(STATES)})"

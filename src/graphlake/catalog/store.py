@@ -11,17 +11,21 @@ caller can address anything outside the root.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import os
 import urllib.parse
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import obstore
 from obstore.exceptions import AlreadyExistsError, NotFoundError, UnknownConfigurationKeyError
 from obstore.store import LocalStore, S3Store
 
 from graphlake.errors import GraphLakeError
+
+if TYPE_CHECKING:
+    from obstore.store import ClientConfig, S3Config
 
 __all__ = ["ObjectInfo", "ObjectStore"]
 
@@ -76,8 +80,9 @@ def _as_bool(key: str, value: str) -> bool:
     raise GraphLakeError(f"storage option {key!r} must be true or false, got {value!r}")
 
 
-def _s3_options(options: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Split Lance-style storage options into obstore (config, client_options)."""
+def _s3_options(options: dict[str, str]) -> tuple[S3Config, ClientConfig]:
+    """Split Lance-style storage options into obstore (config, client_options). The keys
+    are the caller's, so the dicts are built untyped; obstore checks them on open."""
     config: dict[str, Any] = {}
     client: dict[str, Any] = {}
     for key, value in options.items():
@@ -93,7 +98,7 @@ def _s3_options(options: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]
             # Anything else goes through unchanged; obstore rejects unknown keys and we turn
             # that into a message naming the option (see `_open_s3`).
             config[name] = value
-    return config, client
+    return cast("S3Config", config), cast("ClientConfig", client)
 
 
 def _check_key(path: str) -> str:
@@ -253,7 +258,7 @@ class ObjectStore:
 
     # --- listings ----------------------------------------------------------------------
 
-    def list(self, prefix: str = "") -> list[str]:
+    def list(self, prefix: str = "") -> builtins.list[str]:
         """All keys under `prefix` (recursive), sorted.
 
         The prefix is matched by whole path segments: `a/b` lists `a/b/x`, not `a/bc`.
@@ -262,7 +267,7 @@ class ObjectStore:
         keys = [meta["path"] for batch in obstore.list(self._store, arg) for meta in batch]
         return sorted(keys)
 
-    def list_info(self, prefix: str = "") -> list[ObjectInfo]:
+    def list_info(self, prefix: str = "") -> builtins.list[ObjectInfo]:
         """Like `list`, with each object's size and last-modified time (for `gc`)."""
         arg = _prefix_arg(prefix)
         infos = [
@@ -272,7 +277,7 @@ class ObjectStore:
         ]
         return sorted(infos)
 
-    def list_dirs(self, prefix: str = "") -> list[str]:
+    def list_dirs(self, prefix: str = "") -> builtins.list[str]:
         """Keys of the immediate child "directories" of `prefix` (full keys, sorted).
 
         `list_dirs("a")` with objects `a/b/x` and `a/c/d/y` gives `["a/b", "a/c"]`.

@@ -11,14 +11,26 @@ from __future__ import annotations
 
 import sys
 import warnings
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
 from graphlake import __version__
 from graphlake.catalog.authors import acting_as
-from graphlake.cli import branch, demo, edit, read, recovery, reflog, schema, tag, write
+from graphlake.cli import (
+    branch,
+    data_check,
+    demo,
+    edit,
+    mr,
+    read,
+    recovery,
+    reflog,
+    schema,
+    tag,
+    write,
+)
 from graphlake.cli.algo import algo
 from graphlake.cli.apply import cherry_pick, revert
 from graphlake.cli.backfill import backfill
@@ -36,6 +48,10 @@ from graphlake.cli.search import search
 from graphlake.cli.serve import serve
 from graphlake.cli.timeline import blame, changes, history
 
+if TYPE_CHECKING:
+    # The base's parameter type: typer's vendored click Context (typer.Context derives it).
+    from typer._click import Context as ClickContext
+
 
 class _Group(TyperGroup):
     """The root command group; every subcommand runs inside its error handling."""
@@ -44,7 +60,7 @@ class _Group(TyperGroup):
         super().__init__(*args, **kwargs)
         plain_metavars(self)  # `ROOT`, `TEXT`, no `<bool>`: see helptext.py
 
-    def invoke(self, ctx: typer.Context) -> Any:
+    def invoke(self, ctx: ClickContext) -> Any:
         with reported_errors():
             return super().invoke(ctx)
 
@@ -100,6 +116,8 @@ app.command("export")(export)
 app.add_typer(branch.app, name="branch")
 app.add_typer(tag.app, name="tag")
 app.add_typer(schema.app, name="schema")
+app.add_typer(data_check.app, name="data-check")
+app.add_typer(mr.app, name="mr")
 app.command("log")(read.log)
 app.command("show")(read.show)
 app.command("sql")(read.sql)

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from graphlake.cli.edit import Coerce, Message, TypeName, _jsonl
+from graphlake.cli.edit import Coerce, Message, TypeName, jsonl_rows
 from graphlake.cli.options import DEFAULT_BRANCH, Json, Root, TargetBranch
 from graphlake.cli.output import console, print_json, rows_phrase, short
 from graphlake.errors import LoadFormatError
@@ -67,8 +67,11 @@ def backfill(
 
 def _read(file: Path) -> Any:
     if file.suffix.lower() != ".parquet":
-        return list(_jsonl(file))
+        return list(jsonl_rows(file))
+    # on first use only: loads pyarrow, numpy (start-up time)
     import pyarrow as pa
+
+    # on first use only: loads pyarrow, numpy (start-up time)
     import pyarrow.parquet as pq
 
     try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -38,8 +38,8 @@ def create(
 def list_(root: Root, json: Json = False) -> None:
     """List branches with their head commit."""
     g = Graph.open(root)
-    default = g.info.default_branch
-    rows = []
+    default = g.repo.info.default_branch
+    rows: list[dict[str, Any]] = []
     for name in g.branches():
         head = g.head(name)
         rows.append(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.columns import Columns
 from rich.markup import escape
 
 from graphlake.catalog.commits import Commit
@@ -159,7 +160,6 @@ def _compare(g: Graph, loaded: Commit) -> None:
     for b in BRANCHES:
         rows = g.nodes("Person", branch=b, where=CHANGED_PEOPLE, columns=SHOWN_COLUMNS)
         tables.append(arrow_table(rows.sort_by("name"), title=f"Person @ {b}"))
-    from rich.columns import Columns
 
     console.print(Columns(tables, padding=(0, 4)))
     main_head = g.head(MAIN).id

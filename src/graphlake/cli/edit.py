@@ -145,7 +145,7 @@ def _rows(args: list[str] | None, rows_json: str | None, file: Path | None) -> l
     if rows_json is not None:
         out += _array(parse_json_line(rows_json, "--rows", None))
     if file is not None:
-        out += list(_jsonl(file))
+        out += list(jsonl_rows(file))
     if not out:
         raise CommandError("no rows given: pass JSON objects as arguments, --rows or --file")
     return out
@@ -169,7 +169,7 @@ def _array(value: Any) -> list[dict[str, Any]]:
     return [_object(v, f"--rows item {i}") for i, v in enumerate(value, start=1)]
 
 
-def _jsonl(file: Path) -> Iterator[dict[str, Any]]:
+def jsonl_rows(file: Path) -> Iterator[dict[str, Any]]:
     name = "stdin" if str(file) == "-" else str(file)
     for n, line in _numbered_lines(file):
         if line.strip():

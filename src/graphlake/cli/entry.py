@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import sys
 
+from graphlake import __version__
+
 
 def main() -> None:
     if sys.argv[1:] == ["--version"]:
-        from graphlake import __version__
-
         sys.stdout.write(f"graphlake {__version__}\n")
         return
+    # on first use only: loads lance, pyarrow, lark (start-up time)
     from graphlake.cli.app import main as app_main
 
     app_main()

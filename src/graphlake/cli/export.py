@@ -17,13 +17,13 @@ graphlake shows blobs as text. Lists and vectors are JSON arrays in CSV.
 from __future__ import annotations
 
 from contextlib import AbstractContextManager, nullcontext
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.markup import escape
 
+from graphlake.cli.export_format import Format
 from graphlake.cli.options import (
     DEFAULT_BRANCH,
     KEY_ORDER,
@@ -36,13 +36,6 @@ from graphlake.cli.options import (
 )
 from graphlake.cli.output import CommandError, console, print_json, rows_phrase, short
 from graphlake.graph import Graph
-
-
-class Format(StrEnum):
-    parquet = "parquet"
-    csv = "csv"
-    jsonl = "jsonl"
-
 
 _SUFFIXES = {
     ".parquet": Format.parquet,
@@ -90,6 +83,8 @@ def export(
     if not output.parent.is_dir():
         raise CommandError(f"{output.parent} is not a folder")
     from graphlake.cli import export_writers as W  # pyarrow's writers, Lance, DuckDB
+
+    # on first use only: loads lance, duckdb, pyarrow (start-up time)
     from graphlake.read.sql import sql_stream
 
     snapshot = Graph.open(root).snapshot(branch)

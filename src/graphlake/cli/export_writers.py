@@ -28,7 +28,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from ulid import ULID
 
-from graphlake.cli.export import Format
+from graphlake.cli.export_format import Format
 from graphlake.cli.output import CommandError, jsonable
 from graphlake.read.floats import shortest_floats, shortest_schema
 from graphlake.read.order import KEY_ORDER, OrderBy, lance_ordering
@@ -134,6 +134,7 @@ def _jsonl(path: Path, schema: pa.Schema, batches: Iterator[pa.RecordBatch]) -> 
     selected = [_json_select(field) for field in schema]
     if any(expr is None for expr in selected):
         return _jsonl_python(path, batches)
+    # on first use only: loads duckdb (start-up time)
     import duckdb
 
     con = duckdb.connect()

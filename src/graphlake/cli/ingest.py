@@ -106,6 +106,7 @@ def ingest(
     if not inputs:
         raise fail(CommandError("ingest needs INPUT files (or --abort RUN_ID)"), EXIT_ERROR)
     with merge_errors(json, "ingest", into):
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.ingestion.orchestrator import run_ingest
 
         result = run_ingest(
@@ -131,6 +132,7 @@ def _abort(root: str, run_id: str, inputs: list[str] | None, json: bool) -> None
     if inputs:
         raise fail(CommandError("--abort takes a run id, not INPUT files"), EXIT_ERROR)
     with merge_errors(json, "ingest", DEFAULT_BRANCH):
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.ingestion.abort import abort_ingest
 
         removed = abort_ingest(Graph.open(root), run_id)

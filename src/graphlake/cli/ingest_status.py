@@ -7,14 +7,17 @@ its orchestrator died. Exit codes: 0 shown; 1 no such run or another failure.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.cells import cell_len
 from rich.markup import escape
 from rich.table import Column, Table
+from rich.text import Text
 
 from graphlake.cli.options import Json, Root
-from graphlake.cli.output import console, print_json, short, short_time
+from graphlake.cli.output import console, fits, plural, print_json, short, short_time
 from graphlake.graph import Graph
 
 # ingestion.status reads input files' headers with pyarrow and checks rows (Lance,
@@ -35,6 +38,7 @@ def ingest_status(
     json: Json = False,
 ) -> None:
     """Show the graph's ingest runs (state, progress), or one run per worker."""
+    # on first use only: loads lance, pyarrow, lark (start-up time)
     from graphlake.ingestion.status import list_runs, run_status
 
     graph = Graph.open(root)
@@ -53,6 +57,7 @@ def ingest_status(
 
 
 def _state(state: str) -> str:
+    # on first use only: loads lance, pyarrow, lark (start-up time)
     from graphlake.ingestion.status import ABANDONED, FAILED, FINISHED, RUNNING
 
     styles = {FINISHED: "green", RUNNING: "cyan", FAILED: "red", ABANDONED: "yellow"}
@@ -64,31 +69,61 @@ def _share(done: int, total: int) -> str:
     return f"{done:,}/{total:,}" + (f" ({done / total:.0%})" if total else "")
 
 
+# The listing's columns, most useful first: those that do not fit the terminal are left
+# out from the end and named under the table. Numbers, states, times and headers are never
+# broken; run ids are copied into other commands, so never cut; a long branch name is
+# abbreviated with "…".
+_RUN_COLUMNS = ("run", "state", "done", "into", "created (UTC)", "workers", "records")
+
+
 def print_runs(runs: list[RunSummary]) -> None:
     if not runs:
         console.print("No ingest runs.")
         return
-    # Run ids are copied into other commands: never wrapped or cut; the rest folds.
-    out = Table(
-        Column("run", no_wrap=True),
-        *(Column(h, overflow="fold") for h in ("state", "created (UTC)", "into", "workers")),
-        Column("done", justify="right", overflow="fold"),
-        Column("records", justify="right", overflow="fold"),
-    )
-    for r in runs:
-        out.add_row(
+    rows = [
+        (
             r.run_id,
             _state(r.state),
-            short_time(r.created),
-            escape(r.into),
-            str(r.workers),
             f"{_share(r.done, r.total)} {r.unit}",
+            escape(r.into),
+            short_time(r.created),
+            str(r.workers),
             f"{r.rows:,}",
         )
+        for r in runs
+    ]
+    shown = len(_RUN_COLUMNS)
+    while True:
+        out = _runs_table(rows, shown)
+        if shown == 3 or fits(out, console.width):
+            break
+        shown -= 1
     console.print(out)
 
 
+def _runs_table(rows: Sequence[tuple[str, ...]], shown: int) -> Table:
+    hidden = _RUN_COLUMNS[shown:]
+    caption = (
+        f"{plural(len(hidden), 'column')} not shown: {', '.join(hidden)} (--json)"
+        if hidden
+        else None
+    )
+    out = Table(caption=caption, caption_justify="left")
+    for i, name in enumerate(_RUN_COLUMNS[:shown]):
+        if name == "into":
+            out.add_column(name, no_wrap=True, overflow="ellipsis", min_width=6)
+            continue
+        # As wide as its widest value and header: rich must not shrink it (it would cut).
+        width = max(cell_len(name), *(Text.from_markup(r[i]).cell_len for r in rows))
+        right = name in ("done", "workers", "records")
+        out.add_column(name, no_wrap=True, min_width=width, justify="right" if right else "left")
+    for row in rows:
+        out.add_row(*row[:shown])
+    return out
+
+
 def print_run(s: RunStatus) -> None:
+    # on first use only: loads lance, pyarrow, lark (start-up time)
     from graphlake.ingestion.status import FAILED, FINISHED
 
     what = f"table {s.table}" if s.table else "JSONL records"
@@ -105,13 +140,13 @@ def print_run(s: RunStatus) -> None:
         console.print(f"[red]last attempt failed:[/] {escape(s.error)}")
     if s.heartbeat and s.state not in (FINISHED, FAILED):
         console.print(f"last heartbeat {short_time(s.heartbeat)} UTC", style="dim")
-    out = Table(
-        "worker",
-        "phase",
-        "branch",
-        "state",
-        Column("done", justify="right"),
-        Column("records", justify="right"),
+    out = Table(  # numbers never broken; a long branch name folds (it is an id)
+        Column("worker", no_wrap=True),
+        Column("phase", no_wrap=True),
+        Column("branch", overflow="fold"),
+        Column("state", no_wrap=True),
+        Column("done", justify="right", no_wrap=True),
+        Column("records", justify="right", no_wrap=True),
     )
     for w in s.progress:
         out.add_row(

@@ -10,9 +10,11 @@ The renderers (`print_merge`, `print_conflicts`) are also what the demo prints.
 
 from __future__ import annotations
 
+import json as jsonlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -30,7 +32,7 @@ from graphlake.cli.output import (
     print_json,
     short,
 )
-from graphlake.errors import GraphLakeError, MergeConflictError
+from graphlake.errors import DataCheckFailedError, GraphLakeError, MergeConflictError
 from graphlake.graph import Graph
 from graphlake.merge.conflicts import DATA_KINDS, SCHEMA_CONFLICT, Conflict
 from graphlake.merge.result import (
@@ -66,6 +68,35 @@ Message = Annotated[
 Explain = Annotated[
     bool, typer.Option("--explain", help="Also show discovery probes and phase timings.")
 ]
+ResolveFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--resolve",
+        help="A JSON list of per-conflict resolutions: {table, key, property, take "
+        "(ours, theirs, base, a source's name, value), value}.",
+    ),
+]
+Checks = Annotated[
+    bool,
+    typer.Option(
+        "--checks",
+        help="Run the merged result's data checks on the merged state first; a "
+        "failing one refuses the merge (exit 1).",
+    ),
+]
+
+
+def load_resolutions(path: Path) -> list[dict[str, Any]]:
+    """The resolutions a `--resolve FILE.json` holds: a list, or {"resolutions": [...]}."""
+    try:
+        data = jsonlib.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise CommandError(f"cannot read resolutions from {path}: {exc}") from None
+    if isinstance(data, dict) and set(data) == {"resolutions"}:
+        data = data["resolutions"]
+    if not isinstance(data, list):
+        raise CommandError(f"{path}: resolutions are a JSON list of objects")
+    return data
 
 
 def merge(
@@ -91,12 +122,15 @@ def merge(
         ),
     ] = None,
     message: Message = None,
+    resolve: ResolveFile = None,
+    checks: Checks = False,
     json: Json = False,
     explain: Explain = False,
 ) -> None:
     """Three-way merge of SOURCE (a branch or any revision) into branch --into, as one commit.
 
-    Exit codes: 0 merged / fast-forward / already up to date, 1 conflicts, 2 error.
+    Exit codes: 0 merged / fast-forward / already up to date, 1 conflicts or a failing
+    data check, 2 error.
     """
     _run_and_report(
         lambda: Graph.open(root).merge(
@@ -106,6 +140,8 @@ def merge(
             dry_run=dry_run,
             message=message,
             lineage=lineage and lineage.value,
+            resolutions=load_resolutions(resolve) if resolve is not None else None,
+            checks=checks,
         ),
         source,
         into,
@@ -136,6 +172,8 @@ def merge_many(
         typer.Option(help="How changed rows are found (see `graphlake merge --help`)."),
     ] = None,
     message: Message = None,
+    resolve: ResolveFile = None,
+    checks: Checks = False,
     json: Json = False,
     explain: Explain = False,
 ) -> None:
@@ -152,6 +190,8 @@ def merge_many(
             dry_run=dry_run,
             message=message,
             lineage=lineage and lineage.value,
+            resolutions=load_resolutions(resolve) if resolve is not None else None,
+            checks=checks,
         ),
         ",".join(sources),
         into,
@@ -171,7 +211,7 @@ def _run_and_report(
         print_json(result.to_dict())
     else:
         print_merge(result, explain=explain)
-    if result.outcome == CONFLICT:
+    if result.outcome == CONFLICT or result.checks_passed is False:
         raise typer.Exit(EXIT_CONFLICTS)
 
 
@@ -194,6 +234,19 @@ def merge_errors(json: bool, source: str, into: str) -> Iterator[None]:
         else:
             print_conflicts(exc.conflicts, source, into)
         raise fail(exc, EXIT_CONFLICTS) from None
+    except DataCheckFailedError as exc:
+        if json:
+            print_json(
+                {
+                    "outcome": "data_checks_failed",
+                    "source": source,
+                    "target": into,
+                    "data_checks": [r.to_dict() for r in exc.results],
+                }
+            )
+        else:
+            print_checks(exc.results)
+        raise fail(exc, EXIT_CONFLICTS) from None
     except (GraphLakeError, CommandError) as exc:
         raise fail(exc, EXIT_ERROR) from None
 
@@ -215,10 +268,25 @@ def print_merge(result: MergeResult, explain: bool = False) -> None:
     if result.conflicts:
         console.print(conflict_table(result.conflicts, result.source, result.target))
         console.print(hint(result.conflicts, result.source, result.target), style="dim")
+    if result.data_checks is not None:
+        print_checks(result.data_checks)
     if explain:
         if result.stats:
             console.print(probes_table(result))
         console.print(timings_table(result.timings))
+
+
+def print_checks(results: Sequence[Any]) -> None:
+    """Data checks on the merged result: pass or FAIL, with the first offending rows."""
+    for r in results:
+        mark = "[green]pass[/]" if r.passed else "[red]FAIL[/]"
+        console.print(f"data check {mark} {escape(r.name)}")
+        if r.error:
+            console.print(f"  error: {escape(r.error)}")
+        for row in r.rows[:5]:
+            console.print(f"  {escape(str(row))}")
+        if len(r.rows) > 5 or r.more:
+            console.print("  ...")
 
 
 def print_conflicts(conflicts: Sequence[Conflict], source: str, target: str) -> None:

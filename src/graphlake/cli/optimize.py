@@ -56,13 +56,18 @@ def optimize(
     due: list = []
     threshold = None
     if if_needed:
+        # on first use only: loads lance, pyarrow, numpy (start-up time)
         from graphlake.search.upkeep import Threshold
+
+        # on first use only: loads lance, pyarrow, numpy (start-up time)
         from graphlake.search.upkeep import due as due_indexes
 
         threshold = Threshold(uncovered_fraction, uncovered_rows)
         due = due_indexes(g.snapshot(branch), threshold)  # to report; optimize checks again
     commit = g.optimize(branch, if_needed=if_needed, threshold=threshold)
-    changed = sorted(n for n, st in commit.tables.items() if st != g.commits.get(before).tables[n])
+    changed = sorted(
+        n for n, st in commit.tables.items() if st != g.repo.commits.get(before).tables[n]
+    )
     if json:
         out = {
             "branch": branch,

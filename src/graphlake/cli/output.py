@@ -144,8 +144,10 @@ def arrow_table(table: pa.Table, title: str | None = None) -> Table:
     ids (`id`, `src`, `dst`), which are never cut; numbers, dates and headers are never
     cut either. Columns that do not fit the terminal are left out, named in a caption
     (`--columns` picks others; `--json` shows every value whole)."""
+    # on first use only: loads pyarrow, numpy (start-up time)
     import pyarrow.types as pa_types
 
+    # on first use only: loads pyarrow, numpy (start-up time)
     from graphlake.read.floats import shortest_floats
 
     table = shortest_floats(table)
@@ -178,17 +180,18 @@ def arrow_table(table: pa.Table, title: str | None = None) -> Table:
     shown = list(range(len(names)))
     while True:  # leave out the last columns until rich can fit the rest unbroken
         out = _data_table(table.schema, names, cells, minimum, shown, title)
-        if len(shown) == 1 or _fits(out):
+        if len(shown) == 1 or fits(out, console.width):
             return out
         shown.pop()
 
 
-def _fits(out: Table) -> bool:
-    """Whether rich draws `out` within the terminal's width (it overflows, rather than
+def fits(out: Table, width: int) -> bool:
+    """Whether rich draws `out` within `width` columns (it overflows, rather than
     breaking headers and whole values further, when the columns' minimums add up)."""
-    probe = Console(width=console.width, file=io.StringIO(), color_system=None)
+    drawn = io.StringIO()
+    probe = Console(width=width, file=drawn, color_system=None)
     probe.print(out, crop=False)
-    return all(cell_len(line) <= console.width for line in probe.file.getvalue().splitlines())
+    return all(cell_len(line) <= width for line in drawn.getvalue().splitlines())
 
 
 def _data_table(
@@ -199,6 +202,7 @@ def _data_table(
     shown: list[int],
     title: str | None,
 ) -> Table:
+    # on first use only: loads pyarrow, numpy (start-up time)
     import pyarrow.types as pa_types
 
     hidden = [names[i] for i in range(len(names)) if i not in shown]

@@ -48,6 +48,7 @@ def query(
     """Run an openCypher read query (node labels are node types, relationship types are
     edge types); see README "Cypher queries" for the supported subset. Ctrl-C stops it
     (exit 130)."""
+    # on first use only: loads lance, duckdb, pyarrow (start-up time)
     from graphlake.read.sql import DEFAULT_TIMEOUT_S
 
     params = parse_params(param or [])

@@ -97,7 +97,7 @@ def _commit_dict(g: Graph, c: Commit, stat: bool) -> dict[str, Any]:
         "author": c.author_text,
         "message": c.message,
         "parents": list(c.parents),
-        "schema_change": changes_schema(g.commits, c),
+        "schema_change": changes_schema(g.repo.commits, c),
     }
     if stat:
         out["stat"] = commit_stat(g.repo, c)
@@ -117,7 +117,7 @@ def _decorated(tagged: dict[str, list[str]], c: Commit) -> str:
 
 def _marked(g: Graph, c: Commit) -> str:
     message = printable(c.message)
-    return f"[schema] {message}" if changes_schema(g.commits, c) else message
+    return f"[schema] {message}" if changes_schema(g.repo.commits, c) else message
 
 
 def print_log_lines(
@@ -201,6 +201,7 @@ def sql(
 ) -> None:
     """Run read-only SQL (DuckDB) over BRANCH; tables are named after their types. Ctrl-C
     stops it (exit 130)."""
+    # on first use only: loads lance, duckdb, pyarrow (start-up time)
     from graphlake.read.sql import DEFAULT_TIMEOUT_S
 
     timeout_s = timeout or DEFAULT_TIMEOUT_S

@@ -71,6 +71,7 @@ def apply(
 
 
 def _read(file: Path) -> str:
+    # on first use only: loads pyarrow, lark, re2 (start-up time)
     from graphlake.schema.model import MAX_SCHEMA_BYTES
 
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json as jsonlib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 from rich.markup import escape
@@ -13,6 +13,9 @@ from graphlake.cli.options import DEFAULT_BRANCH, Branch, Json, Root
 from graphlake.cli.output import arrow_table, console, print_json, rows_phrase, table_rows
 from graphlake.errors import SearchError
 from graphlake.graph import Graph
+
+if TYPE_CHECKING:  # search.query loads Lance: not at the CLI's start-up
+    from graphlake.search.query import SearchPlan
 
 # A query vector file holds one JSON array of numbers; this bounds what is read.
 MAX_VECTOR_FILE_BYTES = 1 << 20
@@ -81,7 +84,7 @@ def search(
         columns=_names(columns),
     )
     if explain:
-        plan: Any = result
+        plan = cast("SearchPlan", result)  # explain=True returns the plan (Graph.search)
         if json:
             print_json(plan.to_dict())
             return
@@ -93,11 +96,12 @@ def search(
                 f"{c.exact_rows} searched exactly"
             )
         return
+    rows: Any = result  # a pyarrow Table (explain=False)
     if json:
-        print_json(table_rows(result))
+        print_json(table_rows(rows))
         return
-    console.print(arrow_table(result))
-    console.print(f"{rows_phrase(result.num_rows)} @ {escape(branch)}", style="dim")
+    console.print(arrow_table(rows))
+    console.print(f"{rows_phrase(rows.num_rows)} @ {escape(branch)}", style="dim")
 
 
 def _names(columns: str | None) -> list[str] | None:

@@ -57,7 +57,10 @@ def serve(
     """Serve the graph at ROOT over HTTP (JSON API, OpenAPI schema at /openapi.json, web
     UI at /ui)."""
     try:
+        # on first use only: loads fastapi (start-up time)
         from graphlake.server import ConfigError, load_config
+
+        # on first use only: loads fastapi (start-up time)
         from graphlake.server import serve as run
     except ImportError as exc:  # the `server` extra is not installed
         raise CommandError(

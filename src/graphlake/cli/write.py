@@ -34,10 +34,10 @@ SchemaFile = Annotated[
 def init(root: Root, schema: SchemaFile, json: Json = False) -> None:
     """Create a graph at ROOT from a schema file, with one branch: main."""
     g = Graph.init(root, schema)
-    head = g.head(g.info.default_branch)
+    head = g.head(g.repo.info.default_branch)
     summary = {
         "root": root,
-        "branch": g.info.default_branch,
+        "branch": g.repo.info.default_branch,
         "commit": head.id,
         "nodes": list(g.schema.nodes),
         "edges": list(g.schema.edges),

@@ -32,6 +32,7 @@ def count_distinct(table: pa.Table, cols: list[str]) -> tuple[int, int]:
     sub = table.select(cols).rename_columns([f"c{i}" for i in range(len(cols))])
     names = sub.column_names
     if sub.num_rows >= _DISTINCT_SQL_MIN_ROWS:
+        # on first use only: loads duckdb (start-up time)
         import duckdb
 
         global _duck
@@ -45,7 +46,7 @@ def count_distinct(table: pa.Table, cols: list[str]) -> tuple[int, int]:
             row = cur.execute(
                 f"SELECT count(*), (SELECT count(*) FROM (SELECT DISTINCT {', '.join(names)} "
                 f"FROM t WHERE {where})) FROM t WHERE {where}"
-            ).fetchone()
+            ).fetchone() or (0, 0)  # an aggregate always returns its one row
             return int(row[0]), int(row[1])
         except duckdb.Error:
             pass  # a type DuckDB does not take: count with Arrow below

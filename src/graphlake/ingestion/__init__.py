@@ -31,10 +31,12 @@ def __getattr__(name: str) -> Any:
     # `graphlake ingest-status` and spawned workers, which import this package, do not
     # pay for it.
     if name in ("ingest", "run_ingest"):  # `gl.ingest`, re-exported by the graphlake package
+        # a lazy name of the package, as above
         from graphlake.ingestion.orchestrator import run_ingest
 
         return run_ingest
     if name in ("abort_ingest", "IngestRunActiveError"):
+        # a lazy name of the package, as above
         from graphlake.ingestion import abort
 
         return getattr(abort, name)

@@ -37,12 +37,12 @@ def abort_ingest(graph: Graph, run_id: str) -> list[str]:
     `IngestRunActiveError` for a run that is running or whose merge has landed."""
     S.run_status(graph, run_id)  # validates the id; unknown run: NotFound
     marker = P.run_key(run_id, P.ABORT_FILE)
-    graph.store.put(marker, b"{}")
+    graph.repo.store.put(marker, b"{}")
     try:
         plan = _abortable_plan(graph, run_id)
     except BaseException:
         with contextlib.suppress(Exception):
-            graph.store.delete(marker)
+            graph.repo.store.delete(marker)
         raise
     removed = []
     for phase in plan.phases:
@@ -52,12 +52,12 @@ def abort_ingest(graph: Graph, run_id: str) -> list[str]:
                 removed.append(branch)
     # The plan goes last but the marker: until then, the run is still listed and can be
     # aborted again; and a rerun that read the plan earlier still finds the marker.
-    records = graph.store.list(f"{P.RUNS_DIR}/{run_id}")
+    records = graph.repo.store.list(f"{P.RUNS_DIR}/{run_id}")
     plan_key = P.run_key(run_id, P.PLAN_FILE)
     for key in sorted(k for k in records if k not in (plan_key, marker)):
-        graph.store.delete(key)
-    graph.store.delete(plan_key)
-    graph.store.delete(marker)
+        graph.repo.store.delete(key)
+    graph.repo.store.delete(plan_key)
+    graph.repo.store.delete(marker)
     return removed
 
 
@@ -79,9 +79,9 @@ def _abortable_plan(graph: Graph, run_id: str) -> P.Plan:
         )
     if status.state == S.FINISHED:
         raise IngestRunActiveError(f"ingest run {run_id} has finished; there is nothing to abort")
-    plan = P.load_plan(graph.store, run_id)
+    plan = P.load_plan(graph.repo.store, run_id)
     assert plan is not None  # run_status found it
-    merged = [p for p in plan.phases if graph.store.exists(P.run_key(run_id, P.phase_file(p)))]
+    merged = [p for p in plan.phases if graph.repo.store.exists(P.run_key(run_id, P.phase_file(p)))]
     if merged:
         raise IngestRunActiveError(
             f"ingest run {run_id} has merged into {plan.into!r} already; rerun it with "

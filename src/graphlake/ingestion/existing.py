@@ -26,7 +26,7 @@ from graphlake.schema.keys import key_string
 from graphlake.schema.model import NodeType, Schema
 from graphlake.storage.lookup import rows_where_in
 from graphlake.write.jsonl import parse_json_line
-from graphlake.write.load import _record
+from graphlake.write.load import parse_record
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
@@ -40,9 +40,11 @@ def refuse_existing_keys(
     graph: Graph, head: Commit, fmt: Format, paths: Sequence[Path], table: str | None, into: str
 ) -> None:
     """Raise `DuplicateKeyError` if any key of the input exists on `head` already."""
-    schema = graph.schemas.of(head)
+    schema = graph.repo.schemas.of(head)
     filled = {
-        name for name in schema.table_names if graph.tables.open(head.tables[name]).count_rows() > 0
+        name
+        for name in schema.table_names
+        if graph.repo.tables.open(head.tables[name]).count_rows() > 0
     }
     if not filled:
         return
@@ -87,7 +89,7 @@ def _jsonl_keys(
             for n, raw in enumerate(f, start=1):
                 if not raw.strip():
                     continue
-                name, row = _record(parse_json_line(raw, str(path), n), str(path), n)
+                name, row = parse_record(parse_json_line(raw, str(path), n), str(path), n)
                 if name not in filled:
                     continue
                 t = schema.table(name)
@@ -104,7 +106,7 @@ def _jsonl_keys(
 def _found(graph: Graph, head: Commit, name: str, parts: list[pa.Array]) -> list[str]:
     if not parts:
         return []
-    ds = graph.tables.open(head.tables[name])
+    ds = graph.repo.tables.open(head.tables[name])
     keys = pc.unique(pa.chunked_array(parts, pa.string()).combine_chunks())
     found: list[str] = []
     for start in range(0, len(keys), _BATCH):

@@ -107,16 +107,17 @@ def run_ingest(
     if run_id is not None:
         validate_identifier(run_id, "ingest run id")
     options = graph.storage_options if storage_options is None else storage_options
-    store = graph.store
+    store = graph.repo.store
     staged: Path | None = None
     if ray_source.is_ray_dataset(sources):
         if run_id is None:
+            # python-ulid reads package metadata on import: only when needed
             from ulid import ULID
 
             run_id = str(ULID())
         staged = ray_source.staging_dir(run_id, staging)
-        if graph.store.get(P.run_key(run_id, P.DONE_FILE)) is None:
-            ray_source.check_dataset(sources, graph.schemas.of(graph.head(into)), table)
+        if graph.repo.store.get(P.run_key(run_id, P.DONE_FILE)) is None:
+            ray_source.check_dataset(sources, graph.repo.schemas.of(graph.head(into)), table)
             ray_source.stage(sources, staged)
         sources = staged
 
@@ -127,7 +128,7 @@ def run_ingest(
                 ray_source.remove(staged)
             return recorded
     head = graph.head(into)  # an unknown branch fails here
-    inputs = _validate_inputs(graph.schemas.of(head), sources, table)
+    inputs = _validate_inputs(graph.repo.schemas.of(head), sources, table)
 
     plan: P.Plan | None = P.load_plan(store, run_id) if run_id is not None else None
     resumed = plan is not None
@@ -191,9 +192,9 @@ def _run(
     )
     done = time.perf_counter()
     faults.hit("ingest.after_merge")
-    graph.store.create(P.run_key(plan.run_id, P.DONE_FILE), _done_json(result))
+    graph.repo.store.create(P.run_key(plan.run_id, P.DONE_FILE), _done_json(result))
     _delete_branches(graph, plan)
-    remove_reports(graph.store, plan.run_id)
+    remove_reports(graph.repo.store, plan.run_id)
     result.timings["cleanup"] = time.perf_counter() - done
     return result
 
@@ -244,6 +245,7 @@ def _make_plan(
     commit_every: int | None,
     mode: str,
 ) -> P.Plan:
+    # python-ulid reads package metadata on import: only when needed
     from ulid import ULID
 
     scans: dict[int, JsonlScan] = {}
@@ -312,10 +314,10 @@ def _recorded(
     mode: str,
 ) -> IngestResult | None:
     """The result of a finished run (shard branches a crash left are removed), or None."""
-    data = graph.store.get(P.run_key(run_id, P.DONE_FILE))
+    data = graph.repo.store.get(P.run_key(run_id, P.DONE_FILE))
     if data is None:
         return None
-    plan = P.load_plan(graph.store, run_id)
+    plan = P.load_plan(graph.repo.store, run_id)
     if plan is not None:
         try:
             paths = [str(p) for p in input_paths(sources)]
@@ -335,7 +337,7 @@ def _recorded(
                 f"ingest run {run_id} finished with other arguments: {'; '.join(diffs)}"
             )
         _delete_branches(graph, plan)
-    remove_reports(graph.store, run_id)  # a crash after done.json may have left them
+    remove_reports(graph.repo.store, run_id)  # a crash after done.json may have left them
     result = IngestResult.from_dict(json.loads(data))
     result.already_complete = True
     return result

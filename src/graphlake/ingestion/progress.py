@@ -64,7 +64,10 @@ class IngestProgress:
     def __enter__(self) -> IngestProgress:
         if not self._enabled:
             return self
+        # on first use only: loads rich (start-up time)
         from rich.console import Console
+
+        # on first use only: loads rich (start-up time)
         from rich.progress import (
             BarColumn,
             MofNCompleteColumn,
@@ -111,7 +114,9 @@ class IngestProgress:
         for i, branch in enumerate(self._branches):
             if i not in self._finished:
                 committed = self._offset(branch)
-                writing = read_written(self._graph.store, written_key(self._run_id, self._phase, i))
+                writing = read_written(
+                    self._graph.repo.store, written_key(self._run_id, self._phase, i)
+                )
                 self._show(i, max(committed or 0, writing or 0) if committed is not None else None)
 
     def finished(self, worker: int, offset: int) -> None:
@@ -121,10 +126,10 @@ class IngestProgress:
 
     def _offset(self, branch: str) -> int | None:
         try:
-            ref = self._graph.refs.head(branch)
+            ref = self._graph.repo.refs.head(branch)
             if ref is None or ref.commit is None or ref.commit == self._base:
                 return 0
-            meta = self._graph.commits.get(ref.commit).meta
+            meta = self._graph.repo.commits.get(ref.commit).meta
         except GraphLakeError:
             return None  # a progress bar never fails the ingest
         if meta.get("ingest_run") != self._run_id:

@@ -23,6 +23,7 @@ table's `Vector(n)` like any Parquet list column.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -30,7 +31,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from graphlake.errors import DataError
+from graphlake.errors import DataError, UnknownTableError
 from graphlake.schema.model import Schema
 
 MARKER = "_SUCCESS"
@@ -43,7 +44,7 @@ def is_ray_dataset(obj: object) -> bool:
     )
 
 
-def staging_dir(run_id: str, staging: str | Path | None) -> Path:
+def staging_dir(run_id: str, staging: str | os.PathLike[str] | None) -> Path:
     if staging is not None:
         return Path(staging).absolute()
     return Path(tempfile.gettempdir()) / f"graphlake-ray-{run_id}"
@@ -55,8 +56,6 @@ def check_dataset(ds: Any, schema: Schema, table: str | None) -> None:
         raise DataError("ingesting a Ray Dataset needs a table (table=)")
     t = schema.table(table)
     if t is None:
-        from graphlake.errors import UnknownTableError
-
         raise UnknownTableError(
             f"unknown node or edge type {table!r} (known: {', '.join(schema.table_names)})"
         )

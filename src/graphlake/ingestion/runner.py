@@ -52,7 +52,7 @@ class Run:
 
     def phase(self, eng: Engine, phase: str) -> None:
         plan, graph = self.plan, self.graph
-        marker = graph.store.get(P.run_key(plan.run_id, P.phase_file(phase)))
+        marker = graph.repo.store.get(P.run_key(plan.run_id, P.phase_file(phase)))
         if marker is not None:  # merged by an earlier attempt
             recorded = json.loads(marker)
             self.merges[phase] = merge_result_from_dict(recorded["merge"])
@@ -84,14 +84,14 @@ class Run:
         self.rows = [a + b for a, b in zip(self.rows, phase_rows, strict=True)]
         self._base = self.last_commit = merge.commit or graph.head(plan.into).id
         record = {"merge": merge.to_dict(), "rows": phase_rows, "commit": self._base}
-        graph.store.create(
+        graph.repo.store.create(
             P.run_key(plan.run_id, P.phase_file(phase)), json.dumps(record).encode("utf-8")
         )
 
     def _task(self, phase: str, s: P.Slice, branch: str) -> WorkerTask:
         plan = self.plan
         return WorkerTask(
-            root=self.graph.store.root_uri,
+            root=self.graph.repo.store.root_uri,
             storage_options=self.options,
             run_id=plan.run_id,
             phase=phase,
@@ -154,7 +154,7 @@ class Run:
 
 
 def _ensure_branch(graph: Graph, branch: str, base: str) -> None:
-    ref = graph.refs.head(branch)
+    ref = graph.repo.refs.head(branch)
     if ref is not None and ref.commit is not None:
         return
     with contextlib.suppress(BranchExistsError):  # a concurrent attempt of this run
@@ -196,6 +196,7 @@ def _status(enabled: bool, text: str) -> Iterator[None]:
     if not (enabled and _interactive()):
         yield
         return
+    # on first use only: loads rich (start-up time)
     from rich.console import Console
 
     with Console(stderr=True).status(text):

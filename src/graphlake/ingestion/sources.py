@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 from graphlake.errors import DataError, LoadFormatError, UnknownTableError
 from graphlake.write.coerce import coerce
 from graphlake.write.jsonl import parse_json_line
-from graphlake.write.load import _record
+from graphlake.write.load import parse_record
 
 if TYPE_CHECKING:
     from graphlake.schema.model import EdgeType, NodeType, Schema
@@ -186,7 +186,7 @@ def check_jsonl_header(schema: Schema, path: Path) -> bool:
             if not raw.strip():
                 continue
             rec = parse_json_line(raw, str(path), n)
-            name, row = _record(rec, str(path), n)
+            name, row = parse_record(rec, str(path), n)
             t = schema.table(name)
             if t is None or t.is_edge != ("src" in row):
                 kind = "edge type" if "src" in row else "node type"

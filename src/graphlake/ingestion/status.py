@@ -94,7 +94,7 @@ def list_runs(graph: Graph) -> list[RunSummary]:
     """Every ingest run of the graph, newest first (runs with an unreadable plan are left
     out; `run_status` reports what is wrong with one)."""
     out: list[RunSummary] = []
-    for folder in graph.store.list_dirs(P.RUNS_DIR):
+    for folder in graph.repo.store.list_dirs(P.RUNS_DIR):
         run_id = folder.rsplit("/", 1)[-1]
         try:
             status = run_status(graph, run_id)
@@ -108,7 +108,7 @@ def list_runs(graph: Graph) -> list[RunSummary]:
 def run_status(graph: Graph, run_id: str) -> RunStatus:
     """The run's plan, per-worker progress, state and (when finished) result."""
     validate_identifier(run_id, "ingest run id")
-    store = graph.store
+    store = graph.repo.store
     plan = P.load_plan(store, run_id)
     if plan is None:
         raise IngestRunNotFoundError(f"no ingest run {run_id!r} in this graph")
@@ -161,7 +161,7 @@ def _progress(graph: Graph, plan: P.Plan, *, finished: bool) -> list[WorkerStatu
     out: list[WorkerStatus] = []
     base = plan.base
     for phase in plan.phases:
-        merged = _json(graph.store.get(P.run_key(plan.run_id, P.phase_file(phase))))
+        merged = _json(graph.repo.store.get(P.run_key(plan.run_id, P.phase_file(phase))))
         for i, s in enumerate(plan.slices):
             branch = plan.branch(phase, s.worker)
             if merged is not None or finished:
@@ -190,10 +190,10 @@ def _worker(
     def status(done: int, rows: int, state: str) -> WorkerStatus:
         return WorkerStatus(s.worker, phase, branch, done, s.rows, rows, state)
 
-    ref = graph.refs.head(branch)
+    ref = graph.repo.refs.head(branch)
     if ref is None or ref.commit is None or ref.commit == base:
         return status(0, 0, "not_started")
-    meta: Mapping[str, Any] = graph.commits.get(ref.commit).meta
+    meta: Mapping[str, Any] = graph.repo.commits.get(ref.commit).meta
     if (
         meta.get("ingest_run") != run_id
         or meta.get("worker") != s.worker

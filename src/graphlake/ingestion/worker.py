@@ -24,14 +24,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from graphlake.errors import GraphLakeError
 from graphlake.graph import Graph
 from graphlake.ingestion.errors import ErrorInfo, IngestError
 from graphlake.ingestion.plan import ALL, EDGES, NODES, Segment
 from graphlake.ingestion.sources import InputFile, open_parquet
 from graphlake.ingestion.written import WrittenReporter, written_key
 from graphlake.write.jsonl import parse_json_line
-from graphlake.write.load import _group_records
+from graphlake.write.load import group_records
 from graphlake.write.publish import publish
 from graphlake.write.transaction import Transaction
 
@@ -107,12 +106,14 @@ def run_slice(task: WorkerTask) -> WorkerReport:
     report = WorkerReport(task.worker, task.phase, task.branch, task.size)
     try:
         graph = Graph.open(task.root, task.storage_options)
-        graph.tables.index_large_appends = task.index_appends
+        graph.repo.tables.index_large_appends = task.index_appends
         offset, rows = progress_of(graph, task)
         report = _replace(report, offset=offset, rows=rows, resumed_from=offset)
         head = graph.head(task.branch).id
-        reporter = WrittenReporter(graph.store, written_key(task.run_id, task.phase, task.worker))
-        graph.tables.on_rows_written = reporter.rows
+        reporter = WrittenReporter(
+            graph.repo.store, written_key(task.run_id, task.phase, task.worker)
+        )
+        graph.repo.tables.on_rows_written = reporter.rows
         for commits, (units, data) in enumerate(_batches(graph, task, offset), start=1):
             records = _count(data)
             reporter.batch(offset, units, records)
@@ -320,7 +321,7 @@ def _jsonl_lines(task: WorkerTask, offset: int) -> Iterator[tuple[int, int, byte
 
 def _wanted(rec: Any, phase: str) -> bool:
     """Whether a record belongs to this phase. Malformed records go to the first phase
-    (all or nodes), where `_group_records` reports them."""
+    (all or nodes), where `group_records` reports them."""
     is_edge = isinstance(rec, Mapping) and "type" not in rec and "edge" in rec
     if phase == NODES:
         return not is_edge
@@ -353,14 +354,8 @@ def _grouped(
     graph: Graph, task: WorkerTask, records: dict[int, list[tuple[int, Any]]]
 ) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
-    schema = graph.schemas.of(graph.commits.get(task.base))  # the shard's schema
+    schema = graph.repo.schemas.of(graph.repo.commits.get(task.base))  # the shard's schema
     for file_index, recs in records.items():
-        for name, rows in _group_records(schema, recs, task.files[file_index].path, None).items():
+        for name, rows in group_records(schema, recs, task.files[file_index].path, None).items():
             out.setdefault(name, []).extend(rows)
     return {n: out[n] for n in (*schema.nodes, *schema.edges) if n in out}
-
-
-def reraise(report: WorkerReport) -> GraphLakeError:
-    """The worker's error as an exception of its original class."""
-    assert report.error is not None
-    return report.error.rebuild()

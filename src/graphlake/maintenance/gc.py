@@ -33,6 +33,7 @@ import datetime as dt
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from graphlake import faults
 from graphlake.catalog.commits import format_time, is_commit_id
 from graphlake.catalog.intents import MergeIntents
 from graphlake.catalog.leases import ReadLeases
@@ -83,6 +84,7 @@ def gc(
         reflog_since=format_time(now - reflog_keep),
     )
     report = GcReport(dry_run=dry_run, cutoff=cutoff)
+    faults.hit("gc.after_roots")
 
     table_ids = sorted(roots.pinned, key=lambda t: (roots.names.get(t, t), t))
     if progress is not None:
@@ -94,6 +96,7 @@ def gc(
         report.tables.append(table)
         for lance_branch in table.lance_branches:
             report.claims += _drop_claims(repo, table_id, lance_branch, dry_run)
+        faults.hit("gc.after_table_sweep")
         if progress is not None:
             progress(done, len(table_ids), name)
 
@@ -106,6 +109,7 @@ def gc(
         report.commit_objects += 1
         report.commit_bytes += info.size
         if not dry_run:
+            faults.hit("gc.before_commit_removal")
             repo.store.delete(info.key)
     if not dry_run:
         MergeIntents(repo.store).sweep()

@@ -365,8 +365,11 @@ class TableSweep:
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
-def _utc(moment: dt.datetime) -> dt.datetime:
-    # Lance reports naive local times (measured: TZ=America/New_York shifts them).
+def _utc(moment: dt.datetime | int) -> dt.datetime:
+    # Lance reports naive local times (measured: TZ=America/New_York shifts them); its
+    # `Version` type also allows the raw nanoseconds it converts them from.
+    if isinstance(moment, int):
+        return dt.datetime.fromtimestamp(moment / 1e9, dt.UTC)
     return moment.astimezone(dt.UTC)
 
 

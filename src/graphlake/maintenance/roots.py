@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graphlake.catalog.commits import Commit, TableState
+from graphlake.catalog.reflog import kept_commits
 from graphlake.errors import CommitNotFoundError
 
 if TYPE_CHECKING:
@@ -44,10 +45,7 @@ def find_roots(repo: Repo, extra: Iterable[str] = (), reflog_since: str | None =
     frontier = [ref.commit for ref in repo.refs.list().values() if ref.commit]
     frontier += [tag.commit for tag in repo.tags.list().values()]
     if reflog_since is not None:
-        for name in repo.refs.names():
-            frontier += [
-                e.commit for e in repo.refs.newest_entries(name, since=reflog_since) if e.commit
-            ]
+        frontier += kept_commits(repo.refs, reflog_since)
     for commit_id in extra:
         if repo.commits.exists(commit_id):
             frontier.append(commit_id)

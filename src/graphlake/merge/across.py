@@ -74,8 +74,9 @@ def decide(
 
 def _between(table: str, key: str, a: Image, b: Image) -> Conflict:
     """Two groups of sources, forked from different commits, left the key differently."""
+    props: tuple[str, ...] = ()
     if a.s is None or b.s is None:
-        kind, props = DELETE_VS_UPDATE, ()
+        kind = DELETE_VS_UPDATE
     else:
         kind = DIVERGENT_INSERT if a.b is None and b.b is None else DIVERGENT_UPDATE
         props = tuple(n for n in a.s if n != "id" and a.s.get(n) != b.s.get(n))

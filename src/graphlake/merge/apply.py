@@ -149,7 +149,7 @@ def _apply_once(
         R.ALREADY_UP_TO_DATE, rev, branch, commit=target.id, base=base.id, dry_run=dry_run
     )
     if kind == CHERRY_PICK and repo.history.is_ancestor(commit.id, target.id):
-        return engine._finish(result, timer)
+        return engine.finish(result, timer)
     pending = [(rev, source)]
     step = engine.classify_step(
         repo,
@@ -177,11 +177,11 @@ def _apply_once(
     if cls.conflicts:
         return _conflicts(result, cls.conflicts, dry_run, timer)
     if _changes_nothing(cls, step.target, target):
-        return engine._finish(result, timer)
+        return engine.finish(result, timer)
     result.outcome = R.MERGED
     if dry_run:
         result.commit = None
-        return engine._finish(result, timer)
+        return engine.finish(result, timer)
     verb = "revert" if kind == REVERT else "cherry-pick"
     meta: dict[str, object] = {
         REVERTED_META if kind == REVERT else PICKED_META: commit.id,
@@ -203,19 +203,19 @@ def _apply_once(
             action=verb,
         )
     result.commit = published.id
-    return engine._finish(result, timer)
+    return engine.finish(result, timer)
 
 
 def _conflicts(
-    result: R.MergeResult, conflicts: list, dry_run: bool, timer: PhaseTimer
+    result: R.MergeResult, conflicts: list[Conflict], dry_run: bool, timer: PhaseTimer
 ) -> R.MergeResult:
     if not dry_run:
         raise MergeConflictError(conflicts)
     result.outcome, result.conflicts = R.CONFLICT, conflicts
-    return engine._finish(result, timer)
+    return engine.finish(result, timer)
 
 
-def _dropped_value_conflicts(result: R.MergeResult, kind: str, branch: str) -> list:
+def _dropped_value_conflicts(result: R.MergeResult, kind: str, branch: str) -> list[Conflict]:
     """A merge keeps a dropped property's drop and lists the values it loses; undoing
     or applying a schema change must not lose values written since without being told
     to (`strategy`): each such value is a schema conflict."""

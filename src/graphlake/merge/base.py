@@ -95,6 +95,7 @@ def _fold(repo: Repo, bases: list[str], depth: int) -> MergeBase:
         return MergeBase(repo.commits.get(bases[0]))
     if depth >= MAX_DEPTH:
         raise MergeError("merge history is too deeply criss-crossed to find a base")
+    # merge.engine <-> merge.many_schema call each other: imported on use (a circle)
     from graphlake.merge.engine import virtual_merge
 
     commits = [repo.commits.get(c) for c in sorted(bases)]

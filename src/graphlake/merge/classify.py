@@ -25,14 +25,14 @@ import pyarrow.compute as pc
 
 from graphlake.catalog.commits import Commit, TableState
 from graphlake.constraints.check import checked_columns
-from graphlake.errors import MergeError
+from graphlake.errors import MergeError, ResolutionError
 from graphlake.merge import across
 from graphlake.merge import result as R
 from graphlake.merge.base import BaseOrder, MergeBase
 from graphlake.merge.columns import backfilled_columns, plan_columns
 from graphlake.merge.conflicts import Conflict, between_sources, with_target
 from graphlake.merge.delta import DiscoverySettings, TableDelta, discover
-from graphlake.merge.rows import Row, merge_key
+from graphlake.merge.rows import Decision, Row, merge_key
 from graphlake.merge.timing import PhaseTimer
 from graphlake.merge.violations import merge_violations
 from graphlake.schema.arrow import arrow_schema
@@ -182,15 +182,17 @@ def _classify_table(
                 i: discover(repo.tables, g.b, s_states[i], settings, "source") for i in g.changed
             }
             g.dt = discover(repo.tables, g.b, t, settings, "target")
-        for i, d in g.deltas.items():
-            d.label = inputs.source_name(i)
-    stats = _stats([d for g in groups for d in g.deltas.values()], [g.dt for g in groups])
+            for i, d in g.deltas.items():  # every group's sources (not only the last's)
+                d.label = inputs.source_name(i)
+    stats = _stats(
+        [d for g in groups for d in g.deltas.values()], [g.dt for g in groups if g.dt is not None]
+    )
     for g in groups:
         g.deltas = {i: d for i, d in g.deltas.items() if d}  # sources whose commits net to zero
     groups = [g for g in groups if g.deltas or g.uncertain]
     if not groups:
         return TableOutcome(stats)
-    t_type = repo.schemas.of(inputs.target).table(name)
+    t_type = repo.schemas.of(inputs.target).require(name)
     with timer.phase("classify"):
         if len(groups) == 1:
             return _one_base(repo, t_type, inputs, groups[0], s_states, stats)
@@ -215,8 +217,7 @@ def _column_route(
         return TableOutcome(stats, adopt=s)
     with timer.phase("discover"):
         dt = discover(repo.tables, b, inputs.discover_target.get(name, t), settings, "target")
-    t_type = repo.schemas.of(inputs.target).table(name)
-    assert t_type is not None
+    t_type = repo.schemas.of(inputs.target).require(name)
     with timer.phase("classify"):
         cp = plan_columns(
             repo, t_type, columns, s, t, set(dt.keys), dt.base, dt.side, inputs.strategy
@@ -308,9 +309,16 @@ def _across_bases(
             outcome.conflicts += clashes
             continue
         decision, conflicts = across.decide(t_type.name, key, images, inputs.strategy, newest)
+        conflicts = [
+            c if c.between_sources else _with_target(c, inputs, across.touched_by(images))
+            for c in conflicts
+        ]
+        resolver = inputs.resolver
+        if resolver is not None and resolver.has(t_type.name, key):
+            decision, conflicts = _resolved_across(
+                t_type, key, decision, conflicts, images[0].t, resolver
+            )
         for conflict in conflicts:
-            if not conflict.between_sources:
-                conflict = _with_target(conflict, inputs, across.touched_by(images))
             (outcome.resolved if conflict.resolution else outcome.conflicts).append(conflict)
         t = images[0].t
         if decision.action == "put":
@@ -320,6 +328,36 @@ def _across_bases(
     outcome.plan = _plan(t_type, changes)
     stats.effects = len(changes)
     return outcome
+
+
+def _resolved_across(
+    t_type: NodeType | EdgeType,
+    key: str,
+    decision: Decision,
+    conflicts: list[Conflict],
+    t: Row | None,
+    resolver: Resolver | None = None,
+) -> tuple[Decision, list[Conflict]]:
+    """A key of sources forked from different bases, settled by its resolutions: its one
+    conflict (between two groups of sources, or with the target) is decided as any
+    conflict is, against the target's row `t`."""
+    pending = [c for c in conflicts if not c.resolution]
+    if not pending:
+        return decision, conflicts
+    if len(pending) > 1:
+        raise ResolutionError(
+            f"{t_type.name} {key!r}: {len(pending)} groups of sources forked from different "
+            "commits of the target changed it differently; a resolution settles one "
+            "conflict: merge those sources one at a time, then resolve"
+        )
+    [conflict] = pending
+    decided = (
+        resolver.decide(t_type, conflict, conflict.base, conflict.source, t) if resolver else None
+    )
+    if decided is None:
+        return decision, conflicts
+    settled_decision, settled = decided
+    return settled_decision, [c if c is not conflict else settled for c in conflicts]
 
 
 def _images(
@@ -370,13 +408,11 @@ def _insertion_replay(
             adoptions.append(adoption)
         else:
             copied.append(d.side_table(schema))  # copied rows are read whole
+    copy_plan = _insert_plan(t_type, copied)
     outcome = TableOutcome(
-        stats,
-        plan=_insert_plan(t_type, every),
-        adoptions=adoptions,
-        copy_plan=_insert_plan(t_type, copied),
+        stats, plan=_insert_plan(t_type, every), adoptions=adoptions, copy_plan=copy_plan
     )
-    stats.effects = outcome.copy_plan.inserted.num_rows
+    stats.effects = copy_plan.inserted.num_rows
     stats.adopted_rows = sum(a.rows for a in adoptions)
     return outcome
 

@@ -2,6 +2,8 @@
 without discovering a side's changes (a schema merge's evolved or adopted tables, a
 column route's backfilled source), each side's `source_changes` / `target_changes` is
 the number of rows `diff(base, side)` reports inserted, updated or deleted in that table.
+A merge_many that folds sources on different schemas (merge/many_schema.py) counts
+every table this way: its steps' own counts are against each step's base.
 
 Costs one diff of the named tables per side (lineage: O(changed rows)); routes that
 discovered both sides already hold these counts and are left alone.
@@ -23,9 +25,15 @@ UNCOUNTED = ("schema", "backfill")
 
 
 def fill_counts(
-    repo: Repo, base: Commit, target: Commit, sources: list[Commit], stats: dict[str, R.TableStats]
+    repo: Repo,
+    base: Commit,
+    target: Commit,
+    sources: list[Commit],
+    stats: dict[str, R.TableStats],
+    every: bool = False,
 ) -> None:
-    tables = {n for n, st in stats.items() if st.discovery in UNCOUNTED}
+    """Set the counts of the tables whose route did not count them (`every`: of all)."""
+    tables = {n for n, st in stats.items() if every or st.discovery in UNCOUNTED}
     if not tables:
         return
     target_counts = _counts(repo, base, target, tables)

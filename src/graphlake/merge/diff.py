@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from graphlake.merge.delta import TableDelta
     from graphlake.repo import Repo
     from graphlake.schema.changes import Step
-    from graphlake.schema.model import TableType
+    from graphlake.schema.model import EdgeType, NodeType, TableType
 
 Row = dict[str, Any]
 ENDPOINTS = ("src", "dst")
@@ -90,18 +90,20 @@ def diff(
         raise MergeError(f"limit must be 0 or more, not {limit}")
     ca, cb = repo.resolve(a), repo.resolve(b)
     sa, sb = repo.schemas.of(ca), repo.schemas.of(cb)
+    # On first use only: the schema package loads lark and pyarrow, and `graphlake log`
+    # imports this module (tests/core/test_startup_imports.py). So below too.
+    from graphlake.schema.changes import RenameType, describe_changes
+
     steps: list[Step] = []
     if ca.schema_id != cb.schema_id:
-        from graphlake.schema.changes import describe_changes
-
         steps = describe_changes(sa, sb)
     out = GraphDiff(steps)
-    type_renames = {s.table: s.old for s in steps if isinstance(s, _rename_type())}
+    type_renames = {s.table: s.old for s in steps if isinstance(s, RenameType)}
     for name in sb.table_names:
         if only is not None and name not in only:
             continue
         source = type_renames.get(name, name)
-        before, after = sa.table(source), sb.table(name)
+        before, after = sa.table(source), sb.require(name)
         if before is None or ca.tables[source].table_id != cb.tables[name].table_id:
             continue  # a type b added (or dropped and re-created)
         project, added = (
@@ -121,7 +123,7 @@ def diff(
 
 def _renames(steps: list[Step], table: str) -> dict[str, str]:
     """New property name -> old, for `table`'s properties renamed between a and b."""
-    from graphlake.schema.changes import RenameProperty
+    from graphlake.schema.changes import RenameProperty  # start-up: see diff()
 
     return {
         s.new.name: s.old.name for s in steps if isinstance(s, RenameProperty) and s.table == table
@@ -129,14 +131,17 @@ def _renames(steps: list[Step], table: str) -> dict[str, str]:
 
 
 def shown(
-    changes: TableDiff, before: TableType, after: TableType, renames: dict[str, str]
+    changes: TableDiff,
+    before: NodeType | EdgeType,
+    after: NodeType | EdgeType,
+    renames: dict[str, str],
 ) -> TableDiff:
     """`changes` with float32 values as their shortest decimal (`read.floats`): new
     values and inserted rows by b's types, old values and deleted rows by a's (under b's
     names). Only what is shown changes; which rows and properties changed was decided
     on the stored values."""
-    from graphlake.read.floats import shortest_rows
-    from graphlake.schema.arrow import arrow_schema
+    from graphlake.read.floats import shortest_rows  # start-up: see diff()
+    from graphlake.schema.arrow import arrow_schema  # start-up: see diff()
 
     new_types = {f.name: f.type for f in arrow_schema(after)}
     a_types = {f.name: f.type for f in arrow_schema(before)}
@@ -162,7 +167,7 @@ def shown(
 
 
 def _keyed(rows: dict[str, Row], types: dict[str, Any]) -> dict[str, Row]:
-    from graphlake.read.floats import shortest_rows
+    from graphlake.read.floats import shortest_rows  # start-up: see diff()
 
     return dict(zip(rows, shortest_rows(list(rows.values()), types), strict=True))  # type: ignore[arg-type]
 
@@ -173,11 +178,11 @@ def layout_projection(repo: Repo, a: Commit, b: Commit, name: str) -> Callable[[
     default); None when both layouts are the same."""
     if a.schema_id == b.schema_id:
         return None
-    from graphlake.schema.changes import describe_changes
+    from graphlake.schema.changes import RenameType, describe_changes  # start-up: see diff()
 
     sa, sb = repo.schemas.of(a), repo.schemas.of(b)
     steps = describe_changes(sa, sb)
-    renames = {s.table: s.old for s in steps if isinstance(s, _rename_type())}
+    renames = {s.table: s.old for s in steps if isinstance(s, RenameType)}
     before, after = sa.table(renames.get(name, name)), sb.table(name)
     if before is None or after is None or before.properties == after.properties:
         return None
@@ -195,12 +200,6 @@ def _readable(repo: Repo, commit: Commit, table: str) -> None:
             f"{state.lance_branch}, version {state.version}): {clean_message(exc)}; "
             f"see `graphlake fsck --deep`"
         ) from None
-
-
-def _rename_type() -> type:
-    from graphlake.schema.changes import RenameType
-
-    return RenameType
 
 
 def _projection(
@@ -279,11 +278,12 @@ def _off_default(ds: Any, added: dict[str, Any]) -> set[str]:
     columnar scan, only when a's layout lacks properties b has."""
     if not added:
         return set()
-    import pyarrow.compute as pc
 
     cols = [c for c in added if c in ds.schema.names]
     if not cols:
         return set()
+    import pyarrow.compute as pc  # start-up: see diff()
+
     table = ds.to_table(columns=["id", *cols])
     out: set[str] = set()
     for c in cols:
@@ -301,9 +301,10 @@ def _inserts_only(
     repo: Repo, b: TableState, delta: TableDelta, limit: int | None, edge: bool
 ) -> TableDiff:
     """Counts from the columnar keys; only the listed rows are read, by key."""
+    # on first use only: loads lance, pyarrow (start-up time)
     import pyarrow.compute as pc
 
-    from graphlake.storage.lookup import rows_where_in
+    from graphlake.storage.lookup import rows_where_in  # lance: as above
 
     keys = delta.key_column()
     first = pc.sort_indices(keys)

@@ -14,18 +14,19 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ulid import ULID
 
 from graphlake import probes
 from graphlake.catalog.commits import Commit, TableState
 from graphlake.catalog.intents import MergeIntent, MergeIntents
-from graphlake.errors import MergeConflictError, MergeError, ResolutionError
+from graphlake.errors import DataCheckFailedError, MergeConflictError, MergeError, ResolutionError
 from graphlake.merge import result as R
 from graphlake.merge.base import MergeBase, bases_per_source, merge_base_of
 from graphlake.merge.classify import Classification, MergeInputs, classify
 from graphlake.merge.counts import fill_counts
+from graphlake.merge.data_checks import MergedChecks, merge_checks
 from graphlake.merge.delta import DiscoverySettings
 from graphlake.merge.resolutions import Resolver, parse_resolutions
 from graphlake.merge.rows import STRATEGIES
@@ -36,6 +37,7 @@ from graphlake.recovery.publication import Publication
 from graphlake.retry import HeadMoved, retry_while_head_moves
 from graphlake.storage.adopt import Adoption, adopt
 from graphlake.storage.scratch import scratch
+from graphlake.storage.search_indexes import FTS_PROBE, VECTOR_PROBE
 from graphlake.storage.tables import LanceCasError, index_columns
 from graphlake.write import backfill
 from graphlake.write.backfill import ColumnWrite
@@ -43,6 +45,7 @@ from graphlake.write.publish import apply_plan
 
 if TYPE_CHECKING:
     from graphlake.catalog.refs import RefEntry
+    from graphlake.query.data_checks import CheckResult, Runner
     from graphlake.repo import Repo
 
 # A merge attempt takes longer than a typical write, so against a branch that keeps
@@ -50,6 +53,7 @@ if TYPE_CHECKING:
 # briefly (a long sleep only lets more writes land before the next attempt).
 MAX_ATTEMPTS = 16
 MAX_WAIT_S = 0.25
+KEEP = object()  # publish_classified: the commit keeps the target's data checks
 
 
 def merge(
@@ -64,9 +68,14 @@ def merge(
     memory_budget: int | None = None,
     resolutions: Sequence[Any] | None = None,
     meta: Mapping[str, Any] | None = None,
+    checks: bool = False,
+    check_runner: Runner | None = None,
 ) -> R.MergeResult:
     """`resolutions` settle single conflicts (merge.resolutions); `meta` adds entries
-    to the merge commit's meta (a merge request records its id there)."""
+    to the merge commit's meta (a merge request records its id there). `checks`: run
+    the merged result's data checks on the would-be merged state (`result.data_checks`;
+    a real merge raises `DataCheckFailedError` when one fails and publishes nothing);
+    `check_runner` runs each query (default: in this process)."""
     return _run(
         repo,
         [source],
@@ -79,6 +88,7 @@ def merge(
         strict_disjoint=False,
         resolutions=resolutions,
         meta=meta,
+        checks=Checks(check_runner) if checks else None,
     )
 
 
@@ -95,6 +105,8 @@ def merge_many(
     memory_budget: int | None = None,
     resolutions: Sequence[Any] | None = None,
     meta: Mapping[str, Any] | None = None,
+    checks: bool = False,
+    check_runner: Runner | None = None,
 ) -> R.MergeResult:
     if isinstance(sources, str) or not sources:
         raise MergeError("merge_many takes a non-empty list of source branches")
@@ -112,7 +124,31 @@ def merge_many(
         strict_disjoint=strict_disjoint,
         resolutions=resolutions,
         meta=meta,
+        checks=Checks(check_runner) if checks else None,
     )
+
+
+@dataclass(frozen=True)
+class Checks:
+    """Run the merged result's data checks (query/data_checks.py) with `runner`."""
+
+    runner: Runner | None = None
+
+    def run(self, repo: Repo, commit: Commit) -> list[CheckResult]:
+        # on first use only: loads lance, duckdb, lark (start-up time)
+        from graphlake.query.data_checks import run_checks
+
+        # only when data checks run: read.snapshot opens Lance tables
+        from graphlake.read.snapshot import Snapshot
+
+        return run_checks(Snapshot(repo, commit), repo.data_checks.of(commit), self.runner)
+
+    def enforce(self, repo: Repo, commit: Commit, result: R.MergeResult) -> None:
+        """Record the checks' results on `commit` in `result`; raise if one failed
+        (a real merge: nothing is published)."""
+        result.data_checks = self.run(repo, commit)
+        if not result.dry_run and not result.checks_passed:
+            raise DataCheckFailedError(result.data_checks)
 
 
 def _run(
@@ -128,6 +164,7 @@ def _run(
     strict_disjoint: bool,
     resolutions: Sequence[Any] | None = None,
     meta: Mapping[str, Any] | None = None,
+    checks: Checks | None = None,
 ) -> R.MergeResult:
     settings = DiscoverySettings.resolve(lineage, memory_budget)
     parsed = parse_resolutions(resolutions)
@@ -158,6 +195,7 @@ def _run(
                     strict_disjoint,
                     Resolver(parsed) if parsed else None,
                     extra,
+                    checks,
                 ),
                 branch=into,
                 what="merge",
@@ -180,6 +218,7 @@ def _merge_once(
     strict_disjoint: bool,
     resolver: Resolver | None = None,
     extra: Mapping[str, Any] | None = None,
+    checks: Checks | None = None,
 ) -> R.MergeResult:
     timer = PhaseTimer()
     label = sources[0] if len(sources) == 1 else ",".join(sources)
@@ -199,19 +238,24 @@ def _merge_once(
             base = merge_base_of(repo, [target, *(h for _, h in pending)])
             source_bases = own_bases(repo, target, pending)
             result.base = base.commit.id
+            merged_checks = merge_checks(repo, base.commit, target, pending, strategy)
     if resolver is not None and (not pending or fast_forward):
         resolver.check_all_used([])  # nothing conflicts: every resolution is a mistake
     if not pending:
         result.base = target.id
-        return _finish(result, timer)
+        return finish(result, timer)
     if fast_forward:
         head = pending[0][1]
         result.outcome, result.base, result.commit = R.FAST_FORWARD, target.id, head.id
+        if checks is not None:
+            with timer.phase("data_checks"):
+                checks.enforce(repo, head, result)
         if not dry_run:
             with timer.phase("publish"):
                 repo.refs.cas(into, t_ref, head.id, action="merge (fast-forward)")
-        return _finish(result, timer)
+        return finish(result, timer)
     if len(pending) > 1 and schemas_differ(base, target, pending):
+        # merge.engine <-> merge.many_schema call each other: imported on use (a circle)
         from graphlake.merge.many_schema import fold
 
         if resolver is not None:
@@ -219,7 +263,13 @@ def _merge_once(
                 "resolutions are not supported yet by a merge_many whose "
                 "sources have different schemas"
             )
-        return _finish(
+        result.resolved = list(merged_checks.resolved)
+        if merged_checks.conflicts:
+            if not dry_run:
+                raise MergeConflictError(merged_checks.conflicts)
+            result.outcome, result.conflicts = R.CONFLICT, merged_checks.conflicts
+            return finish(result, timer)
+        return finish(
             fold(
                 repo,
                 into,
@@ -234,6 +284,8 @@ def _merge_once(
                 strict_disjoint,
                 timer,
                 result,
+                merged_checks.checks_id,
+                (lambda commit: checks.enforce(repo, commit, result)) if checks else None,
             ),
             timer,
         )
@@ -252,17 +304,18 @@ def _merge_once(
         timer,
         resolver,
     )
+    _add_check_conflicts(step, merged_checks)
     if step.prep is not None:
         result.resolved = list(step.prep.resolved)
     if resolver is not None:
         resolver.check_all_used(
             step.cls.conflicts if step.cls else step.prep.conflicts if step.prep else []
         )
-    if step.cls is None:  # schema conflicts: the rows cannot be merged yet
+    if step.cls is None or step.inputs is None:  # schema conflicts: rows cannot merge yet
         assert step.prep is not None
         if dry_run:
             result.outcome, result.conflicts = R.CONFLICT, step.prep.conflicts
-            return _finish(result, timer)
+            return finish(result, timer)
         raise MergeConflictError(step.prep.conflicts)
     sides = (target, [h for _, h in pending])  # as committed, before any schema merge
     cls, inputs, target, pending = step.cls, step.inputs, step.target, step.pending
@@ -271,25 +324,50 @@ def _merge_once(
     if cls.conflicts:
         if dry_run:
             result.outcome, result.conflicts = R.CONFLICT, cls.conflicts
-            return _finish(result, timer)
+            return finish(result, timer)
         raise MergeConflictError(cls.conflicts)
     # Every pending source has commits the target lacks, so the merge is recorded even
     # when the sides converged (both made the same change, or a source's commits net to
     # nothing): as in git, the source's head enters the target's history, so a later
     # merge takes it as the base instead of replaying or re-deciding those changes.
     result.outcome = R.MERGED
+    inspect = None
+    if checks is not None:
+
+        def inspect(commit: Commit) -> None:
+            with timer.phase("data_checks"):
+                checks.enforce(repo, commit, result)
+
     if dry_run:
         result.commit = None
-        return _finish(result, timer)
+        if inspect is not None and merged_checks.checks_id is None:
+            result.data_checks = []  # no checks: nothing to stage
+        elif inspect is not None:  # the merged state on scratch branches, then discarded
+            with timer.phase("stage"):
+                staged = stage(repo, target, cls, merged_checks.checks_id)
+            inspect(staged)
+        return finish(result, timer)
     with timer.phase("publish"), probes.collect() as counts:
-        commit = _publish(repo, into, t_ref, target, cls, pending, inputs, message, extra)
+        commit = _publish(
+            repo,
+            into,
+            t_ref,
+            target,
+            cls,
+            pending,
+            inputs,
+            message,
+            extra,
+            merged_checks.checks_id,
+            inspect,
+        )
     result.commit = commit.id
-    _record_index_work(result, commit, counts)
-    return _finish(result, timer)
+    record_index_work(result, commit, counts)
+    return finish(result, timer)
 
 
 @dataclass
-class Step:
+class MergeStep:
     """One classification: of the target and `pending` (after a schema merge, the views
     in the merged layout); `cls` is None while schema conflicts remain (`prep` has them)."""
 
@@ -314,7 +392,7 @@ def classify_step(
     settings: DiscoverySettings,
     timer: PhaseTimer,
     resolver: Resolver | None = None,
-) -> Step:
+) -> MergeStep:
     """Merge the schemas if they differ (one source at most), then classify the rows."""
     prep = None
     if schemas_differ(base, target, pending):
@@ -322,7 +400,7 @@ def classify_step(
         with timer.phase("schema"):
             prep = _merge_schemas(repo, base, target, pending, strategy, dry_run, owner)
         if prep.schema_id is None:
-            return Step(None, None, target, pending, prep)
+            return MergeStep(None, None, target, pending, prep)
         base, target = prep.base, prep.target
         pending = [(pending[0][0], prep.source)]
     inputs = MergeInputs(
@@ -345,7 +423,7 @@ def classify_step(
         cls.conflicts = prep.conflicts + cls.conflicts
         cls.resolved = prep.resolved + cls.resolved
         cls.fixed, cls.stats = prep.fixed, prep.stats
-    return Step(cls, inputs, target, pending, prep)
+    return MergeStep(cls, inputs, target, pending, prep)
 
 
 def schemas_differ(base: MergeBase, target: Commit, pending: list[tuple[str, Commit]]) -> bool:
@@ -423,8 +501,8 @@ def _drop_contained(
     heads = [h.id for _, h in pending]
     stop = set(repo.history.merge_bases_many([target.id, *heads]))
     reached: set[str] = set()
-    for head in dict.fromkeys(heads):
-        reached |= repo.history.ancestors_since(head, stop)
+    for head_id in dict.fromkeys(heads):
+        reached |= repo.history.ancestors_since(head_id, stop)
     kept: list[tuple[str, Commit]] = []
     seen: set[str] = set()
     for name, head in pending:
@@ -444,6 +522,8 @@ def _publish(
     inputs: MergeInputs,
     message: str | None,
     extra: Mapping[str, Any] | None = None,
+    checks_id: str | None = None,
+    inspect: Callable[[Commit], None] | None = None,
 ) -> Commit:
     op = "merge" if len(pending) == 1 else "merge_many"
     names = [n for n, _ in pending]
@@ -462,6 +542,8 @@ def _publish(
             **_bases_meta(inputs),
             **(extra or {}),
         },
+        checks_id=checks_id,
+        inspect=inspect,
     )
 
 
@@ -475,12 +557,16 @@ def publish_classified(
     *,
     parents: tuple[str, ...],
     message: str,
-    meta: dict,
+    meta: dict[str, Any],
     action: str | None = None,
+    checks_id: str | object | None = KEEP,
+    inspect: Callable[[Commit], None] | None = None,
 ) -> Commit:
     """Write a classification's effects on `into`'s Lance branches and publish them as
     one commit with `parents` (one CAS from `t_ref`). Merges publish through here, and
-    so do the other merge-engine applications (revert, cherry-pick: merge/apply.py)."""
+    so do the other merge-engine applications (revert, cherry-pick: merge/apply.py).
+    `checks_id`: the merged data checks (default: the target's); `inspect(commit)` sees
+    the commit before the CAS (the data checks run there; raising publishes nothing)."""
 
     def still_current() -> bool:
         return repo.refs.head(into) == t_ref
@@ -493,9 +579,38 @@ def publish_classified(
             schema_id=target.schema_id,
             tables={**target.tables, **cls.fixed, **states},
             meta=meta,
+            checks_id=target.checks_id if checks_id is KEEP else cast(str | None, checks_id),
         )
+        if inspect is not None:
+            inspect(commit)
         pub.publish(commit)
     return commit
+
+
+def stage(repo: Repo, target: Commit, cls: Classification, checks_id: str | None) -> Commit:
+    """A dry run's merged state: the classification's effects written on Lance branches
+    of the caller's scratch scope (storage/scratch.py: deleted when it ends), as an
+    unstored commit that a Snapshot can read while the scope lasts."""
+    owner = f"dry-run-{ULID()}"
+    states = apply_tables(repo, target, cls, owner, still_current=lambda: True)
+    return Commit.create(
+        parents=(target.id,),
+        message="dry-run merged state (unstored)",
+        schema_id=target.schema_id,
+        tables={**target.tables, **cls.fixed, **states},
+        meta={"virtual": True},
+        checks_id=checks_id,
+    )
+
+
+def _add_check_conflicts(step: MergeStep, merged: MergedChecks) -> None:
+    """The data checks' conflicts and resolutions join the step's."""
+    if not merged.conflicts and not merged.resolved:
+        return
+    held = step.cls if step.cls is not None else step.prep
+    assert held is not None
+    held.conflicts = [*merged.conflicts, *held.conflicts]
+    held.resolved = [*merged.resolved, *held.resolved]
 
 
 def _bases_meta(inputs: MergeInputs) -> dict[str, list[str]]:
@@ -505,10 +620,8 @@ def _bases_meta(inputs: MergeInputs) -> dict[str, list[str]]:
     return {"source_bases": [b.commit.id for b in inputs.source_bases]}
 
 
-def _record_index_work(result: R.MergeResult, commit: Commit, counts: Counter[str]) -> None:
+def record_index_work(result: R.MergeResult, commit: Commit, counts: Counter[str]) -> None:
     """Copy the publish's search-index probes (per table id) into each table's stats."""
-    from graphlake.storage.search_indexes import FTS_PROBE, VECTOR_PROBE
-
     for name, stats in result.stats.items():
         state = commit.tables.get(name)
         if state is not None:
@@ -516,7 +629,7 @@ def _record_index_work(result: R.MergeResult, commit: Commit, counts: Counter[st
             stats.fts_index_calls = counts[f"{FTS_PROBE}:{state.table_id}"]
 
 
-def _finish(result: R.MergeResult, timer: PhaseTimer) -> R.MergeResult:
+def finish(result: R.MergeResult, timer: PhaseTimer) -> R.MergeResult:
     result.timings = timer.rounded()
     return result
 
@@ -607,6 +720,7 @@ def virtual_merge(
         schema_id=target.schema_id,
         tables={**target.tables, **states},
         meta={"virtual": True},
+        checks_id=target.checks_id,
     )
     repo.commits.put(commit)
     return commit, uncertain

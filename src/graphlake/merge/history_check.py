@@ -1,5 +1,5 @@
-"""`graphlake fsck --deep`: every commit reachable from a live branch diffs against each
-of its parents.
+"""`graphlake fsck --deep`: every commit reachable from a live branch, a tag or a reflog
+entry of the last `reflog_keep` (what gc keeps) diffs against each of its parents.
 
 A diff reads both commits' table states and finds their changes (lineage, else the
 walk), so this proves what `log --stat`, `diff` and a merge across that edge need: the
@@ -7,28 +7,45 @@ states open, and their changes can be computed. Any failure is a `Problem` of ch
 "diff" whose `where` names the commit and the parent; nothing is changed.
 
 Costs one diff per commit edge (O(changed rows) by lineage, O(rows) where only the walk
-can answer): maintenance, not a hot path.
+can answer): maintenance, not a hot path. Below a reflog entry a missing commit is
+no finding (a gc with a shorter `reflog_keep` removes those), as in the shallow check.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import TYPE_CHECKING
 
+from graphlake.catalog.reflog import REFLOG_KEEP
 from graphlake.errors import GraphLakeError, clean_message
 from graphlake.merge.diff import diff
-from graphlake.recovery.fsck import FsckReport, Problem
+from graphlake.recovery.fsck import (
+    FsckReport,
+    Problem,
+    history_starts,
+    reflog_starts,
+    stored,
+)
 
 if TYPE_CHECKING:
     from graphlake.repo import Repo
 
 
-def check_diffs(repo: Repo, report: FsckReport) -> None:
+def check_diffs(repo: Repo, report: FsckReport, reflog_keep: dt.timedelta = REFLOG_KEEP) -> None:
     """Add a problem for every reachable commit that does not diff against a parent."""
     seen: set[str] = set()
-    frontier = sorted({ref.commit for ref in repo.refs.list().values() if ref.commit})
+    _check(repo, sorted(history_starts(repo)), False, seen, report)
+    _check(repo, sorted(reflog_starts(repo, reflog_keep)), True, seen, report)
+
+
+def _check(
+    repo: Repo, frontier: list[str], missing_ok: bool, seen: set[str], report: FsckReport
+) -> None:
     while frontier:
         cid = frontier.pop()
         if cid in seen:
+            continue
+        if missing_ok and not stored(repo, cid):
             continue
         seen.add(cid)
         try:
@@ -36,6 +53,8 @@ def check_diffs(repo: Repo, report: FsckReport) -> None:
         except GraphLakeError:
             continue  # the shallow check reports unreadable commits
         for parent in commit.parents:
+            if missing_ok and not stored(repo, parent):
+                continue
             try:
                 diff(repo, parent, cid, limit=0)
             except GraphLakeError as exc:

@@ -25,7 +25,7 @@ across steps an overlap would merge three-way instead of being refused).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from ulid import ULID
@@ -35,6 +35,7 @@ from graphlake.catalog.commits import Commit
 from graphlake.errors import MergeConflictError, MergeError
 from graphlake.merge import result as R
 from graphlake.merge.base import MergeBase, merge_base_of
+from graphlake.merge.counts import fill_counts
 from graphlake.merge.delta import DiscoverySettings
 from graphlake.merge.timing import PhaseTimer
 from graphlake.recovery.publication import Publication
@@ -60,7 +61,11 @@ def fold(
     strict_disjoint: bool,
     timer: PhaseTimer,
     result: R.MergeResult,
+    checks_id: str | None = None,
+    inspect: Callable[[Commit], None] | None = None,
 ) -> R.MergeResult:
+    """`checks_id`: the merged data checks; `inspect(commit)` sees the merged state
+    before it is published (a dry run's: on its scratch branches), and may refuse it."""
     if strict_disjoint:
         differ = ", ".join(repr(n) for n, h in pending if h.schema_id != target.schema_id)
         what = f"the schema of {differ} differs" if differ else "the base's schema differs"
@@ -88,26 +93,40 @@ def fold(
                 pub,
             )
             if acc is None:
+                _count(repo, base, target, pending, result)
                 return result  # a dry run's conflicts, reported in `result`
         assert acc is not None
         result.outcome = R.MERGED
+        _count(repo, base, target, pending, result)
+        names = [n for n, _ in pending]
+        commit = Commit.create(
+            parents=(target.id, *(h.id for _, h in pending)),
+            message=message or f"merge {', '.join(names)} into {into}",
+            schema_id=acc.schema_id,
+            tables=dict(acc.tables),
+            meta={"merge_base": base.commit.id, "sources": names},
+            checks_id=checks_id,
+        )
+        if inspect is not None:
+            inspect(commit)
         if pub is None:
             return result
         with timer.phase("publish"):
-            names = [n for n, _ in pending]
-            commit = Commit.create(
-                parents=(target.id, *(h.id for _, h in pending)),
-                message=message or f"merge {', '.join(names)} into {into}",
-                schema_id=acc.schema_id,
-                tables=dict(acc.tables),
-                meta={"merge_base": base.commit.id, "sources": names},
-            )
             pub.publish(commit)
     result.commit = commit.id
-    from graphlake.merge.engine import _record_index_work
+    # merge.engine <-> merge.many_schema call each other: imported on use (a circle)
+    from graphlake.merge.engine import record_index_work
 
-    _record_index_work(result, commit, counts)
+    record_index_work(result, commit, counts)
     return result
+
+
+def _count(
+    repo: Repo, base: MergeBase, target: Commit, pending: Pending, result: R.MergeResult
+) -> None:
+    """Each table's counts as `diff` gives them against the merge base: the steps'
+    own are against each step's base and sources (merge/counts.py)."""
+    fill_counts(repo, base.commit, target, [h for _, h in pending], result.stats, every=True)
 
 
 def steps(base: MergeBase, target: Commit, pending: Pending) -> list[Pending]:
@@ -148,6 +167,7 @@ def _step(
 ) -> Commit | None:
     """Merge `group` into `acc`; the merged state as an unreferenced commit (None: a dry
     run's conflicts, now in `result`; a real merge raises them)."""
+    # merge.engine <-> merge.many_schema call each other: imported on use (a circle)
     from graphlake.merge.engine import apply_tables, classify_step, own_bases, record_step
 
     with timer.phase("resolve_base"):

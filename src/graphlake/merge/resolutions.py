@@ -20,12 +20,13 @@ names a side the conflict does not have. Unresolved conflicts still block the me
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphlake.errors import ResolutionError, ResolutionTypeError, TypeMismatchError
+from graphlake.errors import DataError, ResolutionError, ResolutionTypeError, TypeMismatchError
 from graphlake.merge.conflicts import (
     DIVERGENT_INSERT,
     DIVERGENT_UPDATE,
@@ -71,8 +72,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dt.date | dt.datetime):
         return value.isoformat()
     if isinstance(value, bytes):
-        import base64
-
         return base64.b64encode(value).decode("ascii")
     return str(value)
 
@@ -262,7 +261,7 @@ def _coerce_value(
     t_type: NodeType | EdgeType, key: str, current: Row, prop: str, value: Any
 ) -> Any:
     """`value` checked against `prop`'s type, in `current` (the row it goes into)."""
-    from graphlake.errors import DataError
+    # on first use only: loads lance, pyarrow (start-up time)
     from graphlake.write.coerce import coerce
 
     if prop == "id" or t_type.property(prop) is None:
@@ -279,7 +278,7 @@ def _coerce_value(
 
 
 def _coerce_row(t_type: NodeType | EdgeType, key: str, value: Any) -> Row:
-    from graphlake.errors import DataError
+    # on first use only: loads lance, pyarrow (start-up time)
     from graphlake.write.coerce import coerce
 
     if not isinstance(value, Mapping):
@@ -291,7 +290,7 @@ def _coerce_row(t_type: NodeType | EdgeType, key: str, value: Any) -> Row:
     if t_type.is_edge:
         row.setdefault("id", key)
     try:
-        out = coerce(t_type, [row], partial=False).to_pylist()[0]
+        out: dict[str, Any] = coerce(t_type, [row], partial=False).to_pylist()[0]
     except TypeMismatchError as exc:
         raise ResolutionTypeError(f"resolution for {t_type.name} {key!r}: {exc}") from None
     except DataError as exc:

@@ -3,26 +3,31 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from graphlake.merge.conflicts import Conflict
 
-ALREADY_UP_TO_DATE = "already_up_to_date"
-FAST_FORWARD = "fast_forward"
-MERGED = "merged"
-CONFLICT = "conflict"  # only reported by dry runs; a real merge raises MergeConflictError
+if TYPE_CHECKING:
+    from graphlake.query.data_checks import CheckResult
+
+Outcome = Literal["already_up_to_date", "fast_forward", "merged", "conflict"]
+ALREADY_UP_TO_DATE: Final = "already_up_to_date"
+FAST_FORWARD: Final = "fast_forward"
+MERGED: Final = "merged"
+CONFLICT: Final = "conflict"  # only reported by dry runs; a real merge raises MergeConflictError
 
 # Routes per table, cheapest first.
-NO_CHANGE = "no_change"
-POINTER_ADOPTION = "pointer_adoption"
-INSERTION_REPLAY = "insertion_replay"
-COLUMN_WRITE = "column_write"  # the source only backfilled columns: written column-wise
-THREE_WAY = "three_way"
+Route = Literal["no_change", "pointer_adoption", "insertion_replay", "column_write", "three_way"]
+NO_CHANGE: Final = "no_change"
+POINTER_ADOPTION: Final = "pointer_adoption"
+INSERTION_REPLAY: Final = "insertion_replay"
+COLUMN_WRITE: Final = "column_write"  # the source only backfilled columns: written column-wise
+THREE_WAY: Final = "three_way"
 
 
 @dataclass
 class TableStats:
-    route: str
+    route: Route
     discovery: str = "none"  # how candidate keys were found: lineage, walk, same-state
     fallback: str | None = None  # why lineage was not used (a FallbackReason value)
     source_changes: int = 0
@@ -45,19 +50,35 @@ class TableStats:
 
 @dataclass
 class MergeResult:
-    outcome: str
+    outcome: Outcome
     source: str
     target: str
     commit: str | None = None  # the target's head after the merge
     base: str | None = None
-    routes: dict[str, str] = field(default_factory=dict)
+    routes: dict[str, Route] = field(default_factory=dict)
     conflicts: list[Conflict] = field(default_factory=list)  # unresolved (dry run only)
     resolved: list[Conflict] = field(default_factory=list)  # resolved by the strategy
     stats: dict[str, TableStats] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     dry_run: bool = False
+    # With `checks=True`: each data check's result on the merged state (None: not run,
+    # e.g. conflicts left no merged state to check).
+    data_checks: list[CheckResult] | None = None
+
+    @property
+    def checks_passed(self) -> bool | None:
+        """None when the checks did not run."""
+        if self.data_checks is None:
+            return None
+        return all(r.passed for r in self.data_checks)
 
     def to_dict(self) -> dict[str, Any]:
+        out = self._plain()
+        if self.data_checks is not None:
+            out["data_checks"] = [r.to_dict() for r in self.data_checks]
+        return out
+
+    def _plain(self) -> dict[str, Any]:
         return {
             "outcome": self.outcome,
             "source": self.source,

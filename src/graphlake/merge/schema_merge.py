@@ -24,7 +24,7 @@ rows is a `schema_conflict`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -49,7 +49,10 @@ from graphlake.schema.model import EdgeType, NodeType
 from graphlake.schema.text import schema_text
 from graphlake.storage.evolve import ColumnFill, LayoutChange, evolve
 from graphlake.storage.plan import TablePlan
-from graphlake.storage.tables import LanceCasError
+from graphlake.storage.tables import (
+    LanceCasError,
+    index_columns,  # one rule for init, apply, merge
+)
 
 if TYPE_CHECKING:
     from graphlake.repo import Repo
@@ -83,7 +86,7 @@ class Prepared:
     # Tables whose rows both sides changed across a layout change: merged by the row
     # routes on evolved states, discovered by the walk; their dropped values.
     walk: set[str] = field(default_factory=set)
-    dropped: dict[str, dict[str, dict]] = field(default_factory=dict)
+    dropped: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     # Node keys a decided table no longer has that the target's had (the source deleted
     # them): deletion-only plans, so the merge's checks find edges left pointing at them.
     deletions: dict[str, TablePlan] = field(default_factory=dict)
@@ -124,8 +127,7 @@ def prepare(
     s_tables: dict[str, TableState] = {}
     b_tables: dict[str, TableState] = {}
     for name in schema.table_names:
-        t_type = schema.table(name)
-        assert t_type is not None
+        t_type = schema.require(name)
         tid = _table_id(name, merged, sides)
         t_side, s_side, b_side = by_id[OURS].get(tid), by_id[THEIRS].get(tid), b_by_id.get(tid)
         layouts = {
@@ -385,8 +387,6 @@ def _change(
     current: pa.Schema, mapping: dict[str, str], t_type: NodeType | EdgeType
 ) -> LayoutChange:
     """From the side's physical layout to the merged type's (properties by `mapping`)."""
-    from graphlake.storage.tables import index_columns  # one rule for init, apply, merge
-
     fixed = {"id", "src", "dst"}
     renames = {old: new for old, new in mapping.items() if old != new}
     kept = set(mapping) | fixed
@@ -424,7 +424,7 @@ def _widens(old: pa.DataType, new: pa.DataType) -> bool:
     """A cast Lance makes in place and that changes no value (I32 -> I64, F32 -> F64)."""
     for kind in (pa.types.is_signed_integer, pa.types.is_unsigned_integer, pa.types.is_floating):
         if kind(old) and kind(new):
-            return new.bit_width >= old.bit_width
+            return bool(new.bit_width >= old.bit_width)
     return False
 
 

@@ -41,6 +41,7 @@ def reported(
 
 
 def shown_conflicts(conflicts: Sequence[Conflict], schemas: Sequence[Schema]) -> list[Conflict]:
+    # on first use only: loads pyarrow, numpy (start-up time)
     from graphlake.read.floats import shortest_rows
 
     types: dict[str, dict[str, Any]] = {}
@@ -62,6 +63,7 @@ def shown_conflicts(conflicts: Sequence[Conflict], schemas: Sequence[Schema]) ->
 
 def _types(schemas: Sequence[Schema], table: str) -> dict[str, Any]:
     """Column name -> Arrow type of `table`, from the first schema that has each column."""
+    # on first use only: loads pyarrow, lark, re2 (start-up time)
     from graphlake.schema.arrow import arrow_schema
 
     out: dict[str, Any] = {}

@@ -74,7 +74,7 @@ def kind_type(kind: str) -> str | None:
 class Binding:
     """What a variable holds: a node or relationship of one of `types`, a path, or a value."""
 
-    kind: str  # NODE, EDGE, PATH, EDGES or a value type (or None: unknown value)
+    kind: str | None  # NODE, EDGE, PATH, EDGES or a value type (None: unknown value)
     types: tuple[str, ...] = ()
 
     @property
@@ -133,9 +133,6 @@ class Checker:
             )
         types = {kind_type(k) for k in kinds}
         return types.pop() if len(types) == 1 else None
-
-    def has_property(self, type_name: str, prop: str) -> bool:
-        return prop == "id" or self.table(type_name).property(prop) is not None
 
     # --- parameters
     def param(self, p: ast.Param) -> object:

@@ -3,11 +3,17 @@ plan with `read.sql.run_sql` (the same sandbox, row and byte caps and timeout as
 on a pooled locked-down connection (the SQL is ours: read.sql_pool). Only the tables the
 plan reads are registered; parameters are bound as prepared parameters (`Plan.params`).
 
+A query of query.traverse's shape (an anchored traversal) runs on the cached adjacency
+instead, without DuckDB (`CSR_TRAVERSAL`), and so do shortestPath searches between
+selected nodes (pathsearch.CsrPathSearcher).
+
 The time limit runs from the first step: parsing, planning and every prefetch count, and
-the deadline is checked between prefetch lookups (a Lance lookup itself cannot be
-interrupted: the server runs whole queries in worker processes, graphlake.isolation,
-which are killed at the deadline). The generated SQL is capped at MAX_SQL_CHARS
-(`QueryTooLargeError`)."""
+the deadline is checked between prefetch lookups and between traversal levels (a Lance
+lookup or an adjacency build itself cannot be interrupted: the server runs whole queries
+in worker processes, graphlake.isolation, which are killed at the deadline). The
+generated SQL is capped at MAX_SQL_CHARS (`QueryTooLargeError`). A traversal planned
+before (same text, schema and parameter names and types) is not parsed or planned
+again: its new parameter values are bound into the cached one (`_TEMPLATES`)."""
 
 from __future__ import annotations
 
@@ -15,38 +21,92 @@ import contextlib
 import dataclasses
 import functools
 import operator
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from graphlake.adjacency.load import adjacency
 from graphlake.errors import (
+    AdjacencyTooLargeError,
     CypherParameterError,
     CypherSyntaxError,
     QueryTimeoutError,
     QueryTooLargeError,
 )
+from graphlake.query import traverse
 from graphlake.query.parser import parse_query
-from graphlake.query.pathsearch import PathSearcher
+from graphlake.query.pathsearch import CsrPathSearcher, PathSearcher
 from graphlake.query.planner import Plan, plan_query
 from graphlake.read.sql import SqlLimits, run_sql, timeout_message
 
 PREFETCH_MAX_IDS = 50_000  # a larger frontier reads the whole table (a hash join does)
 MAX_SQL_CHARS = 1_000_000  # the SQL one Cypher query compiles to
+# Anchored traversals of query.traverse's shape run on the adjacency (no DuckDB); False:
+# every query runs as SQL (tests compare the two executors with it).
+CSR_TRAVERSAL = True
 
 if TYPE_CHECKING:
     from graphlake.read.snapshot import Snapshot
 
 
-def compile_query(
-    snapshot: Snapshot, text: str, params: Mapping[str, object] | None, limits: SqlLimits
-) -> Plan:
+class _Templates:
+    """Traversals planned before, by query text, schema and parameter names and types:
+    a repeated anchored traversal skips parsing and planning (its values are bound
+    again, `Traversal.with_params`). Bounded, least recently used first out."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._items: OrderedDict[tuple, traverse.Traversal] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> traverse.Traversal | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple, value: traverse.Traversal | None) -> None:
+        if value is None:
+            return
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+_TEMPLATES = _Templates(256)
+
+
+def _template_key(
+    snapshot: Snapshot, text: str, params: Mapping[str, object] | None
+) -> tuple | None:
+    if params is not None and not isinstance(params, Mapping):
+        return None
+    try:
+        types = tuple(sorted((str(k), type(v).__name__) for k, v in (params or {}).items()))
+    except TypeError:
+        return None
+    return (text, snapshot.commit.schema_id, types)
+
+
+def _check_text(text: str, limits: SqlLimits) -> None:
     if limits.max_query_chars is not None and len(text) > limits.max_query_chars:
         raise QueryTooLargeError(
             f"the query is longer than {limits.max_query_chars} "
             f"characters (the limit sql_max_query_chars)"
         )
+
+
+def compile_query(
+    snapshot: Snapshot, text: str, params: Mapping[str, object] | None, limits: SqlLimits
+) -> Plan:
+    _check_text(text, limits)
     if params is not None and not isinstance(params, Mapping):
         raise CypherParameterError(
             f"params must be a mapping of names to values, got a {type(params).__name__}"
@@ -96,7 +156,56 @@ def _run(
     explain: bool,
     clock: _Clock,
 ) -> pa.Table:
-    plan = compile_query(snapshot, text, params, limits)
+    key = _template_key(snapshot, text, params)
+    template = _TEMPLATES.get(key) if key is not None and CSR_TRAVERSAL else None
+    found = None if template is None else template.with_params(dict(params or {}))
+    if found is not None:
+        _check_text(text, limits)
+        plan = None
+    else:
+        plan = compile_query(snapshot, text, params, limits)
+        found = plan.traversal
+        if key is not None:
+            _TEMPLATES.put(key, found)
+    if found is not None and CSR_TRAVERSAL:
+        try:
+            table, steps = traverse.run(
+                snapshot,
+                found,
+                max_rows=max_rows if max_rows is not None else limits.max_rows,
+                max_bytes=_max_bytes(limits),
+                check=clock.check,
+            )
+        except (traverse.TooManyPaths, AdjacencyTooLargeError):  # too wide for arrays of
+            # paths, or an adjacency past the memory limit: the SQL plan answers instead
+            return _run_sql(snapshot, text, params, max_rows, limits, explain, clock, plan)
+        if explain:
+            return pa.table(
+                {
+                    "step": [f"t{i}" for i in range(len(steps))],
+                    "operation": [s.operation for s in steps],
+                    "rows": [s.rows for s in steps],
+                    "seconds": [s.seconds for s in steps],
+                    "sql": [s.detail for s in steps],
+                    "executor": ["csr"] * len(steps),
+                }
+            )
+        return table
+    return _run_sql(snapshot, text, params, max_rows, limits, explain, clock, plan)
+
+
+def _run_sql(
+    snapshot: Snapshot,
+    text: str,
+    params: Mapping[str, object] | None,
+    max_rows: int | None,
+    limits: SqlLimits,
+    explain: bool,
+    clock: _Clock,
+    plan: Plan | None,
+) -> pa.Table:
+    if plan is None:
+        plan = compile_query(snapshot, text, params, limits)
     # The limit on text length applies to the Cypher, not to the SQL generated from it.
     sql_limits = dataclasses.replace(limits, max_query_chars=None)
     clock.check()
@@ -116,6 +225,11 @@ def _run(
         params=plan.params_of(plan.sql),
     )
     return _integers(table.rename_columns(list(plan.columns)))
+
+
+def _max_bytes(limits: SqlLimits) -> int | None:
+    """A query's memory limit, which an adjacency it must build may not pass."""
+    return None if limits.memory_limit_mb is None else limits.memory_limit_mb * 2**20
 
 
 class _Clock:
@@ -150,7 +264,6 @@ def _prefetched(
     """Anchored traversals: the rows each hop can reach, read through Lance's indexes by
     the frontier of node ids (see patterns.Prefetch), registered in place of whole
     tables. A frontier above PREFETCH_MAX_IDS registers the whole table instead."""
-    import pyarrow.compute as pc
 
     frontiers: dict[str, pa.Array | None] = {}
     for seed in plan.seeds:
@@ -206,8 +319,7 @@ def _searched(
             or search.labels[0] != search.labels[1]
         ):  # one node type: ids cannot mix
             continue
-        searcher = PathSearcher(
-            snapshot.dataset(search.table),
+        rest = (
             search.table,
             search.labels[0],
             search.direction,
@@ -216,6 +328,13 @@ def _searched(
             clock.deadline,
             timeout_message(clock.timeout_s, clock.limits),
         )
+        searcher: PathSearcher | CsrPathSearcher | None = None
+        if CSR_TRAVERSAL:
+            with contextlib.suppress(AdjacencyTooLargeError):  # past the memory limit:
+                csr = adjacency(snapshot, search.table, max_bytes=_max_bytes(clock.limits))
+                searcher = CsrPathSearcher(csr, *rest)  # the search by Lance lookups
+        if searcher is None:
+            searcher = PathSearcher(snapshot.dataset(search.table), *rest)
         rows = searcher.rows(starts.to_pylist(), targets.to_pylist(), SEARCH_MAX_PAIRS)
         if rows is None:
             continue
@@ -230,7 +349,14 @@ def _searched(
 def _explain(
     snapshot: Snapshot, plan: Plan, clock: _Clock, limits: SqlLimits, extra: dict[str, object]
 ) -> pa.Table:
-    rows: dict[str, list] = {"step": [], "operation": [], "rows": [], "seconds": [], "sql": []}
+    rows: dict[str, list] = {
+        "step": [],
+        "operation": [],
+        "rows": [],
+        "seconds": [],
+        "sql": [],
+        "executor": [],
+    }
     for i, step in enumerate(plan.steps):
         started = time.perf_counter()
         sql = plan.sql_until(i)
@@ -249,4 +375,6 @@ def _explain(
         rows["rows"].append(counted.column(0)[0].as_py())
         rows["seconds"].append(round(time.perf_counter() - started, 6))
         rows["sql"].append(step.sql)
+        found = [n for n in extra if n.endswith("_found") and n in step.sql]
+        rows["executor"].append(("csr" if CSR_TRAVERSAL else "lance") if found else "sql")
     return pa.table(rows)

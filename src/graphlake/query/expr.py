@@ -152,7 +152,6 @@ class ExprCompiler:
         self.scope = scope
         self.subquery = subquery
         self.allow_aggregates = allow_aggregates
-        self.aggregated = False
 
     def sql(self, e: ast.Expr) -> str:
         return self.typed(e)[0]
@@ -383,7 +382,6 @@ class ExprCompiler:
     def _aggregate(self, e: ast.Func) -> Typed:
         if not self.allow_aggregates:
             raise CypherError(f"aggregate {e.name}() is only allowed in WITH and RETURN", *e.pos)
-        self.aggregated = True
         if e.star:
             if e.name != "count":
                 raise CypherError(f"{e.name}(*) is not a function; did you mean count(*)?", *e.pos)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+import tempfile
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +74,7 @@ def sql_job(
     params: Mapping[str, object] | None,
     limits: SqlLimits,
 ) -> bytes:
+    # in the worker process only: the parent never loads these
     from graphlake.read.sql import run_sql
 
     return _ipc(run_sql(_snapshot(uri, storage_options, commit), text, limits=limits))
@@ -86,6 +88,7 @@ def cypher_job(
     params: Mapping[str, object] | None,
     limits: SqlLimits,
 ) -> bytes:
+    # in the worker process only: the parent never loads these
     from graphlake.query.executor import run_query
 
     return _ipc(run_query(_snapshot(uri, storage_options, commit), text, params, limits=limits))
@@ -94,11 +97,13 @@ def cypher_job(
 def warm() -> None:
     """Import and touch what queries use, so its address space is in place before the
     worker's limit is set and the first query does not pay for it."""
-    import tempfile
 
+    # in the worker process only: the parent never loads these
     import lance
 
     from graphlake.query import executor  # noqa: F401  (imports the planner, DuckDB)
+
+    # in the worker process only: the parent never loads these
     from graphlake.read.sql import run_sql
 
     with tempfile.TemporaryDirectory(prefix="graphlake-warm-") as d:
@@ -113,6 +118,7 @@ def warm() -> None:
 
 
 def _snapshot(uri: str, storage_options: dict | None, commit: Commit) -> Snapshot:
+    # in the worker process only: the parent never loads these
     from graphlake.read.snapshot import Snapshot
 
     return Snapshot(_repo(uri, json.dumps(storage_options, sort_keys=True)), commit)
@@ -120,6 +126,7 @@ def _snapshot(uri: str, storage_options: dict | None, commit: Commit) -> Snapsho
 
 @functools.lru_cache(maxsize=8)
 def _repo(uri: str, options: str) -> Repo:
+    # in the worker process only: the parent never loads these
     from graphlake.repo import Repo
 
     return Repo(uri, json.loads(options))

@@ -291,7 +291,7 @@ def _syntax_error(exc: UnexpectedInput, text: str) -> CypherSyntaxError:
             )
         return CypherSyntaxError(f"expected {expected}, found '{tok}'", tok.line, tok.column)
     if isinstance(exc, UnexpectedCharacters):
-        ch = text[exc.pos_in_stream]
+        ch = text[exc.pos_in_stream or 0]  # always set on UnexpectedCharacters
         what = "an unterminated string" if ch in "'\"" else f"'{ch}'"
         return CypherSyntaxError(f"unexpected {what}", exc.line, exc.column)
     lines = text.split("\n")
@@ -623,7 +623,7 @@ class _Build(Transformer):
 
     def _projection(self, meta, ch, is_return):
         parts = {c[0]: c[1:] for c in ch if isinstance(c, tuple)}
-        _, star, items = ("items", *parts["items"])
+        star, items = parts["items"]
         return ast.Projection(
             _pos(meta),
             is_return,

@@ -23,6 +23,7 @@ from graphlake.query import ast
 from graphlake.query.checker import EDGE, EDGES, NODE, PATH, Binding, Checker
 from graphlake.query.expr import ExprCompiler, ident, literal
 from graphlake.query.usage import props_of
+from graphlake.schema.model import EdgeType
 
 MAX_HOPS = 10  # the depth of an unbounded `*`, and the largest upper bound allowed
 # Hops of one MATCH's patterns together: a fixed relationship counts one, a variable-length
@@ -105,7 +106,7 @@ class _Rel:
 
 
 class PatternCompiler:
-    def __init__(self, checker: Checker, usage: dict, names: _Names, tables: set[str]):
+    def __init__(self, checker: Checker, usage: dict, names: FreshNames, tables: set[str]):
         self.checker = checker
         self.usage = usage
         self.names = names
@@ -679,6 +680,7 @@ class PatternCompiler:
         )
         if len(types) == 1 and not any(n.var in scope for n in ends):
             e = self.checker.table(types[0])
+            assert isinstance(e, EdgeType)  # a relationship's type names an edge table
             seeds = [
                 self._end_seed(n, alias, node_types, scope, out, anchors, source, subquery)
                 for n, alias in zip(ends, aliases, strict=True)
@@ -721,7 +723,10 @@ class PatternCompiler:
         return _with_inline(self.usage, n.var, n.props)
 
 
-class _Names:
+class FreshNames:
+    """Fresh SQL aliases (`__stem1`, `__stem2`, ...) shared by one query's planner and
+    pattern compiler, so no two of its CTEs or subqueries collide."""
+
     def __init__(self) -> None:
         self.n = 0
 

@@ -15,12 +15,14 @@ import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import cast
 
 from graphlake.errors import CypherError, CypherParameterError
 from graphlake.query import ast
 from graphlake.query.checker import Binding, Checker, value_type
 from graphlake.query.expr import ExprCompiler, contains_aggregate, ident
-from graphlake.query.patterns import PathSearch, PatternCompiler, Prefetch, Seed, _Names
+from graphlake.query.patterns import FreshNames, PathSearch, PatternCompiler, Prefetch, Seed
+from graphlake.query.traverse import Traversal, recognize
 from graphlake.query.usage import property_usage
 from graphlake.schema.model import Schema
 
@@ -41,6 +43,9 @@ class Plan:
     prefetch: tuple[Prefetch, ...] = ()
     searches: tuple[PathSearch, ...] = ()
     params: Mapping[str, object] = dataclasses.field(default_factory=dict)  # prepared
+    # The same query as an anchored traversal on the adjacency (query.traverse), when it
+    # has that shape: the executor runs it there instead of this SQL.
+    traversal: Traversal | None = None
 
     def params_of(self, sql: str) -> dict[str, object]:
         """The prepared parameters `sql` names (DuckDB refuses any others)."""
@@ -80,7 +85,7 @@ class _Planner:
     def __init__(self, schema: Schema, params: dict[str, object], query: ast.Query):
         self.checker = Checker(schema, params)
         self.query = query
-        self.names = _Names()
+        self.names = FreshNames()
         self.tables: set[str] = set()
         self.patterns = PatternCompiler(
             self.checker, property_usage(query), self.names, self.tables
@@ -119,6 +124,7 @@ class _Planner:
             tuple(self.prefetch),
             tuple(self.searches),
             dict(self.checker.bound),
+            recognize(self.query, self.checker, columns),
         )
 
     def _add(self, what: str, sql: str) -> None:
@@ -172,6 +178,7 @@ class _Planner:
 
     def _subquery(self, e: ast.Expr, ec: ExprCompiler) -> str:
         """A pattern predicate or EXISTS { } as a correlated EXISTS subquery."""
+        patterns: tuple[ast.Pattern, ...]
         if isinstance(e, ast.PatternPred):
             patterns, where = (ast.Pattern(e.pos, None, e.chain),), None
         else:
@@ -261,7 +268,8 @@ class _Planner:
         for item in p.items:
             with contextlib.suppress(CypherError):
                 projected[self._before(item.expr)] = ident(item.alias)
-        keys, hidden = [], []
+        keys: list[str] = []
+        hidden: list[str] = []
         for e, desc in p.order:
             # openCypher sorts null after every value: last going up, first going down.
             direction = "DESC NULLS FIRST" if desc else "ASC NULLS LAST"
@@ -314,7 +322,7 @@ def _item_type(e: ast.Expr, checker: Checker) -> str | None:
         if len(values) != len(e.items):
             return None
     elif isinstance(e, ast.Param) and isinstance(checker.param(e), list | tuple):
-        values = list(checker.param(e))  # type: ignore[arg-type]
+        values = list(cast("list[object] | tuple[object, ...]", checker.param(e)))
     else:
         return None
     types = {value_type(v) for v in values} - {None}

@@ -38,8 +38,8 @@ def property_usage(query: ast.Query) -> dict[str, set[str] | None]:
                 usage["*"] = ALL
             for e, _ in clause.order:
                 _walk(e, usage, whole=True)
-            for e in (clause.skip, clause.limit, clause.where):
-                _walk(e, usage, whole=True)
+            for bound in (clause.skip, clause.limit, clause.where):
+                _walk(bound, usage, whole=True)
         else:
             _walk(clause, usage, whole=True)
     # A renamed variable needs what its new name needs (repeat: renames can chain).

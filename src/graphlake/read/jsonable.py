@@ -41,6 +41,7 @@ def jsonable(value: Any) -> Any:
 
 def table_rows(table: pa.Table) -> list[dict[str, Any]]:
     """Rows as JSON values; float32 values as their shortest decimal (`0.122`)."""
+    # on first use only: loads pyarrow, numpy (start-up time)
     from graphlake.read.floats import shortest_floats
 
     return [jsonable(row) for row in shortest_floats(table).to_pylist()]

@@ -7,9 +7,12 @@ merges, resets or branch deletions do. Rows arrive as Arrow record batches of at
 `batch_size` rows: memory is bounded by the batch size, not the table size.
 
 Blob columns are read only when named in `columns`: by default a scan projects every
-other column, and Lance's projection pushdown keeps the blob bytes unread. (graphlake
-stores Blob as plain `large_binary`, not Lance's blob encoding, see
-`graphlake.schema.arrow`; so a named Blob column is materialized in each batch.)
+other column, and Lance's projection pushdown keeps the blob bytes unread. A named Blob
+column is read as `blobs=` says: `"bytes"` (the scan's default) materializes the bytes
+in each batch (`large_binary`); `"lazy"` reads none of them: the batch's column holds
+each row's stable row id (`uint64`), and `blob_refs(batch, column)` turns it into
+`graphlake.read.blobs.BlobRef` handles that read the bytes on demand, in batches
+(`read_blobs`). The readers default to lazy.
 
 The readers in `graphlake.readers` (PyTorch, Ray Data, Hugging Face, Polars) build on a
 `Scan`: `fragments()` lists the pinned table's Lance fragments with their row counts
@@ -36,11 +39,13 @@ import pyarrow as pa
 from graphlake.catalog.commits import TableState
 from graphlake.catalog.leases import LEASE_S, Lease, ReadLeases
 from graphlake.errors import QueryError, ReaderError, UnknownPropertyError, clean_message
+from graphlake.read.blobs import BlobMode, BlobRef, BlobSource, check_blob_mode
 from graphlake.read.filter import compile_filter
+from graphlake.repo import Repo
 
 if TYPE_CHECKING:
     from graphlake.read.snapshot import Snapshot
-    from graphlake.schema.model import EdgeType, NodeType
+    from graphlake.schema.model import EdgeType, NodeType, TableKind
 
 __all__ = ["DEFAULT_BATCH_SIZE", "Scan", "ScanSpec", "Slice"]
 
@@ -67,9 +72,9 @@ class ScanSpec:
     columns: tuple[str, ...]
     filter: str | None
     batch_size: int
+    lazy_blobs: tuple[str, ...] = ()  # Blob columns read as row ids (blobs="lazy")
 
     def open(self) -> lance.LanceDataset:
-        from graphlake.repo import Repo
 
         return Repo(self.uri, self.storage_options).tables.open(self.state)
 
@@ -83,25 +88,63 @@ class ScanSpec:
             if s.count <= 0:
                 continue
             scanner = ds.scanner(
-                columns=list(self.columns),
+                columns=self.projection(),
                 filter=self.filter,
                 fragments=[fragments[s.fragment]],
                 offset=s.offset,
                 limit=s.count,
                 batch_size=self.batch_size,
             )
-            yield from _batches(self.table, self.filter, scanner)
+            yield from self.batches(scanner, self.filter)
+
+    def projection(self) -> list[str]:
+        """What Lance reads: the columns, lazy Blob columns replaced by one `_rowid`."""
+        if not self.lazy_blobs:
+            return list(self.columns)
+        return [c for c in self.columns if c not in self.lazy_blobs] + ["_rowid"]
+
+    def schema(self, full: pa.Schema) -> pa.Schema:
+        """The batches' schema given the table's (lazy Blob columns: uint64 row ids)."""
+        return pa.schema(
+            [_lazy_field(c) if c in self.lazy_blobs else full.field(c) for c in self.columns]
+        )
+
+    def batches(self, scanner: Any, where: str | None) -> Iterator[pa.RecordBatch]:
+        try:
+            for batch in scanner.to_batches():
+                if batch.num_rows:
+                    yield self._shape(batch)
+        except (OSError, ValueError, pa.ArrowInvalid) as exc:
+            raise QueryError(
+                f"{self.table}: cannot scan with filter {where!r}: {clean_message(exc)}"
+            ) from None
+
+    def _shape(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        if not self.lazy_blobs:
+            return batch
+        lazy = set(self.lazy_blobs)
+        arrays = [batch.column("_rowid" if c in lazy else c) for c in self.columns]
+        fields = [_lazy_field(c) if c in lazy else batch.schema.field(c) for c in self.columns]
+        return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
+
+    def blob_source(self, column: str) -> BlobSource:
+        """The pinned Blob column `column` (what its handles share)."""
+        options = (
+            None if self.storage_options is None else tuple(sorted(self.storage_options.items()))
+        )
+        return BlobSource(self.uri, options, self.table, self.state, column)
+
+    def blob_refs(self, batch: pa.RecordBatch | pa.Table, column: str) -> list[BlobRef]:
+        """One handle per row of a lazy Blob column of `batch`."""
+        if column not in self.lazy_blobs:
+            raise ReaderError(f"{self.table}.{column} is not a lazily read Blob column here")
+        source = self.blob_source(column)
+        return [BlobRef(source, r) for r in batch.column(column).to_pylist()]
 
 
-def _batches(table: str, where: str | None, scanner: Any) -> Iterator[pa.RecordBatch]:
-    try:
-        for batch in scanner.to_batches():
-            if batch.num_rows:
-                yield batch
-    except (OSError, ValueError, pa.ArrowInvalid) as exc:
-        raise QueryError(
-            f"{table}: cannot scan with filter {where!r}: {clean_message(exc)}"
-        ) from None
+def _lazy_field(name: str) -> pa.Field:
+    """A lazy Blob column in a batch: the rows' stable row ids."""
+    return pa.field(name, pa.uint64(), metadata={b"graphlake.blob": b"lazy"})
 
 
 class Scan:
@@ -112,11 +155,12 @@ class Scan:
         snapshot: Snapshot,
         name: str,
         *,
-        kind: str | None = None,
+        kind: TableKind | None = None,
         columns: Sequence[str] | None = None,
         where: str | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
         lease_s: float = LEASE_S,
+        blobs: str = "bytes",
     ) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ReaderError(f"batch_size is a whole number of at least 1, not {batch_size!r}")
@@ -145,6 +189,9 @@ class Scan:
                     f"(columns: {', '.join(names)})"
                 )
             self.columns: tuple[str, ...] = tuple(columns)
+            named_blobs = [c for c in self.columns if c in self.blob_columns]
+            self.blobs: BlobMode = check_blob_mode(blobs, named_blobs)
+            self.lazy_blobs: tuple[str, ...] = tuple(named_blobs) if blobs == "lazy" else ()
             # Only the safe filter grammar reaches Lance (no functions: bounded cost).
             self.filter = None if where is None else compile_filter(where, self.name, names)
             self.where = where
@@ -164,9 +211,9 @@ class Scan:
 
     @cached_property
     def schema(self) -> pa.Schema:
-        """The Arrow schema of the batches (the projected columns, in order)."""
-        full = self.dataset.schema
-        return pa.schema([full.field(c) for c in self.columns])
+        """The Arrow schema of the batches (the projected columns, in order; a lazy Blob
+        column is `uint64`, the rows' stable row ids)."""
+        return self.spec().schema(self.dataset.schema)
 
     def fragments(self) -> list[tuple[int, int]]:
         """(fragment id, rows under the filter) of every fragment, in fragment order."""
@@ -188,6 +235,7 @@ class Scan:
             self.columns,
             self.filter,
             batch_size or self.batch_size,
+            self.lazy_blobs,
         )
 
     # --- reading ---------------------------------------------------------------------
@@ -197,10 +245,15 @@ class Scan:
 
     def to_batches(self) -> Iterator[pa.RecordBatch]:
         """Every row, in fragment order, as batches of at most `batch_size` rows."""
+        spec = self.spec()
         scanner = self.dataset.scanner(
-            columns=list(self.columns), filter=self.filter, batch_size=self.batch_size
+            columns=spec.projection(), filter=self.filter, batch_size=self.batch_size
         )
-        return _batches(self.name, self.where, scanner)
+        return spec.batches(scanner, self.where)
+
+    def blob_refs(self, batch: pa.RecordBatch | pa.Table, column: str) -> list[BlobRef]:
+        """One `BlobRef` per row of lazy Blob column `column` of one of this scan's batches."""
+        return self.spec().blob_refs(batch, column)
 
     def read_slices(self, slices: Sequence[Slice]) -> Iterator[pa.RecordBatch]:
         return self.spec().read_slices(slices, self.dataset)
@@ -232,5 +285,5 @@ class Scan:
     def __repr__(self) -> str:
         return (
             f"Scan({self.name!r} at {self.commit_id[:12]}, columns={list(self.columns)}, "
-            f"where={self.where!r})"
+            f"where={self.where!r}, blobs={self.blobs!r})"
         )

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import lance
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from graphlake.errors import (
     QueryError,
@@ -22,7 +23,7 @@ from graphlake.read.filter import compile_filter
 from graphlake.read.floats import shortest_floats
 from graphlake.read.order import KEY_ORDER, OrderBy, lance_ordering, order_names, sort_columns
 from graphlake.schema.keys import key_string
-from graphlake.schema.model import EdgeType, NodeType, Schema
+from graphlake.schema.model import EdgeType, NodeType, Schema, TableKind
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
@@ -40,7 +41,7 @@ class Snapshot:
         """The schema in force at this commit (not the branch's current one)."""
         return self.repo.schemas.of(self.commit)
 
-    def type(self, name: str, kind: str | None = None) -> NodeType | EdgeType:
+    def type(self, name: str, kind: TableKind | None = None) -> NodeType | EdgeType:
         schema = self.schema
         t = schema.table(name)
         if t is None or (kind == "node" and t.is_edge) or (kind == "edge" and not t.is_edge):
@@ -64,7 +65,7 @@ class Snapshot:
     def read(
         self,
         name: str,
-        kind: str | None = None,
+        kind: TableKind | None = None,
         where: str | None = None,
         columns: Sequence[str] | None = None,
         limit: int | None = None,
@@ -107,13 +108,18 @@ class Snapshot:
         columns: Sequence[str] | None = None,
         where: str | None = None,
         *,
-        kind: str | None = None,
+        kind: TableKind | None = None,
         batch_size: int | None = None,
         lease_s: float | None = None,
+        blobs: str = "bytes",
     ) -> Scan:
         """Stream table `name` of this commit as Arrow batches, under a read lease
-        (`graphlake.read.scan.Scan`; Blob columns only when named in `columns`)."""
+        (`graphlake.read.scan.Scan`; Blob columns only when named in `columns`, as bytes
+        or, `blobs="lazy"`, as row ids that `scan.blob_refs` turns into handles)."""
+        # on first use only: loads obstore (start-up time)
         from graphlake.catalog.leases import LEASE_S
+
+        # on first use only: loads obstore (start-up time)
         from graphlake.read.scan import DEFAULT_BATCH_SIZE, Scan
 
         return Scan(
@@ -124,13 +130,12 @@ class Snapshot:
             where=where,
             batch_size=DEFAULT_BATCH_SIZE if batch_size is None else batch_size,
             lease_s=LEASE_S if lease_s is None else lease_s,
+            blobs=blobs,
         )
 
     def get(self, name: str, key: Any) -> dict[str, Any] | None:
         """The row with key `key` as Python values (float32 as its shortest decimal, see
         `read.floats`), or None."""
-        import pyarrow.compute as pc
-
         self.type(name)
         try:
             key_text = key_string(key)

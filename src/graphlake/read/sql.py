@@ -188,6 +188,22 @@ def _locked_connection(key: tuple[int | None, int | None]) -> duckdb.DuckDBPyCon
 _POOL = ConnectionPool(_locked_connection)
 
 
+def parse_select(query: str) -> str:
+    """The one SELECT statement of `query` (QueryError otherwise: DuckDB's parser only,
+    nothing runs, no table is needed). Data checks are validated with it when set."""
+    con = duckdb.connect(":memory:")
+    try:
+        statements = _statements(con, query)
+    finally:
+        con.close()
+    if len(statements) != 1:
+        raise QueryError(f"expected exactly one SQL statement, got {len(statements)}")
+    kind = statements[0].type.name
+    if kind != "SELECT":
+        raise QueryError(f"only read-only queries are allowed (got a {kind} statement)")
+    return str(statements[0].query)
+
+
 def _parse(con: duckdb.DuckDBPyConnection, query: str) -> str:
     """The one statement of `query`: a SELECT, or an EXPLAIN of a SELECT."""
     statements = _statements(con, query)

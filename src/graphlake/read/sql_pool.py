@@ -16,22 +16,26 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Hashable, Iterable
+from typing import Generic, TypeVar
 
 import duckdb
 
 POOL_SIZE = 4  # idle connections kept per configuration
 
 
-class ConnectionPool:
-    def __init__(self, new: Callable[[Hashable], duckdb.DuckDBPyConnection], size: int = POOL_SIZE):
+K = TypeVar("K", bound=Hashable)  # a connection configuration's key
+
+
+class ConnectionPool(Generic[K]):
+    def __init__(self, new: Callable[[K], duckdb.DuckDBPyConnection], size: int = POOL_SIZE):
         """`new(key)`: a locked-down connection for the configuration `key`."""
         self._new = new
         self._size = size
         self._lock = threading.Lock()
-        self._idle: dict[Hashable, list[duckdb.DuckDBPyConnection]] = {}
+        self._idle: dict[K, list[duckdb.DuckDBPyConnection]] = {}
         self._pid = os.getpid()
 
-    def take(self, key: Hashable) -> duckdb.DuckDBPyConnection:
+    def take(self, key: K) -> duckdb.DuckDBPyConnection:
         """An idle connection for `key`, or a new one; the caller owns it until `give`."""
         with self._lock:
             if self._pid != os.getpid():  # forked: the parent's connections are not ours
@@ -41,9 +45,7 @@ class ConnectionPool:
                 return idle.pop()
         return self._new(key)
 
-    def give(
-        self, key: Hashable, con: duckdb.DuckDBPyConnection, registered: Iterable[str]
-    ) -> None:
+    def give(self, key: K, con: duckdb.DuckDBPyConnection, registered: Iterable[str]) -> None:
         """Return `con` after a successful query: its relations `registered` are dropped
         first; a connection that cannot be cleaned, or one over the size, is closed."""
         try:
@@ -59,6 +61,6 @@ class ConnectionPool:
                 return
         con.close()
 
-    def idle(self, key: Hashable) -> int:
+    def idle(self, key: K) -> int:
         with self._lock:
             return len(self._idle.get(key, []))

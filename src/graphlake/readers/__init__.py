@@ -13,6 +13,10 @@ package imports none of them:
 - `graphlake.readers.polars.to_polars` -> a Polars `LazyFrame` that pushes projections
   and filters down to Lance (`graphlake[polars]`).
 
+A Blob column named in `columns` comes as lazy `graphlake.read.blobs.BlobRef` handles
+from `to_torch` and `to_ray` (`blobs="lazy"`, their default; `blobs="bytes"` reads the
+bytes), and as bytes from `to_hf` and `to_polars` (Arrow holds no handles).
+
 A missing extra raises `graphlake.errors.MissingExtraError` with one line naming the
 `pip install` to run (`graphlake.readers.extras`).
 """

@@ -12,6 +12,10 @@
     ds = g.to_hf("Sample", rev="v1", columns=["text", "label"])
     ds = ds.with_format("torch")
 
+A Blob column (only when named in `columns`) is read as bytes: Arrow, which `datasets`
+is built on, holds no `BlobRef` handles, so `blobs="lazy"` is refused here (use
+`to_torch`, `to_ray` or `snapshot.scan(..., blobs="lazy")` for handles).
+
 The in-memory `Dataset` holds everything it read, so its read lease is released once it
 is built. A streaming dataset's lease is held by the process that made it until that
 object is garbage collected: keep it referenced while streaming (copies that
@@ -25,6 +29,7 @@ import weakref
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from graphlake.errors import ReaderError
 from graphlake.read.scan import ScanSpec, Slice
 from graphlake.readers.extras import require
 
@@ -45,10 +50,18 @@ def to_hf(
     streaming: bool = False,
     batch_size: int | None = None,
     lease_s: float | None = None,
+    blobs: str = "bytes",
 ) -> Any:
-    scan = snapshot.scan(type, columns, where, batch_size=batch_size, lease_s=lease_s)
+    if blobs == "lazy":
+        raise ReaderError(
+            "to_hf reads Blob columns as bytes (blobs='bytes'): a datasets.Dataset is Arrow "
+            "and holds no BlobRef handles; for lazy handles use to_torch, to_ray or "
+            "snapshot.scan(..., blobs='lazy')"
+        )
+    scan = snapshot.scan(type, columns, where, batch_size=batch_size, lease_s=lease_s, blobs=blobs)
     try:
         if not streaming:
+            # after require("datasets") above: a missing extra is its typed error
             from datasets.table import InMemoryTable
 
             return datasets.Dataset(InMemoryTable(scan.to_table()))

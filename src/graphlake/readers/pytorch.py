@@ -19,10 +19,15 @@ number of batches on every rank, the same order for the same seed and epoch.
 
 Columns become: Vector -> a float tensor of shape (rows, dim); integer, float and Bool
 scalars -> 1-D tensors (an integer column with nulls becomes float64 with NaN); other
-columns (strings, dates, lists) -> Python lists. A Blob column is refused
-(`ReaderError`): read blobs with `snapshot.scan`. The dataset holds the scan's read
-lease in the process that made it; worker processes read the pinned state without
-leases of their own. `close()` releases the lease (so does garbage collection).
+columns (strings, dates, lists) -> Python lists. A Blob column (only when named in
+`columns`) becomes a list per batch: with `blobs="lazy"` (the default) of
+`graphlake.read.blobs.BlobRef` handles, no blob bytes read, so a worker or the training
+step reads what it needs (`graphlake.read_blobs(batch["raw"])`: one Lance take for the
+batch); with `blobs="bytes"` of `bytes` (None for a null blob). A blob is never a tensor:
+any other `blobs=` is refused (`ReaderError`, naming the column and the option). The
+dataset holds the scan's read lease in the process that made it; worker processes read
+the pinned state (and resolve handles) without leases of their own. `close()` releases
+the lease (so does garbage collection): handles read after that may fail once `gc` ran.
 """
 
 from __future__ import annotations
@@ -64,6 +69,7 @@ def to_torch(
     chunk_rows: int = CHUNK_ROWS,
     shuffle_window: int = SHUFFLE_WINDOW,
     lease_s: float | None = None,
+    blobs: str = "lazy",
 ) -> PinnedTorchDataset:
     check_rank(rank, world_size)
     if shuffle is not None and (
@@ -73,14 +79,8 @@ def to_torch(
     for name, value in (("chunk_rows", chunk_rows), ("shuffle_window", shuffle_window)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ReaderError(f"{name} is a whole number of at least 1, not {value!r}")
-    scan = snapshot.scan(type, columns, where, batch_size=batch_size, lease_s=lease_s)
+    scan = snapshot.scan(type, columns, where, batch_size=batch_size, lease_s=lease_s, blobs=blobs)
     try:
-        blobs = [c for c in scan.columns if c in scan.blob_columns]
-        if blobs:
-            raise ReaderError(
-                f"{scan.name}: Blob column {', '.join(map(repr, blobs))} cannot be a tensor "
-                f"(read blobs with snapshot.scan)"
-            )
         return PinnedTorchDataset(
             scan,
             rank=rank,
@@ -95,7 +95,7 @@ def to_torch(
         raise
 
 
-class PinnedTorchDataset(torch.utils.data.IterableDataset):  # type: ignore[misc, name-defined]
+class PinnedTorchDataset(torch.utils.data.IterableDataset):  # type: ignore[name-defined]
     """Batches of one pinned table for one rank; see the module docstring."""
 
     def __init__(
@@ -167,7 +167,7 @@ class PinnedTorchDataset(torch.utils.data.IterableDataset):  # type: ignore[misc
                 )
                 table = table.take(pa.array(order))
             for off in range(0, table.num_rows, self.batch_size):
-                yield to_tensors(table.slice(off, self.batch_size))
+                yield to_tensors(table.slice(off, self.batch_size), self.spec)
 
 
 def _windows(
@@ -188,9 +188,16 @@ def _windows(
         yield pa.Table.from_batches(held).combine_chunks()
 
 
-def to_tensors(table: pa.Table) -> dict[str, Any]:
-    """One batch as column -> tensor (vectors, numbers, Bool) or list (anything else)."""
-    return {name: _column(name, table.column(name).combine_chunks()) for name in table.column_names}
+def to_tensors(table: pa.Table, spec: ScanSpec | None = None) -> dict[str, Any]:
+    """One batch as column -> tensor (vectors, numbers, Bool) or list (anything else; a
+    lazy Blob column of `spec`: a list of `BlobRef`)."""
+    lazy = () if spec is None else spec.lazy_blobs
+    return {
+        name: spec.blob_refs(table, name)
+        if spec is not None and name in lazy
+        else _column(name, table.column(name).combine_chunks())
+        for name in table.column_names
+    }
 
 
 def _writable(a: np.ndarray) -> np.ndarray:

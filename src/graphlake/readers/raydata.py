@@ -10,10 +10,17 @@ until `dataset._graphlake_scan.close()`::
 
 `parallelism` bounds the number of read tasks (default: Ray's own choice, at most one
 task per fragment).
+
+A Blob column (only when named in `columns`) holds, with `blobs="lazy"` (the default),
+one `graphlake.read.blobs.BlobRef` per row (Ray keeps them as Python objects; no blob
+bytes are read by the read tasks): resolve them where they are needed, a batch at a time
+(`graphlake.read_blobs(batch["raw"])` in `map_batches`). `blobs="bytes"` reads the bytes
+in the read tasks (a `binary` column).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +49,7 @@ def to_ray(
     batch_size: int | None = None,
     parallelism: int = -1,
     lease_s: float | None = None,
+    blobs: str = "lazy",
 ) -> Any:
     if (
         isinstance(parallelism, bool)
@@ -51,7 +59,7 @@ def to_ray(
         raise ReaderError(
             f"parallelism is a whole number >= 1 (or -1: Ray decides), not {parallelism!r}"
         )
-    scan = snapshot.scan(type, columns, where, batch_size=batch_size, lease_s=lease_s)
+    scan = snapshot.scan(type, columns, where, batch_size=batch_size, lease_s=lease_s, blobs=blobs)
     try:
         source = PinnedDatasource(scan)
         dataset = ray.data.read_datasource(
@@ -65,18 +73,26 @@ def to_ray(
     return dataset
 
 
-def _read(spec: ScanSpec, slices: list[Slice]) -> Iterator[pa.Table]:
+def _read(spec: ScanSpec, slices: list[Slice]) -> Iterator[Any]:
     for batch in spec.read_slices(slices):
-        yield pa.Table.from_batches([batch])
+        if not spec.lazy_blobs:
+            yield pa.Table.from_batches([batch])
+            continue
+        # Handles are Python objects: a pandas block carries them (Ray pickles them).
+        frame = batch.to_pandas()
+        for column in spec.lazy_blobs:
+            frame[column] = spec.blob_refs(batch, column)
+        yield frame
 
 
-class PinnedDatasource(Datasource):  # type: ignore[misc]
+class PinnedDatasource(Datasource):
     """Read tasks over whole fragments of one pinned table."""
 
     def __init__(self, scan: Scan) -> None:
         self.spec = scan.spec()
         self.fragments = [(fid, n) for fid, n in scan.fragments() if n]
-        self.arrow_schema = scan.schema
+        # A lazy Blob column is Python objects, which an Arrow schema cannot name.
+        self.arrow_schema = None if scan.lazy_blobs else scan.schema
         self.row_bytes = _row_bytes(scan)
 
     def get_name(self) -> str:
@@ -102,7 +118,7 @@ class PinnedDatasource(Datasource):  # type: ignore[misc]
             spec = self.spec
             tasks.append(
                 ReadTask(
-                    lambda spec=spec, slices=slices: _read(spec, slices),
+                    functools.partial(_read, spec, slices),
                     meta,
                     schema=self.arrow_schema,
                     per_task_row_limit=per_task_row_limit,

@@ -4,8 +4,12 @@ Checked:
 
 * refs: every branch's newest entry is readable and a live branch points to a commit
   that exists;
-* history: every commit reachable from a live branch is readable, its parents and schema
-  exist, and every table state it pins opens (that Lance branch and version exist);
+* tags: every tag is readable and names a commit that exists;
+* history: every commit reachable from a live branch or a tag is readable, its parents
+  and schema exist, and every table state it pins opens (that Lance branch and version
+  exist); so is every commit reachable from one a reflog entry of the last
+  `reflog_keep` names (what `gc` keeps; default 30 days), except that a commit missing
+  there is no problem: a `gc` with a shorter `reflog_keep` removes such commits;
 * heads: in every table of every live branch, keys are unique, required properties are
   set, and the whole head is valid as if inserted into an empty graph (edge endpoints,
   `@unique`, `@card`, enum/range/check) — the same checks writes and merges run;
@@ -19,6 +23,7 @@ Reads every row of every branch head: O(data), meant for maintenance, not for ho
 
 from __future__ import annotations
 
+import datetime as dt
 import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -28,8 +33,9 @@ import lance
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from graphlake.catalog.commits import Commit, TableState
+from graphlake.catalog.commits import Commit, TableState, format_time
 from graphlake.catalog.names import decode_name
+from graphlake.catalog.reflog import REFLOG_KEEP, kept_commits
 from graphlake.catalog.refs import REFS_DIR
 from graphlake.constraints.check import all_violations
 from graphlake.errors import CheckPatternError, GraphLakeError
@@ -79,10 +85,12 @@ class FsckReport:
         }
 
 
-def fsck(repo: Repo) -> FsckReport:
+def fsck(repo: Repo, reflog_keep: dt.timedelta = REFLOG_KEEP) -> FsckReport:
     report = FsckReport()
     heads = _check_refs(repo, report)
-    _check_history(repo, heads, report)
+    tagged = _check_tags(repo, report)
+    strict = [c.id for _, c in heads.values()] + tagged
+    _check_history(repo, strict, reflog_starts(repo, reflog_keep), report)
     with tempfile.TemporaryDirectory(prefix="graphlake-fsck-") as scratch:
         empty = _EmptyTables(scratch)
         for branch, (incarnation, head) in heads.items():
@@ -116,26 +124,59 @@ def _check_refs(repo: Repo, report: FsckReport) -> dict[str, tuple[str, Commit]]
     return heads
 
 
-def _check_history(repo: Repo, heads: dict[str, tuple[str, Commit]], report: FsckReport) -> None:
+def history_starts(repo: Repo) -> list[str]:
+    """Where the history checks start: every live branch head and every tag's commit
+    (unreadable refs and tags are the shallow check's findings, left out here)."""
+    out = [ref.commit for ref in repo.refs.list().values() if ref.commit]
+    for name in repo.tags.names():
+        try:
+            tag = repo.tags.get(name)
+        except GraphLakeError:
+            continue
+        if tag is not None:
+            out.append(tag.commit)
+    return list(dict.fromkeys(out))
+
+
+def reflog_starts(repo: Repo, reflog_keep: dt.timedelta = REFLOG_KEEP) -> list[str]:
+    """The commits reflog entries of the last `reflog_keep` name (what gc keeps)."""
+    return kept_commits(repo.refs, format_time(dt.datetime.now(dt.UTC) - reflog_keep))
+
+
+def stored(repo: Repo, commit_id: str) -> bool:
+    """Whether the commit object is in the store now (not just in this process's cache:
+    a gc may have removed it since it was read)."""
+    return repo.store.exists(repo.commits.key(commit_id))
+
+
+def _check_tags(repo: Repo, report: FsckReport) -> list[str]:
+    """Every tag's commit id; a problem for an unreadable tag or a missing commit."""
+    out = []
+    for name in repo.tags.names():
+        try:
+            tag = repo.tags.get(name)
+        except GraphLakeError as exc:
+            report.problems.append(Problem("refs", f"tag {name}", str(exc)))
+            continue
+        if tag is None:
+            continue  # deleted meanwhile
+        if not stored(repo, tag.commit):
+            report.problems.append(
+                Problem("refs", f"tag {name}", f"names commit {tag.commit} which does not exist")
+            )
+            continue
+        out.append(tag.commit)
+    return out
+
+
+def _check_history(repo: Repo, strict: list[str], tolerant: list[str], report: FsckReport) -> None:
+    """Walk from `strict` (every commit must be there) and then from `tolerant` (reflog
+    starts: a missing commit is skipped, gc may have removed it)."""
     seen: set[str] = set()
     states: set[TableState] = set()
     schemas: set[str] = set()
-    frontier = [c.id for _, c in heads.values()]
-    while frontier:
-        next_frontier: list[str] = []
-        for cid in frontier:
-            if cid in seen:
-                continue
-            seen.add(cid)
-            try:
-                commit = repo.commits.get(cid)
-            except GraphLakeError as exc:
-                report.problems.append(Problem("history", cid, f"commit unreadable: {exc}"))
-                continue
-            states.update(commit.tables.values())
-            schemas.add(commit.schema_id)
-            next_frontier.extend(p for p in commit.parents if p not in seen)
-        frontier = next_frontier
+    for starts, missing_ok in ((strict, False), (tolerant, True)):
+        _walk(repo, starts, missing_ok, seen, states, schemas, report)
     report.commits = len(seen)
     for sid in sorted(schemas):
         try:
@@ -149,6 +190,35 @@ def _check_history(repo: Repo, heads: dict[str, tuple[str, Commit]], report: Fsc
         except (OSError, ValueError, GraphLakeError) as exc:
             where = f"{state.table_id}@{state.lance_branch}:{state.version}"
             report.problems.append(Problem("table", where, f"table state unreadable: {exc}"))
+
+
+def _walk(
+    repo: Repo,
+    starts: list[str],
+    missing_ok: bool,
+    seen: set[str],
+    states: set[TableState],
+    schemas: set[str],
+    report: FsckReport,
+) -> None:
+    frontier = list(starts)
+    while frontier:
+        next_frontier: list[str] = []
+        for cid in frontier:
+            if cid in seen:
+                continue
+            if missing_ok and not stored(repo, cid):
+                continue
+            seen.add(cid)
+            try:
+                commit = repo.commits.get(cid)
+            except GraphLakeError as exc:
+                report.problems.append(Problem("history", cid, f"commit unreadable: {exc}"))
+                continue
+            states.update(commit.tables.values())
+            schemas.add(commit.schema_id)
+            next_frontier.extend(p for p in commit.parents if p not in seen)
+        frontier = next_frontier
 
 
 # --- heads ---------------------------------------------------------------------------
@@ -165,7 +235,7 @@ class _EmptyTables:
         """Empty tables of `schema`: heads on different schemas each get their own."""
 
         def dataset(name: str) -> lance.LanceDataset:
-            layout = arrow_schema(schema.table(name))
+            layout = arrow_schema(schema.require(name))
             key = (name, str(layout))
             if key not in self._made:
                 path = f"{self._scratch}/{name}-{len(self._made)}.lance"
@@ -192,7 +262,7 @@ def _check_head(
         report.rows += rows.num_rows
         problems = _row_problems(name, rows)
         report.problems += [Problem("data", f"{branch}:{name}", m) for m in problems]
-        t = schema.table(name)
+        t = schema.require(name)
         rows = rows.select(arrow_schema(t).names).cast(arrow_schema(t))
         none = rows.schema.empty_table()
         plans[name] = TablePlan(t, rows.schema, rows, none, none, none)

@@ -20,6 +20,7 @@ time); one from another host counts as abandoned once older than the lease.
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import socket
@@ -124,14 +125,14 @@ class RecordStore:
     def finish(self, record: Record) -> None:
         self._store.delete(record.key)
 
-    def list(self) -> list[Record]:
+    def list(self) -> builtins.list[Record]:
         """Every record present, oldest first (a corrupt one raises)."""
         records, corrupt = self.scan()
         if corrupt:
             raise GraphLakeError(f"recovery record {corrupt[0]} is corrupt")
         return records
 
-    def scan(self) -> tuple[list[Record], list[str]]:
+    def scan(self) -> tuple[builtins.list[Record], builtins.list[str]]:
         """(readable records oldest first, keys of corrupt ones)."""
         records, corrupt = [], []
         for key in sorted(self._store.list(RECOVERY_DIR)):

@@ -4,7 +4,9 @@ A request is stored by `catalog.reviews` (events appended by conditional create)
 layer adds what needs the merge engine and the branches:
 
 - its *preview*: the dry-run merge of the source's head into the target's head (outcome,
-  routes, conflicts), a diff summary, and the approvals given at those heads. It is
+  routes, conflicts), the merged result's data checks run on the would-be merged state
+  (`data_checks`: per check passed / up to 20 offending rows; None while conflicts
+  leave no merged state), a diff summary, and the approvals given at those heads. It is
   computed once per pair of heads and cached in memory (a read writes nothing to the
   graph root); a new commit on either branch makes the next preview compute again, and
   resets the approvals (each approval records the heads it saw);
@@ -19,6 +21,7 @@ author never approves their own request, a request that is not open never change
 
 from __future__ import annotations
 
+import builtins
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -26,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphlake.catalog.authors import Author, acting_as, current_author
 from graphlake.catalog.reviews import MergeRequest, ReviewStore
-from graphlake.errors import MergeError, ReviewError, ReviewPermissionError
+from graphlake.errors import DataCheckFailedError, MergeError, ReviewError, ReviewPermissionError
 from graphlake.merge import engine
 from graphlake.merge.diff import diff
 from graphlake.merge.resolutions import parse_resolutions
@@ -34,6 +37,7 @@ from graphlake.merge.result import CONFLICT
 from graphlake.review.rules import BranchRules
 
 if TYPE_CHECKING:
+    from graphlake.query.data_checks import Runner
     from graphlake.repo import Repo
 
 __all__ = ["Reviews"]
@@ -71,20 +75,26 @@ class Reviews:
     def get(self, rid: int) -> MergeRequest:
         return self.store.get(rid)
 
-    def list(self, state: str | None = None) -> list[MergeRequest]:
+    def list(self, state: str | None = None) -> builtins.list[MergeRequest]:
         return self.store.list(state)
 
     def heads(self, mr: MergeRequest) -> tuple[str, str]:
         """(source head, target head) as they are now."""
         return self.repo.resolve(mr.source).id, self.repo.branch_head(mr.into)[1].id
 
-    def preview(self, rid: int | MergeRequest, rules: BranchRules | None = None) -> dict[str, Any]:
-        """What merging the request now would do, and whether its rules hold."""
+    def preview(
+        self,
+        rid: int | MergeRequest,
+        rules: BranchRules | None = None,
+        runner: Runner | None = None,
+    ) -> dict[str, Any]:
+        """What merging the request now would do, and whether its rules hold.
+        `runner` runs the data checks' queries (the server's: in a query worker)."""
         mr = rid if isinstance(rid, MergeRequest) else self.get(rid)
         if mr.state != "open":
             return {"state": mr.state, "merge_commit": mr.merge_commit}
         source_head, target_head = self.heads(mr)
-        merged = self._dry_run(mr, source_head, target_head)
+        merged = self._dry_run(mr, source_head, target_head, runner)
         approvals = [
             a.to_dict() for a in mr.current_approvals(source_head, target_head) if a.by != mr.author
         ]
@@ -98,14 +108,18 @@ class Reviews:
         out["mergeable"] = not out["blocked_by"]
         return out
 
-    def _dry_run(self, mr: MergeRequest, source_head: str, target_head: str) -> dict[str, Any]:
+    def _dry_run(
+        self, mr: MergeRequest, source_head: str, target_head: str, runner: Runner | None
+    ) -> dict[str, Any]:
         key = (source_head, target_head, mr.into)
         with self._lock:
             hit = self._cache.get(key)
             if hit is not None:
                 self._cache.move_to_end(key)
                 return hit
-        result = engine.merge(self.repo, source_head, mr.into, dry_run=True)
+        result = engine.merge(
+            self.repo, source_head, mr.into, dry_run=True, checks=True, check_runner=runner
+        )
         summary: dict[str, dict[str, int]] = {}
         if result.outcome != "already_up_to_date":
             base = result.base or target_head
@@ -117,6 +131,9 @@ class Reviews:
             "routes": dict(result.routes),
             "conflicts": [c.to_dict() for c in result.conflicts],
             "diff": summary,
+            "data_checks": (
+                None if result.data_checks is None else [r.to_dict() for r in result.data_checks]
+            ),
         }
         if result.target != mr.into or self.repo.branch_head(mr.into)[1].id != target_head:
             return computed  # the target moved while computing: do not cache
@@ -129,10 +146,18 @@ class Reviews:
     @staticmethod
     def _blockers(
         mr: MergeRequest, preview: Mapping[str, Any], rules: BranchRules | None
-    ) -> list[str]:
+    ) -> builtins.list[str]:
         out = []
         if preview["outcome"] == CONFLICT:
             out.append(f"{len(preview['conflicts'])} unresolved conflict(s)")
+        checks = preview.get("data_checks")
+        if rules is not None and rules.require_checks and checks is not None:
+            failing = [c["name"] for c in checks if not c["passed"]]
+            if failing:
+                out.append(
+                    f"require_checks: {len(failing)} data check(s) fail on the merged "
+                    f"result: {', '.join(failing)}"
+                )
         if rules is not None and len(preview["approvals"]) < rules.required_approvals:
             out.append(
                 f"required_approvals: {len(preview['approvals'])} of "
@@ -193,11 +218,15 @@ class Reviews:
         by: str | Author | None = None,
         rules: BranchRules | None = None,
         lineage: str | None = None,
+        runner: Runner | None = None,
     ) -> MergeRequest:
         """Merge the request's source into its target as one commit recording the
         request's id, then mark the request merged. Conflicts the resolutions and
         strategy leave raise `MergeConflictError` (nothing changes); with `rules`,
-        too few approvals at the current heads raise `ReviewPermissionError`.
+        too few approvals at the current heads raise `ReviewPermissionError`, and with
+        `rules.require_checks` the merged result's data checks run before the merge
+        publishes (`runner` runs their queries): a failing one raises
+        `DataCheckFailedError` naming the rule, and nothing is published.
         The returned request's `result` is the `MergeResult`."""
         who = _who(by)
         mr = self.get(rid)
@@ -212,17 +241,28 @@ class Reviews:
                     "approval(s) at the current heads of its branches (a new commit on "
                     "either branch resets approvals)"
                 )
-        with acting_as(who):
-            result = engine.merge(
-                self.repo,
-                source_head,
-                mr.into,
-                strategy=strategy,
-                message=f"merge request #{rid}: {mr.title} ({mr.source} into {mr.into})",
-                lineage=lineage,
-                resolutions=resolutions,
-                meta={"merge_request": rid, "source_branch": mr.source},
-            )
+        checks = rules is not None and rules.require_checks
+        try:
+            with acting_as(who):
+                result = engine.merge(
+                    self.repo,
+                    source_head,
+                    mr.into,
+                    strategy=strategy,
+                    message=f"merge request #{rid}: {mr.title} ({mr.source} into {mr.into})",
+                    lineage=lineage,
+                    resolutions=resolutions,
+                    meta={"merge_request": rid, "source_branch": mr.source},
+                    checks=checks,
+                    check_runner=runner,
+                )
+        except DataCheckFailedError as exc:
+            names = ", ".join(r.name for r in exc.results if not r.passed)
+            raise DataCheckFailedError(
+                exc.results,
+                f"branch {mr.into!r} rule require_checks = true: data check(s) {names} "
+                f"fail on the merged result of merge request {rid}; nothing was published",
+            ) from None
         merged = self.store.append(
             rid,
             "merged",

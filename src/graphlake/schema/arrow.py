@@ -14,9 +14,10 @@ from graphlake.schema.model import EDGE_COLUMNS, NODE_COLUMNS, EdgeType, NodeTyp
 __all__ = ["arrow_field", "arrow_schema", "arrow_type"]
 
 # Blob is stored as plain large_binary, not with Lance's blob encoding
-# ("lance-encoding:blob"): blob-encoded columns read back as descriptors, which neither
-# DuckDB nor a row rewrite (update, merge) can take. Projection pushdown still keeps
-# blob bytes out of every scan that does not ask for the column.
+# ("lance-encoding:blob", `lance.blob_field`): blob-encoded columns read back as
+# descriptors, which neither DuckDB nor a row rewrite (update, merge) can take (measured:
+# bench/blobs.py). Projection pushdown still keeps blob bytes out of every scan that does
+# not ask for the column, and readers hand out lazy handles (graphlake.read.blobs).
 
 _SCALAR_TYPES: dict[str, pa.DataType] = {
     "String": pa.string(),

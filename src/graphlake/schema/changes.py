@@ -278,28 +278,28 @@ def schema_changes(old: Schema, new: Schema, *, strict: bool = True) -> list[Ste
         steps.append(RenameType(new_name, old=old_name))
     kept = {n: renames.get(n, n) for n in new.table_names if renames.get(n, n) in old.table_names}
     for new_name, old_name in kept.items():
-        steps += _table_changes(old.table(old_name), new.table(new_name), renames, strict)
+        steps += _table_changes(old.require(old_name), new.require(new_name), renames, strict)
     for name in new.table_names:
         if name not in kept:
-            steps.append(AddType(name, definition=new.table(name)))
+            steps.append(AddType(name, definition=new.require(name)))
     gone = set(old.table_names) - set(kept.values())
     for name in old.table_names:
         if name in gone:
-            steps.append(DropType(name, definition=old.table(name)))
+            steps.append(DropType(name, definition=old.require(name)))
     return steps
 
 
 def _type_renames(old: Schema, new: Schema, strict: bool) -> dict[str, str]:
     if not strict:
         return _lenient_renames(
-            {n: new.table(n).renamed_from for n in new.table_names},
-            {n: old.table(n).renamed_from for n in old.table_names},
-            {n: old.table(n).is_edge for n in old.table_names},
-            {n: new.table(n).is_edge for n in new.table_names},
+            {n: new.require(n).renamed_from for n in new.table_names},
+            {n: old.require(n).renamed_from for n in old.table_names},
+            {n: old.require(n).is_edge for n in old.table_names},
+            {n: new.require(n).is_edge for n in new.table_names},
         )
     renames: dict[str, str] = {}
     for name in new.table_names:
-        t = new.table(name)
+        t = new.require(name)
         source = t.renamed_from
         if source is None or name in old.table_names:
             continue  # no rename, or one an earlier apply already made
@@ -312,7 +312,7 @@ def _type_renames(old: Schema, new: Schema, strict: bool) -> dict[str, str]:
                 f"{name} @renamed_from({source}): {source} is still declared; "
                 f"a type can be renamed only once"
             )
-        if old.table(source).is_edge != t.is_edge:
+        if old.require(source).is_edge != t.is_edge:
             raise SchemaChangeRefusedError(
                 f"{name} @renamed_from({source}): a rename cannot turn a node type into an "
                 f"edge type or back"

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from graphlake.conflicts import SCHEMA_CONFLICT, Conflict
 from graphlake.schema.model import EdgeType, NodeType, Property, Schema, TableType
@@ -36,6 +36,8 @@ THEIRS = "theirs"  # the merge source
 STRATEGIES = (OURS, THEIRS)
 
 Table = NodeType | EdgeType
+_T = TypeVar("_T", bound=TableType)
+_M = TypeVar("_M")
 
 
 @dataclass(frozen=True)
@@ -108,9 +110,9 @@ def merge_schemas(
         raise ValueError(f"unknown strategy {strategy!r}")
     b = base.schema if isinstance(base, SchemaSide) else base
     b = Schema(
-        {n: _plain(t) for n, t in b.nodes.items()},  # type: ignore[misc]
+        {n: _plain(t) for n, t in b.nodes.items()},
         {n: _plain(t) for n, t in b.edges.items()},
-    )  # type: ignore[misc]
+    )
     so, st = (s if isinstance(s, SchemaSide) else SchemaSide(s) for s in (ours, theirs))
     return _Merger(b, _Side(OURS, so, b), _Side(THEIRS, st, b), strategy).run()
 
@@ -129,8 +131,7 @@ class _Side:
         self.table_name: dict[str, str] = {}  # identity -> the side's name
         self.prop_ident: dict[str, dict[str, str]] = {}  # identity -> side prop -> identity
         for name in side.schema.table_names:
-            table = side.schema.table(name)
-            assert table is not None
+            table = side.schema.require(name)
             old = side.type_renames.get(name) or _annotated(table.renamed_from, side.schema, name)
             ident = old if base.table(old) is not None else name
             self.tables[ident] = _plain(table)
@@ -158,7 +159,7 @@ def _annotated(renamed_from: str | None, schema: Schema, name: str) -> str:
     return name
 
 
-def _plain(t: Table) -> Table:
+def _plain(t: _T) -> _T:
     """`t` without `@renamed_from` annotations: they say where a name came from in one
     apply, not what the type is, so they neither differ nor survive a merge."""
     props = tuple(replace(p, renamed_from=None) for p in t.properties)
@@ -230,7 +231,7 @@ def _three_way(b: Any, o: Any, t: Any) -> tuple[bool, Any]:
     return False, None
 
 
-def _set_merge(b: frozenset, o: frozenset, t: frozenset) -> frozenset:
+def _set_merge(b: frozenset[_M], o: frozenset[_M], t: frozenset[_M]) -> frozenset[_M]:
     """Members both sides kept, plus each side's additions (a removal on either wins)."""
     return (o & t) | (o - b) | (t - b)
 
@@ -462,6 +463,7 @@ class _Merger:
             keeper, kept, kname = (THEIRS, t, nt) if o is None else (OURS, o, no)
             if kept is None:
                 return None  # dropped on both sides
+            kname = (ts if o is None else os_).names[ident]  # a kept property has a name
             dropper = OURS if keeper == THEIRS else THEIRS
             if kept == b and kname == nb:
                 self.out.dropped_properties.append(DroppedProperty(table, kname, dropper))
@@ -474,7 +476,7 @@ class _Merger:
                 ident,
                 *desc,
             )
-            return (kept, kname) if side == keeper else None  # type: ignore[return-value]
+            return (kept, kname) if side == keeper else None
         agreed_n, name = _three_way(nb, no, nt)
         agreed_d, prop = _three_way(b, o, t)
         if not agreed_n or not agreed_d:
@@ -488,21 +490,35 @@ class _Merger:
                 prop = t if side == THEIRS else o
         if prop is not None and not prop.nullable and b.nullable:
             self._added(table, "not_null", (ident,), OURS if prop == o and o != b else THEIRS)
-        return prop, name  # type: ignore[return-value]
+        return prop, name
 
     # -- constraints
 
     def _constraint_set(
-        self, table: str, kind: str, b: frozenset, o: frozenset, t: frozenset, keep: set[str]
-    ) -> frozenset:
+        self,
+        table: str,
+        kind: str,
+        b: frozenset[tuple[str, ...]],
+        o: frozenset[tuple[str, ...]],
+        t: frozenset[tuple[str, ...]],
+        keep: set[str],
+    ) -> frozenset[tuple[str, ...]]:
         merged = _set_merge(b, o, t)
         for cols in sorted(merged - b):
             if set(cols) <= keep:
                 self._added(table, kind, cols, OURS if cols in o else THEIRS)
         return merged
 
-    def _keyed(self, table: str, kind: str, b: dict, o: dict, t: dict, keep: set[str]) -> dict:
-        out = {}
+    def _keyed(
+        self,
+        table: str,
+        kind: str,
+        b: dict[str, Any],
+        o: dict[str, Any],
+        t: dict[str, Any],
+        keep: set[str],
+    ) -> dict[str, Any]:
+        out: dict[str, Any] = {}
         for key in [*o, *(k for k in t if k not in o)]:
             if key not in keep:
                 continue
@@ -636,8 +652,11 @@ def resolve_dropped_type(
     s = result.schema
     nodes, edges = dict(s.nodes), dict(s.edges)
     for t in (check.kept, *check.edges):
-        (edges if isinstance(t, EdgeType) else nodes)[t.name] = t  # type: ignore[index]
-    result.schema = Schema(nodes, edges)  # type: ignore[arg-type]
+        if isinstance(t, EdgeType):
+            edges[t.name] = t
+        else:
+            nodes[t.name] = t
+    result.schema = Schema(nodes, edges)
 
 
 # --- descriptions for conflicts ---------------------------------------------------------

@@ -8,9 +8,33 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import Literal
+
+from graphlake.errors import UnknownTableError
+
+# What a property's type is: a scalar kind or one of the four shaped kinds.
+TypeKind = Literal[
+    "String",
+    "Bool",
+    "I32",
+    "I64",
+    "U32",
+    "U64",
+    "F32",
+    "F64",
+    "Date",
+    "DateTime",
+    "Vector",
+    "Blob",
+    "List",
+    "Enum",
+]
+
+# A table is a node type or an edge type (readers take it to refuse the other kind).
+TableKind = Literal["node", "edge"]
 
 # Scalar kinds as written in the schema language.
-SCALARS = (
+SCALARS: tuple[TypeKind, ...] = (
     "String",
     "Bool",
     "I32",
@@ -44,7 +68,7 @@ MAX_SCHEMA_BYTES = 1 << 20
 class TypeRef:
     """A property type. `kind` is a scalar kind, or "Vector", "Blob", "List", "Enum"."""
 
-    kind: str
+    kind: TypeKind
     dim: int | None = None  # Vector(dim)
     item: TypeRef | None = None  # [T]
     values: tuple[str, ...] | None = None  # enum(a, b, ...)
@@ -150,7 +174,24 @@ class Schema:
     text: str = ""
 
     def table(self, name: str) -> NodeType | EdgeType | None:
+        """The node or edge type called `name`; None when there is none."""
         return self.nodes.get(name) or self.edges.get(name)
+
+    def require(self, name: str) -> NodeType | EdgeType:
+        """The node or edge type called `name`; `UnknownTableError` when there is none."""
+        t = self.table(name)
+        if t is None:
+            known = ", ".join(self.table_names) or "none"
+            raise UnknownTableError(f"unknown node or edge type {name!r} (known: {known})")
+        return t
+
+    def require_edge(self, name: str) -> EdgeType:
+        """The edge type called `name`; `UnknownTableError` when there is none."""
+        t = self.edges.get(name)
+        if t is None:
+            known = ", ".join(self.edges) or "none"
+            raise UnknownTableError(f"unknown edge type {name!r} (known: {known})")
+        return t
 
     @property
     def table_names(self) -> tuple[str, ...]:

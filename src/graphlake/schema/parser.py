@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import Any
 
 from lark import Lark, Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
@@ -49,6 +50,7 @@ from graphlake.schema.model import (
     Property,
     Range,
     Schema,
+    TypeKind,
     TypeRef,
 )
 
@@ -135,7 +137,7 @@ def _syntax_error(exc: UnexpectedInput, text: str) -> SchemaError:
             return SchemaError(f"expected {expected}, found end of input", line, column)
         return SchemaError(f"expected {expected}, found '{tok}'", tok.line, tok.column)
     if isinstance(exc, UnexpectedCharacters):
-        pos = exc.pos_in_stream
+        pos = exc.pos_in_stream or 0  # always set on UnexpectedCharacters
         if text.startswith("/*", pos):
             return SchemaError("unterminated block comment: '/*' has no '*/'", exc.line, exc.column)
         if text[pos] == '"':
@@ -212,15 +214,15 @@ class _RawDecl:
         return self.keyword.type == "EDGE"
 
 
-def _tokens(tree: Tree, *types: str) -> list[Token]:
+def _tokens(tree: Tree[Token], *types: str) -> list[Token]:
     return [c for c in tree.children if isinstance(c, Token) and c.type in types]
 
 
-def _trees(tree: Tree, *names: str) -> list[Tree]:
+def _trees(tree: Tree[Token], *names: str) -> list[Tree[Token]]:
     return [c for c in tree.children if isinstance(c, Tree) and c.data in names]
 
 
-def _raw_type(tree: Tree) -> _RawType:
+def _raw_type(tree: Tree[Token]) -> _RawType:
     if tree.data == "list_type":
         (lsqb,) = _tokens(tree, "LSQB")
         (item,) = _trees(tree, "named_type", "list_type")
@@ -235,7 +237,7 @@ def _raw_type(tree: Tree) -> _RawType:
     return _RawType(at=name, name=str(name), lpar=lpar, args=args)
 
 
-def _raw_range(tree: Tree) -> _RawRange:
+def _raw_range(tree: Tree[Token]) -> _RawRange:
     # Children are [lo] DOTDOT [hi]; the position of `..` tells which bounds are present.
     toks = [c for c in tree.children if isinstance(c, Token)]
     at = next(i for i, t in enumerate(toks) if t.type == "DOTDOT")
@@ -244,7 +246,7 @@ def _raw_range(tree: Tree) -> _RawRange:
     return _RawRange(dots=toks[at], lo=lo, hi=hi)
 
 
-def _raw_annotation(tree: Tree) -> _RawAnnotation:
+def _raw_annotation(tree: Tree[Token]) -> _RawAnnotation:
     at, name = _tokens(tree, "AT")[0], _tokens(tree, "NAME")[0]
     args: list[_Arg] = []
     for sub in _trees(tree, "ann_args"):
@@ -260,13 +262,13 @@ def _raw_annotation(tree: Tree) -> _RawAnnotation:
     return _RawAnnotation(at=at, name=name, has_parens=bool(_tokens(tree, "LPAR")), args=args)
 
 
-def _raw_property(tree: Tree) -> _RawProperty:
+def _raw_property(tree: Tree[Token]) -> _RawProperty:
     name = _tokens(tree, "NAME")[0]
     (type_tree,) = _trees(tree, "named_type", "list_type")
     return _RawProperty(name=name, type=_raw_type(type_tree), nullable=bool(_tokens(tree, "QMARK")))
 
 
-def _raw_item(node: Tree) -> _RawProperty | _RawAnnotation | Token:
+def _raw_item(node: Tree[Token]) -> _RawProperty | _RawAnnotation | Token:
     if node.data == "property":
         return _raw_property(node)
     if node.data == "annotation":
@@ -274,7 +276,7 @@ def _raw_item(node: Tree) -> _RawProperty | _RawAnnotation | Token:
     return _tokens(node, "COMMA", "SEMICOLON")[0]  # separator
 
 
-def _raw_decl(tree: Tree) -> _RawDecl:
+def _raw_decl(tree: Tree[Token]) -> _RawDecl:
     keyword = _tokens(tree, "NODE", "EDGE")[0]
     names = _tokens(tree, "NAME")  # type name, then src and dst for edges
     header = [_raw_annotation(a) for a in _trees(tree, "header_annotation")]
@@ -427,12 +429,17 @@ def _list_type(raw: _RawType) -> TypeRef:
     return TypeRef("List", item=item)
 
 
+# Kinds written as a bare name: the scalars and Blob.
+_PLAIN_KINDS: dict[str, TypeKind] = {**{k: k for k in SCALARS}, "Blob": "Blob"}
+
+
 def _resolve_type(raw: _RawType) -> TypeRef:
     if raw.name == "[]":
         return _list_type(raw)
-    if raw.name in SCALARS or raw.name == "Blob":
+    plain = _PLAIN_KINDS.get(str(raw.name))
+    if plain is not None:
         _no_args(raw)
-        return TypeRef(raw.name)
+        return TypeRef(plain)
     if raw.name == "Vector":
         return _vector_type(raw)
     if raw.name == "enum":
@@ -727,7 +734,7 @@ def _default_value(arg: _Arg, prop: Property, ann: _RawAnnotation) -> DefaultVal
     tok = _arg_pos(arg)
     if kind in ("Vector", "Blob", "List"):
         raise _error(f"@default does not apply to {prop.type} property '{prop.name}'", ann.at)
-    if isinstance(arg, _RawRange):
+    if isinstance(arg, _RawRange | _RawKwarg):
         raise _error(f"malformed @default; write {_USAGE['default']}", tok)
     if kind in NUMERIC_KINDS:
         if arg.type != "NUMBER":
@@ -882,7 +889,7 @@ def _table(decl: _RawDecl, stored: bool) -> _Table:
     pending: list[tuple[_RawAnnotation, Property | None]] = [(a, None) for a in type_level]
     for raw in raw_props:
         pending += [(a, table.properties[str(raw.name)]) for a in raw.annotations]
-    for ann, prop in sorted(pending, key=lambda pair: pair[0].at.start_pos):
+    for ann, prop in sorted(pending, key=lambda pair: pair[0].at.start_pos or 0):
         if prop is None:
             _apply_type_level(table, ann)
         else:
@@ -925,7 +932,7 @@ def _build(decls: list[_RawDecl], text: str, stored: bool) -> Schema:
             _check_endpoint(d.src, kinds)
             _check_endpoint(d.dst, kinds)
         t = _table(d, stored)
-        common = dict(
+        common: dict[str, Any] = dict(
             name=str(d.name),
             renamed_from=t.renamed_from,
             properties=tuple(t.properties.values()),

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
+from lance.query import MatchQuery, MultiMatchQuery
 
 from graphlake.errors import KeyNotFoundError, QueryError, SearchError, clean_message
 from graphlake.read.filter import compile_filter
@@ -146,7 +147,8 @@ def _plan(snap: Snapshot, req: SearchRequest) -> _Plan:
         plan.vector_prop = _vector_prop(t, on)
         plan.metric = t.vector_indexes.get(plan.vector_prop, DEFAULT_METRIC)
         raw = req.vector if req.near is None else _near_vector(snap, plan, req.near)
-        plan.query = _check_vector(raw, t.property(plan.vector_prop).type.dim or 0)
+        dims = {p.name: p.type.dim for p in t.properties}
+        plan.query = _check_vector(raw, dims[plan.vector_prop] or 0)
     if req.text is not None:
         plan.text_props = _text_props(t, ds, on)
         plan.text = _check_text(req.text)
@@ -261,8 +263,6 @@ def _vector_rows(plan: _Plan) -> pa.Table:
 
 
 def _text_rows(plan: _Plan) -> pa.Table:
-    from lance.query import MatchQuery, MultiMatchQuery
-
     assert plan.text is not None
     query = (
         MatchQuery(plan.text, plan.text_props[0])

@@ -17,7 +17,7 @@ from starlette.types import Scope as AsgiScope
 
 from graphlake.catalog.authors import acting_as
 from graphlake.catalog.permissions import restricted_to
-from graphlake.server.auth import Identity, _bearer_token
+from graphlake.server.auth import Identity, bearer_token
 from graphlake.server.ui.gate import is_ui_path
 from graphlake.server.ui.session import cookie_from_scope
 
@@ -35,7 +35,7 @@ def _identity(scope: AsgiScope) -> Identity | None:
         if session is None or session.name is None:
             return None
         return Identity(session.scope, session.name, session.branches)
-    token = _bearer_token(scope)
+    token = bearer_token(scope)
     return state.tokens.identify(token) if token else None
 
 

@@ -50,6 +50,7 @@ from graphlake.graph import Graph
 from graphlake.server import errors, ui
 from graphlake.server.acting import ActingIdentity
 from graphlake.server.auth import AuthBeforeBody
+from graphlake.server.auto_optimize import AutoOptimizer
 from graphlake.server.config import ServerConfig
 from graphlake.server.deps import AppState
 from graphlake.server.headers import SecurityHeaders
@@ -58,6 +59,7 @@ from graphlake.server.origin import SameOrigin
 from graphlake.server.routes import (
     algo,
     branches,
+    data_checks,
     health,
     history,
     ingest,
@@ -127,6 +129,7 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
         search,
         tags,
         reviews,
+        data_checks,
         webhooks,
         timeline,
         algo,  # last: `/branches/{b}/algo/{name}` must not shadow a branch named "x/algo"
@@ -147,6 +150,7 @@ def serve(
     """Run the server until interrupted. Only loopback binding is tested; put a TLS
     terminating proxy in front of any other address (tokens travel in a header), and
     pass `behind_proxy=True` so the client's address and scheme are taken from it."""
+    # on first use only: loads uvicorn (start-up time)
     import uvicorn
 
     app = create_app(root, config)
@@ -172,12 +176,11 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     state: AppState = app.state.graphlake
     auto = None
     if state.config.auto_optimize.enabled:  # README "Search": the automatic threshold
-        from graphlake.server.auto_optimize import AutoOptimizer
-
         auto = AutoOptimizer(state.graph, state.config.auto_optimize)
         auto.start()
     hooks = None
-    if state.config.webhooks:  # README "Webhooks": delivered by background threads
+    if state.config.webhooks:  # docs/server.md "Webhooks": delivered by background threads
+        # on first use only: loads rich (start-up time)
         from graphlake.server.webhooks.engine import WebhookEngine
 
         hooks = state.webhooks = WebhookEngine(state.graph, state.config.webhooks)

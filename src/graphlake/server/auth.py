@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
 from fastapi import Depends, Request
@@ -86,7 +86,7 @@ def token_key(token: str) -> str:
     return _digest(token).hex()
 
 
-def require(scope: Scope) -> Callable[..., Scope]:
+def require(scope: Scope) -> Callable[..., Awaitable[Scope]]:
     """A dependency that lets a request through only with a token of `scope` or above."""
 
     async def check(
@@ -161,7 +161,7 @@ class AuthBeforeBody:
         ):
             await self.app(scope, receive, send)
             return
-        token = _bearer_token(scope)
+        token = bearer_token(scope)
         granted = self.tokens.scope_of(token) if token else None
         needed = _body_scope(scope.get("method", ""), scope.get("path", ""))
         if granted is None:
@@ -204,7 +204,7 @@ def _has_body(scope: AsgiScope) -> bool:
     return False
 
 
-def _bearer_token(scope: AsgiScope) -> str | None:
+def bearer_token(scope: AsgiScope) -> str | None:
     for name, value in scope.get("headers", ()):
         if name == b"authorization":
             kind, _, token = value.decode("latin-1").strip().partition(" ")

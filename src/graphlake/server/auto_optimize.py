@@ -46,6 +46,7 @@ class AutoOptimizer:
 
     def run_once(self) -> list[str]:
         """Check every configured branch once; returns the branches optimized."""
+        # on first use only: loads lance, pyarrow, numpy (start-up time)
         from graphlake.search.upkeep import Threshold, due
 
         s = self.settings

@@ -41,7 +41,7 @@ A config file is TOML (`.toml`) or JSON (any other suffix):
     uncovered_fraction = 0.1      # optimize a branch once an index's uncovered rows reach
     uncovered_rows = 100000       # this fraction of its indexed rows, or this many rows
 
-    [[webhooks]]                  # signed JSON POSTs per commit and tag (server/webhooks/)
+    [[webhooks]]                  # signed JSON POSTs: commits, tags, requests (server/webhooks/)
     url = "https://ci.example.org/hook"   # http(s) only
     secret = "a-long-random-secret"       # HMAC-SHA256 key, at least 16 characters
     events = ["commit", "merge", "tag"]   # of commit, merge, tag, merge_request (default all)
@@ -51,7 +51,7 @@ A config file is TOML (`.toml`) or JSON (any other suffix):
     max_attempts = 5              # POSTs of one delivery before it is marked failed
     backoff_s = 0.5               # first pause between attempts; doubles, at most 30 s
     retry_pause_s = 60.0          # a failed delivery is tried again after this (never skipped)
-    poll_interval_s = 1.0         # how often the branches and tags are read
+    poll_interval_s = 1.0         # how often the branches, tags and merge requests are read
     log_size = 1000               # deliveries kept in its log
 
 Tokens also come from the environment: `GRAPHLAKE_TOKENS="tok1:read,tok2:write,tok3:admin"`
@@ -67,6 +67,7 @@ import hashlib
 import json
 import os
 import tomllib
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from enum import IntEnum
@@ -191,8 +192,6 @@ class Webhook:
 
     @classmethod
     def from_mapping(cls, data: object, n: int) -> Webhook:
-        import urllib.parse
-
         if not isinstance(data, Mapping):
             raise WebhookConfigError(f"webhooks entry {n}: must be a table/object")
         url = data.get("url")
@@ -201,8 +200,12 @@ class Webhook:
         unknown = sorted(set(data) - known)
         if unknown:
             raise WebhookConfigError(f"{where}: unknown key(s) {unknown} (known: {sorted(known)})")
-        parsed = urllib.parse.urlsplit(url) if isinstance(url, str) else None
-        if parsed is None or parsed.scheme.lower() not in ("http", "https") or not parsed.hostname:
+        parsed = urllib.parse.urlsplit(url if isinstance(url, str) else "")
+        if (
+            not isinstance(url, str)
+            or parsed.scheme.lower() not in ("http", "https")
+            or not parsed.hostname
+        ):
             raise WebhookConfigError(f"{where}: url must be an http:// or https:// URL with a host")
         secret = data.get("secret")
         if not isinstance(secret, str) or len(secret) < MIN_SECRET_CHARS:
@@ -272,8 +275,6 @@ class Webhook:
 
 def _hook_label(name: object, url: object) -> str:
     """` (name)`, else ` (scheme://host/path)` of the URL: never its user:password part."""
-    import urllib.parse
-
     if isinstance(name, str) and name:
         return f" ({name[:64]})"
     if not isinstance(url, str):
@@ -409,11 +410,6 @@ def _branch_rules(data: object) -> dict[str, BranchRules]:
         for key, value in flags.items():
             if not isinstance(value, bool):
                 raise ConfigError(f"branches.{name}.{key} must be true or false")
-        if flags["require_checks"]:
-            raise ConfigError(
-                f"branches.{name}.require_checks: data checks are not "
-                "supported yet (issue 26 item 3); remove the key"
-            )
         out[str(name)] = BranchRules(n, **flags)
     return out
 

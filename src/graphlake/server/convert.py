@@ -18,6 +18,7 @@ __all__ = ["columns_and_rows", "jsonable", "table_rows"]
 
 def columns_and_rows(table: pa.Table) -> tuple[list[str], list[list[Any]]]:
     """Column names and rows as lists (SQL results may repeat a column name)."""
+    # on first use only: loads pyarrow, numpy (start-up time)
     from graphlake.read.floats import shortest_floats
 
     table = shortest_floats(table)

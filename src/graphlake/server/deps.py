@@ -59,8 +59,7 @@ class AppState:
             "reads (table reads, SQL, search, diffs, merge previews, history pages)",
         )
         self.loads = Slots(limits.max_concurrent_loads, "max_concurrent_loads", "loads")
-        # The webhook engine while the app runs (server/webhooks/; None without webhooks):
-        # its `emit_merge_request` is the hook for events no ref shows.
+        # The webhook engine while the app runs (server/webhooks/; None without webhooks).
         self.webhooks: WebhookEngine | None = None
 
     @property

@@ -7,7 +7,8 @@ Status codes follow the exception class (most specific class first):
 - 401 / 403: no or unknown token / too small a scope or a protected branch;
 - 404: `BranchNotFoundError`, `UnknownTableError`, `CommitNotFoundError`,
   `RowNotFoundError` (row history or blame of a row the branch never held);
-- 409: `MergeConflictError` (body adds `merge_conflicts`), `ConcurrentWriteError`,
+- 409: `MergeConflictError` (body adds `merge_conflicts`), `DataCheckFailedError` (body
+  adds `data_checks`: a merge whose merged result fails a data check), `ConcurrentWriteError`,
   `BranchExistsError`, `CursorResetError` (the branch was reset past a feed cursor);
 - 410: `CursorExpiredError` (gc removed a feed cursor's commit);
 - 408: `QueryTimeoutError` (a query past its time limit);
@@ -26,6 +27,7 @@ headers) and answered with a bare `InternalServerError`.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -49,6 +51,7 @@ STATUS_BY_ERROR: tuple[tuple[type[gle.GraphLakeError], int], ...] = (
     (gle.CursorResetError, 409),
     (gle.RowNotFoundError, 404),
     (gle.MergeConflictError, 409),
+    (gle.DataCheckFailedError, 409),
     (gle.ConcurrentWriteError, 409),
     (gle.BranchExistsError, 409),
     (gle.GraphExistsError, 409),
@@ -108,7 +111,7 @@ def error_body(type_: str, message: str) -> dict[str, Any]:
 
 
 def error_response(
-    status: int, type_: str, message: str, headers: dict[str, str] | None = None
+    status: int, type_: str, message: str, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
     return JSONResponse(error_body(type_, message), status_code=status, headers=headers)
 
@@ -129,6 +132,8 @@ def graphlake_error_response(exc: gle.GraphLakeError, message: str | None = None
     body = error_body(type(exc).__name__, text)
     if isinstance(exc, gle.MergeConflictError):
         body["merge_conflicts"] = [jsonable(c.to_dict()) for c in exc.conflicts]
+    if isinstance(exc, gle.DataCheckFailedError):
+        body["data_checks"] = [jsonable(r.to_dict()) for r in exc.results]
     return JSONResponse(body, status_code=status_for(exc))
 
 
@@ -155,7 +160,7 @@ def install(app: FastAPI) -> None:
                 "BadRequest",
                 "the request body must be a JSON object sent as Content-Type: application/json",
             )
-        return error_response(422, "RequestValidationError", _describe(problems))
+        return error_response(422, "RequestValidationError", describe_problems(problems))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -169,7 +174,7 @@ def install(app: FastAPI) -> None:
         return error_response(500, "InternalServerError", "internal server error")
 
 
-def _describe(problems: Any) -> str:
+def describe_problems(problems: Any) -> str:
     """`body.operations.0.op: Input should be ...; query.limit: ...` (no input values)."""
     parts = []
     for p in problems:

@@ -267,6 +267,12 @@ class MergeRequest(BaseModel):
     resolutions: list[dict[str, Any]] | None = Field(
         default=None, max_length=10_000, description=RESOLUTIONS_HELP
     )
+    checks: bool = Field(
+        default=False,
+        description="Run the merged result's data checks on the merged state first "
+        "(`data_checks` in the answer); a failing one refuses the merge (409 "
+        "DataCheckFailedError). Always on for a target whose rule is require_checks.",
+    )
 
 
 class ResetRequest(BaseModel):
@@ -336,6 +342,12 @@ class MergeManyRequest(BaseModel):
     dry_run: bool = False
     message: str | None = Field(default=None, max_length=10_000)
     lineage: Lineage | None = Field(default=None, description=LINEAGE_HELP)
+    checks: bool = Field(
+        default=False,
+        description="Run the merged result's data checks on the merged state first "
+        "(`data_checks` in the answer); a failing one refuses the merge (409 "
+        "DataCheckFailedError). Always on for a target whose rule is require_checks.",
+    )
 
 
 class MergeOutcome(BaseModel):
@@ -352,6 +364,11 @@ class MergeOutcome(BaseModel):
     resolved: list[ConflictBody]
     stats: dict[str, dict[str, Any]]
     timings: dict[str, float]
+    data_checks: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="With checks: each data check's result on the merged state (name, "
+        "passed, up to 20 offending rows); absent when they did not run.",
+    )
 
 
 # --- merge requests (review before merge) ----------------------------------------------

@@ -100,13 +100,16 @@ def read_page(
                 "the cursor belongs to a different query (branch, table, where or columns)",
             )
         # By id, never by name: a branch may be called like a commit id.
-        commit, after = graph.commits.get(state.commit), state.after
+        commit, after = graph.repo.commits.get(state.commit), state.after
     else:
         commit, after = graph.resolve(branch), None
     commit_id = commit.id
     import pyarrow as pa  # see app.py: the data stack is imported on use
+
+    # on first use only: loads pyarrow, numpy (start-up time)
     import pyarrow.compute as pc
 
+    # on first use only: loads lance, pyarrow, lark (start-up time)
     from graphlake.read.snapshot import Snapshot
 
     snapshot = Snapshot(graph.repo, commit)
@@ -141,7 +144,10 @@ FIRST_CHUNK = 100  # ids read at once first; later chunks follow the bytes per r
 
 def _read_rows(ds: Any, columns: list[str], ids: list[str], max_bytes: int | None) -> pa.Table:
     """The rows of `ids` (sorted), in id order, stopping before they pass `max_bytes`."""
+    # on first use only: loads pyarrow, numpy (start-up time)
     import pyarrow as pa
+
+    # on first use only: loads pyarrow, numpy (start-up time)
     import pyarrow.compute as pc
 
     def read(chunk: list[str]) -> pa.Table:

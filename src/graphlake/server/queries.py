@@ -11,6 +11,7 @@ the worker is killed and its slot freed.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from graphlake.catalog.commits import Commit
+    from graphlake.query.data_checks import Runner
+    from graphlake.read.snapshot import Snapshot
     from graphlake.read.sql import SqlLimits
 
 _DISCONNECT_POLL_S = 0.25
@@ -43,6 +46,8 @@ async def run_query_request(
 
     def work() -> tuple[Commit, pa.Table]:
         from graphlake.query.isolated import run_isolated  # see app.py: imported on use
+
+        # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.read.snapshot import Snapshot
 
         commit = state.graph.resolve(branch)
@@ -58,10 +63,10 @@ async def run_query_request(
                 cancelled=gone.is_set,
             )
 
-    return await _watched(request, work, gone)
+    return await watched(request, work, gone)
 
 
-async def _watched(request: Request, work: Callable[[], Any], gone: threading.Event) -> Any:
+async def watched(request: Request, work: Callable[[], Any], gone: threading.Event) -> Any:
     task = asyncio.ensure_future(run_in_threadpool(work))
     try:
         while True:
@@ -72,3 +77,37 @@ async def _watched(request: Request, work: Callable[[], Any], gone: threading.Ev
                 gone.set()
     finally:
         gone.set()  # also when this request itself is cancelled
+
+
+def check_runner(state: AppState) -> Runner:
+    """Runs data checks' queries like SQL and Cypher requests: each in a query worker
+    under the server's `[limits]` (time, memory, result bytes; no row cap: a check keeps
+    at most 21 rows of a SQL result, and a Cypher check with more rows than fit fails
+    with its error). A dry run's merged state whose merged schema exists only in memory
+    (a preview of a merge that changes the schema) cannot be opened by a worker: its
+    checks run in the server process under the same DuckDB limits instead."""
+
+    # only when data checks run in query workers (keeps server start-up light)
+    from graphlake.server.routes.tables import sql_limits
+
+    limits = dataclasses.replace(sql_limits(state.config.limits, None), max_rows=None)
+
+    def run(language: str, snapshot: Snapshot, text: str) -> pa.Table:
+        # only when data checks run in query workers (keeps server start-up light)
+        from graphlake.query.data_checks import local_runner
+
+        # only when data checks run in query workers (keeps server start-up light)
+        from graphlake.query.isolated import run_isolated
+
+        if not snapshot.repo.schemas.is_stored(snapshot.commit.schema_id):
+            return local_runner(limits)(language, snapshot, text)
+        return run_isolated(
+            state.workers,
+            language,
+            snapshot,
+            text,
+            limits=limits,
+            memory_name="query_memory_mb",
+        )
+
+    return run

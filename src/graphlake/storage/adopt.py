@@ -26,14 +26,15 @@ from lance.fragment import FragmentMetadata
 
 from graphlake.catalog.commits import TableState
 from graphlake.storage.fragments import appended_fragments
+from graphlake.storage.lineage import LineageUnavailable, branch_parents
 from graphlake.storage.tables import (
     INDEX_APPEND_THRESHOLD,
     INDEX_REFRESH_FRAGMENTS,
     MAIN,
     TableStore,
-    _unindexed_fragments,
     btree_indexes,
     refresh_indexes,
+    unindexed_fragments,
 )
 
 
@@ -52,8 +53,6 @@ class Adoption:
 
 def plan_adoption(tables: TableStore, base: TableState, source: TableState) -> Adoption | None:
     """The source's new fragments if adopting them is provably an append, else None."""
-    from graphlake.storage.lineage import LineageUnavailable, branch_parents
-
     if source.lance_branch in (MAIN, base.lance_branch):
         return None
     try:
@@ -117,7 +116,7 @@ def adopt(tables: TableStore, target: TableState, adoptions: list[Adoption]) -> 
         keyed = btree_indexes(ds)
         if keyed and (
             sum(a.rows for a in adoptions) >= INDEX_APPEND_THRESHOLD
-            or _unindexed_fragments(ds, keyed) >= INDEX_REFRESH_FRAGMENTS
+            or unindexed_fragments(ds, keyed) >= INDEX_REFRESH_FRAGMENTS
         ):
             committed = ds.version
             ds = lance.dataset(

@@ -21,8 +21,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from graphlake.storage.lookup import _CHUNK as CHUNK
-from graphlake.storage.lookup import PROBE_LIMIT
+from graphlake.errors import GraphLakeError
+from graphlake.storage.lookup import CHUNK, PROBE_LIMIT
 
 
 def replace_column(
@@ -43,7 +43,10 @@ def replace_column(
             continue
         fragment_id = int(fragment_of[lo])
         part = given.take(at.slice(lo, hi - lo))
-        metadata, fields, matched = ds.get_fragment(fragment_id).update_columns(
+        fragment = ds.get_fragment(fragment_id)
+        if fragment is None:
+            raise GraphLakeError(f"fragment {fragment_id} of {ds.uri} is gone")
+        metadata, fields, matched = fragment.update_columns(
             part, left_on="id", right_on="id", with_offsets=True
         )
         updated.append(metadata)

@@ -10,7 +10,7 @@ raises `LanceCasError` (the caller forks and retries).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import lance
 import pyarrow as pa
@@ -68,7 +68,7 @@ def evolve(tables: TableStore, state: TableState, change: LayoutChange) -> Table
             ds.drop_columns(change.drop)
         for old, new in change.rename.items():
             step()
-            ds.alter_columns({"path": old, "name": new})
+            _alter(ds, {"path": old, "name": new})
         for name, data_type in change.retype.items():
             # Lance refuses to cast an indexed column (the cast rewrites its data):
             # drop its indexes, cast, and build them again on the new values.
@@ -77,13 +77,13 @@ def evolve(tables: TableStore, state: TableState, change: LayoutChange) -> Table
                 step()
                 ds.drop_index(index)
             step()
-            ds.alter_columns({"path": name, "data_type": data_type})
+            _alter(ds, {"path": name, "data_type": data_type})
             if indexed:
                 step()
                 ds.create_scalar_index(name, "BTREE")
         for name, nullable in change.nullable.items():
             step()
-            ds.alter_columns({"path": name, "nullable": nullable})
+            _alter(ds, {"path": name, "nullable": nullable})
         if change.add_null:
             step()
             ds.add_columns(change.add_null)
@@ -95,10 +95,18 @@ def evolve(tables: TableStore, state: TableState, change: LayoutChange) -> Table
             ds.create_scalar_index(column, "BTREE")
         if change.metadata is not None:
             step()
-            ds.update_schema_metadata(change.metadata, replace=True)
+            metadata: dict[str, str | None] = dict(change.metadata)
+            ds.update_schema_metadata(metadata, replace=True)
     except OSError as exc:
         raise tables.cas_failure(state, lock, exc) from exc
     return TableState(state.table_id, state.lance_branch, ds.version, state.owner)
+
+
+def _alter(ds: lance.LanceDataset, alteration: dict[str, Any]) -> None:
+    """One `alter_columns` call. Lance annotates each argument as an iterable of
+    `AlterColumn` dicts but takes one dict per argument (as its docs show), and its
+    `AlterColumn` requires every key; hence the untyped pass-through."""
+    ds.alter_columns(cast(Any, alteration))
 
 
 def _filler(fill: ColumnFill) -> Any:

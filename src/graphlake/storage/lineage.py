@@ -17,11 +17,14 @@ falls back to the ordered walk. A fallback is never a failure.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import lance
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from graphlake import probes
 from graphlake.catalog.commits import TableState
 from graphlake.errors import clean_message
 from graphlake.storage.fragments import FragmentRows, Rows, appended_fragments
@@ -154,10 +157,38 @@ def _appended_rows(
     of an insert-only merge of many shards, and the payload columns nobody reads.
     """
     y_ds = tables.open(y)
+    if x.lance_branch == y.lance_branch and not _may_only_append(y_ds, y.version - x.version):
+        return None
     new = appended_fragments(tables.open(x), y_ds)
     if new is None or sum(f.metadata.physical_rows for f in new) > budget:
         return None
     return FragmentRows(y_ds, new)
+
+
+# Lance operations that leave every existing fragment as it was.
+_KEEPS_FRAGMENTS = frozenset({"Append", "CreateIndex"})
+# Beyond this many versions, reading their transactions may cost more than comparing
+# the two manifests' fragments.
+_MAX_TRANSACTIONS = 64
+
+
+def _may_only_append(ds: lance.LanceDataset, versions: int) -> bool:
+    """False when one of the last `versions` transactions of `ds` (as checked out) may
+    have changed an existing fragment (a delete, an update, a rewrite): then `ds` is
+    not the earlier version plus new fragments. True when each one only appended or
+    built an index, or when that is unknown: the fragment comparison decides. A few
+    small reads, where comparing every fragment's metadata costs O(fragments) (a table
+    written by many small commits has thousands)."""
+    if not 0 < versions <= _MAX_TRANSACTIONS:
+        return True
+    try:
+        found = ds.get_transactions(versions)
+    except Exception:  # e.g. a compaction of an indexed table (TypeError): unknown
+        return True
+    names = [None if t is None else type(t.operation).__name__ for t in found]
+    if len(names) != versions or None in names:
+        return True
+    return all(n in _KEEPS_FRAGMENTS for n in names)
 
 
 def _key_set(arrays: list[pa.Array]) -> set[str]:
@@ -219,6 +250,70 @@ def _chain(parents: dict[str, tuple[str, int]], point: tuple[str, int]) -> list[
         seen.add(branch)
         chain.append((branch, version))
     return chain
+
+
+def chain(tables: TableStore, state: TableState) -> dict[str, int]:
+    """Lance branch -> the last version of it that is `state` or its ancestor, for every
+    branch on the path from `state` up to Lance main. Version numbers run on across a
+    fork (a branch forked at version 5 starts at 5), so along one chain a version number
+    places a state: `X` is an ancestor of `state` exactly when `X.lance_branch` is in the
+    map and `X.version <= map[X.lance_branch]`."""
+    parents = branch_parents(tables, state.table_id, {state.lance_branch})
+    return dict(_chain(parents, (state.lance_branch, state.version)))
+
+
+@dataclass(frozen=True)
+class RowStamp:
+    """Where one row was last written, as Lance's row version metadata records it: the
+    row of `key` at `state` was created or last updated at version `written` of the
+    lineage `chain` (see `chain`) and not touched since."""
+
+    table_id: str
+    key: str
+    chain: dict[str, int]
+    written: int
+    row: dict[str, Any] = field(compare=False, default_factory=dict)  # the row itself
+
+    def holds(self, state: TableState) -> bool:
+        """True when the row at `state` is provably this row, unchanged: `state` is an
+        ancestor of the stamped state (on its chain) at or after the version that wrote
+        the row. Keys are unique per state, so the key names this same row there."""
+        cap = self.chain.get(state.lance_branch)
+        return (
+            state.table_id == self.table_id
+            and cap is not None
+            and self.written <= state.version <= cap
+        )
+
+
+_STAMP_COLUMNS = ["_row_last_updated_at_version", "_row_created_at_version"]
+
+
+def row_stamp(tables: TableStore, state: TableState, key: str) -> RowStamp | None:
+    """The stamp of row `key` at `state`, with the row (one keyed read, by the BTREE
+    index); None when the state has no such row. `LineageUnavailable` when it cannot be
+    read."""
+
+    try:
+        ds = tables.open(state)
+        if not _has_stable_row_ids(ds):
+            raise LineageUnavailable(FallbackReason.STABLE_ROW_IDS_MISSING, state.table_id)
+        found = ds.to_table(
+            columns=[*ds.schema.names, *_STAMP_COLUMNS], filter=pc.field("id").isin([key])
+        )
+        where = chain(tables, state)
+    except (OSError, ValueError, TypeError, RuntimeError) as exc:
+        raise LineageUnavailable(FallbackReason.METADATA_INCONSISTENT, clean_message(exc)) from None
+    if found.num_rows == 0:
+        return None
+    if found.num_rows > 1:
+        raise LineageUnavailable(FallbackReason.METADATA_INCONSISTENT, f"key {key!r} twice")
+    probes.add("lookup_rows", 1)
+    row = found.to_pylist()[0]
+    written = max(row.pop(_STAMP_COLUMNS[0]) or 0, row.pop(_STAMP_COLUMNS[1]) or 0)
+    if not written:
+        raise LineageUnavailable(FallbackReason.METADATA_INCONSISTENT, "no row version metadata")
+    return RowStamp(state.table_id, key, where, written, row)
 
 
 def path_segments(

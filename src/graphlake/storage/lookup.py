@@ -17,7 +17,7 @@ from graphlake import probes
 
 # Up to this many values, probe with `column IN (...)` in chunks (uses the index).
 PROBE_LIMIT = 20_000
-_CHUNK = 4_096
+CHUNK = 4_096
 
 
 def rows_where_in(
@@ -51,8 +51,8 @@ def rows_where_in(
         return _empty(ds, proj)
     if len(arr) <= PROBE_LIMIT:
         parts = [
-            ds.to_table(columns=proj, filter=pc.field(column).isin(arr.slice(i, _CHUNK)))
-            for i in range(0, len(arr), _CHUNK)
+            ds.to_table(columns=proj, filter=pc.field(column).isin(arr.slice(i, CHUNK)))
+            for i in range(0, len(arr), CHUNK)
         ]
         found = pa.concat_tables(parts)
         probes.add("lookup_rows", found.num_rows)

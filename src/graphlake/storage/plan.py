@@ -23,6 +23,13 @@ class Op:
     keys: tuple[str, ...] = ()  # delete
     cascade: bool = False  # delete: also delete edges touching the deleted nodes
 
+    @property
+    def data(self) -> pa.Table:
+        """The rows of an insert, upsert, update or overwrite (a delete has none)."""
+        if self.rows is None:
+            raise ValueError(f"a {self.kind} on {self.table} carries no rows")
+        return self.rows
+
 
 @dataclass(frozen=True)
 class ReadSet:

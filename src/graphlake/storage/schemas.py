@@ -36,6 +36,11 @@ class SchemaStore:
             unstored = self._unstored.get(schema_id)
         return unstored if unstored is not None else layout.get_schema(self._store, schema_id)
 
+    def is_stored(self, schema_id: str) -> bool:
+        """False for a dry run's schema kept in memory only (see `put`)."""
+        with self._lock:
+            return schema_id not in self._unstored
+
     def get(self, schema_id: str) -> Schema:
         """The parsed schema `schema_id` names (GraphLakeError if it is missing)."""
         with self._lock:

@@ -74,7 +74,7 @@ def by_name(ds: lance.LanceDataset) -> dict[str, Any]:
 class AnnPlan:
     index_type: str
     num_partitions: int
-    params: dict[str, int]
+    params: dict[str, Any]  # create_index's keyword arguments (all ints)
 
 
 def ann_plan(rows: int, dim: int) -> AnnPlan:

@@ -25,6 +25,7 @@ from graphlake.catalog.store import ObjectStore
 from graphlake.errors import GraphLakeError
 from graphlake.sqltext import string_literal
 from graphlake.storage import scratch, search_indexes
+from graphlake.storage.columns import replace_column
 
 if TYPE_CHECKING:
     from graphlake.schema.model import EdgeType, NodeType
@@ -282,7 +283,7 @@ class TableStore:
             built = search_indexes.maintain(ds, vectors or {}, texts, before_commit, state.table_id)
             # An index built just now covers every row: folding it would rewrite it.
             stale = [i.name for i in ds.describe_indices() if i.name not in built]
-            if stale and (compacted or _unindexed_fragments(ds, stale)):
+            if stale and (compacted or unindexed_fragments(ds, stale)):
                 search_indexes.count_fold(ds, state.table_id, stale)
                 lock.expected = ds.version + 1
                 ds.optimize.optimize_indices(index_names=stale)
@@ -325,7 +326,7 @@ class TableStore:
                 faults.hit("table.after_append")
                 large = self.index_large_appends and append.num_rows >= INDEX_APPEND_THRESHOLD
                 keyed = btree_indexes(ds)
-                if keyed and (large or _unindexed_fragments(ds, keyed) >= INDEX_REFRESH_FRAGMENTS):
+                if keyed and (large or unindexed_fragments(ds, keyed) >= INDEX_REFRESH_FRAGMENTS):
                     lock.expected = ds.version + 1
                     refresh_indexes(ds, keyed, state.table_id)
         except OSError as exc:
@@ -348,8 +349,6 @@ class TableStore:
         """Set `field` to `values` for the rows `ids` on the owned Lance branch at
         `state`, writing only that column (`storage.columns`); `reindex`: rebuild its
         scalar index. CAS-checked like `apply` (raises `LanceCasError` if it moved)."""
-        from graphlake.storage.columns import replace_column
-
         lock = self.cas_lock(state.table_id, state.lance_branch)
         ds = self._checkout(self._open_latest(state.table_id, commit_lock=lock), state)
         try:
@@ -422,7 +421,7 @@ def btree_indexes(ds: lance.LanceDataset) -> list[str]:
     return [index.name for index in ds.describe_indices() if "BTree" in index.type_url]
 
 
-def _unindexed_fragments(ds: lance.LanceDataset, names: list[str] | None = None) -> int:
+def unindexed_fragments(ds: lance.LanceDataset, names: list[str] | None = None) -> int:
     """Fragments of `ds` that some index (of `names`, default all) does not cover (0
     without indexes).
 

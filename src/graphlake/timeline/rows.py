@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from graphlake.errors import RowNotFoundError, TypeMismatchError, UnknownTableError
 from graphlake.schema.keys import key_string
 from graphlake.timeline import walk
+from graphlake.timeline.skip import RowSkip
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
@@ -103,15 +104,22 @@ def row_history(
         raise ValueError(f"limit must be 1 or more, not {limit}")
     head, name, table_id, key_text = target(repo, type_, key, rev)
     out: list[HistoryEntry] = []
+    skip = RowSkip(repo, table_id, key_text)
     for commit in walk.first_parents(repo, head):
         if not commit.parents or walk.table_name(commit, table_id) is None:
             break
         parent = repo.commits.get(commit.parents[0])
         if walk.table_name(parent, table_id) is None:
             break  # the type was created here: nothing older holds the row
-        for change in walk.commit_changes(
-            repo, commit, parent, table_ids={table_id}, keys={key_text}
-        ):
+        if skip.unchanged(parent, commit):
+            continue
+        changes = skip.changes(parent, commit)
+        if changes is None:
+            changes = walk.commit_changes(
+                repo, commit, parent, table_ids={table_id}, keys={key_text}
+            )
+            skip.saw(parent, commit, changes)
+        for change in changes:
             out.append(
                 HistoryEntry(
                     commit.id,
@@ -143,7 +151,8 @@ def blame(repo: Repo, type_: str, key: Any, rev: str = "main") -> list[BlameLine
     todo: list[tuple[Commit, set[str]]] = [(head, set(props))]
     while todo:
         commit, pending = todo.pop()
-        _follow(repo, commit, pending, current, table_id, key_text, found, todo)
+        skip = RowSkip(repo, table_id, key_text)
+        _follow(repo, commit, pending, current, table_id, key_text, found, todo, skip)
     return [
         BlameLine(
             p, current[p], found[p].id, author_text(found[p]), found[p].time, found[p].message
@@ -161,6 +170,7 @@ def _follow(
     key: str,
     found: dict[str, Commit],
     todo: list[tuple[Commit, set[str]]],
+    skip: RowSkip,
 ) -> None:
     """Walk first parents from `commit` until every `pending` property is credited
     (to a commit here) or handed to a merged-in parent (pushed on `todo`)."""
@@ -168,11 +178,18 @@ def _follow(
         parent = repo.commits.get(commit.parents[0]) if commit.parents else None
         if parent is None or walk.table_name(parent, table_id) is None:
             changed = set(pending)
+        elif skip.unchanged(parent, commit):
+            changed = set()
         elif commit.schema_id != parent.schema_id:
             old = walk.row_at(repo, parent, table_id, key)
             changed = {p for p in pending if old is None or p not in old or old[p] != current[p]}
         else:
-            changes = walk.commit_changes(repo, commit, parent, table_ids={table_id}, keys={key})
+            changes = skip.changes(parent, commit)
+            if changes is None:
+                changes = walk.commit_changes(
+                    repo, commit, parent, table_ids={table_id}, keys={key}
+                )
+                skip.saw(parent, commit, changes)
             if not changes:
                 changed = set()
             elif changes[0].op == walk.INSERT:

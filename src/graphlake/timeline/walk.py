@@ -29,6 +29,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from graphlake import probes
+from graphlake.merge import diff as merge_diff
+from graphlake.storage import lineage as lin
+
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit, TableState
     from graphlake.repo import Repo
@@ -102,6 +106,7 @@ def commit_changes(
         before = parent.tables[before_name]
         if _same(before, state):
             continue
+        probes.add("timeline_commits")
         if commit.schema_id != parent.schema_id:
             out += _through_diff(repo, parent, commit, name, keys)
         else:
@@ -116,8 +121,8 @@ def _same(a: TableState, b: TableState) -> bool:
 def _by_lineage(
     repo: Repo, name: str, before: TableState, after: TableState, keys: set[str] | None
 ) -> list[RowChange]:
+    # on first use only: loads lance, duckdb, pyarrow (start-up time)
     from graphlake.merge.delta import discover, rows_for
-    from graphlake.storage import lineage as lin
 
     tables = repo.tables
     if keys is not None:
@@ -144,8 +149,6 @@ def _through_diff(
     repo: Repo, parent: Commit, commit: Commit, name: str, keys: set[str] | None
 ) -> list[RowChange]:
     """A schema-changing commit: rows compared in the commit's layout (`merge.diff`)."""
-    from graphlake.merge import diff as merge_diff
-
     if keys is None:
         changes = merge_diff.diff(repo, parent.id, commit.id, only={name}).get(name)
         if changes is None:
@@ -172,12 +175,18 @@ def _through_diff(
 
 def _rows_at(repo: Repo, commit: Commit, name: str | None, keys: set[str]) -> dict[str, Row]:
     """The rows of `keys` in table `name` at `commit`, read by key."""
+    # on first use only: loads lance, pyarrow, numpy (start-up time)
     from graphlake.storage.lookup import rows_where_in
 
     if name is None or not keys:
         return {}
     found = rows_where_in(repo.tables.open(commit.tables[name]), "id", sorted(keys))
     return {r["id"]: r for r in found.to_pylist()}
+
+
+def row_change(table: str, key: str, old: Row | None, new: Row | None) -> RowChange:
+    """The change of one row from `old` to `new` (None: absent; not both None)."""
+    return _change(table, key, old, new)
 
 
 def _change(table: str, key: str, old: Row | None, new: Row | None) -> RowChange:
@@ -214,6 +223,7 @@ def shown(repo: Repo, commit: Commit, changes: list[RowChange]) -> list[RowChang
 
 
 def _float32_columns(repo: Repo, commit: Commit, table: str) -> set[str]:
+    # on first use only: loads pyarrow, numpy (start-up time)
     import pyarrow as pa
 
     schema = repo.tables.open(commit.tables[table]).schema
@@ -237,6 +247,7 @@ def _short_row(row: Row | None, cols: set[str]) -> Row | None:
 def _short(value: Any) -> Any:
     """A float32 value (widened to a Python float) as its shortest decimal."""
     if isinstance(value, float):
+        # on first use only: loads numpy (start-up time)
         import numpy as np
 
         return float(str(np.float32(value)))

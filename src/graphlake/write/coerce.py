@@ -310,8 +310,8 @@ def _ids(
     n: int,
     partial: bool,
 ) -> pa.Array:
-    if not t.is_edge:
-        key = out.get(t.key)  # type: ignore[union-attr]
+    if isinstance(t, NodeType):
+        key = out.get(t.key)
         if key is None:
             raise NullValueError(f"{t.name}.{t.key} (the key) is required")
         if key.null_count:

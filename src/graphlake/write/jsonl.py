@@ -17,7 +17,7 @@ from graphlake.errors import LoadFormatError
 __all__ = ["parse_json_line"]
 
 
-def parse_json_line(raw: str | bytes, path: str | None, line: int) -> Any:
+def parse_json_line(raw: str | bytes, path: str | None, line: int | None) -> Any:
     try:
         return json.loads(raw)
     except UnicodeDecodeError:

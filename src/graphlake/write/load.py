@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from graphlake.errors import DataError, GraphLakeError, LoadFormatError, UnknownTableError
+from graphlake.schema.model import NodeType
 from graphlake.write.coerce import coerce
 from graphlake.write.jsonl import parse_json_line
 from graphlake.write.transaction import Transaction
@@ -27,7 +29,7 @@ from graphlake.write.transaction import Transaction
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
     from graphlake.repo import Repo
-    from graphlake.schema.model import EdgeType, NodeType, Schema
+    from graphlake.schema.model import EdgeType, Schema
 
 MODES = {"append": "insert", "merge": "upsert", "overwrite": "overwrite"}
 Progress = Callable[[int], None]
@@ -121,8 +123,6 @@ def _read_csv(path: Path, progress: Progress | None) -> pa.Table:
     """A CSV file with a header line, read by pyarrow's CSV reader. Its inferred column
     types then meet the same strict checks as any Arrow input (text where an `I32` is
     declared is refused; `coerce=True` casts)."""
-    import pyarrow.csv as pacsv
-
     try:
         data = pacsv.read_csv(path)
     except (pa.ArrowInvalid, OSError) as exc:
@@ -156,7 +156,7 @@ def _jsonl_lines(path: Path) -> Iterable[tuple[int, Any]]:
         raise LoadFormatError("not valid UTF-8 text", path=str(path)) from None
 
 
-def _group_records(
+def group_records(
     schema: Schema,
     records: Iterable[tuple[int, Any]],
     path: str | None,
@@ -179,7 +179,7 @@ def _group_records(
 def _typed_record(
     schema: Schema, rec: Any, path: str | None, n: int
 ) -> tuple[NodeType | EdgeType, dict[str, Any]]:
-    name, row = _record(rec, path, n)
+    name, row = parse_record(rec, path, n)
     t = schema.table(name)
     if t is None or t.is_edge != ("src" in row):
         kind = "edge type" if "src" in row else "node type"
@@ -202,8 +202,7 @@ def _coerced_chunks(
     done: dict[_Group, list[pa.Table]] = {}
 
     def flush(group: _Group) -> None:
-        t = schema.table(group[0])
-        assert t is not None
+        t = schema.require(group[0])
         rows, numbers = pending.pop(group), lines.pop(group)
         partial = group[1] == "upsert"
         try:
@@ -269,7 +268,7 @@ def _located(
 
 def _row_name(t: NodeType | EdgeType, row: dict[str, Any]) -> str:
     """A node's key, an edge's id or its endpoints, as the user wrote them."""
-    if not t.is_edge:
+    if isinstance(t, NodeType):
         return repr(row.get(t.key))
     if row.get("id") is not None:
         return repr(row["id"])
@@ -300,7 +299,7 @@ def _in_table_order(
     return out
 
 
-def _record(rec: Any, path: str | None, n: int) -> tuple[str, dict[str, Any]]:
+def parse_record(rec: Any, path: str | None, n: int) -> tuple[str, dict[str, Any]]:
     def bad(msg: str) -> LoadFormatError:
         return LoadFormatError(msg, path=path, line=n)
 

@@ -16,7 +16,8 @@ from graphlake.catalog.intents import MergeIntents
 from graphlake.catalog.refs import RefEntry
 from graphlake.recovery.publication import Publication
 from graphlake.retry import retry_while_head_moves
-from graphlake.storage.tables import LanceCasError
+from graphlake.storage.search_indexes import needs_work
+from graphlake.storage.tables import LanceCasError, unindexed_fragments
 
 if TYPE_CHECKING:
     from graphlake.repo import Repo
@@ -61,6 +62,7 @@ def _optimize_once(repo: Repo, branch: str) -> Commit:
             schema_id=head.schema_id,
             tables={**head.tables, **changed},
             meta={"optimize": True},
+            checks_id=head.checks_id,
         )
         pub.publish(commit)
     return commit
@@ -92,12 +94,9 @@ def _search_specs(schema: Schema, name: str) -> tuple[dict[str, str], tuple[str,
 
 
 def _needs_nothing(repo: Repo, schema: Schema, name: str, state: TableState) -> bool:
-    from graphlake.storage.search_indexes import needs_work
-    from graphlake.storage.tables import _unindexed_fragments
-
     ds = repo.tables.open(state)
     return (
         len(ds.get_fragments()) <= 1
-        and not _unindexed_fragments(ds)
+        and not unindexed_fragments(ds)
         and not needs_work(ds, *_search_specs(schema, name))
     )

@@ -110,6 +110,7 @@ def _publish_once(
             schema_id=head.schema_id,
             tables={**head.tables, **states},
             meta=meta,
+            checks_id=head.checks_id,
         )
         pub.publish(commit)
     return commit
@@ -162,7 +163,7 @@ def plan_ops(
     plans: dict[str, TablePlan] = {}
     order = [n for n in schema.nodes if n in by_table] + [n for n in schema.edges if n in by_table]
     for name in order:
-        plans[name] = resolve_table(schema.table(name), dataset(name), by_table[name])
+        plans[name] = resolve_table(schema.require(name), dataset(name), by_table[name])
     for plan in plans.values():
         _check_complete_rows(plan)
     validate(schema, plans, dataset, deferred)

@@ -81,7 +81,7 @@ def _resolve_general(
 ) -> TablePlan:
     touched: list[str] = []
     for op in ops:
-        touched.extend(op.keys if op.kind == "delete" else op.rows.column("id").to_pylist())
+        touched.extend(op.keys if op.kind == "delete" else op.data.column("id").to_pylist())
     overwrite = any(op.kind == "overwrite" for op in ops)
     head_rows = ds.to_table() if overwrite else rows_where_in(ds, "id", touched)
     head: dict[str, dict[str, Any]] = {r["id"]: r for r in head_rows.to_pylist()}
@@ -90,8 +90,8 @@ def _resolve_general(
     for op in ops:
         if op.kind == "overwrite":
             current = dict.fromkeys(current)
-            _refuse_batch_duplicates(t, op.rows.column("id"))
-            for row in op.rows.to_pylist():
+            _refuse_batch_duplicates(t, op.data.column("id"))
+            for row in op.data.to_pylist():
                 current[row["id"]] = row
             continue
         if op.kind == "delete":
@@ -100,7 +100,7 @@ def _resolve_general(
                     raise KeyNotFoundError(f"{t.name}: cannot delete {key!r}, it does not exist")
                 current[key] = None
             continue
-        for row in op.rows.to_pylist():
+        for row in op.data.to_pylist():
             key = row["id"]
             existing = current.get(key)
             if op.kind == "insert":

@@ -161,6 +161,7 @@ def _apply_once(
             schema_id=sid,
             tables=tables,
             meta={"schema_change": [s.kind for s in steps]},
+            checks_id=head.checks_id,
         )
         pub.publish(commit)
     return SchemaPlan(
@@ -242,7 +243,7 @@ def _apply_tables(
 
     out: dict[str, TableState] = {}
     for name in new.table_names:
-        t = new.table(name)
+        t = new.require(name)
         source = type_renames.get(name, name)
         before = old.table(source)
         if before is None:  # a new type: a new, empty table
@@ -322,17 +323,17 @@ def _check_data(repo: Repo, head: Commit, old: Schema, new: Schema, steps: list[
         name: _rows_in_new_layout(repo, head, old, new, name, type_renames, steps)
         for name in checked
     }
-    plans = {name: _as_inserted(new.table(name), r) for name, r in rows.items()}
+    plans = {name: _as_inserted(new.require(name), r) for name, r in rows.items()}
     for name in list(checked):
-        t = new.table(name)
+        t = new.require(name)
         if isinstance(t, EdgeType) and t.card is not None and t.card.min > 0 and t.src not in plans:
             src = _rows_in_new_layout(
                 repo, head, old, new, t.src, type_renames, steps, columns=["id"]
             )
-            plans[t.src] = _as_inserted(new.table(t.src), src)
+            plans[t.src] = _as_inserted(new.require(t.src), src)
     with tempfile.TemporaryDirectory(prefix="graphlake-schema-") as scratch:
         for name in sorted(checked):
-            _raise_violations(name, _violations(new.table(name), plans, scratch))
+            _raise_violations(name, _violations(new.require(name), plans, scratch))
 
 
 def _violations(
@@ -383,7 +384,7 @@ def _rows_in_new_layout(
     """The head's rows of table `name` (new name) as the new schema lays them out:
     renamed columns under their new names, new columns filled with default or null,
     widened columns cast. Nullability is not enforced here (it is checked)."""
-    t = new.table(name)
+    t = new.require(name)
     source = type_renames.get(name, name)
     before = old.table(source)
     target = arrow_schema(t)

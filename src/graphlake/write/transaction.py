@@ -21,10 +21,13 @@ import pyarrow as pa
 
 from graphlake.catalog.authors import Author, acting_as, parse_author
 from graphlake.errors import DataError, GraphLakeError, UnknownTableError
+from graphlake.read.snapshot import Snapshot
 from graphlake.schema.keys import key_string
 from graphlake.schema.model import EdgeType, NodeType, Schema
 from graphlake.storage.plan import Op, OpKind, ReadSet
+from graphlake.write.backfill import stage
 from graphlake.write.coerce import coerce, to_arrow_input
+from graphlake.write.publish import publish
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
@@ -65,8 +68,6 @@ class Transaction:
         (staged changes are not applied). The key joins the read set: if another
         writer changes that row before this transaction publishes, it raises
         `StaleReadError` instead of publishing."""
-        from graphlake.read.snapshot import Snapshot
-
         t = self._type(table)
         self._check_open()
         if self._reads.base is None:
@@ -102,8 +103,6 @@ class Transaction:
         """Set `prop` for the rows keyed in `rows` (the key, or an edge's `id`, and `prop`;
         dicts, Arrow or pandas), writing only that column; keys not given keep their
         value. The type's rows take no other change in this transaction."""
-        from graphlake.write.backfill import stage
-
         t = self._type(table)
         self._check_open()
         if any(c.table == t.name and c.prop == prop for c in self._columns):
@@ -163,8 +162,6 @@ class Transaction:
 
     def commit_now(self) -> Commit:
         """Publish the staged operations as one graph commit (the head if nothing changed)."""
-        from graphlake.write.publish import publish
-
         self._check_open()
         self._done = True
         with acting_as(self.author):

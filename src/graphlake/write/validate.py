@@ -20,7 +20,7 @@ from graphlake.errors import (
     UniqueViolationError,
     ValueConstraintError,
 )
-from graphlake.schema.model import EdgeType, Schema
+from graphlake.schema.model import Schema
 from graphlake.storage.plan import TablePlan
 
 __all__ = ["validate", "value_error"]
@@ -52,8 +52,7 @@ def _error(schema: Schema, found: list[Violation]) -> GraphLakeError:
         return UniqueViolationError(
             f"{name}: @unique({', '.join(first.properties)}) violated: {_listed(clashes, '; ')}"
         )
-    t = schema.table(name)
-    assert isinstance(t, EdgeType)
+    t = schema.require_edge(name)
     if first.kind == "dangling":
         node_type = t.src if first.properties == ("src",) else t.dst
         edges = [v.detail for v in found if v.table == name]

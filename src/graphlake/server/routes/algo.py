@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from graphlake.server.auth import ReadScope
 from graphlake.server.convert import columns_and_rows
 from graphlake.server.deps import State
-from graphlake.server.queries import _watched
+from graphlake.server.queries import watched
 from graphlake.server.routes.common import READ_ERRORS, BranchPath, errors
 from graphlake.server.routing import ThreadedJsonRoute
 
@@ -69,8 +69,9 @@ async def algo(
     limit = min(body.limit or limits.sql_max_rows, limits.sql_max_rows)
 
     def work() -> tuple[Any, int, Any]:
-        from graphlake.algo.isolated import run_isolated  # imported on use (app.py)
-        from graphlake.read.snapshot import Snapshot
+        # imported on use (app.py): keeps the server's start-up light
+        from graphlake.algo.isolated import run_isolated
+        from graphlake.read.snapshot import Snapshot  # on use, as above
 
         commit = state.graph.resolve(branch)
         with state.reads.hold():
@@ -89,6 +90,6 @@ async def algo(
             )
         return commit, total, table
 
-    commit, total, table = await _watched(request, work, gone)
+    commit, total, table = await watched(request, work, gone)
     columns, rows = columns_and_rows(table)
     return AlgoResult(commit=commit.id, total=total, columns=columns, rows=rows)

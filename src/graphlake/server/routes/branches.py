@@ -25,7 +25,7 @@ def _info(state: AppState, name: str, head: Commit) -> BranchInfo:
         head=head.id,
         time=head.time,
         message=head.message,
-        default=name == state.graph.info.default_branch,
+        default=name == state.graph.repo.info.default_branch,
         protected=name in state.config.protected_branches,
     )
 
@@ -66,7 +66,7 @@ def create_branch(
             "ProtectedBranchError",
             f"branch {body.name!r} is protected: creating it needs the admin scope",
         )
-    start = body.from_ or state.graph.info.default_branch
+    start = body.from_ or state.graph.repo.info.default_branch
     state.graph.create_branch(body.name, from_=start)
     return _info(state, body.name, state.graph.head(body.name))
 

@@ -3,7 +3,9 @@
 Revert and cherry-pick are merge-engine applications (merge/apply.py): like `/merge`,
 they answer with the merge outcome, 409 with `merge_conflicts` on conflicts, and accept a
 protected target (protection refuses direct mutations and loads, not merges). A reset
-moves a branch anywhere, so on a protected branch it needs an admin token.
+moves a branch anywhere, so on a protected branch it needs an admin token. A branch whose
+rule is `merge_only_via_request` refuses all three (403 naming the rule): what reaches it
+comes through a merge request (dry runs of revert and cherry-pick stay allowed).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from graphlake.server.models import (
     ResetRequest,
 )
 from graphlake.server.routes.common import BranchName, errors
+from graphlake.server.routes.merge import check_not_request_only
 from graphlake.server.routing import ThreadedJsonRoute
 
 router = APIRouter(tags=["history"], route_class=ThreadedJsonRoute)
@@ -50,6 +53,8 @@ _RESPONSES: dict[int | str, dict[str, Any]] = {
     summary="Undo what one commit changed, as one new commit on the branch",
 )
 def revert(branch: BranchName, body: ApplyRequest, state: State) -> dict[str, Any]:
+    if not body.dry_run:
+        check_not_request_only(state, branch, "revert")
     with nullcontext() if body.dry_run else state.locks.hold(branch):
         result = state.graph.revert(
             body.rev,
@@ -70,6 +75,8 @@ def revert(branch: BranchName, body: ApplyRequest, state: State) -> dict[str, An
     summary="Apply what one commit changed onto the branch, as one new commit",
 )
 def cherry_pick(branch: BranchName, body: ApplyRequest, state: State) -> dict[str, Any]:
+    if not body.dry_run:
+        check_not_request_only(state, branch, "cherry-pick")
     with nullcontext() if body.dry_run else state.locks.hold(branch):
         result = state.graph.cherry_pick(
             body.rev,
@@ -92,6 +99,7 @@ def cherry_pick(branch: BranchName, body: ApplyRequest, state: State) -> dict[st
 def reset(
     branch: BranchName, body: ResetRequest, state: State, granted: Annotated[Scope, WriteScope]
 ) -> CommitRef:
+    check_not_request_only(state, branch, "reset")
     if branch in state.config.protected_branches and granted < Scope.admin:
         raise ApiError(
             403,

@@ -92,6 +92,7 @@ def list_ingest_runs(state: State) -> dict[str, Any]:
     summary="One ingest run: plan summary, per-worker progress, result",
 )
 def get_ingest_run(run_id: RunId, state: State) -> dict[str, Any]:
+    # on first use only: loads lance, pyarrow, lark (start-up time)
     from graphlake.ingestion.status import IngestRunNotFoundError, run_status
 
     try:

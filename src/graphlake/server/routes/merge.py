@@ -17,6 +17,7 @@ from graphlake.server.models import (
     MergeOutcome,
     MergeRequest,
 )
+from graphlake.server.queries import check_runner
 from graphlake.server.routes.common import errors
 from graphlake.server.routing import ThreadedJsonRoute
 
@@ -100,6 +101,7 @@ def merge(body: MergeRequest, state: State) -> dict[str, Any]:
         message=body.message,
         lineage=body.lineage,
         resolutions=body.resolutions,
+        checks=body.checks,
     )
     return jsonable(result.to_dict())
 
@@ -114,14 +116,18 @@ def run_merge(
     message: str | None = None,
     lineage: str | None = None,
     resolutions: list[dict[str, Any]] | None = None,
+    checks: bool = False,
 ) -> MergeResult:
     """The merge both this route and the web UI run: a merge holds the target's writer
-    lock, a dry run (the UI's preview) a read slot like any read (`max_concurrent_reads`)."""
+    lock, a dry run (the UI's preview) a read slot like any read (`max_concurrent_reads`).
+    `checks` (forced for a target whose rule is `require_checks`) runs the merged
+    result's data checks, each query in a query worker."""
     # Protected targets accept merges: a write token suffices (protection only refuses
     # direct mutations and loads).
-    into = into or state.graph.info.default_branch
+    into = into or state.graph.repo.info.default_branch
     if not dry_run:
         check_not_request_only(state, into)
+    checks = checks or state.config.rules_for(into).require_checks
     with state.reads.hold() if dry_run else state.locks.hold(into):
         return state.graph.merge(
             source,
@@ -131,17 +137,20 @@ def run_merge(
             message=message,
             lineage=lineage,
             resolutions=resolutions,
+            checks=checks,
+            check_runner=check_runner(state) if checks else None,
         )
 
 
-def check_not_request_only(state: AppState, into: str) -> None:
-    """A branch with `merge_only_via_request` takes merges through merge requests only."""
+def check_not_request_only(state: AppState, into: str, what: str = "merge") -> None:
+    """A branch with `merge_only_via_request` takes merges (and reverts, cherry-picks,
+    resets: `what`) through merge requests only."""
     if state.config.rules_for(into).merge_only_via_request:
         raise ApiError(
             403,
             "ReviewPermissionError",
-            f"branch {into!r} rule merge_only_via_request = true: merge into it "
-            "through a merge request (POST /merge-requests)",
+            f"branch {into!r} rule merge_only_via_request = true: no direct {what} "
+            "into it; change it through a merge request (POST /merge-requests)",
         )
 
 
@@ -160,9 +169,10 @@ def check_not_request_only(state: AppState, into: str) -> None:
     summary="Merge N branches into the target as one commit with N+1 parents",
 )
 def merge_many(body: MergeManyRequest, state: State) -> dict[str, Any]:
-    into = body.into or state.graph.info.default_branch
+    into = body.into or state.graph.repo.info.default_branch
     if not body.dry_run:
         check_not_request_only(state, into)
+    checks = body.checks or state.config.rules_for(into).require_checks
     with state.reads.hold() if body.dry_run else state.locks.hold(into):
         result = state.graph.merge_many(
             body.sources,
@@ -172,5 +182,7 @@ def merge_many(body: MergeManyRequest, state: State) -> dict[str, Any]:
             dry_run=body.dry_run,
             message=body.message,
             lineage=body.lineage,
+            checks=checks,
+            check_runner=check_runner(state) if checks else None,
         )
     return jsonable(result.to_dict())

@@ -1,7 +1,9 @@
 """Merge requests: open, list, show (with the current preview), approve, comment, close,
 merge. Who acts is the token's name. Reads need the read scope, changes the write scope;
 a merge also follows the target branch's rules (`[branches."NAME"]` in the config:
-`required_approvals`, approvals by others than the author at the current heads) and the
+`required_approvals`, approvals by others than the author at the current heads;
+`require_checks`, the merged result's data checks pass: else 409 `DataCheckFailedError`
+naming the rule) and the
 token's branch permissions, and holds the target's writer lock like `POST /merge`."""
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from graphlake.server.auth import ReadScope, WriteScope
 from graphlake.server.convert import jsonable
 from graphlake.server.deps import AppState, State
 from graphlake.server.models import MergeConflictBody, ReviewComment, ReviewMerge, ReviewOpen
+from graphlake.server.queries import check_runner
 from graphlake.server.routes.common import errors
 from graphlake.server.routing import ThreadedJsonRoute
 
@@ -27,7 +30,9 @@ def _body(state: AppState, mr: MergeRequest, preview: bool = False) -> dict[str,
     out = mr.to_dict()
     if preview:
         with state.reads.hold():
-            out["preview"] = state.graph.reviews.preview(mr, state.config.rules_for(mr.into))
+            out["preview"] = state.graph.reviews.preview(
+                mr, state.config.rules_for(mr.into), check_runner(state)
+            )
     out["rules"] = state.config.rules_for(mr.into).__dict__
     return jsonable(out)
 
@@ -40,7 +45,7 @@ def _body(state: AppState, mr: MergeRequest, preview: bool = False) -> dict[str,
     summary="Open a merge request of a branch into another",
 )
 def open_request(body: ReviewOpen, state: State) -> dict[str, Any]:
-    into = body.into or state.graph.info.default_branch
+    into = body.into or state.graph.repo.info.default_branch
     mr = state.graph.reviews.open(body.source, into, body.title, body.description)
     return _body(state, mr)
 
@@ -106,7 +111,8 @@ def close(rid: RequestId, state: State) -> dict[str, Any]:
         **errors(400, 401, 403, 404, 413, 422, 503),
         409: {
             "model": MergeConflictBody,
-            "description": "Unresolved conflicts (nothing published), a request "
+            "description": "Unresolved conflicts (nothing published), a data check "
+            "failing on the merged result under require_checks, a request "
             "that is not open, or the target moved concurrently",
         },
     },
@@ -122,6 +128,7 @@ def merge(rid: RequestId, state: State, body: ReviewMerge | None = None) -> dict
             resolutions=body.resolutions,
             strategy=body.strategy,
             rules=state.config.rules_for(into),
+            runner=check_runner(state),
         )
     out = _body(state, mr)
     out["result"] = jsonable(mr.result.to_dict()) if mr.result is not None else None

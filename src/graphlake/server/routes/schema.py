@@ -75,7 +75,7 @@ def get_schema(branch: BranchPath, state: State) -> dict[str, Any]:
     return {
         "revision": branch,
         "commit": commit.id,
-        "schema": state.graph.schemas.text(commit.schema_id),
+        "schema": state.graph.repo.schemas.text(commit.schema_id),
     }
 
 

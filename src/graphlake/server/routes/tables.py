@@ -92,6 +92,7 @@ async def sql(request: Request, branch: BranchPath, body: SqlRequest, state: Sta
 
 def sql_limits(limits: Limits, max_rows: int | None) -> SqlLimits:
     """The server's `[limits]` for one SQL or Cypher request; the client may ask fewer rows."""
+    # on first use only: loads lance, duckdb, pyarrow (start-up time)
     from graphlake.read.sql import SqlLimits
 
     return SqlLimits(

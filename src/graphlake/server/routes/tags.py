@@ -42,7 +42,7 @@ def list_tags(state: State) -> TagList:
     summary="Tag a revision (an existing tag or a branch of that name: 409)",
 )
 def create_tag(body: TagCreate, state: State) -> TagInfo:
-    rev = body.rev or state.graph.info.default_branch
+    rev = body.rev or state.graph.repo.info.default_branch
     return _info(state.graph.tag(body.name, rev, body.message))
 
 

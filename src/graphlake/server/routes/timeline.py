@@ -16,11 +16,17 @@ from graphlake.server.routing import ThreadedJsonRoute
 router = APIRouter(tags=["history"], route_class=ThreadedJsonRoute)
 
 TypeName = Annotated[str, Path(description="Node or edge type.")]
-Key = Annotated[str, Path(description="The row's key (node key or edge id).")]
+Key = Annotated[
+    str,
+    Path(
+        description="The row's key (node key or edge id); it may contain `/` "
+        "(as is, or encoded as `%2F`): the rest of the path is the key."
+    ),
+]
 
 
 @router.get(
-    "/branches/{branch:path}/history/{type}/{key}",
+    "/branches/{branch:path}/history/{type}/{key:path}",
     dependencies=[ReadScope],
     responses=errors(400, 401, 403, 404, 422),
     summary="The commits that changed one row, newest first along first parents",
@@ -46,7 +52,7 @@ def row_history(
 
 
 @router.get(
-    "/branches/{branch:path}/blame/{type}/{key}",
+    "/branches/{branch:path}/blame/{type}/{key:path}",
     dependencies=[ReadScope],
     responses=errors(400, 401, 403, 404, 422),
     summary="For each property of one row, the commit that set its current value",

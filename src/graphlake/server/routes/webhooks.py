@@ -63,5 +63,5 @@ def list_deliveries(
                 404, "WebhookNotFoundError", f"no webhook named {webhook!r} is configured"
             )
         names = [webhook]
-    found = read_deliveries(state.graph.store, names, limit)
+    found = read_deliveries(state.graph.repo.store, names, limit)
     return DeliveryList(deliveries=[DeliveryInfo(**d.to_dict()) for d in found])

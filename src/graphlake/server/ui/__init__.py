@@ -19,11 +19,14 @@ from graphlake.server.ui import (
     pages_history,
     pages_ingest,
     pages_merge,
+    pages_ops,
     pages_query,
+    pages_reviews,
     pages_schema,
     pages_search,
 )
 from graphlake.server.ui.gate import FORM_MAX_BYTES, UiBodyGate, is_ui_path
+from graphlake.server.ui.outcomes import Outcomes
 from graphlake.server.ui.render import SECURITY_HEADERS, STATIC
 from graphlake.server.ui.session import SessionStore
 
@@ -33,10 +36,13 @@ __all__ = ["FORM_MAX_BYTES", "SECURITY_HEADERS", "is_ui_path", "mount"]
 def mount(app: FastAPI, config: ServerConfig) -> None:
     sessions = SessionStore(per_owner=config.limits.ui_sessions_per_token)
     app.state.graphlake_ui_sessions = sessions
+    app.state.graphlake_ui_outcomes = Outcomes()
     for module in (
         pages_auth,
         pages_history,
         pages_merge,
+        pages_ops,
+        pages_reviews,
         pages_browse,
         pages_search,
         pages_schema,

@@ -14,8 +14,8 @@ from fastapi.routing import APIRoute
 from graphlake.errors import GraphLakeError
 from graphlake.server.config import Scope
 from graphlake.server.deps import AppState
-from graphlake.server.errors import ApiError, status_for
-from graphlake.server.errors import _describe as describe_problems
+from graphlake.server.errors import ApiError, describe_problems, status_for
+from graphlake.server.ui.outcomes import Outcomes
 from graphlake.server.ui.render import render
 from graphlake.server.ui.session import COOKIE, SESSION_TTL_S, Session, SessionStore
 
@@ -32,6 +32,10 @@ def app_state(request: Request) -> AppState:
 
 def sessions(request: Request) -> SessionStore:
     return request.app.state.graphlake_ui_sessions
+
+
+def outcomes(request: Request) -> Outcomes:
+    return request.app.state.graphlake_ui_outcomes
 
 
 def current_session(request: Request) -> Session | None:
@@ -58,8 +62,9 @@ def require_session(request: Request, scope: Scope = Scope.read) -> Session:
     return session
 
 
-async def read_form(request: Request) -> dict[str, str]:
-    """An urlencoded form body (bounded in bytes by the body-size middleware)."""
+async def read_form(request: Request, max_fields: int = MAX_FORM_FIELDS) -> dict[str, str]:
+    """An urlencoded form body (bounded in bytes by the body-size middleware) of at most
+    `max_fields` fields."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/x-www-form-urlencoded":
         raise ApiError(
@@ -71,13 +76,13 @@ async def read_form(request: Request) -> dict[str, str]:
             body.decode("utf-8"),
             keep_blank_values=True,
             strict_parsing=False,
-            max_num_fields=MAX_FORM_FIELDS,
+            max_num_fields=max_fields,
         )
     except (UnicodeDecodeError, ValueError):
         raise ApiError(
             400,
             "BadRequest",
-            f"the form is not valid UTF-8 urlencoded text of at most {MAX_FORM_FIELDS} fields",
+            f"the form is not valid UTF-8 urlencoded text of at most {max_fields} fields",
         ) from None
     return dict(pairs)
 

@@ -19,8 +19,20 @@ from graphlake.server.ui.session import SessionStore, cookie_from_scope
 PREFIX = "/ui"
 LOGIN_PATH = "/ui/login"
 FORM_MAX_BYTES = 16 * 1024
-# Form posts that change the graph need write; the rest (logout) any session.
-_WRITE_PATHS = ("/ui/merge",)
+# Form posts that change the graph need write (deleting a tag or a branch admin); the
+# rest (logout, a query) any session. A route may ask for more (a reset of a protected
+# branch needs admin): this is the least scope its body is read for.
+_SCOPES = {
+    "/ui/merge": Scope.write,
+    "/ui/revert": Scope.write,
+    "/ui/cherry-pick": Scope.write,
+    "/ui/reset": Scope.write,
+    "/ui/tags/create": Scope.write,
+    "/ui/tags/delete": Scope.admin,
+    "/ui/branches/create": Scope.write,
+    "/ui/branches/delete": Scope.admin,
+}
+_WRITE_PREFIXES = ("/ui/mr",)  # merge requests: open, approve, comment, close, merge
 
 
 def is_ui_path(path: str) -> bool:
@@ -28,7 +40,11 @@ def is_ui_path(path: str) -> bool:
 
 
 def needed_scope(path: str) -> Scope:
-    return Scope.write if path in _WRITE_PATHS else Scope.read
+    if path in _SCOPES:
+        return _SCOPES[path]
+    if any(path == p or path.startswith(p + "/") for p in _WRITE_PREFIXES):
+        return Scope.write
+    return Scope.read
 
 
 class UiBodyGate:

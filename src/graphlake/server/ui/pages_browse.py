@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
 
-from graphlake.errors import QueryError, UnknownPropertyError
+from graphlake.errors import QueryError, RowNotFoundError, UnknownPropertyError
 from graphlake.server.convert import jsonable, table_rows
 from graphlake.server.errors import status_for
 from graphlake.server.pages import read_page
@@ -19,6 +19,7 @@ router = APIRouter(route_class=UiRoute, include_in_schema=False)
 
 ROWS_PER_PAGE = 50
 EDGES_PER_TYPE = 50  # edges in and out per edge type on a node page
+HISTORY_ROWS = 20  # commits of a node's row history on its page
 Ref = Annotated[str, Query(min_length=1, max_length=1000)]
 Text = Annotated[str | None, Query(max_length=4096)]
 
@@ -35,7 +36,7 @@ def browse(
     session = require_session(request)
     state = app_state(request)
     graph = state.graph
-    ref = ref or graph.info.default_branch
+    ref = ref or graph.repo.info.default_branch
     schema = graph.schema_at(ref)  # types differ between commits (schema changes)
     table = table or (schema.table_names[0] if schema.table_names else None)
     context: dict[str, Any] = {
@@ -95,7 +96,7 @@ def node(
     session = require_session(request)
     state = app_state(request)
     graph = state.graph
-    ref = ref or graph.info.default_branch
+    ref = ref or graph.repo.info.default_branch
     from graphlake.read.snapshot import Snapshot  # the data stack loads on use
 
     snapshot = Snapshot(graph.repo, graph.resolve(ref))
@@ -126,4 +127,25 @@ def node(
                         "more": len(found) > EDGES_PER_TYPE,
                     }
                 )
-    return render(request, "node.html", session, ref=ref, table=t.name, id=id, row=row, links=links)
+        # Who set each value, and the commits that changed the row (lineage walks).
+        blame = {}
+        history: list[Any] = []
+        try:
+            history = graph.row_history(t.name, id, ref, limit=HISTORY_ROWS + 1)
+            if row is not None:
+                blame = {b.property: b for b in graph.blame(t.name, id, ref)}
+        except RowNotFoundError:
+            pass
+    return render(
+        request,
+        "node.html",
+        session,
+        ref=ref,
+        table=t.name,
+        id=id,
+        row=row,
+        links=links,
+        blame=blame,
+        history=history[:HISTORY_ROWS],
+        more_history=len(history) > HISTORY_ROWS,
+    )

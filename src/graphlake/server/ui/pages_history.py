@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query, Request, Response
 
@@ -12,9 +13,11 @@ from graphlake.catalog.commits import Commit
 from graphlake.catalog.tags import tags_by_commit
 from graphlake.errors import BranchNotFoundError, GraphLakeError
 from graphlake.graph import Graph
+from graphlake.server.config import Scope
 from graphlake.server.deps import AppState
-from graphlake.server.ui.deps import UiRoute, app_state, require_session
+from graphlake.server.ui.deps import UiRoute, app_state, outcomes, require_session
 from graphlake.server.ui.graphsvg import ROW_H, picture
+from graphlake.server.ui.pages_merge import tables_view
 from graphlake.server.ui.render import render
 from graphlake.server.ui.schema_view import commit_steps, is_schema_commit
 
@@ -22,6 +25,7 @@ router = APIRouter(route_class=UiRoute, include_in_schema=False)
 
 BRANCHES_PER_PAGE = 50
 HISTORY_PER_PAGE = 50
+CHANGE_ROWS = 50  # rows per table and kind of change on a commit page (more: "show more")
 AHEAD_CAP = 1000  # ahead/behind walks stop here ("1000+")
 STAT_CACHE = 4096  # commits whose row counts are kept (a few hundred bytes each)
 Ref = Annotated[str, Query(min_length=1, max_length=1000)]
@@ -33,7 +37,7 @@ def branches(request: Request, offset: Offset = 0) -> Response:
     session = require_session(request)
     state = app_state(request)
     graph = state.graph
-    default = graph.info.default_branch
+    default = graph.repo.info.default_branch
     with state.reads.hold():  # the ahead/behind walks read history
         names = graph.branches()
         rows = _branch_rows(state, names[offset : offset + BRANCHES_PER_PAGE], default)
@@ -47,6 +51,7 @@ def branches(request: Request, offset: Offset = 0) -> Response:
         offset=offset,
         more=more,
         per_page=BRANCHES_PER_PAGE,
+        can_write=session.scope >= Scope.write,
     )
 
 
@@ -84,7 +89,7 @@ def history(request: Request, ref: Ref | None = None, offset: Offset = 0) -> Res
     session = require_session(request)
     state = app_state(request)
     graph = state.graph
-    ref = ref or graph.info.default_branch
+    ref = ref or graph.repo.info.default_branch
     # The lanes of a page depend on every commit above it, so the walk starts at the top;
     # it stops one commit below the page (to draw the lanes leaving its last row).
     cap = state.config.limits.log_max_commits
@@ -132,32 +137,54 @@ def _stat_of(graph: Graph, commit_id: str) -> dict[str, dict[str, int]] | None:
     from graphlake.merge.diff import commit_stat  # the data stack loads on use
 
     try:
-        return commit_stat(graph.repo, graph.commits.get(commit_id))
+        return commit_stat(graph.repo, graph.repo.commits.get(commit_id))
     except GraphLakeError:
         return None
 
 
 @router.get("/ui/commit/{commit_id}")
 def commit_page(
-    request: Request, commit_id: str, merged: Annotated[str | None, Query(max_length=1000)] = None
+    request: Request,
+    commit_id: str,
+    merged: Annotated[str | None, Query(max_length=1000)] = None,
+    outcome: Annotated[str | None, Query(max_length=100)] = None,
+    limit: Annotated[int, Query(ge=1)] = CHANGE_ROWS,
 ) -> Response:
+    """A commit: its facts, and the rows it changed against its first parent (old ->
+    new per property), `limit` rows per table and kind of change (capped like a diff)."""
     session = require_session(request)
     state = app_state(request)
     graph = state.graph
+    cap = state.config.limits.page_max_rows
+    limit = min(limit, cap)
     with state.reads.hold():
         commit = graph.resolve(commit_id)
-        parents = [graph.commits.get(p) for p in commit.parents]
-        counts = _stat(graph, commit) if parents else {}
+        parents = [graph.repo.commits.get(p) for p in commit.parents]
         schema_changed = bool(parents) and parents[0].schema_id != commit.schema_id
         steps = commit_steps(graph, commit)
+        tables: dict[str, Any] | None = {}
+        if parents:
+            try:
+                tables = tables_view(state, graph.diff(parents[0].id, commit.id, limit=limit))
+            except GraphLakeError:  # layouts that cannot be compared: say so
+                tables = None
     return render(
         request,
         "commit.html",
         session,
         commit=commit,
         parents=parents,
-        counts=counts,
+        tables=tables,
         schema_changed=schema_changed,
         steps=steps,
         merged=merged,
+        outcome=outcomes(request).get(session.id, outcome),
+        tags=tags_by_commit(graph.tags()).get(commit.id, []),
+        limit=limit,
+        cap=cap,
+        more_href=f"?{urlencode({'limit': min(limit * 4, cap)})}",
+        can_write=session.scope >= Scope.write,
+        can_admin=session.scope >= Scope.admin,
+        branches=graph.branches()[:200],
+        default_branch=graph.repo.info.default_branch,
     )

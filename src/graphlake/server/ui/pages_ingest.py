@@ -38,6 +38,7 @@ def runs(request: Request) -> Response:
 @router.get("/ui/ingest/{run_id}")
 def run(request: Request, run_id: Annotated[str, Path(max_length=200)]) -> Response:
     session = require_session(request)
+    # on first use only: loads lance, pyarrow, lark (start-up time)
     from graphlake.ingestion.status import IngestRunNotFoundError, run_status
 
     try:

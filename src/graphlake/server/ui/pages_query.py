@@ -12,6 +12,7 @@ from graphlake.errors import GraphLakeError
 from graphlake.server.convert import columns_and_rows
 from graphlake.server.deps import AppState
 from graphlake.server.errors import ApiError, status_for
+from graphlake.server.routes.tables import sql_limits
 from graphlake.server.ui.deps import UiRoute, app_state, check_csrf, read_form, require_session
 from graphlake.server.ui.render import render
 
@@ -25,7 +26,7 @@ EXAMPLE = "MATCH (n) RETURN n LIMIT 10"
 def query_form(request: Request) -> Response:
     session = require_session(request)
     state = app_state(request)
-    return _page(request, session, state, state.graph.info.default_branch, "")
+    return _page(request, session, state, state.graph.repo.info.default_branch, "")
 
 
 @router.post("/ui/query")
@@ -36,7 +37,7 @@ async def query(request: Request) -> Response:
     form = await read_form(request)
     check_csrf(session, form)
     state = app_state(request)
-    ref = form.get("ref", "").strip() or state.graph.info.default_branch
+    ref = form.get("ref", "").strip() or state.graph.repo.info.default_branch
     text = form.get("q", "")
     if not text.strip():
         raise ApiError(400, "BadRequest", "write a query first")
@@ -62,8 +63,9 @@ async def query(request: Request) -> Response:
 
 def _run(state: AppState, ref: str, text: str) -> tuple[Any, Any]:
     from graphlake.query.executor import run_query  # the query stack loads on use
+
+    # on first use only: loads lance, pyarrow, lark (start-up time)
     from graphlake.read.snapshot import Snapshot
-    from graphlake.server.routes.tables import sql_limits
 
     commit = state.graph.resolve(ref)  # one pinned commit for the query
     with state.reads.hold():  # the read slots of the JSON API's queries

@@ -19,9 +19,9 @@ Ref = Annotated[str, Query(min_length=1, max_length=1000)]
 def schema_page(request: Request, ref: Ref | None = None) -> Response:
     session = require_session(request)
     graph = app_state(request).graph
-    ref = ref or graph.info.default_branch
+    ref = ref or graph.repo.info.default_branch
     commit = graph.resolve(ref)  # one commit: the text and the types below agree
-    schema = graph.schemas.of(commit)
+    schema = graph.repo.schemas.of(commit)
     types = [
         {"name": t.name, "edge": t.is_edge, "search": bool(t.search or t.vector_indexes)}
         for t in (*schema.nodes.values(), *schema.edges.values())
@@ -32,7 +32,7 @@ def schema_page(request: Request, ref: Ref | None = None) -> Response:
         session,
         ref=ref,
         commit=commit,
-        text=graph.schemas.text(commit.schema_id),
+        text=graph.repo.schemas.text(commit.schema_id),
         types=types,
         changed_here=is_schema_commit(graph, commit),
     )

@@ -46,9 +46,9 @@ def search_page(
     session = require_session(request)
     state = app_state(request)
     graph = state.graph
-    ref = ref or graph.info.default_branch
+    ref = ref or graph.repo.info.default_branch
     commit = graph.resolve(ref)  # one pinned commit for the page and its next pages
-    t = graph.schemas.of(commit).table(table)
+    t = graph.repo.schemas.of(commit).table(table)
     text, near, where = (v.strip() or None if v else None for v in (text, near, where))
     context: dict[str, Any] = {
         "ref": ref,

@@ -15,7 +15,7 @@ _QUIET = ("unique", "index")
 
 def is_schema_commit(graph: Graph, commit: Commit) -> bool:
     """Whether `commit` changed the schema, by the rule `graphlake log` marks `[schema]`."""
-    return changes_schema(graph.commits, commit)
+    return changes_schema(graph.repo.commits, commit)
 
 
 def commit_steps(graph: Graph, commit: Commit) -> list[tuple[str, str]]:
@@ -23,12 +23,13 @@ def commit_steps(graph: Graph, commit: Commit) -> list[tuple[str, str]]:
     commit's; empty when they share one (or the commit has no parent)."""
     if not commit.parents:
         return []
-    parent = graph.commits.get(commit.parents[0])
+    parent = graph.repo.commits.get(commit.parents[0])
     if parent.schema_id == commit.schema_id:
         return []
+    # on first use only: loads pyarrow, lark, re2 (start-up time)
     from graphlake.schema.changes import describe_changes
 
-    steps = describe_changes(graph.schemas.of(parent), graph.schemas.of(commit))
+    steps = describe_changes(graph.repo.schemas.of(parent), graph.repo.schemas.of(commit))
     return [(s.describe(), str(s.cost)) for s in steps]
 
 

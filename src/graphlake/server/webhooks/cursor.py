@@ -1,5 +1,5 @@
 """A webhook's persisted position: per branch the ref entry (and commit) it has delivered
-up to, and the tags it has announced.
+up to, the tags it has announced, and per merge request the last event it delivered.
 
 Layout under the graph root (through the catalog's `ObjectStore`: local folder or S3)::
 
@@ -49,13 +49,19 @@ class CursorState:
     branches: dict[str, BranchPosition] = field(default_factory=dict)
     tags: dict[str, str] = field(default_factory=dict)  # name -> its time (a re-made tag
     # has a new time)
+    # Merge request id -> the seq of its last event delivered (or passed over), negative
+    # once that event closed or merged it (it never changes again: not read any more).
+    # None: a cursor saved before merge requests were followed (the engine sets it).
+    requests: dict[int, int] | None = None
 
     def to_json(self) -> bytes:
-        body = {
+        body: dict[str, Any] = {
             "since": self.since,
             "branches": {b: p.to_dict() for b, p in sorted(self.branches.items())},
             "tags": dict(sorted(self.tags.items())),
         }
+        if self.requests is not None:
+            body["requests"] = {str(r): s for r, s in sorted(self.requests.items())}
         return json.dumps(body, sort_keys=True, separators=(",", ":")).encode("utf-8")
 
     @classmethod
@@ -67,7 +73,9 @@ class CursorState:
                 for b, p in obj["branches"].items()
             }
             tags = {str(k): str(v) for k, v in obj["tags"].items()}
-            return cls(str(obj["since"]), branches, tags)
+            found = obj.get("requests")
+            requests = None if found is None else {int(r): int(s) for r, s in found.items()}
+            return cls(str(obj["since"]), branches, tags, requests)
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise GraphLakeError(f"webhook cursor {where} is corrupt: {exc}") from exc
 

@@ -18,23 +18,28 @@ commit (a reset backwards or sideways) is logged and skipped: delivery goes on f
 new head. A branch the webhook has not seen yet is followed from its creation when it
 was created after the webhook started (`since`), else from its head when first seen.
 Tags: each tag name listed that the cursor does not hold is announced once.
+
+Merge requests are followed the same way, through their stored event lists
+(catalog/reviews.py, read only): the cursor holds per request the seq of the last event
+delivered, so an event a restart interrupted is sent again and none is lost, whichever
+process (server, CLI, library) appended it. Requests that exist when the webhook first
+starts are taken as they stand (not announced); a request that was closed or merged
+is never read again. `branches` filters by the request's target branch (`into`).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import logging
-import queue
 import threading
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from graphlake.catalog.commits import Commit, utc_now
 from graphlake.catalog.refs import RefEntry
+from graphlake.catalog.reviews import OPEN, ReviewStore
 from graphlake.errors import CommitNotFoundError, GraphLakeError
 from graphlake.server.webhooks.cursor import BranchPosition, CursorMoved, CursorState, CursorStore
 from graphlake.server.webhooks.events import (
-    Event,
     commit_event,
     merge_request_event,
     tag_event,
@@ -62,12 +67,12 @@ class WebhookWorker:
         self.graph = graph
         self.hook = hook
         self._stop = threading.Event()
-        self._cursor = CursorStore(graph.store, hook.name)
-        self._log = DeliveryLog(graph.store, hook.name, hook.log_size)
+        self._cursor = CursorStore(graph.repo.store, hook.name)
+        self._log = DeliveryLog(graph.repo.store, hook.name, hook.log_size)
         self._sender = Sender(hook, self._log, self._stop)
         self._seq = 0
         self._state: CursorState | None = None
-        self._pushed: queue.Queue[Event] = queue.Queue(maxsize=10_000)
+        self._reviews = ReviewStore(graph.repo.store)
         self._thread: threading.Thread | None = None
 
     # --- lifecycle -----------------------------------------------------------------
@@ -88,16 +93,6 @@ class WebhookWorker:
             self._thread.join(self.hook.timeout_s + 1 if timeout is None else timeout)
         self._sender.close()
 
-    def push(self, event: Event) -> bool:
-        """Queue an event that no ref or tag shows (merge requests); False if full.
-        Such events live in memory only: they are lost if the server stops first."""
-        try:
-            self._pushed.put_nowait(event)
-        except queue.Full:
-            _log.warning("webhook %s: event queue full, %s dropped", self.hook.name, event.delivery)
-            return False
-        return True
-
     def _loop(self) -> None:
         while not self._stop.is_set():
             try:
@@ -112,13 +107,26 @@ class WebhookWorker:
         loaded = self._cursor.load()
         if loaded is not None:
             self._seq, self._state = loaded
+            if self._state.requests is None:  # saved before requests were followed
+                self._state.requests = self._request_positions()
+                self._save(self._state)
             return self._state
         state = CursorState(since=utc_now())
         for name, head in self._heads().items():
             state.branches[name] = BranchPosition(head.seq, head.commit or "", head.incarnation)
         state.tags = self._tag_times(self.graph.repo.tags.names())
+        state.requests = self._request_positions()
         self._save(state)
         return state
+
+    def _request_positions(self) -> dict[int, int]:
+        """Every merge request as it stands now (a start position: nothing announced)."""
+        out: dict[int, int] = {}
+        for rid in self._reviews.ids():
+            request = self._reviews.get(rid)
+            seq = len(request.events)
+            out[rid] = seq if request.state == OPEN else -seq
+        return out
 
     def _save(self, state: CursorState) -> None:
         try:
@@ -135,7 +143,6 @@ class WebhookWorker:
         """Deliver everything new since the cursor (returns early when stopping)."""
         state = self._state if self._state is not None else self._load()
         try:
-            self._drain_pushed()
             heads = self._heads()
             for name in sorted(set(state.branches) - set(heads)):
                 del state.branches[name]  # deleted (or no longer matched)
@@ -144,22 +151,18 @@ class WebhookWorker:
                 if not self._follow(state, name, head):
                     return
             self._tags(state)
+            self._requests(state)
         except CursorMoved:
             return  # reloaded; the next round goes on from the other process's position
 
-    def _drain_pushed(self) -> None:
-        while not self._stop.is_set():
-            try:
-                event = self._pushed.get_nowait()
-            except queue.Empty:
-                return
-            self._sender.deliver(event)
+    def _matches(self, branch: str) -> bool:
+        return any(fnmatch.fnmatchcase(branch, p) for p in self.hook.branches)
 
     def _heads(self) -> dict[str, RefEntry]:
-        refs = self.graph.refs
+        refs = self.graph.repo.refs
         out: dict[str, RefEntry] = {}
         for name in refs.names():
-            if not any(fnmatch.fnmatchcase(name, p) for p in self.hook.branches):
+            if not self._matches(name):
                 continue
             head = refs.head(name)
             if head is not None and head.commit is not None:
@@ -175,7 +178,7 @@ class WebhookWorker:
             self._save(state)
         seq = pos.seq
         while seq < head.seq:
-            entry = self.graph.refs.entry(branch, seq + 1)
+            entry = self.graph.repo.refs.entry(branch, seq + 1)
             if entry is None or entry.commit is None or entry.incarnation != pos.incarnation:
                 return True  # deleted meanwhile: the next round sees it
             for commit, parent in self._added(branch, pos.commit, entry):
@@ -199,7 +202,7 @@ class WebhookWorker:
         """Where to follow a branch the cursor does not hold from: the last entry of its
         current life written before the webhook started, else the entry that created
         it (so what was written since its creation is delivered)."""
-        refs = self.graph.refs
+        refs = self.graph.repo.refs
         here = head
         while here.time >= state.since and here.seq > 1:
             before = refs.entry(branch, here.seq - 1)
@@ -281,6 +284,31 @@ class WebhookWorker:
             state.tags[name] = tag.time
             self._save(state)
 
+    def _requests(self, state: CursorState) -> None:
+        """Deliver the merge request events appended since the cursor, per request in
+        seq order; the cursor moves after each one the receiver took."""
+        if "merge_request" not in self.hook.events:
+            return
+        if state.requests is None:
+            state.requests = self._request_positions()
+            self._save(state)
+        positions = state.requests
+        for rid in self._reviews.ids():
+            done = positions.get(rid, 0)
+            if done < 0 or self._stop.is_set():
+                continue  # closed or merged before: it never changes again
+            request = self._reviews.get(rid)
+            wanted = self._matches(request.into)
+            for event in request.events[done:]:
+                if wanted and not self._sender.deliver(
+                    merge_request_event(self.hook.name, request, event)
+                ):
+                    return
+                final = event["kind"] in ("closed", "merged")
+                positions[rid] = -event["seq"] if final else event["seq"]
+                if wanted or final or event is request.events[-1]:
+                    self._save(state)
+
 
 class WebhookEngine:
     """Every configured webhook's worker (started and stopped with the app)."""
@@ -298,14 +326,3 @@ class WebhookEngine:
             worker._stop.set()  # every thread stops at once, then each is joined
         for worker in self.workers:
             worker.stop()
-
-    def emit_merge_request(self, payload: Mapping[str, Any], key: str) -> int:
-        """Hand a merge request event to every webhook subscribed to `merge_request`
-        (for the reviews code to call: nothing emits it yet). `key` names the change
-        (e.g. `<request id>:<new state>`): the same key gives the same delivery id. Held
-        in memory only; returns how many webhooks queued it."""
-        queued = 0
-        for worker in self.workers:
-            if "merge_request" in worker.hook.events:
-                queued += worker.push(merge_request_event(worker.hook.name, payload, key))
-        return queued

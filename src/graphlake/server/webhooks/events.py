@@ -1,5 +1,6 @@
-"""What a webhook says: one event per commit a branch gains (first-parent order) and one
-per new tag, as a JSON-able payload, plus the delivery id that names it.
+"""What a webhook says: one event per commit a branch gains (first-parent order), one
+per new tag and one per merge request event (opened, approved, commented, closed,
+merged), as a JSON-able payload, plus the delivery id that names it.
 
 The payload of a `commit` or `merge` event is built from the commit alone (and its first
 parent, to name the tables it changed), so it costs no table read. `op` says what made
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphlake.catalog.commits import Commit
+from graphlake.catalog.reviews import CLOSED, MERGED, OPEN, MergeRequest
 from graphlake.catalog.tags import Tag
 
 __all__ = ["Event", "commit_event", "commit_op", "merge_request_event", "tag_event"]
@@ -106,6 +108,30 @@ def tag_event(webhook: str, tag: Tag) -> Event:
     return Event("tag", payload, _delivery_id(webhook, "tag", tag.name, tag.commit, tag.time))
 
 
-def merge_request_event(webhook: str, payload: Mapping[str, Any], key: str) -> Event:
-    """A `merge_request` event; `key` names the request's change (e.g. `id:state`)."""
-    return Event("merge_request", dict(payload), _delivery_id(webhook, "merge_request", key))
+# Fields of a merge request event that the payload names itself (the rest, e.g. an
+# approval's heads, a comment's text, a merge's commit and outcome, are passed on).
+_REQUEST_FIELDS = ("kind", "seq", "by", "time", "source", "into", "title")
+
+
+def merge_request_event(webhook: str, request: MergeRequest, event: Mapping[str, Any]) -> Event:
+    """The `merge_request` event of `request`'s stored event `event` (catalog/reviews.py):
+    `action` is its kind, `state` the request's state right after it. The delivery id
+    names (request, event seq): a restart that sends it again sends the same id."""
+    kind = str(event["kind"])
+    state = {"closed": CLOSED, "merged": MERGED}.get(kind, OPEN)
+    payload: dict[str, Any] = {
+        "action": kind,
+        "request": request.id,
+        "title": request.title,
+        "source": request.source,
+        "into": request.into,
+        "branch": request.into,
+        "author": request.author,
+        "state": state,
+        "seq": event["seq"],
+        "by": event["by"],
+        "time": event["time"],
+    }
+    payload.update({k: v for k, v in event.items() if k not in _REQUEST_FIELDS})
+    key = f"{request.id}:{event['seq']}"
+    return Event("merge_request", payload, _delivery_id(webhook, "merge_request", key))

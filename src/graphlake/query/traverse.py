@@ -1,0 +1,560 @@
+"""Anchored traversals answered on the adjacency (graphlake.adjacency), without DuckDB.
+
+`recognize` picks out a query of one shape: `MATCH` of one chain that starts (or ends) at
+a node selected by its key (`{name: $s}` on a String `@key`, or `WHERE a.name = $s`),
+each relationship of one type, fixed or variable length (same-type edges only), optional
+comparisons of node properties with constants, then `RETURN` of counts (`count(*)`,
+`count(v)`, `count(DISTINCT v)`) or of node properties. Anything else (OPTIONAL MATCH,
+WITH, ORDER BY, relationship variables, paths, ...) is planned as SQL, as before; the
+planner runs first either way, so errors and their positions are the SQL path's.
+
+`run` expands the chain level by level in numpy over the CSR: every partial path is a row
+of arrays (the node id at each pattern position, the edge row of each hop), so
+openCypher's relationship uniqueness (no edge twice in one match) is a comparison of a
+hop's new edge rows with the earlier hops' of the same type. Node properties come from
+cached columns aligned with the adjacency's dense key index (`adjacency.node_values`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from graphlake.adjacency.csr import Csr
+from graphlake.adjacency.load import adjacency, node_values
+from graphlake.errors import QueryError
+from graphlake.query import ast
+from graphlake.query.checker import Checker
+from graphlake.query.pathsearch import ranges
+from graphlake.query.patterns import MAX_HOPS
+from graphlake.schema.arrow import arrow_type
+from graphlake.schema.model import EdgeType, NodeType
+
+if TYPE_CHECKING:
+    from graphlake.read.snapshot import Snapshot
+
+MAX_PATHS = 5_000_000  # partial paths one traversal may hold (beyond: the SQL executor)
+_KINDS = ("String", "Bool", "I32", "I64", "F32", "F64")  # properties read or compared
+_OPS = {
+    "=": pc.equal,
+    "<>": pc.not_equal,
+    "<": pc.less,
+    "<=": pc.less_equal,
+    ">": pc.greater,
+    ">=": pc.greater_equal,
+}
+_FLIP = {"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+@dataclass(frozen=True)
+class Hop:
+    edge: str
+    direction: str  # "out", "in" or "both", as written left to right
+    low: int
+    high: int
+
+
+@dataclass(frozen=True)
+class Cond:
+    position: int  # node position in the chain
+    prop: str
+    op: str
+    value: object
+    expr: ast.Expr | None = None  # the constant as written (a literal or a parameter)
+
+
+@dataclass(frozen=True)
+class Output:
+    kind: str  # "count", "distinct" (count(DISTINCT v)) or "prop"
+    position: int | None  # count(*): None
+    prop: str | None
+    type: pa.DataType
+
+
+@dataclass(frozen=True)
+class Traversal:
+    anchor: str | None  # the anchor node's key (position 0); None: every node of its type
+    types: tuple[str, ...]  # node type at each position
+    vars: tuple[str | None, ...]
+    hops: tuple[Hop, ...]
+    conds: tuple[Cond, ...]
+    outputs: tuple[Output, ...]
+    columns: tuple[str, ...]
+    aggregate: bool
+    anchor_expr: ast.Expr | None = None
+
+    def with_params(self, params: dict[str, object]) -> Traversal | None:
+        """The same traversal with other values of its parameters (same names and
+        types: the executor's plan cache keys on them), or None when a value does not
+        fit (then the query is planned afresh)."""
+        anchor: str | None = None
+        if self.anchor_expr is not None:
+            ok, value = _resolve(self.anchor_expr, params)
+            if not ok or not isinstance(value, str):
+                return None
+            anchor = value
+        conds = []
+        for c in self.conds:
+            ok, value = _resolve(c.expr, params)
+            if not ok:
+                return None
+            conds.append(Cond(c.position, c.prop, c.op, value, c.expr))
+        return dataclasses.replace(self, anchor=anchor, conds=tuple(conds))
+
+
+def _resolve(e: ast.Expr | None, params: dict[str, object]) -> tuple[bool, object]:
+    if isinstance(e, ast.Unary):
+        ok, v = _resolve(e.operand, params)
+        return (ok and _number(v)), (-v if ok and _number(v) else None)  # type: ignore[operator]
+    if isinstance(e, ast.Lit):
+        v = e.value
+    elif isinstance(e, ast.Param) and e.name in params:
+        v = params[e.name]
+    else:
+        return False, None
+    return (v is None or isinstance(v, str | int | float | bool)), v
+
+
+def recognize(query: ast.Query, checker: Checker, columns: tuple[str, ...]) -> Traversal | None:
+    """The traversal `query` is, or None when it is not of the shape above."""
+    clauses = query.clauses
+    if len(clauses) != 2:
+        return None
+    m, r = clauses
+    if not isinstance(m, ast.Match) or not isinstance(r, ast.Projection):
+        return None
+    if m.optional or len(m.patterns) != 1 or not r.is_return:
+        return None
+    if r.distinct or r.star or r.order or r.skip or r.limit or r.where:
+        return None
+    pattern = m.patterns[0]
+    if pattern.shortest or pattern.path_var is not None:
+        return None
+    conds = _conjuncts(m.where)
+    if conds is None:
+        return None
+    chain = pattern.chain
+    nodes, rels = list(chain.nodes), list(chain.rels)
+    if not rels:
+        return None
+    found = _anchor(nodes[0], conds, checker)
+    if found is None:
+        found = _anchor(nodes[-1], conds, checker)
+        if found is not None:
+            nodes, rels = nodes[::-1], [_reversed(x) for x in rels[::-1]]
+    if found is None:  # every node of the first one's (single) label
+        first = nodes[0]
+        if len(first.labels) != 1 or not isinstance(checker.table(first.labels[0]), NodeType):
+            return None
+        found = (None, first.labels[0], conds, None)
+    anchor, anchor_type, conds, anchor_expr = found
+    typed = _types(nodes, rels, checker, anchor_type)
+    if typed is None:
+        return None
+    types, hops = typed
+    names = [n.var for n in nodes]
+    named = [v for v in names if v is not None]
+    if len(set(named)) != len(named):
+        return None
+    where: list[Cond] = []
+    for n, i in zip(nodes, range(len(nodes)), strict=True):
+        if n.props is not None and (i > 0 or anchor is None):
+            for key, entry in n.props.entries:
+                c = _cond(i, key, "=", entry, types[i], checker)
+                if c is None:
+                    return None
+                where.append(c)
+    for var, prop, op, value in conds:
+        if var not in names:
+            return None
+        i = names.index(var)
+        c = _cond(i, prop, op, value, types[i], checker)
+        if c is None:
+            return None
+        where.append(c)
+    outputs = []
+    for item in r.items:
+        o = _output(item.expr, names, types, checker)
+        if o is None:
+            return None
+        outputs.append(o)
+    aggregate = {o.kind != "prop" for o in outputs}
+    if len(aggregate) != 1:
+        return None
+    return Traversal(
+        anchor,
+        tuple(types),
+        tuple(names),
+        tuple(hops),
+        tuple(where),
+        tuple(outputs),
+        columns,
+        aggregate.pop(),
+        anchor_expr,
+    )
+
+
+def _conjuncts(e: ast.Expr | None) -> list[tuple[str, str, str, object]] | None:
+    """WHERE as (var, prop, op, constant) comparisons joined by AND, or None."""
+    if e is None:
+        return []
+    if isinstance(e, ast.Binary) and e.op == "AND":
+        first, second = _conjuncts(e.left), _conjuncts(e.right)
+        return None if first is None or second is None else first + second
+    if isinstance(e, ast.Binary) and e.op in _OPS:
+        left, right, op = e.left, e.right, e.op
+        if not isinstance(left, ast.Prop):
+            left, right, op = right, left, _FLIP[op]
+        if isinstance(left, ast.Prop) and isinstance(left.subject, ast.Var) and _is_constant(right):
+            return [(left.subject.name, left.name, op, right)]
+    return None
+
+
+def _is_constant(e: ast.Expr) -> bool:
+    if isinstance(e, ast.Unary) and e.op == "-":
+        return isinstance(e.operand, ast.Lit) and _number(e.operand.value)
+    return isinstance(e, ast.Lit | ast.Param)
+
+
+def _number(v: object) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _value(e: object, checker: Checker) -> tuple[bool, object]:
+    """(usable, value) of a constant: plain strings, numbers and booleans only."""
+    if isinstance(e, ast.Unary):
+        ok, v = _value(e.operand, checker)
+        return (ok and _number(v)), (-v if ok and _number(v) else None)  # type: ignore[operator]
+    if isinstance(e, ast.Lit):
+        v = e.value
+    elif isinstance(e, ast.Param):
+        v = checker.param(e)
+    else:
+        return False, None
+    return (v is None or isinstance(v, str | int | float | bool)), v
+
+
+def _anchor(
+    n: ast.NodePat, conds: list, checker: Checker
+) -> tuple[str | None, str, list, ast.Expr | None] | None:
+    """(key, node type, the other WHERE conditions) when `n` is selected by its key."""
+    if len(n.labels) != 1:
+        return None
+    t = checker.table(n.labels[0])
+    if not isinstance(t, NodeType):
+        return None
+    p = t.property(t.key)
+    if p is None or p.type.kind != "String":
+        return None
+    entries = list(n.props.entries) if n.props is not None else []
+    if len(entries) > 1 or (entries and entries[0][0] not in (t.key, "id")):
+        return None
+    rest = list(conds)
+    if not entries:
+        picked = [c for c in conds if c[0] == n.var and c[1] in (t.key, "id") and c[2] == "="]
+        if n.var is None or len(picked) != 1:
+            return None
+        rest.remove(picked[0])
+        value = picked[0][3]
+    else:
+        value = entries[0][1]
+    ok, key = _value(value, checker)
+    if not ok or not isinstance(key, str):
+        return None
+    if any(c[0] == n.var for c in rest):
+        return None  # more conditions on the anchor: SQL
+    return key, t.name, rest, value
+
+
+def _reversed(rel: ast.RelPat) -> ast.RelPat:
+    direction = {"out": "in", "in": "out"}.get(rel.direction, "both")
+    return ast.RelPat(rel.pos, rel.var, rel.types, direction, rel.hops, rel.props)
+
+
+def _types(
+    nodes: list[ast.NodePat], rels: list[ast.RelPat], checker: Checker, first: str
+) -> tuple[list[str], list[Hop]] | None:
+
+    types, hops = [first], []
+    for rel, node in zip(rels, nodes[1:], strict=True):
+        if rel.var is not None or rel.props is not None or len(rel.types) != 1:
+            return None
+        e = checker.table(rel.types[0])
+        if not isinstance(e, EdgeType):
+            return None
+        here = types[-1]
+        if rel.direction == "out":
+            if e.src != here:
+                return None
+            there = e.dst
+        elif rel.direction == "in":
+            if e.dst != here:
+                return None
+            there = e.src
+        else:
+            if e.src != e.dst or e.src != here:
+                return None
+            there = here
+        low, high = (1, 1) if rel.hops is None else rel.hops
+        high = MAX_HOPS if high is None else high
+        if rel.hops is not None and (e.src != e.dst or low > high or high > MAX_HOPS):
+            return None
+        if node.labels and tuple(node.labels) != (there,):
+            return None
+        types.append(there)
+        hops.append(Hop(e.name, rel.direction, low, high))
+    return types, hops
+
+
+def _prop_type(type_name: str, prop: str, checker: Checker) -> pa.DataType | None:
+    t = checker.table(type_name)
+    if prop == "id":
+        return pa.string()
+    p = t.property(prop)
+    if p is None or p.type.kind not in _KINDS:
+        return None
+    return arrow_type(p.type)
+
+
+def _cond(
+    i: int, prop: str, op: str, value: object, type_name: str, checker: Checker
+) -> Cond | None:
+    if _prop_type(type_name, prop, checker) is None:
+        return None
+    ok, v = _value(value, checker)
+    return Cond(i, prop, op, v, value if isinstance(value, ast.Expr) else None) if ok else None
+
+
+def _output(
+    e: ast.Expr, names: list[str | None], types: list[str], checker: Checker
+) -> Output | None:
+    if isinstance(e, ast.Func) and e.name == "count":
+        if e.star:
+            return Output("count", None, None, pa.int64())
+        if len(e.args) == 1 and isinstance(e.args[0], ast.Var) and e.args[0].name in names:
+            i = names.index(e.args[0].name)
+            return Output("distinct" if e.distinct else "count", i, None, pa.int64())
+        return None
+    if isinstance(e, ast.Prop) and isinstance(e.subject, ast.Var) and e.subject.name in names:
+        i = names.index(e.subject.name)
+        t = _prop_type(types[i], e.name, checker)
+        return None if t is None else Output("prop", i, e.name, t)
+    return None
+
+
+# --- execution ---------------------------------------------------------------------------
+
+
+class TooManyPaths(Exception):
+    """More partial paths than MAX_PATHS: the executor runs the query as SQL instead
+    (which streams an aggregate and caps a result by its own limits)."""
+
+
+@dataclass
+class Step:
+    operation: str
+    rows: int
+    seconds: float
+    detail: str
+
+
+class _Paths:
+    """Partial paths: `nodes[p]` the node id at position p (bound positions only),
+    `edges` the edge rows of every hop so far, with their edge type."""
+
+    def __init__(self, starts: np.ndarray):
+        self.nodes: dict[int, np.ndarray] = {0: starts}
+        self.edges: list[tuple[str, np.ndarray]] = []
+        self.end = self.nodes[0]
+
+    def __len__(self) -> int:
+        return len(self.end)
+
+    def take(self, rows: np.ndarray) -> None:
+        self.nodes = {p: a[rows] for p, a in self.nodes.items()}
+        self.edges = [(t, a[rows]) for t, a in self.edges]
+        self.end = self.end[rows]
+
+
+def run(
+    snapshot: Snapshot,
+    t: Traversal,
+    *,
+    max_rows: int | None,
+    max_bytes: int | None,
+    check: Callable[[], None],
+) -> tuple[pa.Table, list[Step]]:
+    """The query's rows and, for explain, one step per operator run."""
+    steps: list[Step] = []
+    clock = time.perf_counter()
+
+    def step(operation: str, rows: int, detail: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        steps.append(Step(operation, rows, round(now - clock, 6), detail))
+        clock = now
+
+    csrs = [adjacency(snapshot, h.edge, max_bytes=max_bytes) for h in t.hops]
+    space = csrs[0].dst_keys if t.hops[0].direction == "in" else csrs[0].src_keys
+    if t.anchor is None:
+        paths = _Paths(np.arange(len(space), dtype=np.int64))
+        how, what = f"every {t.types[0]}", f"csr: the {t.types[0]} key index"
+    else:
+        start = _bisect_keys(csrs[0], t.hops[0].direction, t.anchor)
+        paths = _Paths(np.array([start] if start >= 0 else [], dtype=np.int64))
+        how, what = repr(t.anchor), f"csr: binary search of the {t.types[0]} keys"
+    step(f"start: {t.vars[0] or 'an anonymous node'} ({t.types[0]} {how})", len(paths), what)
+    conds = {p: [c for c in t.conds if c.position == p] for p in range(len(t.types))}
+    for c in conds[0]:
+        paths = _filter(snapshot, paths, c, t.types[0])
+        step(f"filter {t.vars[0] or '?'}.{c.prop} {c.op} {c.value!r}", len(paths), "csr")
+    for i, (hop, csr) in enumerate(zip(t.hops, csrs, strict=True)):
+        check()
+        paths = _hop(paths, hop, csr, i + 1, check)
+        fixed = (hop.low, hop.high) == (1, 1)
+        what = f"expand {hop.edge}" if fixed else f"walk {hop.edge} *{hop.low}..{hop.high}"
+        origin = t.vars[i] or "an anonymous node"
+        step(
+            f"{what} from {origin}",
+            len(paths),
+            f"csr: {hop.direction} adjacency of {hop.edge}, no edge twice in a path",
+        )
+        for c in conds[i + 1]:
+            paths = _filter(snapshot, paths, c, t.types[i + 1])
+            step(f"filter {t.vars[i + 1] or '?'}.{c.prop} {c.op} {c.value!r}", len(paths), "csr")
+    table = _project(snapshot, paths, t, csrs)
+    if max_rows is not None and table.num_rows > max_rows:
+        raise QueryError(f"query returned more than {max_rows} rows; add a LIMIT")
+    step("RETURN " + ", ".join(t.columns), table.num_rows, "csr: project")
+    return table, steps
+
+
+def _bisect_keys(csr: Csr, direction: str, key: str) -> int:
+    return csr.src_id(key) if direction in ("out", "both") else csr.dst_id(key)
+
+
+def _neighbours(
+    csr: Csr, direction: str, ends: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(path row, next node, edge row) for every edge leaving `ends` that way; an
+    undirected hop reads a self-loop once."""
+    parts = []
+    if direction in ("out", "both"):
+        rows, index = ranges(csr.out_offsets[ends], csr.out_offsets[ends + 1])
+        parts.append((rows, csr.out_targets[index], csr.out_edges[index]))
+    if direction in ("in", "both"):
+        rows, index = ranges(csr.in_offsets[ends], csr.in_offsets[ends + 1])
+        other, edges = csr.in_sources[index], csr.in_edges[index]
+        if direction == "both":
+            keep = other != ends[rows]
+            rows, other, edges = rows[keep], other[keep], edges[keep]
+        parts.append((rows, other, edges))
+    if len(parts) == 1:
+        return parts[0]
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))  # type: ignore[return-value]
+
+
+def _step(paths: _Paths, hop: Hop, csr: Csr) -> _Paths:
+    rows, nxt, edges = _neighbours(csr, hop.direction, paths.end)
+    if len(rows) > MAX_PATHS:
+        raise TooManyPaths(f"more than {MAX_PATHS} paths")
+    keep = np.ones(len(rows), dtype=bool)
+    for t, earlier in paths.edges:  # relationship uniqueness
+        if t == hop.edge:
+            keep &= earlier[rows] != edges
+    rows, nxt, edges = rows[keep], nxt[keep], edges[keep]
+    out = _Paths.__new__(_Paths)
+    out.nodes = {p: a[rows] for p, a in paths.nodes.items()}
+    out.edges = [(t, a[rows]) for t, a in paths.edges] + [(hop.edge, edges.astype(np.int64))]
+    out.end = nxt.astype(np.int64)
+    return out
+
+
+def _hop(paths: _Paths, hop: Hop, csr: Csr, position: int, check: Callable[[], None]) -> _Paths:
+    if (hop.low, hop.high) == (1, 1):
+        out = _step(paths, hop, csr)
+        out.nodes[position] = out.end
+        return out
+    found = [paths] if hop.low == 0 else []
+    current = paths
+    for depth in range(1, hop.high + 1):
+        check()
+        current = _step(current, hop, csr)
+        if not len(current):
+            break
+        if depth >= hop.low:
+            found.append(current)
+    if not found:
+        empty = _Paths.__new__(_Paths)
+        empty.nodes, empty.edges, empty.end = dict(paths.nodes), list(paths.edges), paths.end
+        empty.take(np.zeros(0, dtype=np.int64))
+        empty.nodes[position] = empty.end
+        return empty
+    return _concat(found, position, len(paths.edges) + hop.high)
+
+
+def _concat(parts: list[_Paths], position: int, width: int) -> _Paths:
+    """Paths of several depths as one set; missing hops' edge rows are -1 (never equal
+    to a real row, so uniqueness checks ignore them)."""
+    out = _Paths.__new__(_Paths)
+    keys = parts[0].nodes.keys()
+    out.nodes = {p: np.concatenate([x.nodes[p] for x in parts]) for p in keys}
+    out.end = np.concatenate([x.end for x in parts])
+    out.nodes[position] = out.end
+    types = [t for t, _ in max(parts, key=lambda x: len(x.edges)).edges]
+    out.edges = []
+    for k in range(min(width, len(types))):
+        cols = [
+            x.edges[k][1] if k < len(x.edges) else np.full(len(x), -1, dtype=np.int64)
+            for x in parts
+        ]
+        out.edges.append((types[k], np.concatenate(cols)))
+    return out
+
+
+def _values(snapshot: Snapshot, type_name: str, prop: str, ids: np.ndarray, csr_keys) -> pa.Array:
+    if prop == "id" or prop == _key_of(snapshot, type_name):
+        values = csr_keys
+    else:
+        values = node_values(snapshot, type_name, prop)
+    return values.take(pa.array(ids))
+
+
+def _key_of(snapshot: Snapshot, type_name: str) -> str:
+    t = snapshot.type(type_name, "node")
+    assert isinstance(t, NodeType)
+    return t.key
+
+
+def _filter(snapshot: Snapshot, paths: _Paths, c: Cond, type_name: str) -> _Paths:
+    ids = paths.nodes[c.position]
+    keys = node_values(snapshot, type_name, "id")
+    values = _values(snapshot, type_name, c.prop, ids, keys)
+    scalar = pa.scalar(c.value) if c.value is not None else pa.scalar(None, values.type)
+    keep = _OPS[c.op](values, scalar).fill_null(False)
+    paths.take(np.flatnonzero(keep.to_numpy(zero_copy_only=False)))
+    return paths
+
+
+def _project(snapshot: Snapshot, paths: _Paths, t: Traversal, csrs: list[Csr]) -> pa.Table:
+    columns = []
+    for o in t.outputs:
+        if o.kind == "count":
+            columns.append(pa.array([len(paths)], pa.int64()))
+        elif o.kind == "distinct":
+            assert o.position is not None
+            ids = paths.nodes[o.position]
+            columns.append(pa.array([len(np.unique(ids))], pa.int64()))
+        else:
+            assert o.position is not None and o.prop is not None
+            keys = node_values(snapshot, t.types[o.position], "id")
+            values = _values(snapshot, t.types[o.position], o.prop, paths.nodes[o.position], keys)
+            columns.append(values.cast(o.type))
+    return pa.Table.from_arrays(columns, names=list(t.columns))
