@@ -9,7 +9,7 @@ TEST_JOBS ?= 4
 # What each command installs: the demo needs the core and the server (fastapi, uvicorn),
 # not the test tooling, Ray or the readers' extras; the tests need everything.
 DEMO_EXTRAS ?= server
-TEST_EXTRAS ?= dev,server,ray,torch,hf,polars
+TEST_EXTRAS ?= dev,server,ray,torch,hf,polars,algo
 # One stamp per extras set, named by it: `make test` after `make demo` installs the test
 # extras, changing an extras list installs again, and so does a newer pyproject.toml.
 DEMO_STAMP := $(VENV)/.installed-$(DEMO_EXTRAS)

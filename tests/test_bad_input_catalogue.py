@@ -690,6 +690,21 @@ LOAD_CASES = [
 
 API_CASES = [
     case(
+        "api/algo-damping-out-of-range",
+        lambda w: w.g.algo.pagerank("Knows", damping=1.0),
+        Raises(gl.AlgorithmError, "damping"),
+    ),
+    case(
+        "api/algo-unknown-source",
+        lambda w: w.g.algo.shortest_paths("Knows", "Nobody"),
+        Raises(gl.KeyNotFoundError, "Nobody"),
+    ),
+    case(
+        "api/algo-memory-limit-not-an-integer",
+        lambda w: w.g.algo.louvain("Knows", max_memory_mb=0.5),
+        Raises(gl.AlgorithmError, "max_memory_mb"),
+    ),
+    case(
         "api/write-unknown-branch",
         lambda w: w.g.write("nope"),
         Raises(gl.BranchNotFoundError, "nope"),
@@ -867,6 +882,11 @@ API_CASES = [
 ]
 
 CLI_CASES = [
+    case(
+        "cli/algo-unknown-name",
+        lambda w: w.cli("algo", w.root, "closeness", "Knows"),
+        Exits(1, "known: pagerank"),
+    ),
     # GraphLakeErrors: exit 1 and one `error:` line.
     case(
         "cli/load-malformed-jsonl",
@@ -1049,6 +1069,14 @@ CLI_CASES = [
 ]
 
 HTTP_CASES = [
+    case(
+        "http/400-algo-iterations-past-cap",
+        lambda w: w.reader.post(
+            "/branches/main/algo/leiden",
+            json={"edge_type": "Knows", "params": {"iterations": 10**6}},
+        ),
+        Http(400, "AlgorithmError", "iterations"),
+    ),
     case(
         "http/400-bad-json",
         lambda w: w.writer.post(

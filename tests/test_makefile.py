@@ -69,7 +69,7 @@ def test_demo_installs_core_and_server_only_then_test_adds_the_rest(checkout: Pa
     assert first[-1] == "graphlake demo demo-graph --fresh"
     assert installs(make(checkout, "demo")) == []  # up to date: no install
     test = make(checkout, "test")
-    assert installs(test) == [".[dev,server,ray,torch,hf,polars]"]
+    assert installs(test) == [".[dev,server,ray,torch,hf,polars,algo]"]
     assert "venv .venv" not in test  # the venv is reused
     assert test[-6:] == [
         "ruff check src tests bench",

@@ -4,6 +4,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from graphlake.errors import (
+    AlgorithmError,
+    AlgorithmMemoryError,
     BranchExistsError,
     BranchNotFoundError,
     CardinalityError,
@@ -77,6 +79,8 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "AlgorithmError",
+    "AlgorithmMemoryError",
     "BlobRef",
     "BranchExistsError",
     "BranchNotFoundError",

@@ -260,6 +260,19 @@ class SearchError(QueryError):
     (see README "Search")."""
 
 
+class AlgorithmError(QueryError):
+    """A graph algorithm cannot run as asked: an unknown algorithm, a parameter out of
+    range (damping outside (0, 1), iterations past the cap, a tolerance not above 0), a
+    weight property that is not numeric or holds a null or negative weight. The message
+    names the parameter and its allowed values; nothing ran."""
+
+
+class AlgorithmMemoryError(AlgorithmError, QueryTooLargeError):
+    """A graph algorithm would need more memory than its limit (estimated from the edge
+    type's node and edge counts before it starts): it did not run, no partial answer.
+    HTTP 413."""
+
+
 class CypherError(QueryError):
     """A Cypher query cannot run as written. Names the line and column when known."""
 

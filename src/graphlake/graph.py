@@ -932,6 +932,14 @@ class Graph:
             explain=explain,
         )
 
+    # --- graph algorithms (graphlake.algo) --------------------------------------------
+
+    @property
+    def algo(self) -> GraphAlgorithms:
+        """Graph algorithms on one edge type at any revision: `g.algo.pagerank("Knows",
+        branch="main")` -> Arrow table of node `id` and `rank`; see GraphAlgorithms."""
+        return GraphAlgorithms(self)
+
     # --- merge requests ---------------------------------------------------------------
 
     @property
@@ -989,6 +997,88 @@ class Graph:
         from graphlake.timeline.feed import changes
 
         return changes(self.repo, branch, since, limit)
+
+
+class GraphAlgorithms:
+    """`Graph.algo`: each method runs one algorithm (graphlake.algo.algorithms says what it
+    computes) on edge type `edge_type` as revision `branch` holds it, and returns an Arrow
+    table of node `id` (and `type` when the edge type joins two node types) and the value,
+    ordered by id. Parameters out of range raise `AlgorithmError`; a run whose estimated
+    memory passes `max_memory_mb` raises `AlgorithmMemoryError` before it starts."""
+
+    def __init__(self, graph: Graph):
+        self._graph = graph
+
+    def run(
+        self, name: str, edge_type: str, branch: str = DEFAULT_BRANCH, **options: Any
+    ) -> pa.Table:
+        """Algorithm `name` (or a LadybugDB alias: `page_rank`, `k_core_decomposition`)."""
+        # on first use only: loads numpy, lance (start-up time)
+        from graphlake.algo.run import run
+
+        return run(self._graph.snapshot(branch), name, edge_type, **options)
+
+    def pagerank(
+        self, edge_type: str, branch: str = DEFAULT_BRANCH, *, damping: float = 0.85, **limits: Any
+    ) -> pa.Table:
+        return self.run("pagerank", edge_type, branch, damping=damping, **limits)
+
+    def weakly_connected_components(
+        self, edge_type: str, branch: str = DEFAULT_BRANCH, **limits: Any
+    ) -> pa.Table:
+        return self.run("wcc", edge_type, branch, **limits)
+
+    def strongly_connected_components(
+        self, edge_type: str, branch: str = DEFAULT_BRANCH, **limits: Any
+    ) -> pa.Table:
+        return self.run("scc", edge_type, branch, **limits)
+
+    def louvain(
+        self,
+        edge_type: str,
+        branch: str = DEFAULT_BRANCH,
+        *,
+        resolution: float = 1.0,
+        seed: int = 0,
+        **limits: Any,
+    ) -> pa.Table:
+        return self.run("louvain", edge_type, branch, resolution=resolution, seed=seed, **limits)
+
+    def leiden(
+        self,
+        edge_type: str,
+        branch: str = DEFAULT_BRANCH,
+        *,
+        resolution: float = 1.0,
+        iterations: int = 10,
+        seed: int = 0,
+        **limits: Any,
+    ) -> pa.Table:
+        return self.run(
+            "leiden",
+            edge_type,
+            branch,
+            resolution=resolution,
+            iterations=iterations,
+            seed=seed,
+            **limits,
+        )
+
+    def kcore(self, edge_type: str, branch: str = DEFAULT_BRANCH, **limits: Any) -> pa.Table:
+        return self.run("kcore", edge_type, branch, **limits)
+
+    def shortest_paths(
+        self,
+        edge_type: str,
+        source: str,
+        branch: str = DEFAULT_BRANCH,
+        *,
+        weight: str | None = None,
+        **limits: Any,
+    ) -> pa.Table:
+        """Distances from node `source` (a key of the edge type's source node type) along
+        out-edges, summing numeric property `weight` (None: 1 per edge)."""
+        return self.run("shortest_paths", edge_type, branch, source=source, weight=weight, **limits)
 
 
 def _is_local(uri: str) -> bool:

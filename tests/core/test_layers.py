@@ -14,6 +14,8 @@ import graphlake
 
 ROOT = Path(graphlake.__file__).parent
 BELOW_GRAPH = (
+    "adjacency",
+    "algo",
     "catalog",
     "constraints",
     "maintenance",

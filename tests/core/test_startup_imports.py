@@ -17,8 +17,9 @@ import pytest
 
 import graphlake as gl
 
-# Lance pulls in pyarrow.dataset, which imports pandas when installed (~0.5 s together).
-HEAVY = ("lance", "duckdb", "pyarrow.dataset", "pandas")
+# Lance pulls in pyarrow.dataset, which imports pandas when installed (~0.5 s together);
+# igraph is imported only when a graph algorithm runs (graphlake.algo).
+HEAVY = ("lance", "duckdb", "pyarrow.dataset", "pandas", "igraph")
 # The CLI's --help and --version need none of the data stack.
 CLI_HEAVY = (*HEAVY, "pyarrow", "lark", "fastapi", "uvicorn", "ray", "numpy")
 

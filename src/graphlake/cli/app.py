@@ -31,6 +31,7 @@ from graphlake.cli import (
     tag,
     write,
 )
+from graphlake.cli.algo import algo
 from graphlake.cli.apply import cherry_pick, revert
 from graphlake.cli.backfill import backfill
 from graphlake.cli.diff import diff
@@ -122,6 +123,7 @@ app.command("show")(read.show)
 app.command("sql")(read.sql)
 app.command("search")(search)
 app.command("query")(query)
+app.command("algo")(algo)
 app.command("diff")(diff)
 app.command("merge")(merge)
 app.command("merge-many")(merge_many)

@@ -57,6 +57,7 @@ from graphlake.server.headers import SecurityHeaders
 from graphlake.server.limits import BodyLimit
 from graphlake.server.origin import SameOrigin
 from graphlake.server.routes import (
+    algo,
     branches,
     data_checks,
     health,
@@ -131,6 +132,7 @@ def create_app(root: str | os.PathLike[str] | Graph, config: ServerConfig) -> Fa
         data_checks,
         webhooks,
         timeline,
+        algo,  # last: `/branches/{b}/algo/{name}` must not shadow a branch named "x/algo"
     ):
         app.include_router(module.router)
     return app

@@ -18,6 +18,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.types import ASGIApp, Receive, Send
 from starlette.types import Scope as AsgiScope
 
+from graphlake.algo import NAMES as ALGORITHM_NAMES
 from graphlake.server.config import Scope, ServerConfig, display_name
 from graphlake.server.errors import ApiError, error_response
 from graphlake.server.throttle import FailureThrottle, client_address
@@ -185,9 +186,13 @@ class AuthBeforeBody:
 
 
 def _body_scope(method: str, path: str) -> Scope:
-    """The least scope of a route that takes a body: reads, SQL, search and Cypher need
-    read, every other POST (branches, mutations, load, merge) write."""
+    """The least scope of a route that takes a body: reads, SQL, search, Cypher and graph
+    algorithms (a known name: `/branches/{b}/algo/pagerank`) need read, every other POST
+    (branches, mutations, load, merge) write."""
     if method in ("GET", "HEAD", "OPTIONS") or path.endswith(("/sql", "/search", "/query")):
+        return Scope.read
+    head, _, name = path.rpartition("/")
+    if head.startswith("/branches/") and head.endswith("/algo") and name in ALGORITHM_NAMES:
         return Scope.read
     return Scope.write
 

@@ -63,10 +63,10 @@ async def run_query_request(
                 cancelled=gone.is_set,
             )
 
-    return await _watched(request, work, gone)
+    return await watched(request, work, gone)
 
 
-async def _watched(request: Request, work: Callable[[], Any], gone: threading.Event) -> Any:
+async def watched(request: Request, work: Callable[[], Any], gone: threading.Event) -> Any:
     task = asyncio.ensure_future(run_in_threadpool(work))
     try:
         while True:

@@ -1,0 +1,121 @@
+"""Algorithms run in a `graphlake.isolation.Workers` pool (the server's path), as SQL and
+Cypher queries do (query/isolated.py): the parent sends the root, storage options,
+commit, algorithm, edge type, options and the rows wanted; the worker opens the graph
+(kept open for the next job on the same root), runs `run.run` with the pool's memory as
+`max_memory_mb` (so a run estimated past it is refused with `AlgorithmMemoryError`
+before it starts; the pool's own limit catches what the estimate misses), and sends back
+the total row count and the asked-for slice as Arrow IPC bytes."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from graphlake.isolation import Stopped, Workers
+
+if TYPE_CHECKING:
+    from graphlake.catalog.commits import Commit
+    from graphlake.read.snapshot import Snapshot
+    from graphlake.repo import Repo
+
+KILL_GRACE_S = 0.5  # past the run's timeout, the worker is killed
+
+
+def run_isolated(
+    workers: Workers,
+    snapshot: Snapshot,
+    name: str,
+    edge_type: str,
+    options: Mapping[str, Any],
+    *,
+    offset: int,
+    limit: int,
+    timeout_s: float | None,
+    timeout_name: str,
+    memory_name: str,
+    cancelled: Callable[[], bool] | None = None,
+) -> tuple[int, pa.Table]:
+    """(rows in the whole answer, rows offset..offset+limit) of algorithm `name`."""
+    repo = snapshot.repo
+    args = (
+        repo.uri,
+        repo.storage_options,
+        snapshot.commit,
+        name,
+        edge_type,
+        dict(options),
+        workers.memory_mb,
+        offset,
+        limit,
+    )
+    stopped = Stopped(
+        timeout=lambda _elapsed: (
+            f"the algorithm ran past {timeout_s:g} s (the limit {timeout_name}); run it on a "
+            "smaller edge type or raise the limit"
+        ),
+        memory=lambda: (
+            f"the algorithm needs more memory than allowed ({workers.memory_mb} MB, the limit "
+            f"{memory_name}); run it on a smaller edge type or raise the limit"
+        ),
+    )
+    total, data = workers.run(
+        "graphlake.algo.isolated:algo_job",
+        args,
+        timeout_s=None if timeout_s is None else timeout_s + KILL_GRACE_S,
+        stopped=stopped,
+        cancelled=cancelled,
+    )
+    return total, pa.ipc.open_stream(data).read_all()
+
+
+# --- the worker's side
+
+
+def algo_job(
+    uri: str,
+    storage_options: dict | None,
+    commit: Commit,
+    name: str,
+    edge_type: str,
+    options: dict[str, Any],
+    memory_mb: int,
+    offset: int,
+    limit: int,
+) -> tuple[int, bytes]:
+    # in the worker process only: the parent never loads igraph
+    from graphlake.algo.run import run
+
+    table = run(
+        _snapshot(uri, storage_options, commit),
+        name,
+        edge_type,
+        max_memory_mb=memory_mb,
+        **options,
+    )
+    return table.num_rows, _ipc(table.slice(offset, limit))
+
+
+def _snapshot(uri: str, storage_options: dict | None, commit: Commit) -> Snapshot:
+    # in the worker process only: opens Lance tables there
+    from graphlake.read.snapshot import Snapshot
+
+    return Snapshot(_repo(uri, json.dumps(storage_options, sort_keys=True)), commit)
+
+
+@functools.lru_cache(maxsize=8)
+def _repo(uri: str, options: str) -> Repo:
+    # in the worker process only: opens the graph there
+    from graphlake.repo import Repo
+
+    return Repo(uri, json.loads(options))
+
+
+def _ipc(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
