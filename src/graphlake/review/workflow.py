@@ -25,9 +25,11 @@ import builtins
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from graphlake.catalog.authors import Author, acting_as, current_author
+from graphlake.catalog.commits import format_time
 from graphlake.catalog.reviews import MergeRequest, ReviewStore
 from graphlake.errors import DataCheckFailedError, MergeError, ReviewError, ReviewPermissionError
 from graphlake.merge import engine
@@ -37,8 +39,13 @@ from graphlake.merge.result import CONFLICT
 from graphlake.review.rules import BranchRules
 
 if TYPE_CHECKING:
+    from graphlake.catalog.commits import Commit
     from graphlake.query.data_checks import Runner
     from graphlake.repo import Repo
+
+# How far a request's merge commit may seem older than the request (clocks of the hosts
+# that opened and merged it disagree): the walk for a merge that died unrecorded.
+LANDED_SKEW = timedelta(minutes=10)
 
 __all__ = ["Reviews"]
 
@@ -232,6 +239,9 @@ class Reviews:
         mr = self.get(rid)
         self.store.check_open(mr, "merged")
         source_head, target_head = self.heads(mr)
+        landed = self._landed(mr, target_head)
+        if landed is not None:  # a merge of this request published, then its process
+            return self._record_landed(mr, landed, who)  # died before recording it
         if rules is not None:
             given = [a for a in mr.current_approvals(source_head, target_head) if a.by != mr.author]
             if len(given) < rules.required_approvals:
@@ -275,4 +285,37 @@ class Reviews:
             },
         )
         merged.result = result
+        return merged
+
+    def _landed(self, mr: MergeRequest, head: str) -> Commit | None:
+        """The merge commit of `mr` on its target's first-parent line: a merge of it that
+        published before its process died (so it never recorded "merged"). The walk
+        stops at commits older than the request (less LANDED_SKEW for clocks that
+        disagree), so a request merge reads only the commits made since it was opened."""
+        commits = self.repo.commits
+        since = format_time(datetime.fromisoformat(mr.created) - LANDED_SKEW)
+        cid: str | None = head
+        while cid is not None:
+            commit = commits.get(cid)
+            if commit.meta.get("merge_request") == mr.id:
+                return commit
+            if commit.time < since:
+                return None
+            cid = commit.parents[0] if commit.parents else None
+        return None
+
+    def _record_landed(self, mr: MergeRequest, commit: Commit, who: str) -> MergeRequest:
+        merged = self.store.append(
+            mr.id,
+            "merged",
+            who,
+            {
+                "commit": commit.id,
+                "outcome": "merged",
+                "source_head": commit.parents[1] if len(commit.parents) > 1 else None,
+                "resolutions": commit.meta.get("resolutions") or [],
+                "recovered": True,
+            },
+        )
+        merged.result = None
         return merged
