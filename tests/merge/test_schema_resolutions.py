@@ -225,6 +225,27 @@ def test_both_resolved_merges(g: gl.Graph) -> None:
     assert _x_type(g, t) == "I64" and person.ranges["age"].max == 100
 
 
+def test_schema_and_row_resolutions_in_one_merge(g: gl.Graph) -> None:
+    """Both sides add x differently and update Bob's age differently: one resolution
+    settles the schema conflict, another the row conflict it lets the rows reach."""
+    s, t = _fork(g)
+    _added_differently(g, s, t)
+    _set(g, s, "Person", [{"name": "Bob", "age": 44}])
+    _set(g, t, "Person", [{"name": "Bob", "age": 45}])
+    schema_only = [_res("Person", "x", "theirs")]
+    dry = g.merge(s, into=t, resolutions=schema_only, dry_run=True)
+    assert [(c.kind, c.entity_id) for c in dry.conflicts] == [("divergent_update", "Bob")]
+    row = {"table": "Person", "key": "Bob", "property": "age", "take": "value", "value": 46}
+    r = g.merge(s, into=t, resolutions=[*schema_only, row])
+    assert sorted((c.kind, c.resolution) for c in r.resolved) == [
+        ("divergent_update", "manual"),
+        ("schema_conflict", "manual"),
+    ]
+    people = {p["name"]: p for p in g.snapshot(t).read("Person").to_pylist()}
+    assert (people["Bob"]["age"], people["Ann"]["x"], people["Bob"]["x"]) == (46, "ann", None)
+    assert len(g.head(t).meta["resolutions"]) == 2
+
+
 @pytest.mark.parametrize(
     ("resolutions", "message"),
     [
