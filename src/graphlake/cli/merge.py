@@ -73,7 +73,8 @@ ResolveFile = Annotated[
     typer.Option(
         "--resolve",
         help="A JSON list of per-conflict resolutions: {table, key, property, take "
-        "(ours, theirs, base, a source's name, value), value}.",
+        "(ours, theirs, base, a source's name, value), value}; a schema conflict: "
+        "{table, property (null: the type), take (ours, theirs)}, no key.",
     ),
 ]
 Checks = Annotated[

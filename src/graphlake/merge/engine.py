@@ -308,8 +308,10 @@ def _merge_once(
     if step.prep is not None:
         result.resolved = list(step.prep.resolved)
     if resolver is not None:
+        # Schema conflicts left: the rows are not merged, so row resolutions wait.
         resolver.check_all_used(
-            step.cls.conflicts if step.cls else step.prep.conflicts if step.prep else []
+            step.cls.conflicts if step.cls else step.prep.conflicts if step.prep else [],
+            rows=step.cls is not None,
         )
     if step.cls is None or step.inputs is None:  # schema conflicts: rows cannot merge yet
         assert step.prep is not None
@@ -398,7 +400,7 @@ def classify_step(
     if schemas_differ(base, target, pending):
         assert len(pending) == 1, "merge_many folds sources of another schema one by one"
         with timer.phase("schema"):
-            prep = _merge_schemas(repo, base, target, pending, strategy, dry_run, owner)
+            prep = _merge_schemas(repo, base, target, pending, strategy, dry_run, owner, resolver)
         if prep.schema_id is None:
             return MergeStep(None, None, target, pending, prep)
         base, target = prep.base, prep.target
@@ -454,12 +456,13 @@ def _merge_schemas(
     strategy: str | None,
     dry_run: bool,
     owner: str,
+    resolver: Resolver | None = None,
 ) -> Prepared:
     """Merge the schemas first (merge.schema_merge); a dry run evolves tables only on
     scratch Lance branches no branch owns."""
     if dry_run:
         owner = f"dry-run-{ULID()}"
-    return prepare(repo, base, target, pending[0][1], strategy, owner)
+    return prepare(repo, base, target, pending[0][1], strategy, owner, resolver)
 
 
 def own_bases(

@@ -14,6 +14,12 @@ result); a `value` is checked against its property's type first, as a write woul
   properties merge as usual; the conflict stays unresolved until each of its clashing
   properties is decided.
 
+A resolution without a `key` names a schema conflict (`schema.merge3`) as the conflict
+names itself: `{"table", "property": None | name, "take": "ours" | "theirs"}` settles the
+schema conflicts reported under that type (property None) or that property of it, the
+way `strategy` would settle them alone (that side's definition); other schema conflicts
+still block.
+
 A resolution that names no conflict of the merge is a `ResolutionError`; so is one that
 names a side the conflict does not have. Unresolved conflicts still block the merge.
 """
@@ -33,6 +39,7 @@ from graphlake.merge.conflicts import (
     Conflict,
 )
 from graphlake.merge.rows import KEEP, Decision, Row, merge_cells
+from graphlake.schema.merge3 import STRATEGIES as SCHEMA_TAKES
 from graphlake.schema.model import EdgeType, NodeType
 
 __all__ = ["MANUAL", "Resolution", "Resolver", "parse_resolutions"]
@@ -46,7 +53,7 @@ MAX_RESOLUTIONS = 10_000
 @dataclass(frozen=True)
 class Resolution:
     table: str
-    key: str
+    key: str | None  # None: a schema conflict
     property: str | None
     take: str
     value: Any = None
@@ -83,7 +90,7 @@ def parse_resolutions(items: Any) -> tuple[Resolution, ...]:
     if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
         raise ResolutionError("resolutions are a list of {table, key, property, take, value}")
     out: list[Resolution] = []
-    seen: set[tuple[str, str, str | None]] = set()
+    seen: set[tuple[str, str | None, str | None]] = set()
     for n, item in enumerate(items, 1):
         if isinstance(item, Resolution):
             item = {**item.__dict__}
@@ -95,8 +102,11 @@ def parse_resolutions(items: Any) -> tuple[Resolution, ...]:
         table, key, prop, take = (item.get(k) for k in ("table", "key", "property", "take"))
         if not isinstance(table, str) or not table:
             raise ResolutionError(f"resolution {n}: 'table' is a table name")
-        if not isinstance(key, str) or not key:
-            raise ResolutionError(f"resolution {n}: 'key' is the key of a row in conflict")
+        if key is not None and (not isinstance(key, str) or not key):
+            raise ResolutionError(
+                f"resolution {n}: 'key' is the key of a row in conflict "
+                "(or null for a schema conflict)"
+            )
         if prop is not None and (not isinstance(prop, str) or not prop):
             raise ResolutionError(f"resolution {n}: 'property' is null or a property name")
         if not isinstance(take, str) or not take:
@@ -108,11 +118,16 @@ def parse_resolutions(items: Any) -> tuple[Resolution, ...]:
             raise ResolutionError(f"resolution {n}: 'value' goes with take='value' only")
         if take == "value" and "value" not in item:
             raise ResolutionError(f"resolution {n}: take='value' needs a 'value'")
-        if (table, key, prop) in seen:
+        if key is None and take not in SCHEMA_TAKES:
             raise ResolutionError(
-                f"resolution {n}: {table} {key!r} "
-                f"{'property ' + prop if prop else 'row'} is resolved twice"
+                f"resolution {n}: a schema conflict (no 'key') takes "
+                f"{' or '.join(SCHEMA_TAKES)}, not {take!r}"
             )
+        if (table, key, prop) in seen:
+            what = ("schema of " if key is None else f"{key!r} ") + (
+                f"property {prop}" if prop else "type" if key is None else "row"
+            )
+            raise ResolutionError(f"resolution {n}: {table} {what} is resolved twice")
         seen.add((table, key, prop))
         out.append(Resolution(table, key, prop, take, item.get("value")))
     if len(out) > MAX_RESOLUTIONS:
@@ -126,25 +141,48 @@ class Resolver:
     def __init__(self, resolutions: tuple[Resolution, ...]) -> None:
         self.resolutions = resolutions
         self._by_key: dict[tuple[str, str], list[Resolution]] = {}
+        self._schema: dict[tuple[str, str | None], Resolution] = {}
         for r in resolutions:
-            self._by_key.setdefault((r.table, r.key), []).append(r)
+            if r.key is None:
+                self._schema[(r.table, r.property)] = r
+            else:
+                self._by_key.setdefault((r.table, r.key), []).append(r)
         self.used: set[int] = set()  # id() of the resolutions that settled a conflict
 
     def has(self, table: str, key: str) -> bool:
         return (table, key) in self._by_key
 
+    def schema_choices(self) -> dict[tuple[str, str | None], str]:
+        """The schema conflicts' choices, for `schema.merge3` ((table, property) -> side)."""
+        return {k: r.take for k, r in self._schema.items()}
+
+    def schema_used(self, chosen: set[tuple[str, str | None]]) -> None:
+        """Mark the schema resolutions whose choice settled a conflict."""
+        self.used.update(id(r) for k, r in self._schema.items() if k in chosen)
+
     def unused(self) -> list[Resolution]:
         return [r for r in self.resolutions if id(r) not in self.used]
 
-    def check_all_used(self, conflicts: list[Conflict]) -> None:
-        """A resolution that settled nothing is a mistake: say why, refuse the merge."""
+    def check_all_used(self, conflicts: list[Conflict], rows: bool = True) -> None:
+        """A resolution that settled nothing is a mistake: say why, refuse the merge.
+        `rows=False`: schema conflicts stopped the merge before its rows were merged, so
+        only the schema resolutions can be judged."""
         for r in self.unused():
+            if r.key is None:
+                where = f"{r.table}" + (f" property {r.property!r}" if r.property else "")
+                raise ResolutionError(
+                    f"resolution for the schema of {where}: no such schema conflict in this "
+                    "merge (a schema conflict is named by its table, and its property if it "
+                    "has one)"
+                )
+            if not rows:
+                continue
             where = f"{r.table} {r.key!r}" + (f" property {r.property!r}" if r.property else "")
             if any(c.table == r.table and c.entity_id == r.key for c in conflicts):
                 raise ResolutionError(
                     f"resolution for {where}: that conflict cannot be "
-                    "resolved by a resolution (a constraint violation or "
-                    "a schema conflict: change the data or the schema)"
+                    "resolved by a resolution (a constraint violation: change the "
+                    "data; a schema conflict is resolved without a 'key')"
                 )
             raise ResolutionError(f"resolution for {where}: no such conflict in this merge")
 

@@ -55,6 +55,7 @@ from graphlake.storage.tables import (
 )
 
 if TYPE_CHECKING:
+    from graphlake.merge.resolutions import Resolver
     from graphlake.repo import Repo
 
 SCHEMA_CHANGE_META = "schema_change"  # commit meta of `apply_schema` commits
@@ -93,18 +94,29 @@ class Prepared:
 
 
 def prepare(
-    repo: Repo, base: MergeBase, target: Commit, source: Commit, strategy: str | None, owner: str
+    repo: Repo,
+    base: MergeBase,
+    target: Commit,
+    source: Commit,
+    strategy: str | None,
+    owner: str,
+    resolver: Resolver | None = None,
 ) -> Prepared:
+    """`resolver`'s schema resolutions settle single schema conflicts before `strategy`
+    (`schema.merge3` choices); it learns which of them settled one."""
+    choices = resolver.schema_choices() if resolver is not None else None
     b_schema = repo.schemas.of(base.commit)
     sides = {OURS: target, THEIRS: source}
     history = {label: _history(repo, base.commit, head) for label, head in sides.items()}
     schemas = {label: _side(repo, base.commit, head) for label, head in sides.items()}
-    merged = merge_schemas(b_schema, schemas[OURS], schemas[THEIRS], strategy)
+    merged = merge_schemas(b_schema, schemas[OURS], schemas[THEIRS], strategy, choices)
     for check in list(merged.dropped_type_checks):
         keeper = sides[THEIRS if check.dropped_by == OURS else OURS]
         tid = keeper.tables[check.table].table_id
         keeper_label = THEIRS if check.dropped_by == OURS else OURS
-        resolve_dropped_type(merged, check, tid in history[keeper_label].data, strategy)
+        resolve_dropped_type(merged, check, tid in history[keeper_label].data, strategy, choices)
+    if resolver is not None:
+        resolver.schema_used(merged.chosen)
     out = Prepared(
         merged,
         None,

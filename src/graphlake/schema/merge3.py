@@ -11,6 +11,10 @@
   different things;
 - `strategy="ours" | "theirs"` resolves each schema conflict by taking that side's
   definition of the item (the property, the constraint, or the whole type);
+  `choices={(table, property or None): "ours" | "theirs"}` resolves the conflicts reported
+  under that table (and property) alone the same way (per-conflict resolutions: the
+  conflict's `resolution` is "manual"), before the strategy; `SchemaMerge.chosen` lists
+  the choices that settled a conflict;
 - a type dropped on one side and left unchanged on the other merges as the drop, but the
   rows the other side may have inserted in it are data: `SchemaMerge.dropped_type_checks`
   lists what the merge engine must check, and `resolve_dropped_type` applies the outcome.
@@ -34,6 +38,8 @@ __all__ = ["SCHEMA_CONFLICT", "SchemaMerge", "SchemaSide", "merge_schemas", "res
 OURS = "ours"  # the merge target
 THEIRS = "theirs"  # the merge source
 STRATEGIES = (OURS, THEIRS)
+MANUAL = "manual"  # Conflict.resolution of a conflict a caller's choice settled
+Choices = Mapping[tuple[str, str | None], str]  # (table, property or None) -> OURS | THEIRS
 
 Table = NodeType | EdgeType
 _T = TypeVar("_T", bound=TableType)
@@ -86,7 +92,8 @@ class AddedConstraint:
 class SchemaMerge:
     schema: Schema  # the merged schema (text empty: render it with the schema printer)
     conflicts: list[Conflict] = field(default_factory=list)  # unresolved
-    resolved: list[Conflict] = field(default_factory=list)  # resolved by the strategy
+    resolved: list[Conflict] = field(default_factory=list)  # by a choice or the strategy
+    chosen: set[tuple[str, str | None]] = field(default_factory=set)  # choices used
     dropped_type_checks: list[DroppedTypeCheck] = field(default_factory=list)
     dropped_properties: list[DroppedProperty] = field(default_factory=list)
     added_constraints: list[AddedConstraint] = field(default_factory=list)
@@ -104,17 +111,20 @@ def merge_schemas(
     ours: Schema | SchemaSide,
     theirs: Schema | SchemaSide,
     strategy: str | None = None,
+    choices: Choices | None = None,
 ) -> SchemaMerge:
     """Merge `ours` (the target) and `theirs` (the source) against `base`."""
     if strategy is not None and strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}")
+    if any(v not in STRATEGIES for v in (choices or {}).values()):
+        raise ValueError(f"choices take one of {STRATEGIES}")
     b = base.schema if isinstance(base, SchemaSide) else base
     b = Schema(
         {n: _plain(t) for n, t in b.nodes.items()},
         {n: _plain(t) for n, t in b.edges.items()},
     )
     so, st = (s if isinstance(s, SchemaSide) else SchemaSide(s) for s in (ours, theirs))
-    return _Merger(b, _Side(OURS, so, b), _Side(THEIRS, st, b), strategy).run()
+    return _Merger(b, _Side(OURS, so, b), _Side(THEIRS, st, b), strategy, choices or {}).run()
 
 
 # --- identities -------------------------------------------------------------------------
@@ -240,8 +250,11 @@ def _set_merge(b: frozenset[_M], o: frozenset[_M], t: frozenset[_M]) -> frozense
 
 
 class _Merger:
-    def __init__(self, base: Schema, ours: _Side, theirs: _Side, strategy: str | None):
+    def __init__(
+        self, base: Schema, ours: _Side, theirs: _Side, strategy: str | None, choices: Choices
+    ):
         self.base, self.o, self.t, self.strategy = base, ours, theirs, strategy
+        self.choices = choices
         self.out = SchemaMerge(Schema({}, {}))
         # Type identity per side (the side's name -> identity), for edge endpoints.
         self.type_ident = {
@@ -273,6 +286,7 @@ class _Merger:
         self, table: str, message: str, prop: str | None, b: Any, o: Any, t: Any
     ) -> str | None:
         """Record a schema conflict; returns the side whose definition wins, if resolved."""
+        side = _decide(self.out, self.choices, self.strategy, table, prop)
         c = Conflict(
             SCHEMA_CONFLICT,
             table,
@@ -282,10 +296,10 @@ class _Merger:
             b,
             t,
             o,
-            resolution=self.strategy,
+            resolution=None if side is None else side[1],
         )
-        (self.out.resolved if self.strategy else self.out.conflicts).append(c)
-        return self.strategy
+        (self.out.resolved if side else self.out.conflicts).append(c)
+        return side[0] if side else None
 
     # -- tables
 
@@ -625,8 +639,24 @@ def _other(side: str) -> str:
     return THEIRS if side == OURS else OURS
 
 
+def _decide(
+    out: SchemaMerge, choices: Choices, strategy: str | None, table: str, prop: str | None
+) -> tuple[str, str] | None:
+    """(the winning side, the conflict's `resolution`) of the conflict reported under
+    `table` (and `prop`): the caller's choice for it, else the strategy; None: it blocks."""
+    chosen = choices.get((table, prop))
+    if chosen is not None:
+        out.chosen.add((table, prop))
+        return chosen, MANUAL
+    return (strategy, strategy) if strategy else None
+
+
 def resolve_dropped_type(
-    result: SchemaMerge, check: DroppedTypeCheck, inserted: bool, strategy: str | None
+    result: SchemaMerge,
+    check: DroppedTypeCheck,
+    inserted: bool,
+    strategy: str | None,
+    choices: Choices | None = None,
 ) -> None:
     """Apply the engine's finding for `check`: `inserted` says whether the keeping side
     inserted rows of the type (or edges to it) since the base. Then the drop conflicts;
@@ -634,6 +664,7 @@ def resolve_dropped_type(
     if not inserted:
         return
     keeper = THEIRS if check.dropped_by == OURS else OURS
+    side = _decide(result, choices or {}, strategy, check.table, None)
     c = Conflict(
         SCHEMA_CONFLICT,
         check.table,
@@ -644,14 +675,19 @@ def resolve_dropped_type(
         _describe_table(check.kept),
         _describe_table(check.kept if keeper == THEIRS else None),
         _describe_table(check.kept if keeper == OURS else None),
-        resolution=strategy,
+        resolution=None if side is None else side[1],
     )
-    (result.resolved if strategy else result.conflicts).append(c)
-    if strategy != keeper:
+    (result.resolved if side else result.conflicts).append(c)
+    if side is None or side[0] != keeper:
         return
     s = result.schema
     nodes, edges = dict(s.nodes), dict(s.edges)
     for t in (check.kept, *check.edges):
+        # Restored as the keeper has it: its columns map to themselves.
+        result.columns.setdefault(keeper, {})[t.name] = (
+            t.name,
+            {p.name: p.name for p in t.properties},
+        )
         if isinstance(t, EdgeType):
             edges[t.name] = t
         else:
