@@ -15,6 +15,9 @@ seconds (CPU time is what a busy machine does not inflate) and the process's pea
 "-" means the library has no such algorithm (or none without a Python callback per edge).
 
 Target: PageRank on 1M nodes / 10M edges <= 10 s on the 2-core machine.
+
+igraph (the `algo` extra) and scipy (dev) come with `make test`; the comparison libraries
+do not: `.venv/bin/pip install networkit rustworkx` first, or pick `--libs` without them.
 """
 
 from __future__ import annotations
