@@ -8,19 +8,17 @@ the total row count and the asked-for slice as Arrow IPC bytes."""
 
 from __future__ import annotations
 
-import functools
-import json
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from graphlake.isolation import Stopped, Workers
+from graphlake.read.in_worker import ipc_bytes, worker_snapshot
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
     from graphlake.read.snapshot import Snapshot
-    from graphlake.repo import Repo
 
 KILL_GRACE_S = 0.5  # past the run's timeout, the worker is killed
 
@@ -90,32 +88,10 @@ def algo_job(
     from graphlake.algo.run import run
 
     table = run(
-        _snapshot(uri, storage_options, commit),
+        worker_snapshot(uri, storage_options, commit),
         name,
         edge_type,
         max_memory_mb=memory_mb,
         **options,
     )
-    return table.num_rows, _ipc(table.slice(offset, limit))
-
-
-def _snapshot(uri: str, storage_options: dict | None, commit: Commit) -> Snapshot:
-    # in the worker process only: opens Lance tables there
-    from graphlake.read.snapshot import Snapshot
-
-    return Snapshot(_repo(uri, json.dumps(storage_options, sort_keys=True)), commit)
-
-
-@functools.lru_cache(maxsize=8)
-def _repo(uri: str, options: str) -> Repo:
-    # in the worker process only: opens the graph there
-    from graphlake.repo import Repo
-
-    return Repo(uri, json.loads(options))
-
-
-def _ipc(table: pa.Table) -> bytes:
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return sink.getvalue().to_pybytes()
+    return table.num_rows, ipc_bytes(table.slice(offset, limit))

@@ -10,8 +10,6 @@ DuckDB's message) are enforced by the pool, which kills the worker past either.
 
 from __future__ import annotations
 
-import functools
-import json
 import tempfile
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -19,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from graphlake.isolation import Stopped, Workers
+from graphlake.read.in_worker import ipc_bytes, worker_snapshot
 from graphlake.read.sql import SqlLimits, timeout_message
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
     from graphlake.read.snapshot import Snapshot
-    from graphlake.repo import Repo
 
 KILL_GRACE_S = 0.5  # past the query's own timeout, the worker is killed
 WARM = "graphlake.query.isolated:warm"
@@ -77,7 +75,7 @@ def sql_job(
     # in the worker process only: the parent never loads these
     from graphlake.read.sql import run_sql
 
-    return _ipc(run_sql(_snapshot(uri, storage_options, commit), text, limits=limits))
+    return ipc_bytes(run_sql(worker_snapshot(uri, storage_options, commit), text, limits=limits))
 
 
 def cypher_job(
@@ -91,7 +89,9 @@ def cypher_job(
     # in the worker process only: the parent never loads these
     from graphlake.query.executor import run_query
 
-    return _ipc(run_query(_snapshot(uri, storage_options, commit), text, params, limits=limits))
+    return ipc_bytes(
+        run_query(worker_snapshot(uri, storage_options, commit), text, params, limits=limits)
+    )
 
 
 def warm() -> None:
@@ -115,25 +115,3 @@ def warm() -> None:
                 return {"t": ds}
 
         run_sql(_Warm(), "SELECT count(*) FROM t")  # type: ignore[arg-type]
-
-
-def _snapshot(uri: str, storage_options: dict | None, commit: Commit) -> Snapshot:
-    # in the worker process only: the parent never loads these
-    from graphlake.read.snapshot import Snapshot
-
-    return Snapshot(_repo(uri, json.dumps(storage_options, sort_keys=True)), commit)
-
-
-@functools.lru_cache(maxsize=8)
-def _repo(uri: str, options: str) -> Repo:
-    # in the worker process only: the parent never loads these
-    from graphlake.repo import Repo
-
-    return Repo(uri, json.loads(options))
-
-
-def _ipc(table: pa.Table) -> bytes:
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return sink.getvalue().to_pybytes()
