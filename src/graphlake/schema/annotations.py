@@ -117,12 +117,6 @@ class Kind:
         """What a schema diff compares besides the columns, as text."""
         return ""
 
-    # -- conflicts
-
-    def shown(self, c: Constraint) -> str:
-        """The value as a conflict's description shows it."""
-        return str(c.value)
-
 
 # --- @unique, @index, @search: names of properties ---------------------------------------
 

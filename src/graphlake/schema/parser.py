@@ -5,7 +5,9 @@ turned into small "raw" records that still carry their tokens. A semantic pass t
 resolves types and annotations, checks every rule of the language and builds the frozen
 model. Keeping the grammar loose and the checks here means every error can name the exact
 token and say what is wrong in the schema's own terms. Every failure is a `SchemaError`
-with a 1-based line and column; no lark exception escapes.
+with a 1-based line and column; no lark exception escapes. Constraint annotations
+(`@unique`, `@index`, `@range`, `@check`, `@search`, `@card`) are parsed by their kind's
+description in `annotations` (`SYNTAX`); `@key`, `@default` and `@renamed_from` here.
 
 Client text is bounded before Python works on it: integers longer than an I64/U64 (no
 4,300-digit conversion error), `Vector` dimensions up to `MAX_VECTOR_DIM`, no list of
