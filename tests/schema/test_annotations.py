@@ -171,7 +171,7 @@ def test_a_tables_list_is_in_canonical_order_whatever_the_order_written() -> Non
         "check",
         "search",
     ]
-    # Per-property kinds in property order; the views follow the list.
+    # Keyed kinds (one per property) in property order; the views follow the list.
     assert list(t.ranges) == ["a", "c"] and list(t.checks) == ["b", "a2"]
     assert parse_schema(schema_text(parse_schema(written))).require("Doc") == t
 

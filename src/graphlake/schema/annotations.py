@@ -74,6 +74,10 @@ class Kind:
     written: str  # the annotation's name in `.pg` text
     usage: str = ""  # how to write it, for "malformed" errors
     placement: Placement = "type"
+    # How two sides' versions merge: "set" (members both kept plus each side's additions),
+    # "keyed" (one entry per property at most: range, check, ANN index; a value changed
+    # differently conflicts; such entries sit in property order in a table's list), or
+    # "single" (one per table: card; conflicts like the table's other fields).
     merge: MergeRule = "set"
     records_added: bool = False
     add_cost: AddCost = "check"
@@ -81,9 +85,6 @@ class Kind:
     # How a schema conflict's property description lists it: "list" (every entry covering
     # the property, shown only when there is one), "value" (its value), or not at all.
     in_property: Literal["list", "value"] | None = None
-    # One entry per property at most (range, check, ANN index): such entries sit in
-    # property order in a table's list, and merge keyed by property.
-    per_property: bool = False
 
     # -- parsing (annotations this kind owns: `SYNTAX`)
 
@@ -201,7 +202,6 @@ class VectorIndexKind(Kind):
     records_added = True
     add_cost = "metadata"
     add_note = "its index is built by the next optimize"
-    per_property = True
 
     def add_vector(
         self,
@@ -272,7 +272,6 @@ class _Valued(Kind):
     merge = "keyed"
     records_added = True
     in_property = "value"
-    per_property = True
 
     def is_inline(self, ann: RawAnnotation) -> bool:
         return not (ann.args and is_name(ann.args[0]))
@@ -424,12 +423,12 @@ def canonical(
     properties: Iterable[Property], constraints: Iterable[Constraint]
 ) -> tuple[Constraint, ...]:
     """`constraints` in a table's canonical order: kinds in `CONSTRAINT_KINDS` order,
-    per-property kinds in property order, the others as declared."""
+    keyed kinds (one entry per property) in property order, the others as declared."""
     position = {p.name: i for i, p in enumerate(properties)}
     rank = {k: i for i, k in enumerate(CONSTRAINT_KINDS)}
 
     def key(c: Constraint) -> tuple[int, int]:
-        at = position.get(c.columns[0], len(position)) if KINDS[c.kind].per_property else 0
+        at = position.get(c.columns[0], len(position)) if KINDS[c.kind].merge == "keyed" else 0
         return rank[c.kind], at
 
     return tuple(sorted(constraints, key=key))

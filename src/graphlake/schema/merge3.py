@@ -521,7 +521,7 @@ class _Merger:
         t: frozenset[tuple[str, ...]],
         keep: set[str],
     ) -> frozenset[tuple[str, ...]]:
-        """Members both sides kept, plus each side's additions (a removal on either wins)."""
+        """A set-merged kind (`_set_merge`); its additions recorded if the kind says so."""
         merged = _set_merge(b, o, t)
         if how.records_added:
             for cols in sorted(merged - b):
