@@ -13,7 +13,7 @@ import graphlake as gl
 from graphlake import regex
 from graphlake.constraints import values
 from graphlake.errors import CheckPatternError
-from graphlake.schema import parser
+from graphlake.schema import annotations
 from graphlake.schema.parser import MAX_VECTOR_DIM, parse_schema
 
 BIG = "9" * 5000  # past Python's 4,300-digit int-str conversion limit
@@ -125,7 +125,7 @@ def test_stored_pattern_re2_refuses_keeps_the_graph_readable(tmp_path, monkeypat
     # A graph written by an older version, whose @check accepted Python `re` syntax.
     old = NODE.format('String? @check("(x)\\1")')
     with monkeypatch.context() as m:
-        m.setattr(parser, "pattern_problem", lambda pattern: None)
+        m.setattr(annotations, "pattern_problem", lambda pattern: None)
         m.setattr(values, "_regex", lambda *args: [])
         old_g = gl.Graph.init(tmp_path / "g", old)
         with old_g.write() as w:

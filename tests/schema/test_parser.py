@@ -15,6 +15,7 @@ from graphlake.schema import (
     KEY_KINDS,
     SCALARS,
     Cardinality,
+    Constraint,
     EdgeType,
     NodeType,
     Property,
@@ -127,10 +128,12 @@ def test_example_builds_the_exact_model() -> None:
             Property("score", TypeRef("F64"), nullable=True),
             Property("body", TypeRef("Blob"), nullable=True),
         ),
-        uniques=(("title",),),
-        indexes=(("lang",),),
-        ranges={"score": Range(0.0, 1.0)},
-        checks={"lang": "[a-z]{2}"},
+        constraints=(
+            Constraint("unique", ("title",)),
+            Constraint("index", ("lang",)),
+            Constraint("range", ("score",), Range(0.0, 1.0)),
+            Constraint("check", ("lang",), "[a-z]{2}"),
+        ),
         key="slug",
     )
     assert s.edges["Knows"] == EdgeType(
@@ -140,7 +143,11 @@ def test_example_builds_the_exact_model() -> None:
         dst="Person",
     )
     assert s.edges["WorksAt"] == EdgeType(
-        name="WorksAt", properties=(), src="Person", dst="Company", card=Cardinality(0, 1)
+        name="WorksAt",
+        properties=(),
+        constraints=(Constraint("card", (), Cardinality(0, 1)),),
+        src="Person",
+        dst="Company",
     )
 
 

@@ -2,6 +2,7 @@
 
 from graphlake.schema.arrow import arrow_field, arrow_schema, arrow_type
 from graphlake.schema.model import (
+    CONSTRAINT_KINDS,
     EDGE_COLUMNS,
     FLOAT_KINDS,
     INTEGER_KINDS,
@@ -12,6 +13,8 @@ from graphlake.schema.model import (
     RESERVED_PREFIX,
     SCALARS,
     Cardinality,
+    Constraint,
+    ConstraintKind,
     EdgeType,
     NodeType,
     Property,
@@ -23,6 +26,7 @@ from graphlake.schema.model import (
 from graphlake.schema.parser import load_schema, parse_schema
 
 __all__ = [
+    "CONSTRAINT_KINDS",
     "EDGE_COLUMNS",
     "FLOAT_KINDS",
     "INTEGER_KINDS",
@@ -33,6 +37,8 @@ __all__ = [
     "RESERVED_PREFIX",
     "SCALARS",
     "Cardinality",
+    "Constraint",
+    "ConstraintKind",
     "EdgeType",
     "NodeType",
     "Property",

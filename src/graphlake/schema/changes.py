@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from graphlake.errors import SchemaChangeRefusedError
+from graphlake.schema.annotations import KINDS, kind_of
 from graphlake.schema.model import (
+    ConstraintKind,
     EdgeType,
     NodeType,
     Property,
@@ -30,7 +32,6 @@ __all__ = [
     "AddProperty",
     "AddType",
     "ChangeDefault",
-    "Constraint",
     "Cost",
     "DropConstraint",
     "DropProperty",
@@ -40,6 +41,7 @@ __all__ = [
     "RenameType",
     "RetypeProperty",
     "Step",
+    "StepConstraint",
     "WidenProperty",
     "describe_changes",
     "schema_changes",
@@ -56,19 +58,17 @@ class Cost(StrEnum):
 
 
 @dataclass(frozen=True)
-class Constraint:
-    """One `@unique`, `@index`, `@range`, `@check`, `@card`, or search index (`@index` on
-    a Vector: kind "vector_index"; `@search`), named by what it covers."""
+class StepConstraint:
+    """A constraint as a schema diff compares it: its kind (`annotations.KINDS`), what it
+    covers, and its detail as text (the range, regex, cardinality or metric)."""
 
-    kind: str
+    kind: ConstraintKind
     columns: tuple[str, ...]
-    detail: str = ""  # the range, regex, cardinality or metric, as written
+    detail: str = ""
 
     def __str__(self) -> str:
-        inner = ", ".join(self.columns) + (f", {self.detail}" if self.detail else "")
-        if self.kind == "card":
-            inner = self.detail
-        return f"@{'index' if self.kind == 'vector_index' else self.kind}({inner})"
+        inner = ", ".join([*self.columns, *([self.detail] if self.detail else [])])
+        return f"@{KINDS[self.kind].written}({inner})"
 
 
 @dataclass(frozen=True)
@@ -225,32 +225,20 @@ class ChangeDefault(Step):
 
 @dataclass(frozen=True)
 class AddConstraint(Step):
-    constraint: Constraint = field(kw_only=True)
+    constraint: StepConstraint = field(kw_only=True)
 
     @property
     def cost(self) -> Cost:
-        if self.constraint.kind in _SEARCH_KINDS:
-            return Cost.METADATA
-        return Cost.COLUMN if self.constraint.kind == "index" else Cost.CHECK
+        # Search indexes (ANN, full-text) are built by `optimize`, never by a schema change.
+        return Cost(KINDS[self.constraint.kind].add_cost)
 
     def describe(self) -> str:
-        how = (
-            "its index is built by the next optimize"
-            if self.constraint.kind in _SEARCH_KINDS
-            else "indexes the column"
-            if self.constraint.kind == "index"
-            else "checks every row"
-        )
-        return f"add {self.constraint} on {self.table} ({how})"
-
-
-# Search indexes (ANN, full-text) are built by `optimize`, never by a schema change.
-_SEARCH_KINDS = ("vector_index", "search")
+        return f"add {self.constraint} on {self.table} ({KINDS[self.constraint.kind].add_note})"
 
 
 @dataclass(frozen=True)
 class DropConstraint(Step):
-    constraint: Constraint = field(kw_only=True)
+    constraint: StepConstraint = field(kw_only=True)
 
     def describe(self) -> str:
         return f"drop {self.constraint} on {self.table}"
@@ -540,27 +528,11 @@ def _constraint_changes(old: TableType, new: TableType, renames: dict[str, str])
     return steps
 
 
-def _constraints(t: TableType, rename: dict[str, str]) -> list[Constraint]:
-    def cols(names: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(rename.get(n, n) for n in names)
-
-    out = [Constraint("unique", cols(u)) for u in t.uniques]
-    out += [Constraint("index", cols(i)) for i in t.indexes]
-    out += [Constraint("range", cols((p,)), _range_text(r)) for p, r in t.ranges.items()]
-    out += [Constraint("check", cols((p,)), f'"{rx}"') for p, rx in t.checks.items()]
-    out += [
-        Constraint("vector_index", cols((p,)), f'metric="{m}"') for p, m in t.vector_indexes.items()
+def _constraints(t: TableType, rename: dict[str, str]) -> list[StepConstraint]:
+    return [
+        StepConstraint(c.kind, tuple(rename.get(n, n) for n in c.columns), kind_of(c).detail(c))
+        for c in t.constraints
     ]
-    out += [Constraint("search", cols((p,))) for p in t.search]
-    if isinstance(t, EdgeType) and t.card is not None:
-        hi = "" if t.card.max is None else str(t.card.max)
-        out.append(Constraint("card", (), f"{t.card.min}..{hi}"))
-    return out
-
-
-def _range_text(r: object) -> str:
-    lo, hi = getattr(r, "min", None), getattr(r, "max", None)
-    return f"{'' if lo is None else lo}..{'' if hi is None else hi}"
 
 
 def _physical(t: TypeRef) -> str:

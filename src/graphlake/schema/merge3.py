@@ -31,7 +31,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from graphlake.conflicts import SCHEMA_CONFLICT, Conflict
-from graphlake.schema.model import EdgeType, NodeType, Property, Schema, TableType
+from graphlake.schema.annotations import KINDS, Kind, canonical
+from graphlake.schema.model import (
+    Constraint,
+    ConstraintKind,
+    EdgeType,
+    NodeType,
+    Property,
+    Schema,
+    TableType,
+)
 
 __all__ = ["SCHEMA_CONFLICT", "SchemaMerge", "SchemaSide", "merge_schemas", "resolve_dropped_type"]
 
@@ -190,44 +199,37 @@ class _Shape:
     kind: str  # "node" | "edge"
     props: dict[str, Property]  # identity -> property (named by its identity)
     names: dict[str, str]  # identity -> the name the side gives it
-    uniques: frozenset[tuple[str, ...]]
-    indexes: frozenset[tuple[str, ...]]
-    ranges: dict[str, Any]
-    checks: dict[str, str]
-    extra: dict[str, Any]  # key / src / dst / card
-    vector_indexes: dict[str, str] = field(default_factory=dict)  # ANN index -> metric
-    search: frozenset[str] = frozenset()  # properties with a full-text index
+    # Per constraint kind, by its merge rule: "set" a frozenset of column tuples, "keyed"
+    # identity -> value, "single" the value or None.
+    constraints: dict[ConstraintKind, Any]
+    extra: dict[str, Any]  # key / src / dst
 
 
 def _shape(t: Table | None, idents: Mapping[str, str], type_ident: Mapping[str, str]) -> _Shape:
     if t is None:
-        return _Shape("", {}, {}, frozenset(), frozenset(), {}, {}, {})
-
-    def ids(cols: tuple[str, ...]) -> tuple[str, ...]:
-        return tuple(idents.get(c, c) for c in cols)
-
+        return _Shape("", {}, {}, {k: _by_rule(k, ()) for k in KINDS}, {})
     props = {idents[p.name]: replace(p, name=idents[p.name]) for p in t.properties}
     names = {idents[p.name]: p.name for p in t.properties}
+    renamed = [
+        replace(c, columns=tuple(idents.get(n, n) for n in c.columns)) for c in t.constraints
+    ]
+    constraints = {k: _by_rule(k, [c for c in renamed if c.kind == k]) for k in KINDS}
+    extra: dict[str, Any]
     if isinstance(t, EdgeType):
-        extra = {
-            "src": type_ident.get(t.src, t.src),
-            "dst": type_ident.get(t.dst, t.dst),
-            "card": t.card,
-        }
+        extra = {"src": type_ident.get(t.src, t.src), "dst": type_ident.get(t.dst, t.dst)}
     else:
         extra = {"key": idents.get(t.key, t.key)}
-    return _Shape(
-        "edge" if isinstance(t, EdgeType) else "node",
-        props,
-        names,
-        frozenset(ids(u) for u in t.uniques),
-        frozenset(ids(i) for i in t.indexes),
-        {idents.get(k, k): v for k, v in t.ranges.items()},
-        {idents.get(k, k): v for k, v in t.checks.items()},
-        extra,
-        {idents.get(k, k): v for k, v in t.vector_indexes.items()},
-        frozenset(idents.get(p, p) for p in t.search),
-    )
+    return _Shape("edge" if isinstance(t, EdgeType) else "node", props, names, constraints, extra)
+
+
+def _by_rule(kind: ConstraintKind, cs: Iterable[Constraint]) -> Any:
+    """One kind's constraints in the form its merge rule compares."""
+    rule = KINDS[kind].merge
+    if rule == "set":
+        return frozenset(c.columns for c in cs)
+    if rule == "keyed":
+        return {c.columns[0]: c.value for c in cs}
+    return next((c.value for c in cs), None)
 
 
 def _three_way(b: Any, o: Any, t: Any) -> tuple[bool, Any]:
@@ -391,15 +393,15 @@ class _Merger:
         ts = _shape(t, self.t.idents(ident), self.type_ident[THEIRS])
         props, names = self._props(ident, bs, os_, ts)
         keep = set(props)
-        uniques = self._constraint_set(ident, "unique", bs.uniques, os_.uniques, ts.uniques, keep)
-        indexes = _set_merge(bs.indexes, os_.indexes, ts.indexes)
-        ranges = self._keyed(ident, "range", bs.ranges, os_.ranges, ts.ranges, keep)
-        checks = self._keyed(ident, "check", bs.checks, os_.checks, ts.checks, keep)
-        # Search indexes merge like constraints: a metric changed differently conflicts.
-        vectors = self._keyed(
-            ident, "vector_index", bs.vector_indexes, os_.vector_indexes, ts.vector_indexes, keep
-        )
-        search = _set_merge(bs.search, os_.search, ts.search)
+        merged: dict[ConstraintKind, Any] = {}
+        for kind, how in KINDS.items():
+            b_, o_, t_ = bs.constraints[kind], os_.constraints[kind], ts.constraints[kind]
+            if how.merge == "set":
+                merged[kind] = self._constraint_set(ident, how, b_, o_, t_, keep)
+            elif how.merge == "keyed":
+                merged[kind] = self._keyed(ident, how, b_, o_, t_, keep)
+            else:
+                merged[kind] = self._single(ident, how, b_ if b else None, o_, t_, (b, o, t))
         extra: dict[str, Any] = {}
         for key in sorted(set(os_.extra) | set(ts.extra)):
             bv, ov, tv = bs.extra.get(key), os_.extra.get(key), ts.extra.get(key)
@@ -414,27 +416,29 @@ class _Merger:
                     _describe_table(t),
                 )
                 v = tv if side == THEIRS else ov
-            elif key == "card" and v is not None and v != bv:
-                self._added(ident, "card", (), OURS if v == ov and ov != bv else THEIRS)
             extra[key] = v
         rn = {i: names[i] for i in props}
         self.prop_names[ident] = rn
 
-        def cols(cs: Iterable[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
-            return tuple(tuple(rn[c] for c in u) for u in sorted(cs) if set(u) <= keep)
-
+        constraints: list[Constraint] = []
+        for kind, how in KINDS.items():
+            value = merged[kind]
+            if how.merge == "set":
+                constraints += [
+                    Constraint(kind, tuple(rn[c] for c in cols))
+                    for cols in sorted(value)
+                    if set(cols) <= keep
+                ]
+            elif how.merge == "keyed":
+                constraints += [Constraint(kind, (rn[k],), v) for k, v in value.items()]
+            elif value is not None:
+                constraints.append(Constraint(kind, (), value))
+        properties = tuple(replace(p, name=rn[i]) for i, p in props.items())
         common: dict[str, Any] = dict(
-            name=name,
-            properties=tuple(replace(p, name=rn[i]) for i, p in props.items()),
-            uniques=cols(uniques),
-            indexes=cols(indexes),
-            ranges={rn[k]: v for k, v in ranges.items()},
-            checks={rn[k]: v for k, v in checks.items()},
-            vector_indexes={rn[k]: v for k, v in vectors.items()},
-            search=tuple(rn[p] for p in sorted(search) if p in keep),
+            name=name, properties=properties, constraints=canonical(properties, constraints)
         )
         if isinstance(o, EdgeType):
-            return EdgeType(**common, src=extra["src"], dst=extra["dst"], card=extra["card"])
+            return EdgeType(**common, src=extra["src"], dst=extra["dst"])
         return NodeType(**common, key=rn.get(extra["key"], extra["key"]))
 
     # -- properties
@@ -511,22 +515,24 @@ class _Merger:
     def _constraint_set(
         self,
         table: str,
-        kind: str,
+        how: Kind,
         b: frozenset[tuple[str, ...]],
         o: frozenset[tuple[str, ...]],
         t: frozenset[tuple[str, ...]],
         keep: set[str],
     ) -> frozenset[tuple[str, ...]]:
+        """A set-merged kind (`_set_merge`); its additions recorded if the kind says so."""
         merged = _set_merge(b, o, t)
-        for cols in sorted(merged - b):
-            if set(cols) <= keep:
-                self._added(table, kind, cols, OURS if cols in o else THEIRS)
+        if how.records_added:
+            for cols in sorted(merged - b):
+                if set(cols) <= keep:
+                    self._added(table, how.kind, cols, OURS if cols in o else THEIRS)
         return merged
 
     def _keyed(
         self,
         table: str,
-        kind: str,
+        how: Kind,
         b: dict[str, Any],
         o: dict[str, Any],
         t: dict[str, Any],
@@ -540,7 +546,7 @@ class _Merger:
             if not agreed:
                 side = self._conflict(
                     table,
-                    f"@{kind} on {table}.{key} changed differently on both sides",
+                    f"@{how.kind} on {table}.{key} changed differently on both sides",
                     key,
                     _fmt(b.get(key)),
                     _fmt(o.get(key)),
@@ -549,9 +555,27 @@ class _Merger:
                 v = t.get(key) if side == THEIRS else o.get(key)
             if v is not None:
                 out[key] = v
-                if v != b.get(key):
-                    self._added(table, kind, (key,), OURS if v == o.get(key) else THEIRS)
+                if v != b.get(key) and how.records_added:
+                    self._added(table, how.kind, (key,), OURS if v == o.get(key) else THEIRS)
         return out
+
+    def _single(
+        self, table: str, how: Kind, b: Any, o: Any, t: Any, defs: tuple[Table | None, ...]
+    ) -> Any:
+        """One value per table (`@card`): a change on both sides conflicts like the
+        table's other fields."""
+        agreed, v = _three_way(b, o, t)
+        if not agreed:
+            side = self._conflict(
+                table,
+                f"{how.kind} of {table!r} changed differently",
+                None,
+                *(_describe_table(d) for d in defs),
+            )
+            v = t if side == THEIRS else o
+        elif v is not None and v != b and how.records_added:
+            self._added(table, how.kind, (), OURS if v == o and o != b else THEIRS)
+        return v
 
     def _added(self, table: str, kind: str, cols: tuple[str, ...], by: str) -> None:
         self.out.added_constraints.append(AddedConstraint(table, kind, cols, by))
@@ -714,12 +738,11 @@ def _describe_prop(shape: _Shape, ident: str) -> dict[str, Any] | None:
     for k, v in p.__dict__.items():  # e.g. a default, when the model has one
         if k not in ("name", "type", "nullable", "renamed_from") and v is not None:
             d[k] = str(v)
-    d["unique"] = sorted(list(u) for u in shape.uniques if ident in u)
-    d["index"] = sorted(list(i) for i in shape.indexes if ident in i)
-    if ident in shape.ranges:
-        d["range"] = str(shape.ranges[ident])
-    if ident in shape.checks:
-        d["check"] = shape.checks[ident]
+    for kind, how in KINDS.items():
+        if how.in_property == "list":
+            d[kind] = sorted(list(u) for u in shape.constraints[kind] if ident in u)
+        elif how.in_property == "value" and ident in shape.constraints[kind]:
+            d[kind] = str(shape.constraints[kind][ident])
     return d
 
 

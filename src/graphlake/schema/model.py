@@ -6,7 +6,7 @@ These are plain immutable values; `parser.parse_schema` builds them from `.pg` t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Literal
 
@@ -119,19 +119,47 @@ class Cardinality:
     max: int | None
 
 
+# The kinds of constraint and index a table declares, in their canonical order (the order
+# of a table's `constraints`). `schema.annotations` holds one description per kind: how
+# it parses, prints, diffs, merges and shows.
+ConstraintKind = Literal["unique", "index", "range", "check", "vector_index", "search", "card"]
+CONSTRAINT_KINDS: tuple[ConstraintKind, ...] = (
+    "unique",
+    "index",
+    "range",
+    "check",
+    "vector_index",
+    "search",
+    "card",
+)
+# What a constraint carries besides its columns: the bounds of a `@range` (Range), the
+# regex of a `@check` or the metric of a Vector `@index` (str), the bounds of a `@card`
+# (Cardinality); None for `@unique`, `@index` and `@search`.
+ConstraintValue = Range | Cardinality | str | None
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """One declared constraint or index: `@unique(a, b)`, `@index(a)`, `@range(p, 0..1)`,
+    `@check(p, "rx")`, `@index(v, metric="l2")` (kind "vector_index"), `@search(p)` (one
+    per property) or `@card(0..1)` (no columns)."""
+
+    kind: ConstraintKind
+    columns: tuple[str, ...]
+    value: ConstraintValue = None
+
+
 @dataclass(frozen=True)
 class TableType:
-    """What node and edge types share: a name, properties and constraints."""
+    """What node and edge types share: a name, properties and constraints.
+
+    `constraints` is the one list of the table's constraints and indexes, kinds in
+    `CONSTRAINT_KINDS` order; `uniques`, `ranges`, `card`, ... are views of it.
+    """
 
     name: str
     properties: tuple[Property, ...]
-    uniques: tuple[tuple[str, ...], ...] = ()
-    indexes: tuple[tuple[str, ...], ...] = ()
-    ranges: dict[str, Range] = field(default_factory=dict)
-    checks: dict[str, str] = field(default_factory=dict)  # property -> regex (full match)
-    # `@index` on a Vector: an ANN index, property -> metric ("cosine", "l2" or "dot").
-    vector_indexes: dict[str, str] = field(default_factory=dict)
-    search: tuple[str, ...] = ()  # `@search(a, b)`: String properties with a BM25 index
+    constraints: tuple[Constraint, ...] = ()
     renamed_from: str | None = None  # `node New @renamed_from(Old)`, as on properties
 
     @property
@@ -141,6 +169,39 @@ class TableType:
     @property
     def is_edge(self) -> bool:
         return False
+
+    def of_kind(self, kind: ConstraintKind) -> tuple[Constraint, ...]:
+        """The table's constraints of one kind, in declared order."""
+        return tuple(c for c in self.constraints if c.kind == kind)
+
+    @property
+    def uniques(self) -> tuple[tuple[str, ...], ...]:
+        return tuple(c.columns for c in self.of_kind("unique"))
+
+    @property
+    def indexes(self) -> tuple[tuple[str, ...], ...]:
+        return tuple(c.columns for c in self.of_kind("index"))
+
+    @property
+    def ranges(self) -> dict[str, Range]:
+        return {c.columns[0]: c.value for c in self.of_kind("range") if isinstance(c.value, Range)}
+
+    @property
+    def checks(self) -> dict[str, str]:
+        """property -> regex (full match)"""
+        return {c.columns[0]: c.value for c in self.of_kind("check") if isinstance(c.value, str)}
+
+    @property
+    def vector_indexes(self) -> dict[str, str]:
+        """`@index` on a Vector: an ANN index, property -> metric ("cosine", "l2", "dot")."""
+        return {
+            c.columns[0]: c.value for c in self.of_kind("vector_index") if isinstance(c.value, str)
+        }
+
+    @property
+    def search(self) -> tuple[str, ...]:
+        """`@search(a, b)`: String properties with a BM25 index."""
+        return tuple(c.columns[0] for c in self.of_kind("search"))
 
     # Defined last: inside the class body this name shadows the `property` builtin, so any
     # `@property` written after it would call this method instead.
@@ -160,11 +221,18 @@ class NodeType(TableType):
 class EdgeType(TableType):
     src: str = ""  # source node type
     dst: str = ""  # destination node type
-    card: Cardinality | None = None
 
     @property
     def is_edge(self) -> bool:
         return True
+
+    @property
+    def card(self) -> Cardinality | None:
+        """`@card(min..max)`, if declared."""
+        for c in self.of_kind("card"):
+            if isinstance(c.value, Cardinality):
+                return c.value
+        return None
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,9 @@ turned into small "raw" records that still carry their tokens. A semantic pass t
 resolves types and annotations, checks every rule of the language and builds the frozen
 model. Keeping the grammar loose and the checks here means every error can name the exact
 token and say what is wrong in the schema's own terms. Every failure is a `SchemaError`
-with a 1-based line and column; no lark exception escapes.
+with a 1-based line and column; no lark exception escapes. Constraint annotations
+(`@unique`, `@index`, `@range`, `@check`, `@search`, `@card`) are parsed by their kind's
+description in `annotations` (`SYNTAX`); `@key`, `@default` and `@renamed_from` here.
 
 Client text is bounded before Python works on it: integers longer than an I64/U64 (no
 4,300-digit conversion error), `Vector` dimensions up to `MAX_VECTOR_DIM`, no list of
@@ -19,12 +21,10 @@ older version still opens and reads; the writes that need the check refuse it
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,24 +34,34 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, Un
 from graphlake.errors import SchemaError
 from graphlake.grammar import lark_parser
 from graphlake.hints import did_you_mean
-from graphlake.regex import pattern_problem
+from graphlake.schema.annotations import SYNTAX, canonical
 from graphlake.schema.model import (
-    FLOAT_KINDS,
     KEY_KINDS,
     NUMERIC_KINDS,
     RESERVED_NAMES,
     RESERVED_PREFIX,
     SCALARS,
-    VECTOR_METRICS,
-    Cardinality,
     DefaultValue,
     EdgeType,
     NodeType,
     Property,
-    Range,
     Schema,
     TypeKind,
     TypeRef,
+)
+from graphlake.schema.syntax import (
+    Arg,
+    RawAnnotation,
+    RawKwarg,
+    RawRange,
+    TableScope,
+    arg_pos,
+    date_bound,
+    is_name,
+    numeric_value,
+    schema_error,
+    shown,
+    string_value,
 )
 
 __all__ = ["MAX_VECTOR_DIM", "load_schema", "parse_schema"]
@@ -59,9 +69,6 @@ __all__ = ["MAX_VECTOR_DIM", "load_schema", "parse_schema"]
 # The largest `Vector(n)`: Arrow's fixed-size lists allow 2**31 - 1, but one such row is
 # 8 GiB; 65,536 float32 (256 KiB a row) is far above any embedding model's width.
 MAX_VECTOR_DIM = 65_536
-# An integer of more digits fits no I64/U64 (and would meet Python's int-str limit).
-_MAX_INT_DIGITS = 20
-_F32_MAX = 3.4028234663852886e38
 
 # --- lark ------------------------------------------------------------------------------
 
@@ -169,35 +176,11 @@ class _RawType:
 
 
 @dataclass
-class _RawRange:
-    dots: Token
-    lo: Token | None  # NUMBER or STRING
-    hi: Token | None
-
-
-@dataclass
-class _RawKwarg:
-    name: Token  # `metric` in `metric="cosine"`
-    value: Token  # STRING or NAME
-
-
-_Arg = Token | _RawRange | _RawKwarg  # NAME or STRING token, a range, or name=value
-
-
-@dataclass
-class _RawAnnotation:
-    at: Token  # '@'
-    name: Token
-    has_parens: bool
-    args: list[_Arg]
-
-
-@dataclass
 class _RawProperty:
     name: Token
     type: _RawType
     nullable: bool
-    annotations: list[_RawAnnotation] = field(default_factory=list)  # inline ones
+    annotations: list[RawAnnotation] = field(default_factory=list)  # inline ones
 
 
 @dataclass
@@ -206,8 +189,8 @@ class _RawDecl:
     name: Token
     src: Token | None
     dst: Token | None
-    header: list[_RawAnnotation]
-    items: list[_RawProperty | _RawAnnotation | Token]  # Token = a ',' or ';' separator
+    header: list[RawAnnotation]
+    items: list[_RawProperty | RawAnnotation | Token]  # Token = a ',' or ';' separator
 
     @property
     def is_edge(self) -> bool:
@@ -237,29 +220,29 @@ def _raw_type(tree: Tree[Token]) -> _RawType:
     return _RawType(at=name, name=str(name), lpar=lpar, args=args)
 
 
-def _raw_range(tree: Tree[Token]) -> _RawRange:
+def _raw_range(tree: Tree[Token]) -> RawRange:
     # Children are [lo] DOTDOT [hi]; the position of `..` tells which bounds are present.
     toks = [c for c in tree.children if isinstance(c, Token)]
     at = next(i for i, t in enumerate(toks) if t.type == "DOTDOT")
     lo = toks[at - 1] if at > 0 else None
     hi = toks[at + 1] if at + 1 < len(toks) else None
-    return _RawRange(dots=toks[at], lo=lo, hi=hi)
+    return RawRange(dots=toks[at], lo=lo, hi=hi)
 
 
-def _raw_annotation(tree: Tree[Token]) -> _RawAnnotation:
+def _raw_annotation(tree: Tree[Token]) -> RawAnnotation:
     at, name = _tokens(tree, "AT")[0], _tokens(tree, "NAME")[0]
-    args: list[_Arg] = []
+    args: list[Arg] = []
     for sub in _trees(tree, "ann_args"):
         for c in sub.children:
             if isinstance(c, Tree) and c.data == "kwarg":
                 key, value = _tokens(c, "NAME")[0], c.children[-1]
                 assert isinstance(value, Token)
-                args.append(_RawKwarg(name=key, value=value))
+                args.append(RawKwarg(name=key, value=value))
             elif isinstance(c, Tree):
                 args.append(_raw_range(c))
             elif c.type != "COMMA":
                 args.append(c)
-    return _RawAnnotation(at=at, name=name, has_parens=bool(_tokens(tree, "LPAR")), args=args)
+    return RawAnnotation(at=at, name=name, has_parens=bool(_tokens(tree, "LPAR")), args=args)
 
 
 def _raw_property(tree: Tree[Token]) -> _RawProperty:
@@ -268,7 +251,7 @@ def _raw_property(tree: Tree[Token]) -> _RawProperty:
     return _RawProperty(name=name, type=_raw_type(type_tree), nullable=bool(_tokens(tree, "QMARK")))
 
 
-def _raw_item(node: Tree[Token]) -> _RawProperty | _RawAnnotation | Token:
+def _raw_item(node: Tree[Token]) -> _RawProperty | RawAnnotation | Token:
     if node.data == "property":
         return _raw_property(node)
     if node.data == "annotation":
@@ -280,7 +263,7 @@ def _raw_decl(tree: Tree[Token]) -> _RawDecl:
     keyword = _tokens(tree, "NODE", "EDGE")[0]
     names = _tokens(tree, "NAME")  # type name, then src and dst for edges
     header = [_raw_annotation(a) for a in _trees(tree, "header_annotation")]
-    items: list[_RawProperty | _RawAnnotation | Token] = []
+    items: list[_RawProperty | RawAnnotation | Token] = []
     for body in _trees(tree, "body"):
         items = [_raw_item(c) for c in body.children if isinstance(c, Tree)]
     src, dst = (names[1], names[2]) if keyword.type == "EDGE" else (None, None)
@@ -299,67 +282,34 @@ def _parse_tree(text: str) -> list[_RawDecl]:
 
 # --- semantic checks -------------------------------------------------------------------
 
-KNOWN_ANNOTATIONS = (
-    "key",
-    "unique",
-    "index",
-    "range",
-    "check",
-    "card",
-    "search",
-    "default",
-    "renamed_from",
-)
-_USAGE = {
+# The annotations that are no constraint: they set a node type's key, a property's
+# default, or the name a property or type had before. Constraint annotations are the
+# registry's (`annotations.SYNTAX`).
+_OWN_USAGE = {
     "key": "@key after the key property's type",
-    "unique": "@unique after a property's type, or @unique(prop, ...)",
-    "index": "@index after a property's type, or @index(prop, ...)",
-    "range": "@range(min..max) after a property's type, or @range(prop, min..max)",
-    "check": '@check("regex") after a property\'s type, or @check(prop, "regex")',
-    "card": "@card(min..max) on an edge type",
-    "search": "@search after a String property's type, or @search(prop, ...)",
     "default": "@default(value) after a property's type",
     "renamed_from": "@renamed_from(old_name) after a property's type or a type's name",
 }
-_INT_LIMITS = {
-    "I32": (-(2**31), 2**31 - 1),
-    "I64": (-(2**63), 2**63 - 1),
-    "U32": (0, 2**32 - 1),
-    "U64": (0, 2**64 - 1),
-}
+KNOWN_ANNOTATIONS = ("key", *SYNTAX, "default", "renamed_from")
+_USAGE = {**_OWN_USAGE, **{name: kind.usage for name, kind in SYNTAX.items()}}
 
-
-def _error(message: str, tok: Token) -> SchemaError:
-    return SchemaError(message, tok.line, tok.column)
-
-
+_error = schema_error
 _did_you_mean = did_you_mean
 
 
-def _is_name(arg: _Arg) -> bool:
-    return isinstance(arg, Token) and arg.type == "NAME"
-
-
-def _is_inline(ann: _RawAnnotation) -> bool:
+def _is_inline(ann: RawAnnotation) -> bool:
     """Whether an annotation belongs to the property before it, judged by its shape.
 
     Inline forms never name a property (`@unique`, `@range(0..1)`); type-level forms always
     do (`@unique(a, b)`, `@range(p, 0..1)`), so the two never need a separator to tell apart.
     """
-    kind = str(ann.name)
-    if kind in ("key", "default", "renamed_from"):
+    name = str(ann.name)
+    if name in _OWN_USAGE:
         return True
-    if kind in ("unique", "index", "search"):
-        # `@index(metric="l2")` right after a Vector's type is inline too.
-        return not ann.has_parens or (
-            bool(ann.args) and all(isinstance(a, _RawKwarg) for a in ann.args)
-        )
-    if kind in ("range", "check"):
-        return not (ann.args and _is_name(ann.args[0]))
-    return False  # card
+    return SYNTAX[name].is_inline(ann)
 
 
-def _check_known(ann: _RawAnnotation) -> None:
+def _check_known(ann: RawAnnotation) -> None:
     if ann.name not in KNOWN_ANNOTATIONS:
         known = ", ".join(f"@{a}" for a in KNOWN_ANNOTATIONS)
         hint = _did_you_mean(str(ann.name), KNOWN_ANNOTATIONS)
@@ -400,9 +350,9 @@ def _vector_type(raw: _RawType) -> TypeRef:
     (dim,) = raw.args
     digits = dim.lstrip("0") if dim.type == "NUMBER" and re.fullmatch(r"[0-9]+", dim) else ""
     if not digits:  # not an integer, or zero
-        raise _error(f"Vector dimension must be a positive integer, found '{_shown(dim)}'", dim)
+        raise _error(f"Vector dimension must be a positive integer, found '{shown(dim)}'", dim)
     if len(digits) > 6 or int(digits) > MAX_VECTOR_DIM:
-        raise _error(f"Vector dimension {_shown(dim)} is over the maximum, {MAX_VECTOR_DIM}", dim)
+        raise _error(f"Vector dimension {shown(dim)} is over the maximum, {MAX_VECTOR_DIM}", dim)
     return TypeRef("Vector", dim=int(dim))
 
 
@@ -449,297 +399,72 @@ def _resolve_type(raw: _RawType) -> TypeRef:
     raise _error(f"unknown type '{raw.name}'{hint}; types are {', '.join(known)} and [T]", raw.at)
 
 
-# --- constraints -----------------------------------------------------------------------
+# --- annotations that are no constraint ------------------------------------------------
 
 
-def _shown(tok: Token, limit: int = 40) -> str:
-    """A token as an error message shows it: a 5,000-digit number is cut short."""
-    text = str(tok)
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
-
-
-def _number(tok: Token) -> int | float:
-    """An integer when written as one and short enough to be an I64/U64 value; any other
-    number as a float (a longer integer then fails the integer kinds' range check)."""
-    if re.fullmatch(r"-?[0-9]+", tok) and len(tok.lstrip("-").lstrip("0")) <= _MAX_INT_DIGITS:
-        return int(tok)
-    value = float(tok)
-    if not math.isfinite(value):
-        raise _error(f"number {_shown(tok)} is too large", tok)
-    return value
-
-
-def _string_value(tok: Token) -> str:
-    # Strings are raw, like Python's r"...": the text between the quotes is kept exactly, so
-    # regexes need no doubled backslashes. `\"` stays `\"`, which `re` reads as a quote.
-    return str(tok)[1:-1]
-
-
-def _date_bound(tok: Token, kind: str) -> date | datetime:
-    text = _string_value(tok)
-    try:
-        if kind == "Date":
-            return date.fromisoformat(text)
-        value = datetime.fromisoformat(text)
-    except ValueError:
-        example = '"2020-01-01"' if kind == "Date" else '"2020-01-01T00:00:00Z"'
-        raise _error(f"'{text}' is not a valid {kind}; write it like {example}", tok) from None
-    # DateTime columns are UTC; a bound without a zone is read as UTC too.
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def _bound(tok: Token, prop: Property) -> int | float | date | datetime:
-    kind = prop.type.kind
-    if kind in ("Date", "DateTime"):
-        if tok.type != "STRING":
-            raise _error(
-                f"a range on {kind} property '{prop.name}' takes quoted bounds like \"2020-01-01\"",
-                tok,
-            )
-        return _date_bound(tok, kind)
-    if tok.type != "NUMBER":
-        raise _error(f"a range on {kind} property '{prop.name}' takes number bounds", tok)
-    return _numeric_value(tok, prop, "bound")
-
-
-def _numeric_value(tok: Token, prop: Property, what: str) -> int | float:
-    """A NUMBER token as a value of the numeric property's type. Integer kinds take only
-    integers within the type's limits: a value outside them could be neither stored nor
-    compared with the column's values without a lossy cast."""
-    value = _number(tok)
-    kind = prop.type.kind
-    if kind in FLOAT_KINDS:
-        if kind == "F32" and abs(value) > _F32_MAX:
-            raise _error(
-                f"{what} {_shown(tok)} is not an F32 value for property "
-                f"'{prop.name}' (F32 reaches {_F32_MAX:g})",
-                tok,
-            )
-        return float(value)
-    low, high = _INT_LIMITS[kind]
-    if not isinstance(value, int) or not low <= value <= high:
+def _add_key(table: TableScope, prop: Property, ann: RawAnnotation) -> None:
+    if ann.has_parens:
+        raise _error("@key takes no arguments; write it after the key property's type", ann.at)
+    if table.is_edge:
+        raise _error("edge types have no key; @key is only for node types", ann.at)
+    if table.key:
+        raise _error(f"{table.what} already has @key property '{table.key}'", ann.at)
+    if prop.nullable:
+        raise _error(f"key property '{prop.name}' must not be nullable", ann.at)
+    if prop.type.kind not in KEY_KINDS:
         raise _error(
-            f"{what} '{_shown(tok)}' is not a {kind} value for property '{prop.name}'", tok
-        )
-    return value
-
-
-def _range(rng: _RawRange, prop: Property, ann: _RawAnnotation) -> Range:
-    kind = prop.type.kind
-    if kind not in NUMERIC_KINDS and kind not in ("Date", "DateTime"):
-        raise _error(
-            f"@range applies to numeric, Date and DateTime properties; "
-            f"'{prop.name}' is {prop.type}",
+            f"key property '{prop.name}' is {prop.type}; a key must be one of "
+            f"{', '.join(KEY_KINDS)}",
             ann.at,
         )
-    if rng.lo is None and rng.hi is None:
-        raise _error(
-            "a range needs a minimum, a maximum or both, e.g. 0..10, 0.. or ..10", rng.dots
-        )
-    lo = _bound(rng.lo, prop) if rng.lo is not None else None
-    hi = _bound(rng.hi, prop) if rng.hi is not None else None
-    if lo is not None and hi is not None and lo > hi:  # type: ignore[operator]
-        raise _error(f"range minimum {lo} is greater than its maximum {hi}", rng.dots)
-    return Range(min=lo, max=hi)
+    table.key = prop.name
 
 
-def _regex(tok: Token, prop: Property, ann: _RawAnnotation, stored: bool) -> str:
-    if prop.type.kind != "String":
-        raise _error(f"@check applies to String properties; '{prop.name}' is {prop.type}", ann.at)
-    pattern = _string_value(tok)
-    problem = pattern_problem(pattern)
-    if problem is not None and not stored:
-        raise _error(f"invalid regex in @check: {problem} (patterns are RE2 syntax)", tok)
-    return pattern
+def _set_default(table: TableScope, prop: Property, ann: RawAnnotation) -> None:
+    current = table.properties[prop.name]  # earlier annotations may have replaced it
+    if len(ann.args) != 1:
+        raise _error(f"malformed @default; write {_USAGE['default']}", ann.at)
+    if current.default is not None:
+        raise _error(f"property '{prop.name}' already has a @default", ann.at)
+    value = _default_value(ann.args[0], current, ann)
+    table.properties[prop.name] = dataclasses.replace(current, default=value)
 
 
-def _cardinality(rng: _RawRange) -> Cardinality:
-    if rng.lo is None:
-        raise _error("@card needs a minimum, e.g. @card(0..1) or @card(1..)", rng.dots)
-    for tok in (rng.lo, rng.hi):
-        if tok is not None and (tok.type != "NUMBER" or not re.fullmatch(r"[0-9]+", tok)):
-            raise _error(f"@card bounds must be non-negative integers, found {_shown(tok)}", tok)
-        if tok is not None and (len(tok.lstrip("0")) > 19 or int(tok) > _INT_LIMITS["I64"][1]):
-            raise _error(
-                f"@card bound {_shown(tok)} is over the maximum, {_INT_LIMITS['I64'][1]}", tok
-            )
-    low = int(rng.lo)
-    high = int(rng.hi) if rng.hi is not None else None
-    if high is not None and low > high:
-        raise _error(f"@card minimum {low} is greater than its maximum {high}", rng.dots)
-    return Cardinality(min=low, max=high)
+def _set_renamed(table: TableScope, prop: Property, ann: RawAnnotation) -> None:
+    current = table.properties[prop.name]
+    old = _renamed_from_name(ann, current.renamed_from)
+    if old == prop.name:
+        raise _error(f"property '{prop.name}' cannot be renamed from itself", ann.at)
+    table.properties[prop.name] = dataclasses.replace(current, renamed_from=old)
 
 
-@dataclass
-class _Table:
-    """Collects one type's properties and constraints while its annotations are applied."""
-
-    decl: _RawDecl
-    properties: dict[str, Property]
-    stored: bool = False  # read back from storage: keep @check patterns the caps refuse
-    key: str = ""
-    uniques: list[tuple[str, ...]] = field(default_factory=list)
-    indexes: list[tuple[str, ...]] = field(default_factory=list)
-    ranges: dict[str, Range] = field(default_factory=dict)
-    checks: dict[str, str] = field(default_factory=dict)
-    card: Cardinality | None = None
-    vector_indexes: dict[str, str] = field(default_factory=dict)
-    search: list[str] = field(default_factory=list)
-    renamed_from: str | None = None
-
-    @property
-    def what(self) -> str:
-        return f"{self.decl.keyword} type {self.decl.name}"
-
-    def prop(self, tok: _Arg) -> Property:
-        """The property an annotation argument names; it must be declared in this type."""
-        if not _is_name(tok):
-            raise _error(f"expected a property name, found {_arg_text(tok)}", _arg_pos(tok))
-        assert isinstance(tok, Token)
-        found = self.properties.get(str(tok))
-        if found is None:
-            hint = _did_you_mean(str(tok), self.properties)
-            raise _error(f"'{tok}' is not a property of {self.what}{hint}", tok)
-        return found
-
-    def add_key(self, prop: Property, ann: _RawAnnotation) -> None:
-        if ann.has_parens:
-            raise _error("@key takes no arguments; write it after the key property's type", ann.at)
-        if self.decl.is_edge:
-            raise _error("edge types have no key; @key is only for node types", ann.at)
-        if self.key:
-            raise _error(f"{self.what} already has @key property '{self.key}'", ann.at)
-        if prop.nullable:
-            raise _error(f"key property '{prop.name}' must not be nullable", ann.at)
-        if prop.type.kind not in KEY_KINDS:
-            raise _error(
-                f"key property '{prop.name}' is {prop.type}; a key must be one of "
-                f"{', '.join(KEY_KINDS)}",
-                ann.at,
-            )
-        self.key = prop.name
-
-    def add_names(self, kind: str, props: Sequence[Property], ann: _RawAnnotation) -> None:
-        """Record `@unique` / `@index` / `@search` over one or more properties."""
-        options = _options(ann)
-        if kind == "search":
-            return self.add_search(props, ann)
-        if any(p.type.kind == "Vector" for p in props) and kind == "index":
-            return self.add_vector_index(props, options, ann)
-        if options:
-            raise _error(
-                f"@{kind} takes no options here; metric=... is for an @index on a Vector property",
-                ann.at,
-            )
-        for p in props:
-            banned = ("Blob", "Vector", "List") if kind == "unique" else ("Blob",)
-            if p.type.kind in banned:
-                raise _error(f"@{kind} does not apply to {p.type} property '{p.name}'", ann.at)
-        names = tuple(p.name for p in props)
-        target = self.uniques if kind == "unique" else self.indexes
-        if any(set(existing) == set(names) for existing in target):
-            raise _error(f"duplicate @{kind}({', '.join(names)}) on {self.what}", ann.at)
-        target.append(names)
-
-    def add_vector_index(
-        self, props: Sequence[Property], options: dict[str, Token], ann: _RawAnnotation
-    ) -> None:
-        """`@index(embedding, metric="cosine")`: an ANN index over one Vector property."""
-        if len(props) != 1:
-            raise _error("an @index on a Vector property names that one property only", ann.at)
-        (prop,) = props
-        unknown = set(options) - {"metric"}
-        if unknown:
-            raise _error(f"unknown @index option '{sorted(unknown)[0]}' (known: metric)", ann.at)
-        metric = VECTOR_METRICS[0]
-        if "metric" in options:
-            tok = options["metric"]
-            metric = _string_value(tok) if tok.type == "STRING" else str(tok)
-            if metric not in VECTOR_METRICS:
-                raise _error(
-                    f"unknown metric '{metric}'; metrics are {', '.join(VECTOR_METRICS)}", tok
-                )
-        if prop.name in self.vector_indexes:
-            raise _error(f"duplicate @index({prop.name}) on {self.what}", ann.at)
-        self.vector_indexes[prop.name] = metric
-
-    def add_search(self, props: Sequence[Property], ann: _RawAnnotation) -> None:
-        """`@search(title, body)`: a full-text (BM25) index on each String property."""
-        for p in props:
-            if p.type.kind != "String":
-                raise _error(
-                    f"@search applies to String properties; '{p.name}' is {p.type}", ann.at
-                )
-            if p.name in self.search:
-                raise _error(f"'{p.name}' already has @search on {self.what}", ann.at)
-            self.search.append(p.name)
-
-    def add_range(self, prop: Property, rng: _Arg, ann: _RawAnnotation) -> None:
-        if not isinstance(rng, _RawRange):
-            raise _error(f"malformed @range; write {_USAGE['range']}", _arg_pos(rng))
-        if prop.name in self.ranges:
-            raise _error(f"property '{prop.name}' already has a @range", ann.at)
-        self.ranges[prop.name] = _range(rng, prop, ann)
-
-    def add_check(self, prop: Property, regex: _Arg, ann: _RawAnnotation) -> None:
-        if not (isinstance(regex, Token) and regex.type == "STRING"):
-            raise _error(f"malformed @check; write {_USAGE['check']}", _arg_pos(regex))
-        if prop.name in self.checks:
-            raise _error(f"property '{prop.name}' already has a @check", ann.at)
-        self.checks[prop.name] = _regex(regex, prop, ann, self.stored)
-
-    def set_default(self, prop: Property, ann: _RawAnnotation) -> None:
-        current = self.properties[prop.name]  # earlier annotations may have replaced it
-        if len(ann.args) != 1:
-            raise _error(f"malformed @default; write {_USAGE['default']}", ann.at)
-        if current.default is not None:
-            raise _error(f"property '{prop.name}' already has a @default", ann.at)
-        value = _default_value(ann.args[0], current, ann)
-        self.properties[prop.name] = dataclasses.replace(current, default=value)
-
-    def set_renamed(self, prop: Property, ann: _RawAnnotation) -> None:
-        current = self.properties[prop.name]
-        old = _renamed_from_name(ann, current.renamed_from)
-        if old == prop.name:
-            raise _error(f"property '{prop.name}' cannot be renamed from itself", ann.at)
-        self.properties[prop.name] = dataclasses.replace(current, renamed_from=old)
-
-    def set_type_renamed(self, ann: _RawAnnotation) -> None:
-        old = _renamed_from_name(ann, self.renamed_from)
-        if old == self.decl.name:
-            raise _error(f"{self.what} cannot be renamed from itself", ann.at)
-        self.renamed_from = old
-
-    def add_card(self, ann: _RawAnnotation) -> None:
-        if not self.decl.is_edge:
-            raise _error("@card applies to edge types only", ann.at)
-        if len(ann.args) != 1 or not isinstance(ann.args[0], _RawRange):
-            raise _error(f"malformed @card; write {_USAGE['card']}, e.g. @card(0..1)", ann.at)
-        if self.card is not None:
-            raise _error(f"{self.what} already has a @card", ann.at)
-        self.card = _cardinality(ann.args[0])
+def _set_type_renamed(table: TableScope, ann: RawAnnotation) -> None:
+    old = _renamed_from_name(ann, table.renamed_from)
+    if old == table.name:
+        raise _error(f"{table.what} cannot be renamed from itself", ann.at)
+    table.renamed_from = old
 
 
-def _renamed_from_name(ann: _RawAnnotation, already: str | None) -> str:
-    if len(ann.args) != 1 or not _is_name(ann.args[0]):
+def _renamed_from_name(ann: RawAnnotation, already: str | None) -> str:
+    if len(ann.args) != 1 or not is_name(ann.args[0]):
         raise _error(f"malformed @renamed_from; write {_USAGE['renamed_from']}", ann.at)
     if already is not None:
         raise _error("only one @renamed_from per property or type", ann.at)
     return str(ann.args[0])
 
 
-def _default_value(arg: _Arg, prop: Property, ann: _RawAnnotation) -> DefaultValue:
+def _default_value(arg: Arg, prop: Property, ann: RawAnnotation) -> DefaultValue:
     """The value of `@default(arg)`, checked against the property's type."""
     kind = prop.type.kind
-    tok = _arg_pos(arg)
+    tok = arg_pos(arg)
     if kind in ("Vector", "Blob", "List"):
         raise _error(f"@default does not apply to {prop.type} property '{prop.name}'", ann.at)
-    if isinstance(arg, _RawRange | _RawKwarg):
+    if isinstance(arg, RawRange | RawKwarg):
         raise _error(f"malformed @default; write {_USAGE['default']}", tok)
     if kind in NUMERIC_KINDS:
         if arg.type != "NUMBER":
             raise _error(f"a default for {kind} property '{prop.name}' is a number", tok)
-        return _numeric_value(arg, prop, "default")
+        return numeric_value(arg, prop, "default")
     if kind == "Bool":
         if not (arg.type == "NAME" and str(arg) in ("true", "false")):
             raise _error(f"a default for Bool property '{prop.name}' is true or false", tok)
@@ -749,86 +474,37 @@ def _default_value(arg: _Arg, prop: Property, ann: _RawAnnotation) -> DefaultVal
             raise _error(
                 f"a default for {kind} property '{prop.name}' is quoted, like \"2020-01-01\"", tok
             )
-        return _date_bound(arg, kind)
+        return date_bound(arg, kind)
     if kind == "Enum":
-        text = _string_value(arg) if arg.type == "STRING" else str(arg)
+        text = string_value(arg) if arg.type == "STRING" else str(arg)
         if text not in (prop.type.values or ()):
             raise _error(f"default '{text}' is not a value of {prop.type}", tok)
         return text
     if arg.type != "STRING":  # String
         raise _error(f"a default for String property '{prop.name}' is a quoted string", tok)
-    return _string_value(arg)
+    return string_value(arg)
 
 
-def _arg_pos(arg: _Arg) -> Token:
-    if isinstance(arg, _RawKwarg):
-        return arg.name
-    return arg.dots if isinstance(arg, _RawRange) else arg
-
-
-def _arg_text(arg: _Arg) -> str:
-    if isinstance(arg, _RawKwarg):
-        return f"'{arg.name}={arg.value}'"
-    return "a range" if isinstance(arg, _RawRange) else f"'{arg}'"
-
-
-def _options(ann: _RawAnnotation) -> dict[str, Token]:
-    """The `name=value` arguments of an annotation (each name at most once)."""
-    options: dict[str, Token] = {}
-    for arg in ann.args:
-        if isinstance(arg, _RawKwarg):
-            if str(arg.name) in options:
-                raise _error(f"option '{arg.name}' is given twice", arg.name)
-            options[str(arg.name)] = arg.value
-    return options
-
-
-def _apply_inline(table: _Table, prop: Property, ann: _RawAnnotation) -> None:
+def _apply_inline(table: TableScope, prop: Property, ann: RawAnnotation) -> None:
     kind = str(ann.name)
     if kind == "key":
-        table.add_key(prop, ann)
-    elif kind in ("unique", "index", "search"):
-        table.add_names(kind, [prop], ann)
+        _add_key(table, prop, ann)
     elif kind == "default":
-        table.set_default(prop, ann)
+        _set_default(table, prop, ann)
     elif kind == "renamed_from":
-        table.set_renamed(prop, ann)
-    else:  # range / check: exactly one argument, the property is implied
-        if len(ann.args) != 1:
-            raise _error(f"malformed @{kind}; write {_USAGE[kind]}", ann.at)
-        if kind == "range":
-            table.add_range(prop, ann.args[0], ann)
-        else:
-            table.add_check(prop, ann.args[0], ann)
+        _set_renamed(table, prop, ann)
+    else:
+        SYNTAX[kind].inline(table, prop, ann)
 
 
-def _apply_type_level(table: _Table, ann: _RawAnnotation) -> None:
-    kind = str(ann.name)
-    if kind == "card":
-        table.add_card(ann)
-    elif kind == "renamed_from":
-        table.set_type_renamed(ann)
-    elif kind in ("unique", "index", "search"):
-        names_args = [a for a in ann.args if not isinstance(a, _RawKwarg)]
-        if not names_args:
-            raise _error(f"@{kind}(...) needs at least one property name", ann.at)
-        props = [table.prop(a) for a in names_args]
-        names = [p.name for p in props]
-        for i, name in enumerate(names):
-            if name in names[:i]:
-                raise _error(f"'{name}' appears twice in @{kind}", _arg_pos(names_args[i]))
-        table.add_names(kind, props, ann)
-    else:  # range / check: the property, then the range or regex
-        if len(ann.args) != 2:
-            raise _error(f"malformed @{kind}; write {_USAGE[kind]}", ann.at)
-        prop = table.prop(ann.args[0])
-        if kind == "range":
-            table.add_range(prop, ann.args[1], ann)
-        else:
-            table.add_check(prop, ann.args[1], ann)
+def _apply_type_level(table: TableScope, ann: RawAnnotation) -> None:
+    if ann.name == "renamed_from":
+        _set_type_renamed(table, ann)
+    else:
+        SYNTAX[str(ann.name)].type_level(table, ann)
 
 
-def _misplaced(ann: _RawAnnotation, where: str) -> SchemaError:
+def _misplaced(ann: RawAnnotation, where: str) -> SchemaError:
     return _error(
         f"@{ann.name} {where} must directly follow a property's type; "
         f"write {_USAGE[str(ann.name)]}",
@@ -836,7 +512,7 @@ def _misplaced(ann: _RawAnnotation, where: str) -> SchemaError:
     )
 
 
-def _group(decl: _RawDecl) -> tuple[list[_RawProperty], list[_RawAnnotation]]:
+def _group(decl: _RawDecl) -> tuple[list[_RawProperty], list[RawAnnotation]]:
     """Split a body into properties (each with its inline annotations) and type-level ones.
 
     An inline-shaped annotation attaches to the closest property before it, unless a `,` or
@@ -882,11 +558,13 @@ def _properties(raw_props: list[_RawProperty]) -> dict[str, Property]:
     return props
 
 
-def _table(decl: _RawDecl, stored: bool) -> _Table:
+def _table(decl: _RawDecl, stored: bool) -> TableScope:
     raw_props, type_level = _group(decl)
-    table = _Table(decl, _properties(raw_props), stored)
+    table = TableScope(
+        str(decl.keyword), str(decl.name), decl.is_edge, _properties(raw_props), stored
+    )
     # Apply annotations in source order so uniques/indexes keep the order they were written.
-    pending: list[tuple[_RawAnnotation, Property | None]] = [(a, None) for a in type_level]
+    pending: list[tuple[RawAnnotation, Property | None]] = [(a, None) for a in type_level]
     for raw in raw_props:
         pending += [(a, table.properties[str(raw.name)]) for a in raw.annotations]
     for ann, prop in sorted(pending, key=lambda pair: pair[0].at.start_pos or 0):
@@ -932,19 +610,15 @@ def _build(decls: list[_RawDecl], text: str, stored: bool) -> Schema:
             _check_endpoint(d.src, kinds)
             _check_endpoint(d.dst, kinds)
         t = _table(d, stored)
+        properties = tuple(t.properties.values())
         common: dict[str, Any] = dict(
             name=str(d.name),
             renamed_from=t.renamed_from,
-            properties=tuple(t.properties.values()),
-            uniques=tuple(t.uniques),
-            indexes=tuple(t.indexes),
-            ranges=t.ranges,
-            checks=t.checks,
-            vector_indexes=dict(t.vector_indexes),
-            search=tuple(t.search),
+            properties=properties,
+            constraints=canonical(properties, t.constraints),
         )
         if d.is_edge:
-            edges[str(d.name)] = EdgeType(**common, src=str(d.src), dst=str(d.dst), card=t.card)
+            edges[str(d.name)] = EdgeType(**common, src=str(d.src), dst=str(d.dst))
         else:
             nodes[str(d.name)] = NodeType(**common, key=t.key)
     return Schema(nodes=nodes, edges=edges, text=text)

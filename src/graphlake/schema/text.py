@@ -1,23 +1,25 @@
 """Print a `Schema` back as `.pg` text that parses to the same model.
 
 Used to show the schema in force at a commit (`graphlake schema show`) and to store a
-schema that was built rather than written (e.g. by a merge). Every constraint is written
-in one canonical place: `@key`, `@range`, `@check`, `@default` and `@renamed_from` inline
-after the property's type; `@unique(...)`/`@index(...)` type-level in their declared
-order (the order is part of the model), then search indexes (`@index(v, metric=...)` on a
-Vector, `@search(...)`); `@card` in the edge's body.
+schema that was built rather than written (e.g. by a merge). Every annotation is written
+in one canonical place: `@key`, the inline constraint kinds (`@range`, `@check`),
+`@default` and `@renamed_from` after the property's type; the type-level kinds in the
+table's body in registry order (`@unique(...)`/`@index(...)` in their declared order, which
+is part of the model, then search indexes, `@index(v, metric=...)` on a Vector and
+`@search(...)`, then an edge's `@card`). How each constraint kind prints is its
+description's (`annotations.KINDS`).
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime
 
+from graphlake.schema.annotations import KINDS, bound_text, kind_of
 from graphlake.schema.model import (
     DefaultValue,
     EdgeType,
     NodeType,
     Property,
-    Range,
     Schema,
     TableType,
 )
@@ -40,21 +42,18 @@ def _node(t: NodeType) -> str:
 
 def _edge(t: EdgeType) -> str:
     head = f"edge {t.name}: {t.src} -> {t.dst}{_renamed(t.renamed_from)}"
-    extra = [f"@card({t.card.min}..{'' if t.card.max is None else t.card.max})"] if t.card else []
-    return f"{head} {_body(t, key='', extra=extra)}"
+    return f"{head} {_body(t, key='')}"
 
 
 def _renamed(old: str | None) -> str:
     return f" @renamed_from({old})" if old else ""
 
 
-def _body(t: TableType, *, key: str, extra: list[str] | None = None) -> str:
+def _body(t: TableType, *, key: str) -> str:
     lines = [_property(t, p, is_key=p.name == key) for p in t.properties]
-    lines += [f"@unique({', '.join(cols)})" for cols in t.uniques]
-    lines += [f"@index({', '.join(cols)})" for cols in t.indexes]
-    lines += [f'@index({p}, metric="{m}")' for p, m in t.vector_indexes.items()]
-    lines += [f"@search({', '.join(t.search)})"] if t.search else []
-    lines += extra or []
+    for kind, how in KINDS.items():
+        if how.placement == "type":
+            lines += how.lines(t.of_kind(kind))
     if not lines:
         return "{}"
     return "{\n" + "".join(f"{_INDENT}{line}\n" for line in lines) + "}"
@@ -64,10 +63,11 @@ def _property(t: TableType, p: Property, *, is_key: bool) -> str:
     parts = [f"{p.name}: {p.type}{'?' if p.nullable else ''}"]
     if is_key:
         parts.append("@key")
-    if p.name in t.ranges:
-        parts.append(f"@range({_range(t.ranges[p.name])})")
-    if p.name in t.checks:
-        parts.append(f'@check("{t.checks[p.name]}")')
+    parts += [
+        kind_of(c).text(c)
+        for c in t.constraints
+        if kind_of(c).placement == "inline" and c.columns == (p.name,)
+    ]
     if p.default is not None:
         parts.append(f"@default({_literal(p.default, p)})")
     if p.renamed_from:
@@ -75,23 +75,11 @@ def _property(t: TableType, p: Property, *, is_key: bool) -> str:
     return " ".join(parts)
 
 
-def _range(r: Range) -> str:
-    lo = "" if r.min is None else _bound(r.min)
-    hi = "" if r.max is None else _bound(r.max)
-    return f"{lo}..{hi}"
-
-
-def _bound(value: float | int | date | datetime) -> str:
-    if isinstance(value, datetime | date):
-        return f'"{value.isoformat()}"'
-    return repr(value)  # repr keeps every digit of a float (1e-05, 0.1)
-
-
 def _literal(value: DefaultValue, p: Property) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float | date | datetime):
-        return _bound(value)
+        return bound_text(value)
     if p.type.kind == "Enum":
         return value  # enum values are names
     return f'"{value}"'

@@ -9,9 +9,6 @@ from typing import Any
 from graphlake.catalog.commits import Commit, changes_schema
 from graphlake.graph import Graph
 
-# Keys of a definition that say nothing when empty (a property with no unique or index).
-_QUIET = ("unique", "index")
-
 
 def is_schema_commit(graph: Graph, commit: Commit) -> bool:
     """Whether `commit` changed the schema, by the rule `graphlake log` marks `[schema]`."""
@@ -61,11 +58,16 @@ def _type_text(d: dict[str, Any]) -> str:
 
 
 def _property_text(d: dict[str, Any]) -> str:
+    # on first use only: the schema package loads pyarrow and lark (start-up time)
+    from graphlake.schema.annotations import QUIET_IN_PROPERTY
+
     text = f"{d['name']}: {d['type']}{'?' if d.get('nullable') else ''}"
+    # A constraint kind whose entry lists every constraint covering the property (a
+    # property with no unique or index) says nothing when empty.
     extra = [
         f"{k} {_plain(v)}"
         for k, v in d.items()
-        if k not in ("name", "type", "nullable") and not (k in _QUIET and not v)
+        if k not in ("name", "type", "nullable") and not (k in QUIET_IN_PROPERTY and not v)
     ]
     return "\n".join([text, *(f"  {e}" for e in extra)])
 
