@@ -47,7 +47,9 @@ class Seed:
     sql: str
     tables: frozenset[str]
     # When the node is selected by constant properties only: (table, ((column, value),
-    # ...)), answered by a Lance scan without starting DuckDB.
+    # ...)), answered by a Lance scan without starting DuckDB. A value given as a
+    # parameter stays an `ast.Param`, read from the plan's arguments when it runs (so a
+    # cached plan serves other values: `Plan.argument`).
     lookup: tuple[str, tuple[tuple[str, object], ...]] | None = None
 
 
@@ -538,13 +540,13 @@ class PatternCompiler:
             if isinstance(value, ast.Lit):
                 v = value.value
             elif isinstance(value, ast.Param):
-                v = self.checker.param(value)
+                v = self.checker.peek(value)  # a type decision; the value is read at run
             else:
                 return None
             if v is None or isinstance(v, list | tuple | dict):
                 return None  # `= null` matches nothing in SQL; leave those to the SQL seed
             column = "id" if self._is_text_key(Binding(NODE, (table,)), key) else key
-            pairs.append((column, v))
+            pairs.append((column, value if isinstance(value, ast.Param) else v))
         return table, tuple(pairs)
 
     def _seed(

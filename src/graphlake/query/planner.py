@@ -46,6 +46,29 @@ class Plan:
     # The same query as an anchored traversal on the adjacency (query.traverse), when it
     # has that shape: the executor runs it there instead of this SQL.
     traversal: Traversal | None = None
+    # The Cypher parameters as given, which of them are prepared parameters (Cypher name
+    # -> prepared name), and those whose values the plan depends on (Checker.inlined).
+    arguments: Mapping[str, object] = dataclasses.field(default_factory=dict)
+    bound_names: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    inlined: frozenset[str] = frozenset()
+
+    def argument(self, value: object) -> object:
+        """A seed lookup's value: a constant, or a parameter's value in `arguments`."""
+        return self.arguments[value.name] if isinstance(value, ast.Param) else value
+
+    def rebound(self, arguments: Mapping[str, object]) -> Plan | None:
+        """This plan for other values of its parameters: the same names and types
+        (`checker.param_signature`) and the same values of the `inlined` ones, which the
+        plan cache checks; None when the traversal does not take the new values."""
+        traversal = self.traversal
+        if traversal is not None:
+            traversal = traversal.with_params(dict(arguments))
+            if traversal is None:
+                return None
+        params = {prepared: arguments[name] for name, prepared in self.bound_names.items()}
+        return dataclasses.replace(
+            self, params=params, traversal=traversal, arguments=dict(arguments)
+        )
 
     def params_of(self, sql: str) -> dict[str, object]:
         """The prepared parameters `sql` names (DuckDB refuses any others)."""
@@ -124,8 +147,20 @@ class _Planner:
             tuple(self.prefetch),
             tuple(self.searches),
             dict(self.checker.bound),
-            recognize(self.query, self.checker, columns),
+            self._traversal(columns),
+            dict(self.checker.params),
+            dict(self.checker.bound_names),
+            frozenset(self.checker.inlined),
         )
+
+    def _traversal(self, columns: tuple[str, ...]) -> Traversal | None:
+        # The traversal rebinds its parameters itself (Traversal.with_params): reading
+        # their values does not tie the plan to them.
+        inlined = set(self.checker.inlined)
+        try:
+            return recognize(self.query, self.checker, columns)
+        finally:
+            self.checker.inlined = inlined
 
     def _add(self, what: str, sql: str) -> None:
         self.steps.append(Step(f"s{len(self.steps)}", what, sql))
