@@ -294,19 +294,20 @@ def _searched(
             timeout_message(clock.timeout_s, clock.limits),
         )
         searcher: PathSearcher | CsrPathSearcher | None = None
+        by = "csr"
         if CSR_TRAVERSAL:
             with contextlib.suppress(AdjacencyTooLargeError):  # past the memory limit:
                 csr = adjacency(snapshot, search.table, max_bytes=_max_bytes(clock.limits))
                 searcher = CsrPathSearcher(csr, *rest)  # the search by Lance lookups
         if searcher is None:
-            searcher = PathSearcher(snapshot.dataset(search.table), *rest)
+            searcher, by = PathSearcher(snapshot.dataset(search.table), *rest), "lance"
         rows = searcher.rows(starts.to_pylist(), targets.to_pylist(), SEARCH_MAX_PAIRS)
         if rows is None:
             continue
         name = f"{search.cte}_found"
         extra[name] = rows
         plan = plan.with_step_sql(
-            search.cte, f"SELECT start, node, label, edges, nodes, depth FROM {name}"
+            search.cte, f"SELECT start, node, label, edges, nodes, depth FROM {name}", by
         )
     return plan
 
@@ -335,11 +336,10 @@ def _explain(
             pooled=True,
             params=plan.params_of(sql),
         )
-        rows["step"].append(step.name.split("(")[0])
+        rows["step"].append(step.name)
         rows["operation"].append(step.what)
         rows["rows"].append(counted.column(0)[0].as_py())
         rows["seconds"].append(round(time.perf_counter() - started, 6))
         rows["sql"].append(step.sql)
-        found = [n for n in extra if n.endswith("_found") and n in step.sql]
-        rows["executor"].append(("csr" if CSR_TRAVERSAL else "lance") if found else "sql")
+        rows["executor"].append(step.executor)
     return pa.table(rows)

@@ -22,6 +22,7 @@ from graphlake.errors import CypherError
 from graphlake.query import ast
 from graphlake.query.checker import EDGE, EDGES, NODE, PATH, Binding, Checker
 from graphlake.query.expr import ExprCompiler, ident, literal
+from graphlake.query.steps import PlanStep
 from graphlake.query.usage import props_of
 from graphlake.schema.model import EdgeType
 
@@ -93,7 +94,7 @@ class Compiled:
     conditions: list[str] = field(default_factory=list)
     new: dict[str, Binding] = field(default_factory=dict)  # variables this match binds
     outputs: dict[str, str] = field(default_factory=dict)  # variable -> SQL of its value
-    ctes: list[tuple[str, str, str]] = field(default_factory=list)  # (name, sql, what)
+    ctes: list[PlanStep] = field(default_factory=list)  # walks
     seeds: list[Seed] = field(default_factory=list)
     prefetch: list[Prefetch] = field(default_factory=list)
     searches: list[PathSearch] = field(default_factory=list)
@@ -607,10 +608,10 @@ class PatternCompiler:
         all_nodes = tuple(self.checker.schema.nodes)
         edges = self.edge_source(types, rel, all_nodes, all_nodes, set())
         if targets is None:
-            keyed, union = "", "UNION ALL"
+            union = "UNION ALL"
             unique = "NOT list_contains(w.edges, e._key)"
         else:
-            keyed, union = " USING KEY (start, node)", "UNION"
+            union = "UNION"
             unique = (
                 f"NOT EXISTS (SELECT 1 FROM recurring.{cte} AS r WHERE r.start = w.start "
                 f"AND r.node = e._b) AND (SELECT count(*) FROM recurring.{cte} AS r WHERE "
@@ -626,14 +627,15 @@ class PatternCompiler:
             f"ON e._a = w.node AND e._al = w.label "
             f"WHERE w.depth < {hops[1]} AND {unique}"
         )
-        columns = "start, node, label, edges, nodes, depth"
         kind = "walk" if targets is None else "shortest paths"
         out.ctes.append(
-            (
-                f"{cte}({columns}){keyed}",
-                sql,
+            PlanStep(
+                cte,
+                "walk",
                 f"{kind} {'|'.join(types)} "
                 f"*{hops[0]}..{hops[1]} from {start.var or 'an anonymous node'}",
+                sql,
+                key=() if targets is None else ("start", "node"),
             )
         )
         return Walk(cte, self.names.fresh("w"), types)

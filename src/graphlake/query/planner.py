@@ -22,21 +22,15 @@ from graphlake.query import ast
 from graphlake.query.checker import Binding, Checker, value_type
 from graphlake.query.expr import ExprCompiler, contains_aggregate, ident
 from graphlake.query.patterns import FreshNames, PathSearch, PatternCompiler, Prefetch, Seed
+from graphlake.query.steps import PlanStep
 from graphlake.query.traverse import Traversal, recognize
 from graphlake.query.usage import property_usage
 from graphlake.schema.model import Schema
 
 
 @dataclass(frozen=True)
-class Step:
-    name: str  # the CTE ("s1", ...; the last step is the RETURN itself)
-    what: str  # one line for explain
-    sql: str
-
-
-@dataclass(frozen=True)
 class Plan:
-    steps: tuple[Step, ...]
+    steps: tuple[PlanStep, ...]
     tables: frozenset[str]  # the only tables the statement reads
     columns: tuple[str, ...]
     seeds: tuple[Seed, ...] = ()  # anchored traversals: run first, then the prefetches
@@ -75,10 +69,12 @@ class Plan:
         named = set(re.findall(r"\$(glp_\d+)\b", sql))
         return {k: v for k, v in self.params.items() if k in named}
 
-    def with_step_sql(self, cte: str, sql: str) -> Plan:
-        """The plan with the CTE `cte` (a walk) computed by `sql`, not recursively."""
+    def with_step_sql(self, cte: str, sql: str, executor: str) -> Plan:
+        """The plan with the walk `cte` computed by `sql` (over rows a path search by
+        `executor` registered), not recursively."""
         steps = tuple(
-            Step(cte, s.what, sql) if s.name.split("(")[0] == cte else s for s in self.steps
+            s.answered(sql, executor) if s.kind == "walk" and s.name == cte else s
+            for s in self.steps
         )
         return dataclasses.replace(self, steps=steps)
 
@@ -88,15 +84,14 @@ class Plan:
 
     def sql_until(self, index: int, final: bool = False) -> str:
         """The statement up to step `index`: its rows (`final`) or how many rows it has."""
-        ctes = [f"{s.name} AS ({s.sql})" for s in self.steps[:index]]
+        ctes = [s.definition() for s in self.steps[:index]]
         last = self.steps[index]
         if final:
             body = last.sql
-        elif "(" in last.name:  # a walk (a recursive CTE): count the paths it found
-            ctes.append(f"{last.name} AS ({last.sql})")
-            body = f"SELECT count(*) AS n FROM {last.name.split('(')[0]}"
         else:
-            body = f"SELECT count(*) AS n FROM ({last.sql}) AS __c"
+            if last.kind == "walk":  # a recursive CTE: define it, count the paths it found
+                ctes.append(last.definition())
+            body = last.counting_sql()
         return ("WITH RECURSIVE " + ", ".join(ctes) + " " if ctes else "") + body
 
 
@@ -113,7 +108,9 @@ class _Planner:
         self.patterns = PatternCompiler(
             self.checker, property_usage(query), self.names, self.tables
         )
-        self.steps: list[Step] = [Step("s0", "start: one empty row", "SELECT 1 AS __unit")]
+        self.steps: list[PlanStep] = [
+            PlanStep("s0", "start", "start: one empty row", "SELECT 1 AS __unit")
+        ]
         self.scope: dict[str, Binding] = {}
         self.seeds: list[Seed] = []
         self.prefetch: list[Prefetch] = []
@@ -121,7 +118,7 @@ class _Planner:
 
     @property
     def prev(self) -> str:
-        return next(s.name for s in reversed(self.steps) if "(" not in s.name)
+        return next(s.name for s in reversed(self.steps) if s.is_rows)
 
     def plan(self) -> Plan:
         clauses = self.query.clauses
@@ -163,7 +160,7 @@ class _Planner:
             self.checker.inlined = inlined
 
     def _add(self, what: str, sql: str) -> None:
-        self.steps.append(Step(f"s{len(self.steps)}", what, sql))
+        self.steps.append(PlanStep(f"s{len(self.steps)}", "clause", what, sql))
 
     def _carried(self) -> list[str]:
         return ["1 AS __unit"] + [ident(v) for v in self.scope]
@@ -180,8 +177,7 @@ class _Planner:
             )
             source = self.prev
         compiled = self.patterns.compile(m.patterns, self.scope, m.where, source, self._subquery)
-        for name, sql, what in compiled.ctes:
-            self.steps.append(Step(name, what, sql))
+        self.steps += compiled.ctes
         self.seeds += compiled.seeds
         self.prefetch += compiled.prefetch
         self.searches += compiled.searches
