@@ -62,6 +62,9 @@ def query(
     if json:
         print_json(table_rows(result))
         return
+    logical = (result.schema.metadata or {}).get(b"logical_plan") if explain else None
+    if logical is not None:  # the logical plan, each operator with its executor
+        console.print(escape(logical.decode()), style="cyan", highlight=False)
     console.print(arrow_table(result))
     console.print(f"{rows_phrase(result.num_rows)} @ {escape(branch)}", style="dim")
 

@@ -145,7 +145,7 @@ def _run(
             # paths, or an adjacency past the memory limit: the SQL plan answers instead
             return _run_sql(snapshot, text, params, max_rows, limits, explain, clock, plan)
         if explain:
-            return pa.table(
+            report = pa.table(
                 {
                     "step": [f"t{i}" for i in range(len(steps))],
                     "operation": [s.operation for s in steps],
@@ -155,6 +155,7 @@ def _run(
                     "executor": ["csr"] * len(steps),
                 }
             )
+            return _with_logical(report, plan)
         return table
     return _run_sql(snapshot, text, params, max_rows, limits, explain, clock, plan)
 
@@ -175,7 +176,7 @@ def _run_sql(
     extra, frontiers = _prefetched(snapshot, plan, clock, sql_limits)
     plan = _searched(snapshot, plan, frontiers, extra, clock)
     if explain:
-        return _explain(snapshot, plan, clock, sql_limits, extra)
+        return _with_logical(_explain(snapshot, plan, clock, sql_limits, extra), plan)
     table = run_sql(
         snapshot,
         plan.sql,
@@ -188,6 +189,17 @@ def _run_sql(
         params=plan.params_of(plan.sql),
     )
     return _integers(table.rename_columns(list(plan.columns)))
+
+
+LOGICAL_PLAN_KEY = b"logical_plan"
+
+
+def _with_logical(report: pa.Table, plan: Plan) -> pa.Table:
+    """The explain report with the logical plan (query.logical: one operator a line,
+    top-down, each with its executor) in its schema metadata, `LOGICAL_PLAN_KEY`."""
+    if plan.logical is None:
+        return report
+    return report.replace_schema_metadata({LOGICAL_PLAN_KEY: plan.logical.text().encode()})
 
 
 def _max_bytes(limits: SqlLimits) -> int | None:

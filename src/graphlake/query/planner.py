@@ -21,6 +21,8 @@ from graphlake.errors import CypherError, CypherParameterError
 from graphlake.query import ast
 from graphlake.query.checker import Binding, Checker, value_type
 from graphlake.query.expr import ExprCompiler, contains_aggregate, ident
+from graphlake.query.logical import LogicalPlan, choose_executors, pattern_text
+from graphlake.query.logical import build as build_logical
 from graphlake.query.patterns import FreshNames, PathSearch, PatternCompiler, Prefetch, Seed
 from graphlake.query.steps import PlanStep
 from graphlake.query.traverse import Traversal, recognize
@@ -45,6 +47,8 @@ class Plan:
     arguments: Mapping[str, object] = dataclasses.field(default_factory=dict)
     bound_names: Mapping[str, str] = dataclasses.field(default_factory=dict)
     inlined: frozenset[str] = frozenset()
+    # The logical plan: typed operators, each with its executor (query.logical).
+    logical: LogicalPlan | None = None
 
     def argument(self, value: object) -> object:
         """A seed lookup's value: a constant, or a parameter's value in `arguments`."""
@@ -136,6 +140,10 @@ class _Planner:
                 self._unwind(clause)
             else:
                 columns = self._projection(clause)
+        logical = build_logical(self.query, self.checker)
+        traversal = self._traversal(logical, columns)
+        if traversal is None and logical.executors == {"csr"}:  # the rule and
+            logical = choose_executors(logical, self.checker, csr=False)  # traverse differ
         return Plan(
             tuple(self.steps),
             frozenset(self.tables),
@@ -144,13 +152,18 @@ class _Planner:
             tuple(self.prefetch),
             tuple(self.searches),
             dict(self.checker.bound),
-            self._traversal(columns),
+            traversal,
             dict(self.checker.params),
             dict(self.checker.bound_names),
             frozenset(self.checker.inlined),
+            logical,
         )
 
-    def _traversal(self, columns: tuple[str, ...]) -> Traversal | None:
+    def _traversal(self, logical: LogicalPlan, columns: tuple[str, ...]) -> Traversal | None:
+        """The query as a traversal on the adjacency, when the executor rule chose "csr"
+        for its logical plan (query.logical.choose_executors)."""
+        if logical.executors != {"csr"}:
+            return None
         # The traversal rebinds its parameters itself (Traversal.with_params): reading
         # their values does not tie the plan to them.
         inlined = set(self.checker.inlined)
@@ -190,7 +203,7 @@ class _Planner:
         where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
         items = ", ".join([f"{source} AS __p", *compiled.items])
         what = ("OPTIONAL MATCH " if m.optional else "MATCH ") + ", ".join(
-            _pattern_text(p) for p in m.patterns
+            pattern_text(p) for p in m.patterns
         )
         if not m.optional:
             cols = self._carried() + new_cols
@@ -358,22 +371,3 @@ def _item_type(e: ast.Expr, checker: Checker) -> str | None:
         return None
     types = {value_type(v) for v in values} - {None}
     return types.pop() if len(types) == 1 else None
-
-
-def _pattern_text(p: ast.Pattern) -> str:
-    parts = [_node_text(p.chain.nodes[0])]
-    for rel, node in zip(p.chain.rels, p.chain.nodes[1:], strict=True):
-        inner = (rel.var or "") + (":" + "|".join(rel.types) if rel.types else "")
-        if rel.hops is not None:
-            low, high = rel.hops
-            inner += f"*{low}..{'' if high is None else high}"
-        body = f"[{inner}]" if inner else ""
-        left, right = {"out": ("-", "->"), "in": ("<-", "-"), "both": ("-", "-")}[rel.direction]
-        parts.append(f"{left}{body}{right}{_node_text(node)}")
-    text = "".join(parts)
-    return f"{p.path_var} = {text}" if p.path_var else text
-
-
-def _node_text(n: ast.NodePat) -> str:
-    labels = ":" + "|".join(n.labels) if n.labels else ""
-    return f"({n.var or ''}{labels}{' {...}' if n.props else ''})"
