@@ -151,3 +151,23 @@ def test_the_cache_is_bounded_and_keyed_by_schema_and_types(monkeypatch):
     get(long, {})
     get(long, {})
     assert calls.count(long) == 2
+    unwind = "UNWIND $xs AS x RETURN x"  # the list is inlined (its item type)
+    big = list(range(plancache.PLAN_CACHE_MAX_CHARS))
+    get(unwind, {"xs": big})
+    get(unwind, {"xs": big})
+    assert calls.count(unwind) == 2  # too long a key: not kept
+    get(unwind, {"xs": [1]})
+    assert get(unwind, {"xs": [1]}).arguments == {"xs": [1]} and calls.count(unwind) == 3
+
+
+def test_kept_plans_hold_no_parameter_values():
+    schema = parse_schema(SCHEMA)
+    cache = plancache.PlanCache()
+    q = "MATCH (p:Person) WHERE p.name IN $names RETURN p.age"
+    names = [f"p{i}" for i in range(1000)]
+    plan = cache.plan(
+        q, "s", {"names": names}, lambda: plan_query(parse_query(q), schema, {"names": names})
+    )
+    assert plan.params == {"glp_0": names}  # the caller's plan has them
+    kept = [p for e in cache._items.values() for p in e.plans.values()]
+    assert len(kept) == 1 and kept[0].params == {} and kept[0].arguments == {}

@@ -12,12 +12,15 @@ traversal takes its new anchor and constants (`Traversal.with_params`).
 So `MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN b.name` is planned once for every
 start node. Bounded: `PLAN_CACHE_ENTRIES` (text, schema, signature) entries, least
 recently used out first, each with at most `PLAN_CACHE_VARIANTS` plans for different
-values of its inlined parameters; texts longer than `PLAN_CACHE_MAX_CHARS` are not kept.
-Errors are not kept (a failing text is planned, and fails, again).
+values of its inlined parameters; texts longer than `PLAN_CACHE_MAX_CHARS`, and plans
+whose inlined values print longer than that, are not kept. A kept plan holds no
+parameter values (a hit binds the caller's). Errors are not kept (a failing text is
+planned, and fails, again).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -92,12 +95,18 @@ class PlanCache:
         return found
 
     def _put(self, key: tuple, params: Mapping[str, object], plan: Plan) -> None:
+        variant = _values(plan.inlined, params)
+        if len(variant) > PLAN_CACHE_MAX_CHARS:  # a long inlined value (an UNWIND list)
+            return
+        # Kept without its parameter values (a hit binds the caller's): a large list
+        # given once is not held by the cache.
+        plan = dataclasses.replace(plan, params={}, arguments={})
         with self._lock:
             entry = self._items.get(key)
             if entry is None or entry.inlined != plan.inlined:
                 entry = self._items[key] = _Entry(plan.inlined)
             self._items.move_to_end(key)
-            entry.plans[_values(plan.inlined, params)] = plan
+            entry.plans[variant] = plan
             while len(entry.plans) > PLAN_CACHE_VARIANTS:
                 entry.plans.popitem(last=False)
             while len(self._items) > self.entries:
