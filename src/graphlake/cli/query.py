@@ -40,7 +40,12 @@ def query(
         int, typer.Option("--max-rows", min=1, help="Fail rather than return more rows.")
     ] = 10_000,
     explain: Annotated[
-        bool, typer.Option("--explain", help="Show the plan: each step, its rows and its SQL.")
+        bool,
+        typer.Option(
+            "--explain",
+            help="Show the plan: the logical operators with their executors, then each "
+            "step run, its rows and its SQL.",
+        ),
     ] = False,
     json: Json = False,
     timeout: Timeout = None,
