@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from graphlake.errors import CypherError
-from graphlake.query import logical, patterns
+from graphlake.query import logical
 from graphlake.query.checker import Checker
 from graphlake.query.parser import parse_query
 from graphlake.query.planner import plan_query
@@ -250,10 +250,6 @@ def test_the_builder_does_not_change_the_planners_checker():
     text = "MATCH (a:Person {name: $s}) WHERE a.age > $age RETURN a.name"
     logical.build(parse_query(text), checker)
     assert checker.bound == {} and checker.inlined == set()
-
-
-def test_unbounded_hops_are_the_planners_cap():
-    assert logical.MAX_HOPS == patterns.MAX_HOPS
 
 
 def _corpus():

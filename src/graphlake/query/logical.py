@@ -43,6 +43,7 @@ from graphlake.errors import CypherError
 from graphlake.query import ast
 from graphlake.query.checker import EDGE, EDGES, NODE, PATH, Binding, Checker
 from graphlake.query.expr import ExprCompiler, contains_aggregate
+from graphlake.query.patterns import MAX_HOPS
 from graphlake.schema.model import EdgeType, NodeType
 
 Executor = Literal["sql", "csr", "pathsearch"]
@@ -298,25 +299,21 @@ class _Builder:
 
     # --- MATCH
     def match(self, m: ast.Match) -> None:
-        outer_ops, outer_scope = self.ops, dict(self.scope)
+        outer = self.ops
         if m.optional:
             self.ops = []
         conjuncts = _conjuncts(m.where)
-        bound_before = set(self.scope)
         for pattern in m.patterns:
-            self._pattern(pattern, conjuncts, bound_before)
-        rest = [c for c in conjuncts if c is not None]
-        for c in rest:  # conditions on no variable, or with subqueries: after the patterns
-            self.ops.append(Filter(self.typed(c)))
+            self._pattern(pattern, conjuncts)
+        for c in conjuncts:  # conditions on no variable, or with subqueries: at the end
+            if c is not None:
+                self.ops.append(Filter(self.typed(c)))
         if m.optional:
             inner = tuple(self.ops)
-            self.ops = outer_ops
+            self.ops = outer
             self.ops.append(OptionalJoin(inner))
-        del outer_scope
 
-    def _pattern(
-        self, pattern: ast.Pattern, conjuncts: list[ast.Expr | None], bound: set[str]
-    ) -> None:
+    def _pattern(self, pattern: ast.Pattern, conjuncts: list[ast.Expr | None]) -> None:
         chain = pattern.chain
         nodes, rels = list(chain.nodes), list(chain.rels)
         if pattern.shortest:
@@ -481,14 +478,10 @@ class _Builder:
             self.ops.append(Aggregate(keys, aggs, p.distinct, p.is_return))
         else:
             self.ops.append(Project(tuple(typed), p.distinct, p.is_return))
-        before, self.scope = (
-            self.scope,
-            (scope if any(grouped) or p.distinct else {**self.scope, **scope}),
-        )
-        if p.order:
+        if p.order:  # ORDER BY also sees the variables before a plain projection
+            self.scope = scope if any(grouped) or p.distinct else {**self.scope, **scope}
             self.ops.append(Sort(tuple((self.typed(e, True), d) for e, d in p.order)))
         self.scope = scope
-        del before
         if p.skip is not None:
             self.ops.append(Skip(self.typed(p.skip)))
         if p.limit is not None:
@@ -631,8 +624,6 @@ def _count(e: ast.Expr, types: dict) -> bool:
 
 
 # --- helpers ---------------------------------------------------------------------------------
-
-MAX_HOPS = 10  # patterns.MAX_HOPS (an unbounded `*`); kept equal by tests
 
 
 def _no_subquery(e: ast.Expr, ec: ExprCompiler) -> str:
