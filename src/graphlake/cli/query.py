@@ -40,7 +40,12 @@ def query(
         int, typer.Option("--max-rows", min=1, help="Fail rather than return more rows.")
     ] = 10_000,
     explain: Annotated[
-        bool, typer.Option("--explain", help="Show the plan: each step, its rows and its SQL.")
+        bool,
+        typer.Option(
+            "--explain",
+            help="Show the plan: the logical operators with their executors, then each "
+            "step run, its rows and its SQL.",
+        ),
     ] = False,
     json: Json = False,
     timeout: Timeout = None,
@@ -62,6 +67,9 @@ def query(
     if json:
         print_json(table_rows(result))
         return
+    logical = (result.schema.metadata or {}).get(b"logical_plan") if explain else None
+    if logical is not None:  # the logical plan, each operator with its executor
+        console.print(escape(logical.decode()), style="cyan", highlight=False)
     console.print(arrow_table(result))
     console.print(f"{rows_phrase(result.num_rows)} @ {escape(branch)}", style="dim")
 

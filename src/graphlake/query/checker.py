@@ -9,7 +9,7 @@ the schema knows.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from graphlake import hints
@@ -88,6 +88,9 @@ class Checker:
         self.params = params
         self.bound: dict[str, object] = {}  # prepared parameter name -> value
         self.bound_names: dict[str, str] = {}  # Cypher name -> prepared parameter name
+        # Parameters whose values (not only their types) the plan depends on: inlined as
+        # SQL literals, LIMIT counts, checked regexes. The plan cache keys on their values.
+        self.inlined: set[str] = set()
 
     # --- labels and types
     def node_types(self, pat: ast.NodePat) -> tuple[str, ...]:
@@ -136,6 +139,14 @@ class Checker:
 
     # --- parameters
     def param(self, p: ast.Param) -> object:
+        """`$name`'s value, which the plan then depends on (see `inlined`)."""
+        value = self.peek(p)
+        self.inlined.add(p.name)
+        return value
+
+    def peek(self, p: ast.Param) -> object:
+        """`$name`'s value, for a decision that depends on its type alone (the plan
+        cache keys on every parameter's type: `param_signature`)."""
         if p.name not in self.params:
             given = ", ".join(f"${k}" for k in self.params) or "none"
             raise CypherParameterError(f"parameter ${p.name} is missing (given: {given})", *p.pos)
@@ -151,7 +162,7 @@ class Checker:
     def bind(self, p: ast.Param) -> str:
         """The SQL of `$name`'s value: a DuckDB prepared parameter, bound once however
         often the query names it (its value never enters the SQL text)."""
-        value = self.param(p)
+        value = self.peek(p)
         name = self.bound_names.get(p.name)
         if name is None:
             name = self.bound_names[p.name] = f"glp_{len(self.bound_names)}"
@@ -160,7 +171,7 @@ class Checker:
         return f"CAST(${name} AS {cast})" if cast else f"${name}"
 
     def param_type(self, p: ast.Param) -> str | None:
-        return value_type(self.param(p))
+        return value_type(self.peek(p))
 
     # --- type rules
     def comparable(self, op: str, left: str | None, right: str | None, pos: ast.Pos) -> None:
@@ -228,6 +239,18 @@ def duck_type(value: object) -> str | None:
             return None
         return "STRUCT(" + ", ".join(f"{ident(k)} {t}" for k, t in fields) + ")"
     return None
+
+
+def param_signature(params: Mapping[str, object]) -> tuple | None:
+    """What a plan depends on in its parameters besides the values in `Checker.inlined`:
+    each one's name, Python type, Cypher type, DuckDB cast and plainness (None when a
+    name is not a string: such parameters are refused anyway)."""
+    out = []
+    for name, value in params.items():
+        if not isinstance(name, str):
+            return None
+        out.append((name, type(value).__name__, value_type(value), duck_type(value), _plain(value)))
+    return tuple(sorted(out))
 
 
 def _plain(value: object, depth: int = 0) -> bool:

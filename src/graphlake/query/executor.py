@@ -11,9 +11,10 @@ The time limit runs from the first step: parsing, planning and every prefetch co
 the deadline is checked between prefetch lookups and between traversal levels (a Lance
 lookup or an adjacency build itself cannot be interrupted: the server runs whole queries
 in worker processes, graphlake.isolation, which are killed at the deadline). The
-generated SQL is capped at MAX_SQL_CHARS (`QueryTooLargeError`). A traversal planned
-before (same text, schema and parameter names and types) is not parsed or planned
-again: its new parameter values are bound into the cached one (`_TEMPLATES`)."""
+generated SQL is capped at MAX_SQL_CHARS (`QueryTooLargeError`). A query planned before
+(same text, schema and parameter names and types) is not parsed or planned again: its
+new parameter values are bound into the cached plan (`PLANS`, query.plancache), for
+the adjacency and the SQL executors alike."""
 
 from __future__ import annotations
 
@@ -21,9 +22,7 @@ import contextlib
 import dataclasses
 import functools
 import operator
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -41,6 +40,7 @@ from graphlake.errors import (
 from graphlake.query import traverse
 from graphlake.query.parser import parse_query
 from graphlake.query.pathsearch import CsrPathSearcher, PathSearcher
+from graphlake.query.plancache import PlanCache
 from graphlake.query.planner import Plan, plan_query
 from graphlake.read.sql import SqlLimits, run_sql, timeout_message
 
@@ -54,45 +54,9 @@ if TYPE_CHECKING:
     from graphlake.read.snapshot import Snapshot
 
 
-class _Templates:
-    """Traversals planned before, by query text, schema and parameter names and types:
-    a repeated anchored traversal skips parsing and planning (its values are bound
-    again, `Traversal.with_params`). Bounded, least recently used first out."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self._items: OrderedDict[tuple, traverse.Traversal] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple) -> traverse.Traversal | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key: tuple, value: traverse.Traversal | None) -> None:
-        if value is None:
-            return
-        with self._lock:
-            self._items[key] = value
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-
-_TEMPLATES = _Templates(256)
-
-
-def _template_key(
-    snapshot: Snapshot, text: str, params: Mapping[str, object] | None
-) -> tuple | None:
-    if params is not None and not isinstance(params, Mapping):
-        return None
-    try:
-        types = tuple(sorted((str(k), type(v).__name__) for k, v in (params or {}).items()))
-    except TypeError:
-        return None
-    return (text, snapshot.commit.schema_id, types)
+# Plans of query texts run before (query.plancache): a repeated text, with the same
+# schema and parameter types, is neither parsed nor planned again.
+PLANS = PlanCache()
 
 
 def _check_text(text: str, limits: SqlLimits) -> None:
@@ -106,11 +70,21 @@ def _check_text(text: str, limits: SqlLimits) -> None:
 def compile_query(
     snapshot: Snapshot, text: str, params: Mapping[str, object] | None, limits: SqlLimits
 ) -> Plan:
+    """The plan of `text`: from the plan cache when the text ran before, else compiled."""
     _check_text(text, limits)
     if params is not None and not isinstance(params, Mapping):
         raise CypherParameterError(
             f"params must be a mapping of names to values, got a {type(params).__name__}"
         )
+    return PLANS.plan(
+        text,
+        snapshot.commit.schema_id,
+        params or {},
+        lambda: _compile(snapshot, text, params),
+    )
+
+
+def _compile(snapshot: Snapshot, text: str, params: Mapping[str, object] | None) -> Plan:
     try:
         plan = plan_query(parse_query(text), snapshot.schema, dict(params or {}))
     except RecursionError:  # the parse tree and the planner recurse on nesting
@@ -156,17 +130,8 @@ def _run(
     explain: bool,
     clock: _Clock,
 ) -> pa.Table:
-    key = _template_key(snapshot, text, params)
-    template = _TEMPLATES.get(key) if key is not None and CSR_TRAVERSAL else None
-    found = None if template is None else template.with_params(dict(params or {}))
-    if found is not None:
-        _check_text(text, limits)
-        plan = None
-    else:
-        plan = compile_query(snapshot, text, params, limits)
-        found = plan.traversal
-        if key is not None:
-            _TEMPLATES.put(key, found)
+    plan = compile_query(snapshot, text, params, limits)
+    found = plan.traversal
     if found is not None and CSR_TRAVERSAL:
         try:
             table, steps = traverse.run(
@@ -180,7 +145,7 @@ def _run(
             # paths, or an adjacency past the memory limit: the SQL plan answers instead
             return _run_sql(snapshot, text, params, max_rows, limits, explain, clock, plan)
         if explain:
-            return pa.table(
+            report = pa.table(
                 {
                     "step": [f"t{i}" for i in range(len(steps))],
                     "operation": [s.operation for s in steps],
@@ -190,6 +155,7 @@ def _run(
                     "executor": ["csr"] * len(steps),
                 }
             )
+            return _with_logical(report, plan)
         return table
     return _run_sql(snapshot, text, params, max_rows, limits, explain, clock, plan)
 
@@ -202,17 +168,15 @@ def _run_sql(
     limits: SqlLimits,
     explain: bool,
     clock: _Clock,
-    plan: Plan | None,
+    plan: Plan,
 ) -> pa.Table:
-    if plan is None:
-        plan = compile_query(snapshot, text, params, limits)
     # The limit on text length applies to the Cypher, not to the SQL generated from it.
     sql_limits = dataclasses.replace(limits, max_query_chars=None)
     clock.check()
     extra, frontiers = _prefetched(snapshot, plan, clock, sql_limits)
     plan = _searched(snapshot, plan, frontiers, extra, clock)
     if explain:
-        return _explain(snapshot, plan, clock, sql_limits, extra)
+        return _with_logical(_explain(snapshot, plan, clock, sql_limits, extra), plan)
     table = run_sql(
         snapshot,
         plan.sql,
@@ -225,6 +189,17 @@ def _run_sql(
         params=plan.params_of(plan.sql),
     )
     return _integers(table.rename_columns(list(plan.columns)))
+
+
+LOGICAL_PLAN_KEY = b"logical_plan"
+
+
+def _with_logical(report: pa.Table, plan: Plan) -> pa.Table:
+    """The explain report with the logical plan (query.logical: one operator a line,
+    top-down, each with its executor) in its schema metadata, `LOGICAL_PLAN_KEY`."""
+    if plan.logical is None:
+        return report
+    return report.replace_schema_metadata({LOGICAL_PLAN_KEY: plan.logical.text().encode()})
 
 
 def _max_bytes(limits: SqlLimits) -> int | None:
@@ -270,7 +245,9 @@ def _prefetched(
         clock.check()
         if seed.lookup is not None:  # constants only: a Lance scan (by index on id)
             table, pairs = seed.lookup
-            where = functools.reduce(operator.and_, (pc.field(c) == v for c, v in pairs))
+            where = functools.reduce(
+                operator.and_, (pc.field(c) == plan.argument(v) for c, v in pairs)
+            )
             ids = snapshot.dataset(table).to_table(columns=["id"], filter=where).column("id")
         else:
             ids = run_sql(
@@ -329,19 +306,20 @@ def _searched(
             timeout_message(clock.timeout_s, clock.limits),
         )
         searcher: PathSearcher | CsrPathSearcher | None = None
+        by = "csr"
         if CSR_TRAVERSAL:
             with contextlib.suppress(AdjacencyTooLargeError):  # past the memory limit:
                 csr = adjacency(snapshot, search.table, max_bytes=_max_bytes(clock.limits))
                 searcher = CsrPathSearcher(csr, *rest)  # the search by Lance lookups
         if searcher is None:
-            searcher = PathSearcher(snapshot.dataset(search.table), *rest)
+            searcher, by = PathSearcher(snapshot.dataset(search.table), *rest), "lance"
         rows = searcher.rows(starts.to_pylist(), targets.to_pylist(), SEARCH_MAX_PAIRS)
         if rows is None:
             continue
         name = f"{search.cte}_found"
         extra[name] = rows
         plan = plan.with_step_sql(
-            search.cte, f"SELECT start, node, label, edges, nodes, depth FROM {name}"
+            search.cte, f"SELECT start, node, label, edges, nodes, depth FROM {name}", by
         )
     return plan
 
@@ -370,11 +348,10 @@ def _explain(
             pooled=True,
             params=plan.params_of(sql),
         )
-        rows["step"].append(step.name.split("(")[0])
+        rows["step"].append(step.name)
         rows["operation"].append(step.what)
         rows["rows"].append(counted.column(0)[0].as_py())
         rows["seconds"].append(round(time.perf_counter() - started, 6))
         rows["sql"].append(step.sql)
-        found = [n for n in extra if n.endswith("_found") and n in step.sql]
-        rows["executor"].append(("csr" if CSR_TRAVERSAL else "lance") if found else "sql")
+        rows["executor"].append(step.executor)
     return pa.table(rows)

@@ -2,10 +2,10 @@
 
 A node or relationship variable is a struct (a FROM alias in the MATCH that binds it, a
 struct column after that), so `n.name` is `"n"."name"` in both places. Literals of the
-query are quoted by `literal`: no query text is ever pasted into SQL. Parameters that are
-strings, lists or maps are DuckDB prepared parameters (`Checker.bind`: the value is bound
-once, however often the query names it); null, booleans, numbers and dates, whose text
-has a bounded size, become literals.
+query are quoted by `literal`: no query text is ever pasted into SQL. Parameters are
+DuckDB prepared parameters (`Checker.bind`: the value is bound once, however often the
+query names it, and a cached plan binds other values: query.plancache); a null one is
+the literal NULL (its type says all there is).
 
 `=~` is DuckDB's `regexp_full_match`, RE2: linear in the input. A pattern given as a
 literal or a parameter is held to the caps of `graphlake.regex` (the ones `@check` has)
@@ -170,10 +170,10 @@ class ExprCompiler:
         return literal(e.value), value_type(e.value)
 
     def _param(self, e: ast.Param) -> Typed:
-        value = self.checker.param(e)
-        if value is None or isinstance(value, bool | int | float | dt.date):
-            return literal(value), value_type(value)  # a constant-size literal
-        return self.checker.bind(e), value_type(value)  # strings, lists, maps: bound
+        value = self.checker.peek(e)
+        if value is None:  # its type alone decides it (the plan cache keys on types)
+            return literal(value), None
+        return self.checker.bind(e), value_type(value)  # bound: a cached plan rebinds it
 
     def _var(self, e: ast.Var) -> Typed:
         b = self.binding(e.name, e.pos)

@@ -22,6 +22,7 @@ from graphlake.errors import CypherError
 from graphlake.query import ast
 from graphlake.query.checker import EDGE, EDGES, NODE, PATH, Binding, Checker
 from graphlake.query.expr import ExprCompiler, ident, literal
+from graphlake.query.steps import PlanStep
 from graphlake.query.usage import props_of
 from graphlake.schema.model import EdgeType
 
@@ -47,7 +48,9 @@ class Seed:
     sql: str
     tables: frozenset[str]
     # When the node is selected by constant properties only: (table, ((column, value),
-    # ...)), answered by a Lance scan without starting DuckDB.
+    # ...)), answered by a Lance scan without starting DuckDB. A value given as a
+    # parameter stays an `ast.Param`, read from the plan's arguments when it runs (so a
+    # cached plan serves other values: `Plan.argument`).
     lookup: tuple[str, tuple[tuple[str, object], ...]] | None = None
 
 
@@ -91,7 +94,7 @@ class Compiled:
     conditions: list[str] = field(default_factory=list)
     new: dict[str, Binding] = field(default_factory=dict)  # variables this match binds
     outputs: dict[str, str] = field(default_factory=dict)  # variable -> SQL of its value
-    ctes: list[tuple[str, str, str]] = field(default_factory=list)  # (name, sql, what)
+    ctes: list[PlanStep] = field(default_factory=list)  # walks
     seeds: list[Seed] = field(default_factory=list)
     prefetch: list[Prefetch] = field(default_factory=list)
     searches: list[PathSearch] = field(default_factory=list)
@@ -538,13 +541,13 @@ class PatternCompiler:
             if isinstance(value, ast.Lit):
                 v = value.value
             elif isinstance(value, ast.Param):
-                v = self.checker.param(value)
+                v = self.checker.peek(value)  # a type decision; the value is read at run
             else:
                 return None
             if v is None or isinstance(v, list | tuple | dict):
                 return None  # `= null` matches nothing in SQL; leave those to the SQL seed
             column = "id" if self._is_text_key(Binding(NODE, (table,)), key) else key
-            pairs.append((column, v))
+            pairs.append((column, value if isinstance(value, ast.Param) else v))
         return table, tuple(pairs)
 
     def _seed(
@@ -605,10 +608,10 @@ class PatternCompiler:
         all_nodes = tuple(self.checker.schema.nodes)
         edges = self.edge_source(types, rel, all_nodes, all_nodes, set())
         if targets is None:
-            keyed, union = "", "UNION ALL"
+            union = "UNION ALL"
             unique = "NOT list_contains(w.edges, e._key)"
         else:
-            keyed, union = " USING KEY (start, node)", "UNION"
+            union = "UNION"
             unique = (
                 f"NOT EXISTS (SELECT 1 FROM recurring.{cte} AS r WHERE r.start = w.start "
                 f"AND r.node = e._b) AND (SELECT count(*) FROM recurring.{cte} AS r WHERE "
@@ -624,14 +627,15 @@ class PatternCompiler:
             f"ON e._a = w.node AND e._al = w.label "
             f"WHERE w.depth < {hops[1]} AND {unique}"
         )
-        columns = "start, node, label, edges, nodes, depth"
         kind = "walk" if targets is None else "shortest paths"
         out.ctes.append(
-            (
-                f"{cte}({columns}){keyed}",
-                sql,
+            PlanStep(
+                cte,
+                "walk",
                 f"{kind} {'|'.join(types)} "
                 f"*{hops[0]}..{hops[1]} from {start.var or 'an anonymous node'}",
+                sql,
+                key=() if targets is None else ("start", "node"),
             )
         )
         return Walk(cte, self.names.fresh("w"), types)

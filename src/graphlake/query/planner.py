@@ -21,22 +21,18 @@ from graphlake.errors import CypherError, CypherParameterError
 from graphlake.query import ast
 from graphlake.query.checker import Binding, Checker, value_type
 from graphlake.query.expr import ExprCompiler, contains_aggregate, ident
+from graphlake.query.logical import LogicalPlan, choose_executors, pattern_text
+from graphlake.query.logical import build as build_logical
 from graphlake.query.patterns import FreshNames, PathSearch, PatternCompiler, Prefetch, Seed
+from graphlake.query.steps import PlanStep
 from graphlake.query.traverse import Traversal, recognize
 from graphlake.query.usage import property_usage
 from graphlake.schema.model import Schema
 
 
 @dataclass(frozen=True)
-class Step:
-    name: str  # the CTE ("s1", ...; the last step is the RETURN itself)
-    what: str  # one line for explain
-    sql: str
-
-
-@dataclass(frozen=True)
 class Plan:
-    steps: tuple[Step, ...]
+    steps: tuple[PlanStep, ...]
     tables: frozenset[str]  # the only tables the statement reads
     columns: tuple[str, ...]
     seeds: tuple[Seed, ...] = ()  # anchored traversals: run first, then the prefetches
@@ -46,16 +42,43 @@ class Plan:
     # The same query as an anchored traversal on the adjacency (query.traverse), when it
     # has that shape: the executor runs it there instead of this SQL.
     traversal: Traversal | None = None
+    # The Cypher parameters as given, which of them are prepared parameters (Cypher name
+    # -> prepared name), and those whose values the plan depends on (Checker.inlined).
+    arguments: Mapping[str, object] = dataclasses.field(default_factory=dict)
+    bound_names: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    inlined: frozenset[str] = frozenset()
+    # The logical plan: typed operators, each with its executor (query.logical).
+    logical: LogicalPlan | None = None
+
+    def argument(self, value: object) -> object:
+        """A seed lookup's value: a constant, or a parameter's value in `arguments`."""
+        return self.arguments[value.name] if isinstance(value, ast.Param) else value
+
+    def rebound(self, arguments: Mapping[str, object]) -> Plan | None:
+        """This plan for other values of its parameters: the same names and types
+        (`checker.param_signature`) and the same values of the `inlined` ones, which the
+        plan cache checks; None when the traversal does not take the new values."""
+        traversal = self.traversal
+        if traversal is not None:
+            traversal = traversal.with_params(dict(arguments))
+            if traversal is None:
+                return None
+        params = {prepared: arguments[name] for name, prepared in self.bound_names.items()}
+        return dataclasses.replace(
+            self, params=params, traversal=traversal, arguments=dict(arguments)
+        )
 
     def params_of(self, sql: str) -> dict[str, object]:
         """The prepared parameters `sql` names (DuckDB refuses any others)."""
         named = set(re.findall(r"\$(glp_\d+)\b", sql))
         return {k: v for k, v in self.params.items() if k in named}
 
-    def with_step_sql(self, cte: str, sql: str) -> Plan:
-        """The plan with the CTE `cte` (a walk) computed by `sql`, not recursively."""
+    def with_step_sql(self, cte: str, sql: str, executor: str) -> Plan:
+        """The plan with the walk `cte` computed by `sql` (over rows a path search by
+        `executor` registered), not recursively."""
         steps = tuple(
-            Step(cte, s.what, sql) if s.name.split("(")[0] == cte else s for s in self.steps
+            s.answered(sql, executor) if s.kind == "walk" and s.name == cte else s
+            for s in self.steps
         )
         return dataclasses.replace(self, steps=steps)
 
@@ -65,15 +88,14 @@ class Plan:
 
     def sql_until(self, index: int, final: bool = False) -> str:
         """The statement up to step `index`: its rows (`final`) or how many rows it has."""
-        ctes = [f"{s.name} AS ({s.sql})" for s in self.steps[:index]]
+        ctes = [s.definition() for s in self.steps[:index]]
         last = self.steps[index]
         if final:
             body = last.sql
-        elif "(" in last.name:  # a walk (a recursive CTE): count the paths it found
-            ctes.append(f"{last.name} AS ({last.sql})")
-            body = f"SELECT count(*) AS n FROM {last.name.split('(')[0]}"
         else:
-            body = f"SELECT count(*) AS n FROM ({last.sql}) AS __c"
+            if last.kind == "walk":  # a recursive CTE: define it, count the paths it found
+                ctes.append(last.definition())
+            body = last.counting_sql()
         return ("WITH RECURSIVE " + ", ".join(ctes) + " " if ctes else "") + body
 
 
@@ -90,7 +112,9 @@ class _Planner:
         self.patterns = PatternCompiler(
             self.checker, property_usage(query), self.names, self.tables
         )
-        self.steps: list[Step] = [Step("s0", "start: one empty row", "SELECT 1 AS __unit")]
+        self.steps: list[PlanStep] = [
+            PlanStep("s0", "start", "start: one empty row", "SELECT 1 AS __unit")
+        ]
         self.scope: dict[str, Binding] = {}
         self.seeds: list[Seed] = []
         self.prefetch: list[Prefetch] = []
@@ -98,7 +122,7 @@ class _Planner:
 
     @property
     def prev(self) -> str:
-        return next(s.name for s in reversed(self.steps) if "(" not in s.name)
+        return next(s.name for s in reversed(self.steps) if s.is_rows)
 
     def plan(self) -> Plan:
         clauses = self.query.clauses
@@ -116,6 +140,10 @@ class _Planner:
                 self._unwind(clause)
             else:
                 columns = self._projection(clause)
+        logical = build_logical(self.query, self.checker)
+        traversal = self._traversal(logical, columns)
+        if traversal is None and logical.executors == {"csr"}:  # the rule and
+            logical = choose_executors(logical, self.checker, csr=False)  # traverse differ
         return Plan(
             tuple(self.steps),
             frozenset(self.tables),
@@ -124,11 +152,28 @@ class _Planner:
             tuple(self.prefetch),
             tuple(self.searches),
             dict(self.checker.bound),
-            recognize(self.query, self.checker, columns),
+            traversal,
+            dict(self.checker.params),
+            dict(self.checker.bound_names),
+            frozenset(self.checker.inlined),
+            logical,
         )
 
+    def _traversal(self, logical: LogicalPlan, columns: tuple[str, ...]) -> Traversal | None:
+        """The query as a traversal on the adjacency, when the executor rule chose "csr"
+        for its logical plan (query.logical.choose_executors)."""
+        if logical.executors != {"csr"}:
+            return None
+        # The traversal rebinds its parameters itself (Traversal.with_params): reading
+        # their values does not tie the plan to them.
+        inlined = set(self.checker.inlined)
+        try:
+            return recognize(self.query, self.checker, columns)
+        finally:
+            self.checker.inlined = inlined
+
     def _add(self, what: str, sql: str) -> None:
-        self.steps.append(Step(f"s{len(self.steps)}", what, sql))
+        self.steps.append(PlanStep(f"s{len(self.steps)}", "clause", what, sql))
 
     def _carried(self) -> list[str]:
         return ["1 AS __unit"] + [ident(v) for v in self.scope]
@@ -145,8 +190,7 @@ class _Planner:
             )
             source = self.prev
         compiled = self.patterns.compile(m.patterns, self.scope, m.where, source, self._subquery)
-        for name, sql, what in compiled.ctes:
-            self.steps.append(Step(name, what, sql))
+        self.steps += compiled.ctes
         self.seeds += compiled.seeds
         self.prefetch += compiled.prefetch
         self.searches += compiled.searches
@@ -159,7 +203,7 @@ class _Planner:
         where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
         items = ", ".join([f"{source} AS __p", *compiled.items])
         what = ("OPTIONAL MATCH " if m.optional else "MATCH ") + ", ".join(
-            _pattern_text(p) for p in m.patterns
+            pattern_text(p) for p in m.patterns
         )
         if not m.optional:
             cols = self._carried() + new_cols
@@ -327,22 +371,3 @@ def _item_type(e: ast.Expr, checker: Checker) -> str | None:
         return None
     types = {value_type(v) for v in values} - {None}
     return types.pop() if len(types) == 1 else None
-
-
-def _pattern_text(p: ast.Pattern) -> str:
-    parts = [_node_text(p.chain.nodes[0])]
-    for rel, node in zip(p.chain.rels, p.chain.nodes[1:], strict=True):
-        inner = (rel.var or "") + (":" + "|".join(rel.types) if rel.types else "")
-        if rel.hops is not None:
-            low, high = rel.hops
-            inner += f"*{low}..{'' if high is None else high}"
-        body = f"[{inner}]" if inner else ""
-        left, right = {"out": ("-", "->"), "in": ("<-", "-"), "both": ("-", "-")}[rel.direction]
-        parts.append(f"{left}{body}{right}{_node_text(node)}")
-    text = "".join(parts)
-    return f"{p.path_var} = {text}" if p.path_var else text
-
-
-def _node_text(n: ast.NodePat) -> str:
-    labels = ":" + "|".join(n.labels) if n.labels else ""
-    return f"({n.var or ''}{labels}{' {...}' if n.props else ''})"

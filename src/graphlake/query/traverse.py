@@ -358,7 +358,7 @@ class TooManyPaths(Exception):
 
 
 @dataclass
-class Step:
+class RunStep:
     operation: str
     rows: int
     seconds: float
@@ -390,15 +390,15 @@ def run(
     max_rows: int | None,
     max_bytes: int | None,
     check: Callable[[], None],
-) -> tuple[pa.Table, list[Step]]:
+) -> tuple[pa.Table, list[RunStep]]:
     """The query's rows and, for explain, one step per operator run."""
-    steps: list[Step] = []
+    steps: list[RunStep] = []
     clock = time.perf_counter()
 
     def step(operation: str, rows: int, detail: str) -> None:
         nonlocal clock
         now = time.perf_counter()
-        steps.append(Step(operation, rows, round(now - clock, 6), detail))
+        steps.append(RunStep(operation, rows, round(now - clock, 6), detail))
         clock = now
 
     csrs = [adjacency(snapshot, h.edge, max_bytes=max_bytes) for h in t.hops]

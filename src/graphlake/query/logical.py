@@ -1,0 +1,795 @@
+"""The logical plan of a checked Cypher query: typed operators over typed expressions.
+
+`build` turns the AST (after the planner has checked it: names, labels, properties and
+types resolved against the schema) into a pipeline of operators, from the first
+(bottom) to the RETURN (top):
+
+    NodeScan, Lookup       the first node of a chain: every node of its labels, or the
+                           one a constant selects by its key
+    Expand, VarExpand      one hop, or a variable-length walk, from a bound node
+    ShortestPath           a breadth-first search between two bound nodes
+    Filter                 a condition (WHERE, inline property maps)
+    OptionalJoin           an OPTIONAL MATCH: its own operators, left-joined
+    Unwind                 a list to rows
+    Project, Aggregate     WITH / RETURN without and with aggregates
+    Sort, Skip, Limit      ORDER BY, SKIP, LIMIT
+
+Each expression is a `Typed`: the AST expression with its type as the checker infers it.
+Rewrite rules shape the plan as it is built, then choose executors:
+
+- anchoring: a node a constant selects by its key (`{name: $s}` on a String `@key`, or
+  `WHERE a.name = $s`) is a Lookup, not a NodeScan filtered afterwards; a chain anchored
+  at its end is read from that end;
+- pushdown: each WHERE conjunct is a Filter right after the operator that binds the last
+  of its variables;
+- executor choice (`choose_executors`): a plan that is one anchored (or unanchored
+  single-label) chain of one-type hops, node property comparisons with constants and a
+  RETURN of counts or node properties runs on the adjacency ("csr",
+  query.traverse); a ShortestPath between nodes selected in its own MATCH over one edge
+  type runs as a path search ("pathsearch", query.pathsearch, which hands wide searches
+  back to SQL); everything else is DuckDB SQL ("sql", query.planner).
+
+`LogicalPlan.text()` prints the plan top-down, one operator a line with its executor;
+`explain=True` returns it with the per-step report (query.executor).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Literal
+
+from graphlake.errors import CypherError
+from graphlake.query import ast
+from graphlake.query.checker import EDGE, EDGES, NODE, PATH, Binding, Checker
+from graphlake.query.expr import ExprCompiler, contains_aggregate
+from graphlake.query.patterns import MAX_HOPS
+from graphlake.schema.model import EdgeType, NodeType
+
+Executor = Literal["sql", "csr", "pathsearch"]
+
+
+# --- typed expressions -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Typed:
+    expr: ast.Expr
+    type: str | None  # the checker's type (None: not known before running)
+
+    def __str__(self) -> str:
+        return show(self.expr)
+
+
+# --- operators -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Op:
+    executor: Executor = "sql"
+
+    def detail(self) -> str:
+        return ""
+
+    def line(self) -> str:
+        return f"{type(self).__name__} {self.detail()}".rstrip()
+
+
+@dataclass(frozen=True)
+class NodeScan(Op):
+    var: str | None
+    labels: tuple[str, ...]
+
+    def detail(self) -> str:
+        return node_text(self.var, self.labels)
+
+
+@dataclass(frozen=True)
+class Argument(Op):
+    """A pattern that starts at a node bound before it (by an earlier clause or pattern)."""
+
+    var: str
+
+    def detail(self) -> str:
+        return node_text(self.var, ())
+
+
+@dataclass(frozen=True)
+class Lookup(Op):
+    var: str | None
+    label: str
+    key: str
+    value: Typed
+
+    def detail(self) -> str:
+        return f"{node_text(self.var, (self.label,))} by {self.key} = {self.value}"
+
+
+@dataclass(frozen=True)
+class Expand(Op):
+    src: str
+    rel: str | None
+    types: tuple[str, ...]
+    direction: str
+    dst: str
+    dst_labels: tuple[str, ...]
+    into: bool  # the far node is bound already: a join, not a new variable
+
+    def detail(self) -> str:
+        far = node_text(self.dst, () if self.into else self.dst_labels)
+        rel = rel_text(self.rel, self.types, self.direction, None)
+        return ("into " if self.into else "") + f"{node_text(self.src, ())}{rel}{far}"
+
+
+@dataclass(frozen=True)
+class VarExpand(Op):
+    src: str
+    rel: str | None
+    types: tuple[str, ...]
+    direction: str
+    low: int
+    high: int
+    dst: str
+    dst_labels: tuple[str, ...]
+    into: bool
+
+    def detail(self) -> str:
+        far = node_text(self.dst, () if self.into else self.dst_labels)
+        rel = rel_text(self.rel, self.types, self.direction, (self.low, self.high))
+        return ("into " if self.into else "") + f"{node_text(self.src, ())}{rel}{far}"
+
+
+@dataclass(frozen=True)
+class ShortestPath(Op):
+    path: str | None
+    src: str
+    rel: str | None
+    types: tuple[str, ...]
+    direction: str
+    low: int
+    high: int
+    dst: str
+    ends_new: bool  # both ends selected by this MATCH (none bound by an earlier clause)
+
+    def detail(self) -> str:
+        rel = rel_text(self.rel, self.types, self.direction, (self.low, self.high))
+        text = f"{node_text(self.src, ())}{rel}{node_text(self.dst, ())}"
+        return f"{self.path} = {text}" if self.path else text
+
+
+@dataclass(frozen=True)
+class NamePath(Op):
+    var: str
+    pattern: str
+
+    def detail(self) -> str:
+        return f"{self.var} = {self.pattern}"
+
+
+@dataclass(frozen=True)
+class Filter(Op):
+    condition: Typed
+
+    def detail(self) -> str:
+        return str(self.condition)
+
+
+@dataclass(frozen=True)
+class OptionalJoin(Op):
+    ops: tuple[Op, ...]  # the OPTIONAL MATCH's operators, over each incoming row
+
+
+@dataclass(frozen=True)
+class Unwind(Op):
+    expr: Typed
+    var: str
+
+    def detail(self) -> str:
+        return f"{self.expr} AS {self.var}"
+
+
+Item = tuple[str, Typed]  # (column name, expression)
+
+
+@dataclass(frozen=True)
+class Project(Op):
+    items: tuple[Item, ...]
+    distinct: bool = False
+    final: bool = False  # RETURN (else WITH)
+
+    def detail(self) -> str:
+        return ("DISTINCT " if self.distinct else "") + items_text(self.items)
+
+
+@dataclass(frozen=True)
+class Aggregate(Op):
+    keys: tuple[Item, ...]
+    aggregates: tuple[Item, ...]
+    distinct: bool = False
+    final: bool = False
+
+    def detail(self) -> str:
+        keys = items_text(self.keys) or "()"
+        return f"by {keys}: {items_text(self.aggregates)}"
+
+
+@dataclass(frozen=True)
+class Sort(Op):
+    keys: tuple[tuple[Typed, bool], ...]  # (expression, descending)
+
+    def detail(self) -> str:
+        return ", ".join(f"{k}{' DESC' if d else ''}" for k, d in self.keys)
+
+
+@dataclass(frozen=True)
+class Skip(Op):
+    count: Typed
+
+    def detail(self) -> str:
+        return str(self.count)
+
+
+@dataclass(frozen=True)
+class Limit(Op):
+    count: Typed
+
+    def detail(self) -> str:
+        return str(self.count)
+
+
+@dataclass(frozen=True)
+class LogicalPlan:
+    ops: tuple[Op, ...]  # bottom (first run) to top (the RETURN)
+
+    def text(self) -> str:
+        """The plan top-down, one operator a line with its executor."""
+        return "\n".join(_lines(self.ops, ""))
+
+    @property
+    def executors(self) -> frozenset[str]:
+        return frozenset(op.executor for op in _walk(self.ops))
+
+
+def _lines(ops: tuple[Op, ...], indent: str) -> list[str]:
+    out = []
+    for op in reversed(ops):
+        out.append(f"{indent}{op.line()}  [{op.executor}]")
+        if isinstance(op, OptionalJoin):
+            out += _lines(op.ops, indent + "| ")
+    return out
+
+
+def _walk(ops: tuple[Op, ...]):
+    for op in ops:
+        yield op
+        if isinstance(op, OptionalJoin):
+            yield from _walk(op.ops)
+
+
+# --- the builder ---------------------------------------------------------------------------
+
+
+def build(query: ast.Query, checker: Checker) -> LogicalPlan:
+    """The logical plan of `query`, which the planner has checked (so names resolve),
+    with executors chosen (`choose_executors`). `checker` is not changed."""
+    b = _Builder(Checker(checker.schema, checker.params))
+    for clause in query.clauses:
+        if isinstance(clause, ast.Match):
+            b.match(clause)
+        elif isinstance(clause, ast.Unwind):
+            b.ops.append(Unwind(b.typed(clause.expr), clause.name))
+            b.scope[clause.name] = Binding(None)
+        else:
+            b.projection(clause)
+    return choose_executors(LogicalPlan(tuple(b.ops)), checker)
+
+
+class _Builder:
+    def __init__(self, checker: Checker):
+        self.checker = checker
+        self.ops: list[Op] = []
+        self.scope: dict[str, Binding] = {}
+
+    def typed(self, e: ast.Expr, aggregates: bool = False) -> Typed:
+        ec = ExprCompiler(self.checker, self.scope, _no_subquery, allow_aggregates=aggregates)
+        try:
+            return Typed(e, ec.typed(e)[1])
+        except CypherError:  # checked by the planner; a narrower scope there typed it
+            return Typed(e, None)
+
+    # --- MATCH
+    def match(self, m: ast.Match) -> None:
+        outer = self.ops
+        if m.optional:
+            self.ops = []
+        conjuncts = _conjuncts(m.where)
+        for pattern in m.patterns:
+            self._pattern(pattern, conjuncts)
+        for c in conjuncts:  # conditions on no variable, or with subqueries: at the end
+            if c is not None:
+                self.ops.append(Filter(self.typed(c)))
+        if m.optional:
+            inner = tuple(self.ops)
+            self.ops = outer
+            self.ops.append(OptionalJoin(inner))
+
+    def _pattern(self, pattern: ast.Pattern, conjuncts: list[ast.Expr | None]) -> None:
+        chain = pattern.chain
+        nodes, rels = list(chain.nodes), list(chain.rels)
+        if pattern.shortest:
+            rel = rels[0]
+            low, high = rel.hops or (1, 1)
+            ends_new = not any(n.var in self.scope for n in nodes)
+            for n in nodes:
+                self._start(n, conjuncts)
+            self._bind(rel.var, Binding(EDGES, self.checker.edge_types(rel)))
+            self.ops.append(
+                ShortestPath(
+                    pattern.path_var,
+                    _name(nodes[0]),
+                    rel.var,
+                    tuple(rel.types),
+                    rel.direction,
+                    low,
+                    MAX_HOPS if high is None else high,
+                    _name(nodes[1]),
+                    ends_new,
+                )
+            )
+            self._bind(pattern.path_var, Binding(PATH))
+            self._push(conjuncts)
+            return
+        # anchoring: read a chain from the end a key selects, when its start is not
+        if (
+            rels
+            and not self._selected(nodes[0], conjuncts)
+            and self._selected(nodes[-1], conjuncts)
+            and nodes[0].var not in self.scope
+        ):
+            nodes, rels = nodes[::-1], [_reversed(r) for r in rels[::-1]]
+        self._start(nodes[0], conjuncts)
+        for i, rel in enumerate(rels):
+            self._hop(rel, nodes[i], nodes[i + 1], conjuncts)
+        if pattern.path_var is not None:
+            unnamed = dataclasses.replace(pattern, path_var=None)
+            self.ops.append(NamePath(pattern.path_var, pattern_text(unnamed)))
+            self._bind(pattern.path_var, Binding(PATH))
+        self._push(conjuncts)
+
+    def _selected(self, n: ast.NodePat, conjuncts: list[ast.Expr | None]) -> bool:
+        return n.var in self.scope or self._key(n, conjuncts, consume=False) is not None
+
+    def _start(self, n: ast.NodePat, conjuncts: list[ast.Expr | None]) -> None:
+        if n.var is not None and n.var in self.scope:
+            self.ops.append(Argument(n.var))
+            self._inline(n)
+            return
+        types = self.checker.node_types(n)
+        found = self._key(n, conjuncts, consume=True)
+        self._bind(n.var, Binding(NODE, types))
+        if found is not None:
+            key, value = found
+            self.ops.append(Lookup(n.var, types[0], key, self.typed(value)))
+        else:
+            self.ops.append(NodeScan(n.var, tuple(n.labels)))
+        self._inline(n, skip=found[0] if found is not None else None)
+        self._push(conjuncts)
+
+    def _key(
+        self, n: ast.NodePat, conjuncts: list[ast.Expr | None], consume: bool
+    ) -> tuple[str, ast.Expr] | None:
+        """(key property, constant) when a constant selects `n` by its String key."""
+        if len(n.labels) != 1:
+            return None
+        t = self.checker.schema.table(n.labels[0])
+        if not isinstance(t, NodeType):
+            return None
+        p = t.property(t.key)
+        if p is None or p.type.kind != "String":
+            return None
+        names = (t.key, "id")
+        on_n = [i for i, c in enumerate(conjuncts) if c is not None and _free_vars(c) == {n.var}]
+        if n.props is not None:  # `{key: constant}` and nothing else on the node
+            entries = n.props.entries
+            if len(entries) == 1 and entries[0][0] in names and _is_constant(entries[0][1]):
+                return None if on_n else entries[0]
+            return None
+        picked = [
+            (i, pair)
+            for i in on_n
+            if isinstance(c := conjuncts[i], ast.Binary)
+            and c.op == "="
+            and n.var is not None
+            and (pair := _prop_eq(c, n.var, names)) is not None
+        ]
+        if len(picked) != 1 or len(on_n) != 1:
+            return None
+        if consume:
+            conjuncts[picked[0][0]] = None
+        return picked[0][1]
+
+    def _hop(
+        self,
+        rel: ast.RelPat,
+        left: ast.NodePat,
+        right: ast.NodePat,
+        conjuncts: list[ast.Expr | None],
+    ) -> None:
+        src, dst = _name(left), _name(right)
+        into = right.var is not None and right.var in self.scope
+        types = tuple(rel.types)
+        labels = tuple(right.labels)
+        if rel.hops is None:
+            self._bind(rel.var, Binding(EDGE, self.checker.edge_types(rel)))
+            op: Op = Expand(src, rel.var, types, rel.direction, dst, labels, into)
+        else:
+            low, high = rel.hops
+            self._bind(rel.var, Binding(EDGES, self.checker.edge_types(rel)))
+            high = MAX_HOPS if high is None else high
+            op = VarExpand(src, rel.var, types, rel.direction, low, high, dst, labels, into)
+        if not into:
+            self._bind(right.var, Binding(NODE, self.checker.node_types(right)))
+        self.ops.append(op)
+        for k, v in rel.props.entries if rel.props is not None else ():
+            self.ops.append(Filter(self.typed(_eq(rel.var or "#rel", k, v))))
+        self._inline(right)
+        self._push(conjuncts)
+
+    def _inline(self, n: ast.NodePat, skip: str | None = None) -> None:
+        if n.props is None:
+            return
+        for k, v in n.props.entries:
+            if k != skip:
+                self.ops.append(Filter(self.typed(_eq(_name(n), k, v))))
+
+    def _bind(self, var: str | None, b: Binding) -> None:
+        if var is not None and var not in self.scope:
+            self.scope[var] = b
+
+    def _push(self, conjuncts: list[ast.Expr | None]) -> None:
+        """pushdown: the WHERE conjuncts whose variables are all bound now."""
+        for i, c in enumerate(conjuncts):
+            if c is None:
+                continue
+            names = _free_vars(c)
+            if names and names <= set(self.scope) and not _has_subquery(c):
+                self.ops.append(Filter(self.typed(c)))
+                conjuncts[i] = None
+
+    # --- WITH / RETURN
+    def projection(self, p: ast.Projection) -> None:
+        items = list(p.items)
+        if p.star:
+            visible = sorted(v for v in self.scope if not v.startswith("__"))
+            items = [ast.Item(ast.Var(p.pos, v), v, True) for v in visible] + items
+        typed = [(i.alias, self.typed(i.expr, aggregates=True)) for i in items]
+        grouped = [contains_aggregate(i.expr) for i in items]
+        scope = {
+            i.alias: (
+                self.scope.get(i.expr.name, Binding(None))
+                if isinstance(i.expr, ast.Var)
+                else Binding(t.type)
+            )
+            for i, (_, t) in zip(items, typed, strict=True)
+        }
+        if any(grouped):
+            keys = tuple(t for t, g in zip(typed, grouped, strict=True) if not g)
+            aggs = tuple(t for t, g in zip(typed, grouped, strict=True) if g)
+            self.ops.append(Aggregate(keys, aggs, p.distinct, p.is_return))
+        else:
+            self.ops.append(Project(tuple(typed), p.distinct, p.is_return))
+        if p.order:  # ORDER BY also sees the variables before a plain projection
+            self.scope = scope if any(grouped) or p.distinct else {**self.scope, **scope}
+            self.ops.append(Sort(tuple((self.typed(e, True), d) for e, d in p.order)))
+        self.scope = scope
+        if p.skip is not None:
+            self.ops.append(Skip(self.typed(p.skip)))
+        if p.limit is not None:
+            self.ops.append(Limit(self.typed(p.limit)))
+        if p.where is not None:
+            self.ops.append(Filter(self.typed(p.where)))
+
+
+# --- the executor rule ---------------------------------------------------------------------
+
+
+def choose_executors(plan: LogicalPlan, checker: Checker, csr: bool = True) -> LogicalPlan:
+    """Every operator with the executor that runs it (see the module docstring);
+    `csr=False` leaves the adjacency out (the planner's traversal did not take it)."""
+    ops = tuple(dataclasses.replace(op, executor="sql") for op in plan.ops)
+    if csr and _on_adjacency(ops, checker):
+        return LogicalPlan(tuple(dataclasses.replace(op, executor="csr") for op in ops))
+    return LogicalPlan(_path_searches(ops, checker))
+
+
+def _path_searches(ops: tuple[Op, ...], checker: Checker) -> tuple[Op, ...]:
+    out: list[Op] = []
+    for op in ops:
+        if isinstance(op, ShortestPath):
+            types = _edge_types(op.types, checker)
+            e = checker.schema.table(types[0]) if len(types) == 1 else None
+            if op.ends_new and isinstance(e, EdgeType) and e.src == e.dst:
+                op = dataclasses.replace(op, executor="pathsearch")
+        elif isinstance(op, OptionalJoin):
+            op = dataclasses.replace(op, ops=_path_searches(op.ops, checker))
+        out.append(op)
+    return tuple(out)
+
+
+def _edge_types(types: tuple[str, ...], checker: Checker) -> tuple[str, ...]:
+    return types or tuple(checker.schema.edges)
+
+
+def _on_adjacency(ops: tuple[Op, ...], checker: Checker) -> bool:
+    """One chain from a Lookup (or a NodeScan of one label) through hops of one edge type
+    each (no relationship variable), filters comparing node properties with constants,
+    then a final projection of node properties or an aggregation of counts alone."""
+    if len(ops) < 3 or not isinstance(ops[0], Lookup | NodeScan):
+        return False
+    first, last = ops[0], ops[-1]
+    schema = checker.schema
+    if isinstance(first, NodeScan):
+        if len(first.labels) != 1 or not isinstance(schema.table(first.labels[0]), NodeType):
+            return False
+        here = first.labels[0]
+    else:
+        here = first.label
+    types = {first.var: here}
+    hops = 0
+    for op in ops[1:-1]:
+        if isinstance(op, Expand | VarExpand):
+            there = _hop_type(op, here, checker)
+            if there is None or op.into or op.dst in types:
+                return False
+            types[op.dst] = here = there
+            hops += 1
+        elif isinstance(op, Filter):
+            compared = _compared(op.condition.expr)
+            if compared is None or compared[0] not in types:
+                return False
+            if _property_kind(types[compared[0]], compared[1], checker) is None:
+                return False
+        else:
+            return False
+    if hops == 0:
+        return False
+    if isinstance(last, Project):
+        if last.distinct or not last.final:
+            return False
+        return all(_node_property(t.expr, types, checker) for _, t in last.items)
+    if isinstance(last, Aggregate):
+        if last.keys or last.distinct or not last.final:
+            return False
+        return all(_count(t.expr, types) for _, t in last.aggregates)
+    return False
+
+
+def _hop_type(op: Expand | VarExpand, here: str, checker: Checker) -> str | None:
+    if op.rel is not None or len(op.types) != 1:
+        return None
+    e = checker.schema.table(op.types[0])
+    if not isinstance(e, EdgeType):
+        return None
+    if op.direction == "out":
+        there = e.dst if e.src == here else None
+    elif op.direction == "in":
+        there = e.src if e.dst == here else None
+    else:
+        there = here if e.src == e.dst == here else None
+    if there is None:
+        return None
+    if isinstance(op, VarExpand) and (e.src != e.dst or op.low > op.high):
+        return None
+    if op.dst_labels and op.dst_labels != (there,):
+        return None
+    return there
+
+
+_KINDS = ("String", "Bool", "I32", "I64", "F32", "F64")  # what query.traverse reads
+
+
+def _property_kind(type_name: str, prop: str, checker: Checker) -> str | None:
+    if prop == "id":
+        return "String"
+    t = checker.schema.table(type_name)
+    p = None if t is None else t.property(prop)
+    return p.type.kind if p is not None and p.type.kind in _KINDS else None
+
+
+def _compared(e: ast.Expr) -> tuple[str, str] | None:
+    """(variable, property) of `v.p <op> constant` (either side)."""
+    if not isinstance(e, ast.Binary) or e.op not in ("=", "<>", "<", "<=", ">", ">="):
+        return None
+    for left, right in ((e.left, e.right), (e.right, e.left)):
+        if isinstance(left, ast.Prop) and isinstance(left.subject, ast.Var) and _is_constant(right):
+            return left.subject.name, left.name
+    return None
+
+
+def _node_property(e: ast.Expr, types: dict, checker: Checker) -> bool:
+    return (
+        isinstance(e, ast.Prop)
+        and isinstance(e.subject, ast.Var)
+        and e.subject.name in types
+        and _property_kind(types[e.subject.name], e.name, checker) is not None
+    )
+
+
+def _count(e: ast.Expr, types: dict) -> bool:
+    if not (isinstance(e, ast.Func) and e.name == "count"):
+        return False
+    if e.star:
+        return True
+    return len(e.args) == 1 and isinstance(e.args[0], ast.Var) and e.args[0].name in types
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _no_subquery(e: ast.Expr, ec: ExprCompiler) -> str:
+    return "TRUE"
+
+
+def _name(n: ast.NodePat) -> str:
+    """A node's variable; an anonymous node is `#` and its position (no Cypher name
+    starts so), printed `()`."""
+    return n.var or f"#{n.pos[0]}:{n.pos[1]}"
+
+
+def _eq(var: str, key: str, value: ast.Expr) -> ast.Expr:
+    return ast.Binary(value.pos, "=", ast.Prop(value.pos, ast.Var(value.pos, var), key), value)
+
+
+def _prop_eq(c: ast.Binary, var: str, names: tuple[str, ...]) -> tuple[str, ast.Expr] | None:
+    for left, right in ((c.left, c.right), (c.right, c.left)):
+        if (
+            isinstance(left, ast.Prop)
+            and isinstance(left.subject, ast.Var)
+            and left.subject.name == var
+            and left.name in names
+            and _is_constant(right)
+        ):
+            return left.name, right
+    return None
+
+
+def _is_constant(e: ast.Expr) -> bool:
+    if isinstance(e, ast.Unary) and e.op == "-":
+        v = e.operand.value if isinstance(e.operand, ast.Lit) else None
+        return isinstance(v, int | float) and not isinstance(v, bool)
+    return isinstance(e, ast.Lit | ast.Param)
+
+
+def _reversed(rel: ast.RelPat) -> ast.RelPat:
+    direction = {"out": "in", "in": "out"}.get(rel.direction, "both")
+    return dataclasses.replace(rel, direction=direction)
+
+
+def _conjuncts(e: ast.Expr | None) -> list[ast.Expr | None]:
+    if e is None:
+        return []
+    if isinstance(e, ast.Binary) and e.op == "AND":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
+def _free_vars(e: object) -> set[str]:
+    if isinstance(e, ast.Var):
+        return {e.name}
+    if isinstance(e, tuple):
+        return set().union(*(_free_vars(x) for x in e)) if e else set()
+    if hasattr(e, "__dataclass_fields__"):
+        return set().union(*(_free_vars(getattr(e, f)) for f in e.__dataclass_fields__))
+    return set()
+
+
+def _has_subquery(e: object) -> bool:
+    if isinstance(e, ast.PatternPred | ast.Exists):
+        return True
+    if isinstance(e, tuple):
+        return any(_has_subquery(x) for x in e)
+    if isinstance(e, ast.Expr):
+        return any(_has_subquery(getattr(e, f)) for f in e.__dataclass_fields__)
+    return False
+
+
+# --- text -----------------------------------------------------------------------------------
+
+
+def items_text(items: tuple[Item, ...]) -> str:
+    return ", ".join(str(t) if str(t) == alias else f"{t} AS {alias}" for alias, t in items)
+
+
+def node_text(var: str | None, labels: tuple[str, ...]) -> str:
+    var = None if var is not None and var.startswith("#") else var
+    return f"({var or ''}{':' + '|'.join(labels) if labels else ''})"
+
+
+def rel_text(
+    var: str | None, types: tuple[str, ...], direction: str, hops: tuple[int, int] | None
+) -> str:
+    inner = (var or "") + (":" + "|".join(types) if types else "")
+    if hops is not None:
+        inner += f"*{hops[0]}..{hops[1]}"
+    body = f"[{inner}]" if inner else ""
+    left, right = {"out": ("-", "->"), "in": ("<-", "-"), "both": ("-", "-")}[direction]
+    return f"{left}{body}{right}"
+
+
+def pattern_text(p: ast.Pattern) -> str:
+    """A pattern as written (inline property maps as `{...}`)."""
+    chain = p.chain
+
+    def node(n: ast.NodePat) -> str:
+        text = node_text(n.var, n.labels)
+        return text[:-1] + " {...})" if n.props else text
+
+    parts = [node(chain.nodes[0])]
+    for rel, n in zip(chain.rels, chain.nodes[1:], strict=True):
+        hops = None if rel.hops is None else (rel.hops[0], rel.hops[1])
+        inner = (rel.var or "") + (":" + "|".join(rel.types) if rel.types else "")
+        if hops is not None:
+            inner += f"*{hops[0]}..{'' if hops[1] is None else hops[1]}"
+        body = f"[{inner}]" if inner else ""
+        left, right = {"out": ("-", "->"), "in": ("<-", "-"), "both": ("-", "-")}[rel.direction]
+        parts.append(f"{left}{body}{right}{node(n)}")
+    text = "".join(parts)
+    return f"{p.path_var} = {text}" if p.path_var else text
+
+
+def show(e: ast.Expr) -> str:
+    """`e` as Cypher text."""
+    if isinstance(e, ast.Lit):
+        return _lit(e.value)
+    if isinstance(e, ast.Param):
+        return f"${e.name}"
+    if isinstance(e, ast.Var):
+        return "_" if e.name.startswith("#") else e.name
+    if isinstance(e, ast.Prop):
+        return f"{_operand(e.subject)}.{e.name}"
+    if isinstance(e, ast.Index):
+        return f"{_operand(e.subject)}[{show(e.index)}]"
+    if isinstance(e, ast.Unary):
+        return f"NOT {_operand(e.operand)}" if e.op == "NOT" else f"{e.op}{_operand(e.operand)}"
+    if isinstance(e, ast.Binary):
+        return f"{_operand(e.left)} {e.op} {_operand(e.right)}"
+    if isinstance(e, ast.IsNull):
+        return f"{_operand(e.operand)} IS {'NOT ' if e.negated else ''}NULL"
+    if isinstance(e, ast.Func):
+        if e.star:
+            return f"{e.name}(*)"
+        args = ", ".join(show(a) for a in e.args)
+        return f"{e.name}({'DISTINCT ' if e.distinct else ''}{args})"
+    if isinstance(e, ast.Case):
+        subject = f" {show(e.subject)}" if e.subject is not None else ""
+        whens = "".join(f" WHEN {show(w)} THEN {show(t)}" for w, t in e.whens)
+        default = f" ELSE {show(e.default)}" if e.default is not None else ""
+        return f"CASE{subject}{whens}{default} END"
+    if isinstance(e, ast.ListLit):
+        return "[" + ", ".join(show(i) for i in e.items) + "]"
+    if isinstance(e, ast.MapLit):
+        return "{" + ", ".join(f"{k}: {show(v)}" for k, v in e.entries) + "}"
+    if isinstance(e, ast.PatternPred):
+        return pattern_text(ast.Pattern(e.pos, None, e.chain))
+    if isinstance(e, ast.Exists):
+        inner = ", ".join(pattern_text(p) for p in e.patterns)
+        where = f" WHERE {show(e.where)}" if e.where is not None else ""
+        return f"EXISTS {{ {inner}{where} }}"
+    return type(e).__name__
+
+
+def _operand(e: ast.Expr) -> str:
+    text = show(e)
+    return f"({text})" if isinstance(e, ast.Binary | ast.IsNull | ast.Unary) else text
+
+
+def _lit(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_lit(v) for v in value) + "]"
+    return repr(value)

@@ -1,0 +1,298 @@
+"""Golden logical plans (query.logical): typed operators with the executor the rules
+chose, from a Schema object alone (no storage); the executor rule agrees with what the
+planner runs (query.traverse's shape, path searches) on every query of the LadybugDB
+comparison and the traversal tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from graphlake.errors import CypherError
+from graphlake.query import logical
+from graphlake.query.checker import Checker
+from graphlake.query.parser import parse_query
+from graphlake.query.planner import plan_query
+from graphlake.schema.parser import parse_schema
+from tests.query import queries, social
+from tests.query import test_traverse as traversals
+
+SCHEMA = parse_schema(social.SCHEMA)
+PARAMS = {"s": "p01", "t": "p07", "age": 30, "n": 3, "names": ["p01", "p02"], "re": "p0.*"}
+
+
+def _logical(text: str, schema=SCHEMA, params=PARAMS) -> logical.LogicalPlan:
+    plan = plan_query(parse_query(text), schema, dict(params))
+    assert plan.logical is not None
+    return plan.logical
+
+
+# (query, the plan top-down: each operator with its executor)
+GOLDEN = [
+    (
+        "MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN b.name",
+        """\
+Project b.name  [csr]
+Expand (a)-[:Knows]->(b)  [csr]
+Lookup (a:Person) by name = $s  [csr]
+""",
+    ),
+    (
+        "MATCH (a:Person {name: $s})-[:Knows]->()-[:Knows]->(c) WHERE c.age > 30 RETURN count(c)",
+        """\
+Aggregate by (): count(c)  [csr]
+Filter c.age > 30  [csr]
+Expand ()-[:Knows]->(c)  [csr]
+Expand (a)-[:Knows]->()  [csr]
+Lookup (a:Person) by name = $s  [csr]
+""",
+    ),
+    (
+        "MATCH (a:Person)-[:Follows*1..3]->(b) RETURN count(*), count(DISTINCT b)",
+        """\
+Aggregate by (): count(*), count(DISTINCT b)  [csr]
+VarExpand (a)-[:Follows*1..3]->(b)  [csr]
+NodeScan (a:Person)  [csr]
+""",
+    ),
+    (
+        "MATCH (b)-[:Follows]->(c)-[:Follows]->(a:Person {name: $s}) RETURN b.name, c.name",
+        """\
+Project b.name, c.name  [csr]
+Expand (c)<-[:Follows]-(b)  [csr]
+Expand (a)<-[:Follows]-(c)  [csr]
+Lookup (a:Person) by name = $s  [csr]
+""",
+    ),
+    (
+        "MATCH (a:Person)-[:Knows]->(b) WHERE a.name = $s AND b.age <> 10 RETURN b.age",
+        """\
+Project b.age  [csr]
+Filter b.age <> 10  [csr]
+Expand (a)-[:Knows]->(b)  [csr]
+Lookup (a:Person) by name = $s  [csr]
+""",
+    ),
+    (
+        "MATCH (a:Person {name: $s})-[r:Knows]->(b) RETURN b.name, r.since",
+        """\
+Project b.name, r.since  [sql]
+Expand (a)-[r:Knows]->(b)  [sql]
+Lookup (a:Person) by name = $s  [sql]
+""",
+    ),
+    (
+        "MATCH (a:Person {name: $s})-[:Knows]->(b)"
+        " RETURN b.name AS n ORDER BY n DESC SKIP 1 LIMIT $n",
+        """\
+Limit $n  [sql]
+Skip 1  [sql]
+Sort n DESC  [sql]
+Project b.name AS n  [sql]
+Expand (a)-[:Knows]->(b)  [sql]
+Lookup (a:Person) by name = $s  [sql]
+""",
+    ),
+    (
+        "MATCH (p:Person)-[:WorksAt]->(c:Company) WITH c, count(*) AS staff WHERE staff > 1"
+        " RETURN c.name, staff ORDER BY staff DESC",
+        """\
+Sort staff DESC  [sql]
+Project c.name, staff  [sql]
+Filter staff > 1  [sql]
+Aggregate by c: count(*) AS staff  [sql]
+Expand (p)-[:WorksAt]->(c:Company)  [sql]
+NodeScan (p:Person)  [sql]
+""",
+    ),
+    (
+        "MATCH (a:Person {name: $s}) OPTIONAL MATCH (a)-[:WorksAt]->(c) RETURN a.name, c.name",
+        """\
+Project a.name, c.name  [sql]
+OptionalJoin  [sql]
+| Expand (a)-[:WorksAt]->(c)  [sql]
+| Argument (a)  [sql]
+Lookup (a:Person) by name = $s  [sql]
+""",
+    ),
+    (
+        "UNWIND $names AS x MATCH (p:Person {name: x}) RETURN p.name, p.age",
+        """\
+Project p.name, p.age  [sql]
+Filter p.name = x  [sql]
+NodeScan (p:Person)  [sql]
+Unwind $names AS x  [sql]
+""",
+    ),
+    (
+        "MATCH p = shortestPath((a:Person {name: $s})-[:Follows*..6]->(b:Person {name: $t}))"
+        " RETURN length(p)",
+        """\
+Project length(p)  [sql]
+ShortestPath p = (a)-[:Follows*1..6]->(b)  [pathsearch]
+Lookup (b:Person) by name = $t  [sql]
+Lookup (a:Person) by name = $s  [sql]
+""",
+    ),
+    (
+        "MATCH (a:Person {name: $s}), (b:Person {name: $t}) MATCH p ="
+        " shortestPath((a)-[:Knows*..4]-(b)) RETURN nodes(p)",
+        """\
+Project nodes(p)  [sql]
+ShortestPath p = (a)-[:Knows*1..4]-(b)  [sql]
+Argument (b)  [sql]
+Argument (a)  [sql]
+Lookup (b:Person) by name = $t  [sql]
+Lookup (a:Person) by name = $s  [sql]
+""",
+    ),
+    (
+        "MATCH (a:Person)-[:Knows]->(b:Person) WHERE a.age < b.age AND b.city = 'Oslo'"
+        " RETURN DISTINCT a.city",
+        """\
+Project DISTINCT a.city  [sql]
+Filter b.city = 'Oslo'  [sql]
+Filter a.age < b.age  [sql]
+Expand (a)-[:Knows]->(b:Person)  [sql]
+NodeScan (a:Person)  [sql]
+""",
+    ),
+    (
+        "MATCH (a:Person) WHERE EXISTS { (a)-[:WorksAt]->(:Company {city: 'Rome'}) } RETURN a.name",
+        """\
+Project a.name  [sql]
+Filter EXISTS { (a)-[:WorksAt]->(:Company {...}) }  [sql]
+NodeScan (a:Person)  [sql]
+""",
+    ),
+    (
+        "MATCH (a:Person) WHERE (a)-[:Follows]->() AND a.name =~ $re RETURN a.name, a.score",
+        """\
+Project a.name, a.score  [sql]
+Filter (a)-[:Follows]->()  [sql]
+Filter a.name =~ $re  [sql]
+NodeScan (a:Person)  [sql]
+""",
+    ),
+    (
+        "MATCH (a:Person {city: 'Oslo', age: $age})-[:Knows*0..2]-(b) RETURN count(b)",
+        """\
+Aggregate by (): count(b)  [csr]
+VarExpand (a)-[:Knows*0..2]-(b)  [csr]
+Filter a.age = $age  [csr]
+Filter a.city = 'Oslo'  [csr]
+NodeScan (a:Person)  [csr]
+""",
+    ),
+    (
+        "MATCH (n) RETURN count(n)",
+        """\
+Aggregate by (): count(n)  [sql]
+NodeScan (n)  [sql]
+""",
+    ),
+    (
+        "MATCH (a:Person)-[:Knows]->(b)-[:Knows]->(a) RETURN a.name, b.name",
+        """\
+Project a.name, b.name  [sql]
+Expand into (b)-[:Knows]->(a)  [sql]
+Expand (a)-[:Knows]->(b)  [sql]
+NodeScan (a:Person)  [sql]
+""",
+    ),
+    (
+        "MATCH path = (a:Person {name: $s})-[:Follows]->(b) RETURN length(path)",
+        """\
+Project length(path)  [sql]
+NamePath path = (a:Person {...})-[:Follows]->(b)  [sql]
+Expand (a)-[:Follows]->(b)  [sql]
+Lookup (a:Person) by name = $s  [sql]
+""",
+    ),
+    (
+        "MATCH (c:Company)<-[w:WorksAt {role: 'eng'}]-(p) RETURN c.name, collect(p.name) AS people",
+        """\
+Aggregate by c.name: collect(p.name) AS people  [sql]
+Filter w.role = 'eng'  [sql]
+Expand (c)<-[w:WorksAt]-(p)  [sql]
+NodeScan (c:Company)  [sql]
+""",
+    ),
+    (
+        "WITH 1 AS one RETURN one + $age AS x, CASE WHEN $age > 10 THEN 'old' ELSE null END AS y",
+        """\
+Project one + $age AS x, CASE WHEN $age > 10 THEN 'old' ELSE null END AS y  [sql]
+Project 1 AS one  [sql]
+""",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), GOLDEN, ids=[t for t, _ in GOLDEN])
+def test_golden_plans(text, expected):
+    assert _logical(text).text() + "\n" == expected
+
+
+def test_expressions_are_typed():
+    plan = _logical(
+        "MATCH (a:Person {name: $s})-[:Knows]->(b) WHERE b.age > 3 "
+        "RETURN b.name AS n, b.score * 2 AS s, count(*) AS c"
+    )
+    ops = {type(op).__name__: op for op in plan.ops}
+    assert ops["Lookup"].value.type == "string"
+    assert ops["Filter"].condition.type == "boolean"
+    agg = ops["Aggregate"]
+    assert [(a, t.type) for a, t in agg.keys] == [("n", "string"), ("s", "float")]
+    assert [(a, t.type) for a, t in agg.aggregates] == [("c", "integer")]
+
+
+def test_the_builder_does_not_change_the_planners_checker():
+    checker = Checker(SCHEMA, dict(PARAMS))
+    text = "MATCH (a:Person {name: $s}) WHERE a.age > $age RETURN a.name"
+    logical.build(parse_query(text), checker)
+    assert checker.bound == {} and checker.inlined == set()
+
+
+def _corpus():
+    out = [(q, SCHEMA, queries.PARAMS) for q, _ in queries.HAND]
+    out += [(q, SCHEMA, queries.PARAMS) for q, _ in queries.generated(210)]
+    out += [(q, SCHEMA, queries.PARAMS) for q, _ in queries.grouped(60)]
+    out += [(q, SCHEMA, queries.PARAMS) for q, _ in queries.anchored(60)]
+    t = parse_schema(traversals.SCHEMA)
+    out += [(q, t, {"s": "n01"}) for q in traversals.QUERIES + traversals.UNANCHORED]
+    out += [(text, SCHEMA, PARAMS) for text, _ in GOLDEN]
+    return out
+
+
+def test_the_executor_rule_agrees_with_what_runs():
+    """csr exactly when query.traverse takes the query; pathsearch exactly when the
+    planner prepared a path search (so explain's logical plan is what runs)."""
+    counts = {"csr": 0, "pathsearch": 0, "sql": 0}
+    for text, schema, params in _corpus():
+        try:
+            plan = plan_query(parse_query(text), schema, dict(params))
+        except CypherError:
+            continue
+        assert plan.logical is not None
+        rule = logical.choose_executors(plan.logical, Checker(schema, dict(params)))
+        assert rule == plan.logical, text
+        on_csr = rule.executors == {"csr"}
+        assert on_csr == (plan.traversal is not None), text
+        assert ("pathsearch" in rule.executors) == bool(plan.searches), text
+        for e in rule.executors:
+            counts[e] += 1
+    assert counts["csr"] >= 80 and counts["pathsearch"] >= 1 and counts["sql"] >= 300
+
+
+def test_explain_carries_the_logical_plan(social):
+    from graphlake.query.executor import LOGICAL_PLAN_KEY
+
+    for text, executors in [
+        ("MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN count(b)", {"csr"}),
+        ("MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN b.name ORDER BY b.name", {"sql"}),
+    ]:
+        report = social.query(text, {"s": "p02"}, explain=True)
+        shown = report.schema.metadata[LOGICAL_PLAN_KEY].decode()
+        assert shown == _logical(text).text()
+        assert {line.rsplit("[", 1)[1].rstrip("]") for line in shown.splitlines()} == executors
+        assert set(report.column("executor").to_pylist()) == executors  # the steps ran there
+        assert report.num_rows >= 2 and all(r is not None for r in report.column("rows"))
