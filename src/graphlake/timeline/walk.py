@@ -114,6 +114,18 @@ def commit_changes(
     return shown(repo, commit, out)
 
 
+def table_changes(repo: Repo, name: str, before: TableState, after: TableState) -> list[RowChange]:
+    """What changed in table `name` from `before` to `after` (one layout, no schema
+    change between them), by lineage; values as stored (not yet `shown`)."""
+    probes.add("timeline_commits")
+    return _by_lineage(repo, name, before, after, None)
+
+
+def same_state(a: TableState, b: TableState) -> bool:
+    """Whether two table states are the very same (table id, Lance branch, version)."""
+    return _same(a, b)
+
+
 def _same(a: TableState, b: TableState) -> bool:
     return (a.table_id, a.lance_branch, a.version) == (b.table_id, b.lance_branch, b.version)
 
@@ -200,33 +212,31 @@ def _change(table: str, key: str, old: Row | None, new: Row | None) -> RowChange
 def shown(repo: Repo, commit: Commit, changes: list[RowChange]) -> list[RowChange]:
     """`changes` with float32 values as their shortest decimals (`read.floats`), as
     every reader shows them; the table layouts are `commit`'s."""
-    out = []
-    for c in changes:
-        cols = _float32_columns(repo, commit, c.table)
-        if not cols:
-            out.append(c)
-            continue
-        out.append(
-            RowChange(
-                c.table,
-                c.key,
-                c.op,
-                _short_row(c.old, cols),
-                _short_row(c.new, cols),
-                {
-                    p: (_short(o), _short(n)) if p in cols else (o, n)
-                    for p, (o, n) in c.changes.items()
-                },
-            )
-        )
-    return out
+    return [shorten(c, _float32_columns(repo, commit, c.table)) for c in changes]
+
+
+def shorten(c: RowChange, cols: set[str]) -> RowChange:
+    """`c` with the values of the float32 columns `cols` as their shortest decimals."""
+    if not cols:
+        return c
+    return RowChange(
+        c.table,
+        c.key,
+        c.op,
+        _short_row(c.old, cols),
+        _short_row(c.new, cols),
+        {p: (_short(o), _short(n)) if p in cols else (o, n) for p, (o, n) in c.changes.items()},
+    )
 
 
 def _float32_columns(repo: Repo, commit: Commit, table: str) -> set[str]:
+    return float32_columns(repo.tables.open(commit.tables[table]).schema)
+
+
+def float32_columns(schema: Any) -> set[str]:
+    """The columns of an Arrow schema that hold float32 values (or lists of them)."""
     # on first use only: loads pyarrow, numpy (start-up time)
     import pyarrow as pa
-
-    schema = repo.tables.open(commit.tables[table]).schema
 
     def is32(t: pa.DataType) -> bool:
         if pa.types.is_float32(t):
