@@ -23,19 +23,21 @@ that names its deleted keys, on the same Lance branch (no fork between the two s
 Merges, schema changes, optimize, overwrites, backfills, commits with more deleted keys
 than the record holds and commits written before effects were recorded are read one by
 one as before. Within a run, a commit whose appended rows the scan does not find in full
-(a fragment whose every row a later commit replaced is gone from the manifest) is read
-by lineage; any other surprise (a row older than the run in a new fragment, a layout
-change) reads the whole run by lineage. The result is exactly what `commit_changes`
-gives, commit by commit (tests/timeline/test_feed_batch.py compares both).
+(a fragment whose every row a later commit replaced is gone from the manifest) has them
+read from its own state, or else is read by lineage; any other surprise (a row older
+than the run in a new fragment, a layout change) reads the whole run by lineage. The
+result is exactly what `commit_changes` gives, commit by commit
+(tests/timeline/test_feed_batch.py compares both).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from graphlake import probes
 from graphlake.storage.lookup import rows_where_in
@@ -125,6 +127,7 @@ def _table_run(repo: Repo, name: str, steps: list[_Step]) -> list[tuple[int, lis
             keys.update(step.effect.deleted or ())
     base = _rows_at(repo.tables.open(steps[0].before), keys)
     now: dict[str, Row | None] = {}  # a key's row after the steps so far, once touched
+    missing: Any = object()
     out: list[tuple[int, list[RowChange]]] = []
     for step, rows in zip(steps, written, strict=True):
         if rows is None:
@@ -138,7 +141,9 @@ def _table_run(repo: Repo, name: str, steps: list[_Step]) -> list[tuple[int, lis
             touched[row["id"]] = row
         changes = []
         for key in sorted(touched):
-            old = now[key] if key in now else base.get(key)
+            old = now.get(key, missing)
+            if old is missing:
+                old = base.get(key)
             new = now[key] = touched[key]
             if old != new:
                 changes.append(walk.row_change(name, key, old, new))
@@ -154,8 +159,8 @@ def _written_rows(repo: Repo, steps: list[_Step]) -> list[list[Row] | None] | No
         start, end = repo.tables.open(first), repo.tables.open(last)
         if start.schema != end.schema:
             return None
-        low = max((f.fragment_id for f in start.get_fragments()), default=-1)
-        new = [f for f in end.get_fragments() if f.fragment_id > low]
+        low = max(start.fragment_ids(), default=-1)
+        new = [f for f in (end.get_fragment(i) for i in end.fragment_ids() if i > low) if f]
         table = _scan(end, new)
     except (OSError, ValueError, TypeError, RuntimeError):
         return None  # e.g. no stable row ids: no row version metadata to place rows by
@@ -172,10 +177,31 @@ def _written_rows(repo: Repo, steps: list[_Step]) -> list[list[Row] | None] | No
     for i, row in zip(which.tolist(), rows, strict=True):
         found[i].append(row)
     out: list[list[Row] | None] = []
+    seen = set(end.fragment_ids())
     for step, got in zip(steps, found, strict=True):
+        if len(got) < step.effect.written:
+            got += _emptied(repo, step, low, seen)
         complete = len(got) == step.effect.written and len({r["id"] for r in got}) == len(got)
         out.append(got if complete else None)
     return out
+
+
+def _emptied(repo: Repo, step: _Step, low: int, seen: set[int]) -> list[Row]:
+    """The rows `step` appended to fragments that are gone by the run's end (a later
+    step replaced or deleted all their rows, and Lance dropped them): read from the
+    step's own state, where they still are. One manifest, a few small fragments."""
+    try:
+        ds = repo.tables.open(step.after)
+        gone = [i for i in ds.fragment_ids() if i > low and i not in seen]
+        fragments = [f for f in (ds.get_fragment(i) for i in gone) if f is not None]
+        if not fragments:
+            return []
+        table = _scan(ds, fragments)
+    except (OSError, ValueError, TypeError, RuntimeError):
+        return []  # the step is then read by lineage
+    created = pc.field(_CREATED)
+    mine = (created > step.before.version) & (created <= step.after.version)
+    return table.filter(mine).drop_columns([_CREATED, _ROWID]).to_pylist()
 
 
 def _scan(ds: lance.LanceDataset, fragments: list[lance.LanceFragment]) -> pa.Table:
@@ -191,4 +217,5 @@ def _scan(ds: lance.LanceDataset, fragments: list[lance.LanceFragment]) -> pa.Ta
 def _rows_at(ds: lance.LanceDataset, keys: set[str]) -> dict[str, Row]:
     if not keys:
         return {}
-    return {r["id"]: r for r in rows_where_in(ds, "id", sorted(keys)).to_pylist()}
+    found = rows_where_in(ds, "id", sorted(keys), distinct=True)
+    return {r["id"]: r for r in found.to_pylist()}
