@@ -160,7 +160,7 @@ def _written_rows(repo: Repo, steps: list[_Step]) -> list[list[Row] | None] | No
         if start.schema != end.schema:
             return None
         low = max(start.fragment_ids(), default=-1)
-        new = [f for f in (end.get_fragment(i) for i in end.fragment_ids() if i > low) if f]
+        new = [f for f in end.get_fragments() if f.fragment_id > low]
         table = _scan(end, new)
     except (OSError, ValueError, TypeError, RuntimeError):
         return None  # e.g. no stable row ids: no row version metadata to place rows by

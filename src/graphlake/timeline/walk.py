@@ -203,6 +203,10 @@ def row_change(table: str, key: str, old: Row | None, new: Row | None) -> RowCha
 
 def _change(table: str, key: str, old: Row | None, new: Row | None) -> RowChange:
     op = INSERT if old is None else DELETE if new is None else UPDATE
+    if old is not None and new is not None and old.keys() == new.keys():
+        # one layout on both sides (the common case): the general rule below, faster
+        props = {n: (old[n], v) for n, v in new.items() if n != "id" and old[n] != v}
+        return RowChange(table, key, op, old, new, props)
     a, b = old or {}, new or {}
     names = [n for n in b if n != "id"] + [n for n in a if n not in b and n != "id"]
     props = {n: (a.get(n), b.get(n)) for n in names if a.get(n) != b.get(n)}
