@@ -111,11 +111,13 @@ def main() -> None:
             print(f"{rows:,} rows + {args.commits:,} commits built in {secs:.1f} s")
             built[rows] = (g, cursor)
         times: dict[int, list[float]] = {args.small: [], args.rows: []}
+        cpu: dict[int, list[float]] = {args.small: [], args.rows: []}
         for _ in range(args.reps):  # interleaved, so load shifts hit both sizes alike
             for rows, (g, cursor) in built.items():
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 n = read_feed(g, cursor)
                 times[rows].append(time.perf_counter() - t0)
+                cpu[rows].append(time.process_time() - c0)  # every thread of the process
                 assert n == args.commits * CHANGED, (rows, n)
         walked: dict[int, float] = {}
         if args.compare:
@@ -135,10 +137,20 @@ def main() -> None:
                     f"{s:.2f}",
                     f"{s / args.commits * 1000:.2f}",
                     f"{s / small:.2f}x",
+                    f"{statistics.median(cpu[rows]):.2f}",
                     f"{walked[rows]:.2f}" if walked else "-",
                 ]
             )
-        header = ["rows", "commits", "entries", "feed s", "ms/commit", "vs small", "per-commit s"]
+        header = [
+            "rows",
+            "commits",
+            "entries",
+            "feed s",
+            "ms/commit",
+            "vs small",
+            "cpu s",
+            "per-commit s",
+        ]
         print(render_table(header, out))
         for rows in (args.small, args.rows):
             print(f"{rows:,} rows, each run (s): " + ", ".join(f"{t:.2f}" for t in times[rows]))
