@@ -33,7 +33,9 @@ __all__ = [
     "COMMIT_ID_LENGTH",
     "Commit",
     "CommitStore",
+    "TableEffect",
     "TableState",
+    "bounded_effects",
     "format_time",
     "is_commit_id",
     "utc_now",
@@ -151,6 +153,78 @@ class TableState:
         )
 
 
+# The deleted keys a commit records per table (`TableEffect.deleted`), at most this many
+# for one table and this many characters of keys for the whole commit; beyond either
+# bound the table records only the count, and the change feed reads that commit by
+# lineage (`timeline/batch.py`).
+EFFECT_KEYS_PER_TABLE = 256
+EFFECT_KEY_CHARS = 16_384
+
+
+@dataclass(frozen=True)
+class TableEffect:
+    """What a write commit did to one table's rows, recorded at publish time (the
+    change feed's batched path reads it: `timeline/batch.py`).
+
+    `written` rows were appended (inserts and the new images of updates; an update also
+    removes the key's old row, so it needs no further record); `deleted_count` keys were
+    deleted outright, and `deleted` names them, sorted (None when there were more than
+    the record holds: `EFFECT_KEYS_PER_TABLE`, `EFFECT_KEY_CHARS`)."""
+
+    written: int
+    deleted_count: int
+    deleted: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        for n in (self.written, self.deleted_count):
+            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+                raise ValueError(f"effect counts must be non-negative ints: {n!r}")
+        if self.deleted is not None and (
+            len(self.deleted) != self.deleted_count
+            or not all(isinstance(k, str) for k in self.deleted)
+        ):
+            raise ValueError(f"deleted keys do not match their count {self.deleted_count}")
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"written": self.written, "deleted_count": self.deleted_count}
+        if self.deleted is not None:
+            out["deleted"] = list(self.deleted)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TableEffect:
+        keys = data.get("deleted")
+        if keys is not None and not isinstance(keys, list):
+            raise ValueError(f"deleted keys must be a list: {keys!r}")
+        return cls(
+            written=data["written"],
+            deleted_count=data["deleted_count"],
+            deleted=None if keys is None else tuple(keys),
+        )
+
+
+def bounded_effects(
+    tables: Mapping[str, tuple[int, Sequence[str] | int]],
+) -> dict[str, TableEffect]:
+    """Effects from table name -> (rows written, deleted keys or only their count),
+    keeping the keys of a table only within the bounds (`EFFECT_KEYS_PER_TABLE` per
+    table, `EFFECT_KEY_CHARS` for the commit, tables in name order)."""
+    out: dict[str, TableEffect] = {}
+    chars = 0
+    for name in sorted(tables):
+        written, deleted = tables[name]
+        if isinstance(deleted, int):
+            out[name] = TableEffect(written, deleted)
+            continue
+        size = sum(len(k) for k in deleted)
+        if len(deleted) <= EFFECT_KEYS_PER_TABLE and chars + size <= EFFECT_KEY_CHARS:
+            chars += size
+            out[name] = TableEffect(written, len(deleted), tuple(sorted(deleted)))
+        else:
+            out[name] = TableEffect(written, len(deleted))
+    return out
+
+
 def _content(
     parents: tuple[str, ...],
     message: str,
@@ -160,10 +234,11 @@ def _content(
     meta: Mapping[str, Any],
     author: Author | None,
     checks_id: str | None = None,
+    effects: Mapping[str, TableEffect] | None = None,
 ) -> dict[str, Any]:
-    """Everything a commit id covers. `author` and `checks_id` are covered only when
-    there is one, so commits written before authors (or data checks) existed keep their
-    ids."""
+    """Everything a commit id covers. `author`, `checks_id` and `effects` are covered
+    only when there is one, so commits written before authors (or data checks, or
+    recorded effects) existed keep their ids."""
     content: dict[str, Any] = {
         "format": _FORMAT,
         "parents": list(parents),
@@ -177,6 +252,8 @@ def _content(
         content["author"] = author.to_dict()
     if checks_id is not None:
         content["checks_id"] = checks_id
+    if effects is not None:
+        content["effects"] = {name: e.to_dict() for name, e in sorted(effects.items())}
     return content
 
 
@@ -193,7 +270,10 @@ class Commit:
     commit the branch was at; further parents are merged-in heads. `author` is who made
     it (None for commits written before authors were recorded: shown as `unknown`).
     `checks_id` names the data checks in force at it (storage/data_checks.py; None:
-    none), carried forward by every commit like `schema_id`.
+    none), carried forward by every commit like `schema_id`. `effects` is what a write
+    commit did to each table it changed (`TableEffect`, table name -> effect; None: not
+    recorded, as for merges, schema changes, optimize and every commit written before
+    effects were recorded); never carried forward.
     """
 
     id: str
@@ -205,6 +285,7 @@ class Commit:
     meta: Mapping[str, Any] = field(repr=False)
     author: Author | None = None
     checks_id: str | None = None
+    effects: Mapping[str, TableEffect] | None = field(default=None, repr=False)
 
     @property
     def author_text(self) -> str:
@@ -230,11 +311,13 @@ class Commit:
         time: str | datetime | None = None,
         author: Author | None = None,
         checks_id: str | None = None,
+        effects: Mapping[str, TableEffect] | None = None,
     ) -> Commit:
         """Build a commit; the id is the first 40 hex chars of sha256(canonical JSON).
 
         `author` defaults to `current_author()` (see catalog/authors.py); `checks_id`
-        names the commit's data checks (None: it has none)."""
+        names the commit's data checks (None: it has none); `effects` what it did to the
+        rows of each table it changed (None: not recorded)."""
         parent_ids = tuple(parents)
         for parent in parent_ids:
             if not is_commit_id(parent):
@@ -255,8 +338,12 @@ class Commit:
             raise ValueError(f"author must be an Author: {who!r}")
         if checks_id is not None and not isinstance(checks_id, str):
             raise ValueError(f"checks_id must be a string: {checks_id!r}")
+        if effects is not None:
+            for name, effect in effects.items():
+                if name not in tables or not isinstance(effect, TableEffect):
+                    raise ValueError(f"effects must map table names to TableEffect: {name!r}")
         content = _content(
-            parent_ids, message, stamp, schema_id, tables, plain_meta, who, checks_id
+            parent_ids, message, stamp, schema_id, tables, plain_meta, who, checks_id, effects
         )
         return cls._build(
             _compute_id(content),
@@ -268,6 +355,7 @@ class Commit:
             plain_meta,
             who,
             checks_id,
+            effects,
         )
 
     @classmethod
@@ -282,8 +370,12 @@ class Commit:
         meta: Mapping[str, Any],
         author: Author | None,
         checks_id: str | None = None,
+        effects: Mapping[str, TableEffect] | None = None,
     ) -> Commit:
         frozen_tables = MappingProxyType(dict(sorted(tables.items())))
+        frozen_effects = (
+            None if effects is None else MappingProxyType(dict(sorted(effects.items())))
+        )
         return cls(
             commit_id,
             parents,
@@ -294,6 +386,7 @@ class Commit:
             _freeze(meta),
             author,
             checks_id,
+            frozen_effects,
         )
 
     def to_json(self) -> bytes:
@@ -306,6 +399,7 @@ class Commit:
             self.meta,
             self.author,
             self.checks_id,
+            self.effects,
         )
         return _canonical({**content, "id": self.id})
 
@@ -323,6 +417,14 @@ class Commit:
             checks_id = obj.get("checks_id")
             if checks_id is not None and not isinstance(checks_id, str):
                 raise ValueError(f"checks_id {checks_id!r} is not a string")
+            raw_effects = obj.get("effects")
+            effects = (
+                None
+                if raw_effects is None
+                else {name: TableEffect.from_dict(e) for name, e in raw_effects.items()}
+            )
+            if effects is not None and not set(effects) <= set(tables):
+                raise ValueError("effects name a table the commit lacks")
             content = _content(
                 parents,
                 obj["message"],
@@ -332,6 +434,7 @@ class Commit:
                 obj["meta"],
                 author,
                 checks_id,
+                effects,
             )
             stored_id = obj["id"]
         except (
@@ -359,6 +462,7 @@ class Commit:
             obj["meta"],
             author,
             checks_id,
+            effects,
         )
 
 

@@ -3,9 +3,11 @@ in pages that resume exactly where the last one stopped.
 
 A commit's entries are what it changed against its first parent (`walk.commit_changes`:
 lineage per commit, O(changed rows); a merge commit's entries are its diff against its
-first parent), ordered by (table, key). The feed is the sequence of those entries over
-the first-parent chain from the branch's root commit to its head; `since=None` starts
-at the beginning of that history (the root commit itself changes nothing).
+first parent), ordered by (table, key); runs of write commits that recorded their
+effects are read at once (`timeline/batch.py`), with the same entries. The feed is the
+sequence of those entries over the first-parent chain from the branch's root commit to
+its head; `since=None` starts at the beginning of that history (the root commit itself
+changes nothing).
 
 A cursor names a point in that sequence: (branch, commit id, entries of that commit
 already delivered, or "all of them"), as an opaque string signed with an HMAC keyed by
@@ -27,7 +29,7 @@ from graphlake.errors import (
     CursorExpiredError,
     CursorResetError,
 )
-from graphlake.timeline import walk
+from graphlake.timeline import batch, walk
 from graphlake.timeline.rows import author_text
 
 if TYPE_CHECKING:
@@ -124,10 +126,17 @@ def check_limit(limit: int) -> int:
 
 
 def changes(
-    repo: Repo, branch: str = "main", since: str | None = None, limit: int = DEFAULT_LIMIT
+    repo: Repo,
+    branch: str = "main",
+    since: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    *,
+    batched: bool = True,
 ) -> ChangePage:
     """The next page of `branch`'s feed after cursor `since` (None: from the beginning
-    of its history), at most `limit` entries."""
+    of its history), at most `limit` entries. `batched=False` reads every commit on its
+    own (`walk.commit_changes`), as before runs were read at once (`timeline/batch.py`):
+    the same entries, for tests and comparisons."""
     check_limit(limit)
     start: tuple[str, int] | None = None
     if since is not None:
@@ -142,10 +151,11 @@ def changes(
     if start is not None and start[1] != _DONE:
         commit = repo.commits.get(start[0])
         chain.insert(0, commit)  # the cursor's own commit, partly delivered
-    for commit in chain:
+    source = _Source(repo, chain, batched)
+    for index, commit in enumerate(chain):
         skip = start[1] if start is not None and commit.id == start[0] else 0
         room = limit - len(page.entries)
-        entries = _entries(repo, commit)
+        entries = source.entries(index, skip + room)
         taken = entries[skip : skip + room]
         page.entries += taken
         end = skip + len(taken)
@@ -188,9 +198,46 @@ def _chain_after(
     )
 
 
-def _entries(repo: Repo, commit: Commit) -> list[FeedEntry]:
+class _Source:
+    """Each commit's entries along `chain` (first parents, oldest first): a run of
+    batchable commits is read at once (`batch.run_changes`), just long enough to fill
+    what the page still needs by their recorded effects; any other commit on its own."""
+
+    def __init__(self, repo: Repo, chain: list[Commit], batched: bool) -> None:
+        self._repo, self._chain, self._batched = repo, chain, batched
+        self._done: dict[int, list[FeedEntry]] = {}
+
+    def entries(self, index: int, need: int) -> list[FeedEntry]:
+        found = self._done.pop(index, None)
+        if found is not None:
+            return found
+        commit = self._chain[index]
+        if not commit.parents:
+            return []
+        parent = self._parent(index)
+        if not self._batched or not batch.batchable(parent, commit):
+            return _entries(commit, walk.commit_changes(self._repo, commit, parent))
+        run, total = [commit], batch.bound(commit)
+        for later in self._chain[index + 1 :]:
+            if total >= need or not batch.batchable(run[-1], later):
+                break
+            run.append(later)
+            total += batch.bound(later)
+        for offset, (member, changes) in enumerate(
+            zip(run, batch.run_changes(self._repo, parent, run), strict=True)
+        ):
+            self._done[index + offset] = _entries(member, changes)
+        return self._done.pop(index)
+
+    def _parent(self, index: int) -> Commit:
+        commit = self._chain[index]
+        if index and self._chain[index - 1].id == commit.parents[0]:
+            return self._chain[index - 1]
+        return self._repo.commits.get(commit.parents[0])
+
+
+def _entries(commit: Commit, changes: list[walk.RowChange]) -> list[FeedEntry]:
     author = author_text(commit)
     return [
-        FeedEntry(commit.id, author, commit.time, c.table, c.key, c.op, c.changes)
-        for c in walk.commit_changes(repo, commit)
+        FeedEntry(commit.id, author, commit.time, c.table, c.key, c.op, c.changes) for c in changes
     ]

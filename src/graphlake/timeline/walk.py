@@ -114,6 +114,18 @@ def commit_changes(
     return shown(repo, commit, out)
 
 
+def table_changes(repo: Repo, name: str, before: TableState, after: TableState) -> list[RowChange]:
+    """What changed in table `name` from `before` to `after` (one layout, no schema
+    change between them), by lineage; values as stored (not yet `shown`)."""
+    probes.add("timeline_commits")
+    return _by_lineage(repo, name, before, after, None)
+
+
+def same_state(a: TableState, b: TableState) -> bool:
+    """Whether two table states are the very same (table id, Lance branch, version)."""
+    return _same(a, b)
+
+
 def _same(a: TableState, b: TableState) -> bool:
     return (a.table_id, a.lance_branch, a.version) == (b.table_id, b.lance_branch, b.version)
 
@@ -191,6 +203,10 @@ def row_change(table: str, key: str, old: Row | None, new: Row | None) -> RowCha
 
 def _change(table: str, key: str, old: Row | None, new: Row | None) -> RowChange:
     op = INSERT if old is None else DELETE if new is None else UPDATE
+    if old is not None and new is not None and old.keys() == new.keys():
+        # one layout on both sides (the common case): the general rule below, faster
+        props = {n: (old[n], v) for n, v in new.items() if n != "id" and old[n] != v}
+        return RowChange(table, key, op, old, new, props)
     a, b = old or {}, new or {}
     names = [n for n in b if n != "id"] + [n for n in a if n not in b and n != "id"]
     props = {n: (a.get(n), b.get(n)) for n in names if a.get(n) != b.get(n)}
@@ -200,33 +216,31 @@ def _change(table: str, key: str, old: Row | None, new: Row | None) -> RowChange
 def shown(repo: Repo, commit: Commit, changes: list[RowChange]) -> list[RowChange]:
     """`changes` with float32 values as their shortest decimals (`read.floats`), as
     every reader shows them; the table layouts are `commit`'s."""
-    out = []
-    for c in changes:
-        cols = _float32_columns(repo, commit, c.table)
-        if not cols:
-            out.append(c)
-            continue
-        out.append(
-            RowChange(
-                c.table,
-                c.key,
-                c.op,
-                _short_row(c.old, cols),
-                _short_row(c.new, cols),
-                {
-                    p: (_short(o), _short(n)) if p in cols else (o, n)
-                    for p, (o, n) in c.changes.items()
-                },
-            )
-        )
-    return out
+    return [shorten(c, _float32_columns(repo, commit, c.table)) for c in changes]
+
+
+def shorten(c: RowChange, cols: set[str]) -> RowChange:
+    """`c` with the values of the float32 columns `cols` as their shortest decimals."""
+    if not cols:
+        return c
+    return RowChange(
+        c.table,
+        c.key,
+        c.op,
+        _short_row(c.old, cols),
+        _short_row(c.new, cols),
+        {p: (_short(o), _short(n)) if p in cols else (o, n) for p, (o, n) in c.changes.items()},
+    )
 
 
 def _float32_columns(repo: Repo, commit: Commit, table: str) -> set[str]:
+    return float32_columns(repo.tables.open(commit.tables[table]).schema)
+
+
+def float32_columns(schema: Any) -> set[str]:
+    """The columns of an Arrow schema that hold float32 values (or lists of them)."""
     # on first use only: loads pyarrow, numpy (start-up time)
     import pyarrow as pa
-
-    schema = repo.tables.open(commit.tables[table]).schema
 
     def is32(t: pa.DataType) -> bool:
         if pa.types.is_float32(t):

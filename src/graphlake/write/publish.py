@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING
 import lance
 import pyarrow.compute as pc
 
-from graphlake.catalog.commits import Commit, TableState
+from graphlake.catalog.commits import (
+    EFFECT_KEYS_PER_TABLE,
+    Commit,
+    TableEffect,
+    TableState,
+    bounded_effects,
+)
 from graphlake.catalog.intents import MergeIntents
 from graphlake.catalog.refs import RefEntry
 from graphlake.errors import DataError, NullValueError, StaleReadError
@@ -111,9 +117,26 @@ def _publish_once(
             tables={**head.tables, **states},
             meta=meta,
             checks_id=head.checks_id,
+            effects=None if columns else effects_of(plans),
         )
         pub.publish(commit)
     return commit
+
+
+def effects_of(plans: dict[str, TablePlan]) -> dict[str, TableEffect] | None:
+    """What the plans do to each table's rows, for the commit's record (None when one
+    replaces a whole table: an overwrite deletes every row, which no bounded record
+    names). Only a bounded number of deleted keys become Python strings."""
+    if any(p.delete_all for p in plans.values()):
+        return None
+    found: dict[str, tuple[int, list[str] | int]] = {}
+    for name, plan in plans.items():
+        if plan.is_empty:
+            continue
+        n = plan.deleted_old.num_rows
+        keys = plan.deleted_old.column("id").to_pylist() if n <= EFFECT_KEYS_PER_TABLE else n
+        found[name] = (plan.inserted.num_rows + plan.updated_new.num_rows, keys)
+    return bounded_effects(found)
 
 
 def _check_preconditions(
