@@ -180,18 +180,33 @@ def _run(
             # paths, or an adjacency past the memory limit: the SQL plan answers instead
             return _run_sql(snapshot, text, params, max_rows, limits, explain, clock, plan)
         if explain:
-            return pa.table(
-                {
-                    "step": [f"t{i}" for i in range(len(steps))],
-                    "operation": [s.operation for s in steps],
-                    "rows": [s.rows for s in steps],
-                    "seconds": [s.seconds for s in steps],
-                    "sql": [s.detail for s in steps],
-                    "executor": ["csr"] * len(steps),
-                }
-            )
+            return _csr_steps(steps)
         return table
+    if plan is not None and plan.csr_match is not None and CSR_TRAVERSAL:
+        try:  # the first MATCH on the adjacency, the rest of the plan over its rows
+            bindings, steps = traverse.bind(
+                snapshot, plan.csr_match, max_bytes=_max_bytes(limits), check=clock.check
+            )
+        except (traverse.TooManyPaths, AdjacencyTooLargeError):
+            pass  # as above: the whole SQL plan answers
+        else:
+            bound = (steps, {traverse.BINDINGS: bindings})
+            plan = plan.on_bindings()
+            return _run_sql(snapshot, text, params, max_rows, limits, explain, clock, plan, bound)
     return _run_sql(snapshot, text, params, max_rows, limits, explain, clock, plan)
+
+
+def _csr_steps(steps: list[traverse.Step]) -> pa.Table:
+    return pa.table(
+        {
+            "step": [f"t{i}" for i in range(len(steps))],
+            "operation": [s.operation for s in steps],
+            "rows": [s.rows for s in steps],
+            "seconds": [s.seconds for s in steps],
+            "sql": [s.detail for s in steps],
+            "executor": ["csr"] * len(steps),
+        }
+    )
 
 
 def _run_sql(
@@ -203,7 +218,10 @@ def _run_sql(
     explain: bool,
     clock: _Clock,
     plan: Plan | None,
+    bound: tuple[list[traverse.Step], dict[str, object]] | None = None,
 ) -> pa.Table:
+    """`bound`: the steps run on the adjacency and the tables they registered (a first
+    MATCH's bindings, `Plan.csr_match`)."""
     if plan is None:
         plan = compile_query(snapshot, text, params, limits)
     # The limit on text length applies to the Cypher, not to the SQL generated from it.
@@ -211,8 +229,11 @@ def _run_sql(
     clock.check()
     extra, frontiers = _prefetched(snapshot, plan, clock, sql_limits)
     plan = _searched(snapshot, plan, frontiers, extra, clock)
+    if bound is not None:
+        extra.update(bound[1])
     if explain:
-        return _explain(snapshot, plan, clock, sql_limits, extra)
+        sql_steps = _explain(snapshot, plan, clock, sql_limits, extra)
+        return sql_steps if bound is None else pa.concat_tables([_csr_steps(bound[0]), sql_steps])
     table = run_sql(
         snapshot,
         plan.sql,

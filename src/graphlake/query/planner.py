@@ -22,7 +22,7 @@ from graphlake.query import ast
 from graphlake.query.checker import Binding, Checker, value_type
 from graphlake.query.expr import ExprCompiler, contains_aggregate, ident
 from graphlake.query.patterns import FreshNames, PathSearch, PatternCompiler, Prefetch, Seed
-from graphlake.query.traverse import Traversal, recognize
+from graphlake.query.traverse import BINDINGS, MatchOnCsr, Traversal, match_on_csr, recognize
 from graphlake.query.usage import property_usage
 from graphlake.schema.model import Schema
 
@@ -46,6 +46,25 @@ class Plan:
     # The same query as an anchored traversal on the adjacency (query.traverse), when it
     # has that shape: the executor runs it there instead of this SQL.
     traversal: Traversal | None = None
+    # Otherwise its first MATCH, when that runs on the adjacency (query.traverse): the
+    # executor may register its rows and run `on_bindings()` instead of this plan.
+    csr_match: MatchOnCsr | None = None
+
+    def on_bindings(self) -> Plan:
+        """The plan whose first MATCH reads the bindings `csr_match` produces: its walk
+        CTEs, seeds, prefetches and searches dropped, its step reading BINDINGS."""
+        m = self.csr_match
+        assert m is not None
+        i = next(i for i, s in enumerate(self.steps) if s.name == m.step)
+        steps = (self.steps[0], Step(m.step, self.steps[i].what, m.sql), *self.steps[i + 1 :])
+        return dataclasses.replace(
+            self,
+            steps=steps,
+            seeds=self.seeds[m.seeds :],
+            prefetch=self.prefetch[m.prefetch :],
+            searches=self.searches[m.searches :],
+            csr_match=None,
+        )
 
     def params_of(self, sql: str) -> dict[str, object]:
         """The prepared parameters `sql` names (DuckDB refuses any others)."""
@@ -95,6 +114,7 @@ class _Planner:
         self.seeds: list[Seed] = []
         self.prefetch: list[Prefetch] = []
         self.searches: list[PathSearch] = []
+        self.csr_match: MatchOnCsr | None = None
 
     @property
     def prev(self) -> str:
@@ -125,6 +145,7 @@ class _Planner:
             tuple(self.searches),
             dict(self.checker.bound),
             recognize(self.query, self.checker, columns),
+            self.csr_match,
         )
 
     def _add(self, what: str, sql: str) -> None:
@@ -136,6 +157,7 @@ class _Planner:
     # --- MATCH
     def _match(self, m: ast.Match) -> None:
         source = self.prev
+        first = len(self.steps) == 1 and not self.scope
         if m.optional:
             # Number the incoming rows, match over them, and left-join back: a row with no
             # match stays, its new variables null.
@@ -152,9 +174,11 @@ class _Planner:
         self.searches += compiled.searches
         scope = {**self.scope, **compiled.new}
         conditions = list(compiled.conditions)
+        where_sql = None
         if m.where is not None:
             ec = ExprCompiler(self.checker, scope, self._subquery)
-            conditions.append(ec.condition(m.where))
+            where_sql = ec.condition(m.where)
+            conditions.append(where_sql)
         new_cols = [f"{sql} AS {ident(v)}" for v, sql in compiled.outputs.items()]
         where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
         items = ", ".join([f"{source} AS __p", *compiled.items])
@@ -164,6 +188,14 @@ class _Planner:
         if not m.optional:
             cols = self._carried() + new_cols
             self._add(what, f"SELECT {', '.join(cols)} FROM {items}{where}")
+            if first:  # the same rows from the adjacency (executor: csr_match)
+                bound = ", ".join(["1 AS __unit", *(ident(v) for v in compiled.outputs)])
+                sql = f"SELECT {bound} FROM {source} AS __p, {BINDINGS}"
+                sql += f" WHERE {where_sql}" if where_sql is not None else ""
+                counts = (len(compiled.seeds), len(compiled.prefetch), len(compiled.searches))
+                self.csr_match = match_on_csr(
+                    m, self.checker, self.patterns.usage, compiled.outputs, self.prev, sql, counts
+                )
         else:
             inner = f"SELECT __p.__row, {', '.join(['1 AS __unit', *new_cols])} FROM {items}{where}"
             outer = [f"__o.{ident(v)}" for v in self.scope] + [
