@@ -57,9 +57,11 @@ class Plan:
         assert m is not None
         i = next(i for i, s in enumerate(self.steps) if s.name == m.step)
         steps = (self.steps[0], Step(m.step, self.steps[i].what, m.sql), *self.steps[i + 1 :])
+        text = " ".join(s.sql for s in steps)  # tables only the MATCH read: not registered
         return dataclasses.replace(
             self,
             steps=steps,
+            tables=frozenset(t for t in self.tables if ident(t) in text),
             seeds=self.seeds[m.seeds :],
             prefetch=self.prefetch[m.prefetch :],
             searches=self.searches[m.searches :],
