@@ -694,6 +694,8 @@ def match_on_csr(
     if found is None:
         return None
     t, _, types, reverse = found
+    if not t.hops and t.anchor is None:
+        return None  # a whole node table: DuckDB scans it with pushdown, faster than bindings
     out: list[Var] = []
     for i, name in enumerate(t.vars):
         if name is not None:
@@ -758,24 +760,23 @@ def bind(
     arrays: list[pa.Array] = []
     for v in m.vars:
         if v.kind == "node":
-            ids = pa.array(paths.nodes[v.index])
-            fields = [node_values(snapshot, v.type, "id").take(ids), _constant(v.type, n)]
-            fields += [node_values(snapshot, v.type, p).take(ids) for p in v.props]
+            ids = paths.nodes[v.index]
+            fields = [_gather(node_values(snapshot, v.type, "id"), ids), _constant(v.type, n)]
+            fields += [_gather(node_values(snapshot, v.type, p), ids) for p in v.props]
             arrays.append(pa.StructArray.from_arrays(fields, names=["id", "_label", *v.props]))
             continue
         csr = csrs[v.index]
         first, width = columns[v.index]
         if v.kind == "edge":
             rows = paths.edges[first][1]
-            taken = pa.array(rows)
             src = np.searchsorted(csr.out_offsets, rows, side="right") - 1
             fields = [
-                csr.edge_ids.take(taken),
-                csr.src_keys.take(pa.array(src)),
-                csr.dst_keys.take(pa.array(csr.out_targets[rows])),
+                _gather(csr.edge_ids, rows),
+                _gather(csr.src_keys, src),
+                _gather(csr.dst_keys, csr.out_targets[rows]),
                 _constant(v.type, n),
             ]
-            fields += [edge_values(snapshot, v.type, p).take(taken) for p in v.props]
+            fields += [_gather(edge_values(snapshot, v.type, p), rows) for p in v.props]
             names = ["id", "src", "dst", "_type", *v.props]
             arrays.append(pa.StructArray.from_arrays(fields, names=names))
             continue
@@ -802,6 +803,17 @@ def bind(
         )
     )
     return table, steps
+
+
+def _gather(values: pa.Array, rows: np.ndarray) -> pa.Array:
+    """`values[rows]`; text, when there are at least as many rows as values, as a
+    dictionary over `values` (no copy of the strings; DuckDB reads it as plain VARCHAR,
+    but converts the whole dictionary: for fewer rows a copy costs less)."""
+    text = pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
+    if text and len(rows) >= len(values):
+        index = pa.int32() if len(values) < 2**31 else pa.int64()
+        return pa.DictionaryArray.from_arrays(pa.array(rows, index), values)
+    return values.take(pa.array(rows))
 
 
 def _constant(value: str, n: int) -> pa.Array:
