@@ -65,11 +65,11 @@ HAND = [
     "MATCH (b)<-[r:Knows*1..2]-(a:Person {name: 'p02'}) RETURN b.name, r, size(r)",
     "MATCH (a:Person {name: 'p00'})-[r:Knows]-(b) RETURN r, b, labels(b), type(r)",
     "MATCH (a:Person {name: 'p02'})-[r:Knows]->(b) RETURN startNode(r), endNode(r), id(b)",
-    "MATCH (a:Person)-[r:Knows]->(a2) WHERE r.weight > 0.3 RETURN a.name, size(collect(DISTINCT a2.name))",
+    "MATCH (a:Person)-[r:Knows]->(a2) WHERE r.weight > 0.3 "
+    "RETURN a.name, size(collect(DISTINCT a2.name))",
     "MATCH (a:Person {name: 'p05'})-[:Knows*0..2]-(b) WITH DISTINCT b "
     "RETURN b.name ORDER BY b.name SKIP 1 LIMIT 3",
-    "MATCH (a:Person {name: 'p04'})-[r1:Knows]->(b)-[r2:Knows]->(c) "
-    "RETURN r1.id, r2.id, c.name",
+    "MATCH (a:Person {name: 'p04'})-[r1:Knows]->(b)-[r2:Knows]->(c) RETURN r1.id, r2.id, c.name",
     "MATCH (a:Person {name: 'p01'})-[:Knows]->(b) UNWIND [1, 2] AS x RETURN b.name, x",
     "MATCH (a:Person {name: 'p02'})-[:Knows]->(b) WHERE (b)-[:WorksAt]->() RETURN b.name",
     "MATCH (a:Person {name: 'p02'})-[:Knows]->(b) "
@@ -80,8 +80,7 @@ HAND = [
     "MATCH (n:Person {name: $s}) WHERE n.born > date('1990-01-01') RETURN n.name, n.born",
     "MATCH (c:Company {name: 'c1'})<-[w:WorksAt]-(p) RETURN p.name, w.role, w",
     "MATCH (a:Person)-[:Knows]->(b:Person {name: 'p03'}) RETURN a.name, a",
-    "MATCH (a:Person {name: 'p00'})-[:Knows]->(b) "
-    "MATCH (b)-[:Knows]->(c) RETURN b.name, c.name",
+    "MATCH (a:Person {name: 'p00'})-[:Knows]->(b) MATCH (b)-[:Knows]->(c) RETURN b.name, c.name",
 ]
 
 
@@ -119,9 +118,10 @@ def test_explain_lists_the_adjacency_steps_then_the_sql(social):
     q += "RETURN b.name ORDER BY b.name"
     plan = social.query(q, explain=True).to_pylist()
     kinds = [p["executor"] for p in plan]
-    assert kinds[: kinds.index("sql")] == ["csr"] * kinds.index("sql") and "csr" not in kinds[
-        kinds.index("sql") :
-    ]
+    assert (
+        kinds[: kinds.index("sql")] == ["csr"] * kinds.index("sql")
+        and "csr" not in kinds[kinds.index("sql") :]
+    )
     bind = next(p for p in plan if p["operation"].startswith("bind "))
     assert bind["operation"] == "bind a, b, r" and bind["rows"] >= 2
     assert plan[-1]["rows"] == social.query(q).num_rows
