@@ -69,7 +69,8 @@ HAND = [
     "RETURN a.name, size(collect(DISTINCT a2.name))",
     "MATCH (a:Person {name: 'p05'})-[:Knows*0..2]-(b) WITH DISTINCT b "
     "RETURN b.name ORDER BY b.name SKIP 1 LIMIT 3",
-    "MATCH (a:Person {name: 'p04'})-[r1:Knows]->(b)-[r2:Knows]->(c) RETURN r1.id, r2.id, c.name",
+    "MATCH (a:Person {name: 'p04'})-[r1:Knows]->(b)-[r2:Knows]->(c) RETURN r1.id, r2.id, c.name "
+    "ORDER BY r1.id, r2.id",
     "MATCH (a:Person {name: 'p01'})-[:Knows]->(b) UNWIND [1, 2] AS x RETURN b.name, x",
     "MATCH (a:Person {name: 'p02'})-[:Knows]->(b) WHERE (b)-[:WorksAt]->() RETURN b.name",
     "MATCH (a:Person {name: 'p02'})-[:Knows]->(b) "
@@ -111,6 +112,14 @@ def test_hand_written_shapes_bind_on_the_adjacency_and_agree(social, q):
 def test_other_first_matches_run_as_sql(social, q):
     plan = social.query(q, explain=True)
     assert "csr" not in plan.column("executor").to_pylist()
+
+
+def test_relationship_properties_alone_stay_wholly_on_the_adjacency(social):
+    q = "MATCH (a:Person {name: $s})-[r:Knows]-(b) RETURN b.name, r.id, r.since, r.weight"
+    for s in ("p00", "p02", "p04", "nobody"):
+        plan, csr, sql = _both(social, q, {"s": s})
+        assert {p["executor"] for p in plan} == {"csr"}
+        assert csr.schema == sql.schema and _rows(csr) == _rows(sql)
 
 
 def test_explain_lists_the_adjacency_steps_then_the_sql(social):
@@ -169,7 +178,7 @@ def test_relationship_uniqueness_holds_on_bound_matches(tmp_path):
 
 
 def test_bindings_past_the_memory_limit_run_as_sql(social, monkeypatch):
-    q = "MATCH (a:Person)-[r:Knows]->(b) RETURN a.name, r.id, b.name"
+    q = "MATCH (a:Person)-[r:Knows]->(b) RETURN DISTINCT a.name, r.id, b.name"
     expected = _rows(social.query(q))
     monkeypatch.setattr(load, "estimated_bytes", lambda *_: 0)  # the adjacency fits
     monkeypatch.setattr(executor, "_max_bytes", lambda _: 4096)  # its bindings do not

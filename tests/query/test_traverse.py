@@ -41,6 +41,9 @@ QUERIES = [
     "MATCH (a:P)-[:K]->(b {ok: true}) WHERE a.name = $s AND b.score < 0.5 RETURN b.name",
     "MATCH (b)-[:K]->(c)-[:K]->(a:P {name: $s}) RETURN b.name, c.name",
     "MATCH (c:C {name: 'c1'})<-[:W]-(b)-[:K]->(x {age: 10}) RETURN x.name",
+    "MATCH (a:P {name: $s})-[r:K]->(b) RETURN b.name, r.id",  # relationship variables
+    "MATCH (a:P {name: $s})-[r:K]-(b)-[r2:K]->(c) RETURN r.id, r2.id, c.name",
+    "MATCH (a:P {name: $s})-[r:W]->(c) RETURN count(r), count(*)",
 ]
 
 
@@ -87,7 +90,7 @@ def test_the_csr_executor_agrees_with_sql(g, q, monkeypatch):
 @pytest.mark.parametrize(
     "q",
     [
-        "MATCH (a:P {name: $s})-[r:K]->(b) RETURN b.name",  # a relationship variable
+        "MATCH (a:P {name: $s})-[r:K]->(b) RETURN b.name, r",  # a relationship returned
         "MATCH (a:P {name: $s})-[:K]->(b) RETURN b.name ORDER BY b.name",
         "MATCH (a:P {name: $s})-[:K]->(b) WITH b RETURN b.name",
         "MATCH (a:P {name: $s})-[:K]->(b) RETURN b",

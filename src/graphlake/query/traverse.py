@@ -4,8 +4,10 @@
 a node selected by its key (`{name: $s}` on a String `@key`, or `WHERE a.name = $s`),
 each relationship of one type, fixed or variable length (same-type edges only), optional
 comparisons of node properties with constants, then `RETURN` of counts (`count(*)`,
-`count(v)`, `count(DISTINCT v)`) or of node properties. Anything else (OPTIONAL MATCH,
-WITH, ORDER BY, relationship variables, paths, ...) is planned as SQL, as before; the
+`count(v)`, `count(DISTINCT v)`) or of node properties and fixed relationships'
+properties. A query that only starts with such a chain (WITH, ORDER BY, any WHERE,
+relationship variables, later clauses, ...) runs that MATCH here and the rest as SQL
+over its rows (`match_on_csr`, `bind`); anything else is planned as SQL, as before. The
 planner runs first either way, so errors and their positions are the SQL path's.
 
 `run` expands the chain level by level in numpy over the CSR: every partial path is a row
@@ -74,7 +76,7 @@ class Cond:
 
 @dataclass(frozen=True)
 class Output:
-    kind: str  # "count", "distinct" (count(DISTINCT v)) or "prop"
+    kind: str  # "count", "distinct" (count(DISTINCT v)), "prop" or "edge" (a relationship's)
     position: int | None  # count(*): None
     prop: str | None
     type: pa.DataType
@@ -140,11 +142,11 @@ def recognize(query: ast.Query, checker: Checker, columns: tuple[str, ...]) -> T
     found, names, types, _ = chain
     outputs = []
     for item in r.items:
-        o = _output(item.expr, names, types, checker)
+        o = _output(item.expr, names, types, checker, found.hops)
         if o is None:
             return None
         outputs.append(o)
-    aggregate = {o.kind != "prop" for o in outputs}
+    aggregate = {o.kind not in ("prop", "edge") for o in outputs}
     if len(aggregate) != 1:
         return None
     return dataclasses.replace(
@@ -338,7 +340,8 @@ def _types(
     if nodes[0].labels and tuple(nodes[0].labels) != (first,):
         return None
     for rel, node in zip(rels, nodes[1:], strict=True):
-        if (rel.var is not None and not lenient) or rel.props is not None or len(rel.types) != 1:
+        variable = rel.var is not None and not lenient and rel.hops is not None
+        if variable or rel.props is not None or len(rel.types) != 1:
             return None
         e = checker.table(rel.types[0])
         if not isinstance(e, EdgeType):
@@ -387,11 +390,20 @@ def _cond(
 
 
 def _output(
-    e: ast.Expr, names: list[str | None], types: list[str], checker: Checker
+    e: ast.Expr,
+    names: list[str | None],
+    types: list[str],
+    checker: Checker,
+    hops: tuple[Hop, ...] = (),
 ) -> Output | None:
+    rels = [h.var for h in hops]
     if isinstance(e, ast.Func) and e.name == "count":
         if e.star:
             return Output("count", None, None, pa.int64())
+        if len(e.args) == 1 and isinstance(e.args[0], ast.Var) and e.args[0].name in rels:
+            if e.distinct:
+                return None
+            return Output("count", None, None, pa.int64())  # a relationship is never null
         if len(e.args) == 1 and isinstance(e.args[0], ast.Var) and e.args[0].name in names:
             i = names.index(e.args[0].name)
             return Output("distinct" if e.distinct else "count", i, None, pa.int64())
@@ -400,6 +412,10 @@ def _output(
         i = names.index(e.subject.name)
         t = _prop_type(types[i], e.name, checker)
         return None if t is None else Output("prop", i, e.name, t)
+    if isinstance(e, ast.Prop) and isinstance(e.subject, ast.Var) and e.subject.name in rels:
+        i = rels.index(e.subject.name)
+        t = _prop_type(hops[i].edge, e.name, checker)
+        return None if t is None else Output("edge", i, e.name, t)  # position: the hop
     return None
 
 
@@ -447,9 +463,9 @@ def run(
 ) -> tuple[pa.Table, list[Step]]:
     """The query's rows and, for explain, one step per operator run."""
     steps: list[Step] = []
-    paths, csrs, _ = _expand(snapshot, t, max_bytes, check, steps)
+    paths, csrs, columns = _expand(snapshot, t, max_bytes, check, steps)
     clock = time.perf_counter()
-    table = _project(snapshot, paths, t, csrs)
+    table = _project(snapshot, paths, t, csrs, columns)
     if max_rows is not None and table.num_rows > max_rows:
         raise QueryError(f"query returned more than {max_rows} rows; add a LIMIT")
     steps.append(
@@ -620,10 +636,25 @@ def _filter(snapshot: Snapshot, paths: _Paths, c: Cond, type_name: str) -> _Path
     return paths
 
 
-def _project(snapshot: Snapshot, paths: _Paths, t: Traversal, csrs: list[Csr]) -> pa.Table:
+def _project(
+    snapshot: Snapshot,
+    paths: _Paths,
+    t: Traversal,
+    csrs: list[Csr],
+    hop_columns: list[tuple[int, int]],
+) -> pa.Table:
     columns = []
     for o in t.outputs:
-        if o.kind == "count":
+        if o.kind == "edge":
+            assert o.position is not None and o.prop is not None
+            rows = pa.array(paths.edges[hop_columns[o.position][0]][1])
+            edge = t.hops[o.position].edge
+            if o.prop == "id":
+                values = csrs[o.position].edge_ids.take(rows)
+            else:
+                values = edge_values(snapshot, edge, o.prop).take(rows)
+            columns.append(values.cast(o.type))
+        elif o.kind == "count":
             columns.append(pa.array([len(paths)], pa.int64()))
         elif o.kind == "distinct":
             assert o.position is not None
