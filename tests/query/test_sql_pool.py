@@ -31,9 +31,9 @@ def pool(monkeypatch) -> ConnectionPool:
 
 
 def test_cypher_queries_reuse_one_connection(social, pool, monkeypatch):
-    # A relationship variable keeps it on DuckDB (plain anchored counts run on the
+    # ORDER BY takes a DuckDB statement (plain anchored traversals run wholly on the
     # adjacency, query/traverse.py, and never take a connection).
-    q = "MATCH (a:Person {name: 'p02'})-[r:Knows]->(b) RETURN count(r)"
+    q = "MATCH (a:Person {name: 'p02'})-[r:Knows]->(b) RETURN count(r) AS n ORDER BY n"
     first = social.query(q).to_pylist()
     connect = Counting()
     monkeypatch.setattr(sql.duckdb, "connect", connect)
