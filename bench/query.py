@@ -12,9 +12,9 @@ rows (ORDER BY with LIMIT, a grouped count, WITH, an OR filter). Timed is `g.que
 (after one run of the same text), median over several start nodes; graphlake's answers are
 asserted equal to LadybugDB's (sorted rows). Three executors side by side: graphlake as it
 runs (anchored traversals and shortest paths on the cached adjacency,
-graphlake.adjacency), graphlake with `executor.CSR_TRAVERSAL = False` (the SQL / Lance-
-lookup executor it replaced), and LadybugDB. LadybugDB must import the data first (its
-import time is reported; at 1M nodes it takes minutes) and runs in a subprocess.
+graphlake.adjacency), graphlake with `executor.CSR_TRAVERSAL = False` (the SQL /
+Lance-lookup executor it replaced), and LadybugDB. LadybugDB must import the data first
+(its import time is reported; at 1M nodes it takes minutes) and runs in a subprocess.
 
 Also printed: the first query in a fresh process (opening the graph and building the
 adjacency included), the adjacency's bytes per edge and its full build time, and the
