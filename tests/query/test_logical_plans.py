@@ -75,9 +75,9 @@ Lookup (a:Person) by name = $s  [csr]
     (
         "MATCH (a:Person {name: $s})-[r:Knows]->(b) RETURN b.name, r.since",
         """\
-Project b.name, r.since  [sql]
-Expand (a)-[r:Knows]->(b)  [sql]
-Lookup (a:Person) by name = $s  [sql]
+Project b.name, r.since  [csr]
+Expand (a)-[r:Knows]->(b)  [csr]
+Lookup (a:Person) by name = $s  [csr]
 """,
     ),
     (
@@ -88,8 +88,8 @@ Limit $n  [sql]
 Skip 1  [sql]
 Sort n DESC  [sql]
 Project b.name AS n  [sql]
-Expand (a)-[:Knows]->(b)  [sql]
-Lookup (a:Person) by name = $s  [sql]
+Expand (a)-[:Knows]->(b)  [csr]
+Lookup (a:Person) by name = $s  [csr]
 """,
     ),
     (
@@ -100,8 +100,8 @@ Sort staff DESC  [sql]
 Project c.name, staff  [sql]
 Filter staff > 1  [sql]
 Aggregate by c: count(*) AS staff  [sql]
-Expand (p)-[:WorksAt]->(c:Company)  [sql]
-NodeScan (p:Person)  [sql]
+Expand (p)-[:WorksAt]->(c:Company)  [csr]
+NodeScan (p:Person)  [csr]
 """,
     ),
     (
@@ -111,7 +111,7 @@ Project a.name, c.name  [sql]
 OptionalJoin  [sql]
 | Expand (a)-[:WorksAt]->(c)  [sql]
 | Argument (a)  [sql]
-Lookup (a:Person) by name = $s  [sql]
+Lookup (a:Person) by name = $s  [csr]
 """,
     ),
     (
@@ -152,8 +152,8 @@ Lookup (a:Person) by name = $s  [sql]
 Project DISTINCT a.city  [sql]
 Filter b.city = 'Oslo'  [sql]
 Filter a.age < b.age  [sql]
-Expand (a)-[:Knows]->(b:Person)  [sql]
-NodeScan (a:Person)  [sql]
+Expand (a)-[:Knows]->(b:Person)  [csr]
+NodeScan (a:Person)  [csr]
 """,
     ),
     (
@@ -274,6 +274,8 @@ def test_the_executor_rule_agrees_with_what_runs():
             continue
         assert plan.logical is not None
         rule = logical.choose_executors(plan.logical, Checker(schema, dict(params)))
+        if plan.traversal is None and plan.csr_match is not None:  # a first MATCH bound
+            rule = logical.first_match_on_csr(rule, len(plan.csr_match.traversal.hops))
         assert rule == plan.logical, text
         on_csr = rule.executors == {"csr"}
         assert on_csr == (plan.traversal is not None), text
@@ -288,7 +290,8 @@ def test_explain_carries_the_logical_plan(social):
 
     for text, executors in [
         ("MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN count(b)", {"csr"}),
-        ("MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN b.name ORDER BY b.name", {"sql"}),
+        ("MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN b.name ORDER BY b.name", {"csr", "sql"}),
+        ("MATCH p = (a:Person {name: $s})-[:Knows]->(b) RETURN b.name ORDER BY b.name", {"sql"}),
     ]:
         report = social.query(text, {"s": "p02"}, explain=True)
         shown = report.schema.metadata[LOGICAL_PLAN_KEY].decode()

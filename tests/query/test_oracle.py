@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.query.queries import HAND, PARAMS, anchored, generated, grouped
+from tests.query.queries import HAND, PARAMS, anchored, bound, generated, grouped
 from tests.query.social import social_rows
 
 if importlib.util.find_spec("ladybug") is None:  # looked up, never imported: it runs
@@ -26,7 +26,8 @@ if importlib.util.find_spec("ladybug") is None:  # looked up, never imported: it
 GENERATED = generated(210)
 GROUPED = grouped(60)  # node and relationship variables kept by an aggregating WITH
 ANCHORED = anchored(60)  # the shape the adjacency executor runs (query/traverse.py)
-ALL = HAND + GENERATED + GROUPED + ANCHORED
+BOUND = bound(80)  # a first MATCH on the adjacency, the rest in DuckDB (test_bindings)
+ALL = HAND + GENERATED + GROUPED + ANCHORED + BOUND
 
 
 def _iso(value):
@@ -104,11 +105,17 @@ def test_generated(social, oracle):
 
 
 def test_grouped_by_a_node_or_relationship(social, oracle):
-    _check_all(social, oracle, len(HAND) + len(GENERATED), len(ALL) - len(ANCHORED))
+    start = len(HAND) + len(GENERATED)
+    _check_all(social, oracle, start, start + len(GROUPED))
 
 
 def test_anchored_traversals_on_the_adjacency(social, oracle):
-    _check_all(social, oracle, len(ALL) - len(ANCHORED), len(ALL))
+    start = len(ALL) - len(BOUND) - len(ANCHORED)
+    _check_all(social, oracle, start, start + len(ANCHORED))
+
+
+def test_first_match_on_the_adjacency_rest_in_duckdb(social, oracle):
+    _check_all(social, oracle, len(ALL) - len(BOUND), len(ALL))
 
 
 def test_enough_queries():

@@ -31,9 +31,9 @@ def pool(monkeypatch) -> ConnectionPool:
 
 
 def test_cypher_queries_reuse_one_connection(social, pool, monkeypatch):
-    # A relationship variable keeps it on DuckDB (plain anchored counts run on the
+    # ORDER BY takes a DuckDB statement (plain anchored traversals run wholly on the
     # adjacency, query/traverse.py, and never take a connection).
-    q = "MATCH (a:Person {name: 'p02'})-[r:Knows]->(b) RETURN count(r)"
+    q = "MATCH (a:Person {name: 'p02'})-[r:Knows]->(b) RETURN count(r) AS n ORDER BY n"
     first = social.query(q).to_pylist()
     connect = Counting()
     monkeypatch.setattr(sql.duckdb, "connect", connect)
@@ -79,8 +79,8 @@ def test_lent_once_bounded_and_closed_after_an_error(social, pool):
         c.sql("SELECT 1")
     with pytest.raises(QueryError, match="timed out"):
         social.query(
-            # A relationship variable keeps it on DuckDB (query/traverse.py's shape has none).
-            "MATCH (a:Person)-[r:Knows*1..4]-(b:Person)-[:Knows*1..4]-"
+            # UNWIND first keeps the MATCH on DuckDB (query/traverse.py binds a first MATCH).
+            "UNWIND [1] AS one MATCH (a:Person)-[r:Knows*1..4]-(b:Person)-[:Knows*1..4]-"
             "(c:Person)-[:Knows*1..4]-(d:Person) RETURN count(*)",
             timeout_s=0.2,
         )
@@ -91,7 +91,7 @@ def test_concurrent_queries_get_their_own_connections(social, pool):
     from concurrent.futures import ThreadPoolExecutor
 
     queries = [
-        # ORDER BY keeps them on DuckDB (not query/traverse.py's shape).
+        # ORDER BY runs on DuckDB (the MATCH's rows come from the adjacency).
         f"MATCH (a:Person {{name: 'p{i:02d}'}})-[:Knows]->(b) RETURN b.name ORDER BY b.name"
         for i in range(6)
     ]

@@ -41,6 +41,9 @@ QUERIES = [
     "MATCH (a:P)-[:K]->(b {ok: true}) WHERE a.name = $s AND b.score < 0.5 RETURN b.name",
     "MATCH (b)-[:K]->(c)-[:K]->(a:P {name: $s}) RETURN b.name, c.name",
     "MATCH (c:C {name: 'c1'})<-[:W]-(b)-[:K]->(x {age: 10}) RETURN x.name",
+    "MATCH (a:P {name: $s})-[r:K]->(b) RETURN b.name, r.id",  # relationship variables
+    "MATCH (a:P {name: $s})-[r:K]-(b)-[r2:K]->(c) RETURN r.id, r2.id, c.name",
+    "MATCH (a:P {name: $s})-[r:W]->(c) RETURN count(r), count(*)",
 ]
 
 
@@ -87,17 +90,24 @@ def test_the_csr_executor_agrees_with_sql(g, q, monkeypatch):
 @pytest.mark.parametrize(
     "q",
     [
-        "MATCH (a:P {name: $s})-[r:K]->(b) RETURN b.name",  # a relationship variable
+        "MATCH (a:P {name: $s})-[r:K]->(b) RETURN b.name, r",  # a relationship returned
         "MATCH (a:P {name: $s})-[:K]->(b) RETURN b.name ORDER BY b.name",
         "MATCH (a:P {name: $s})-[:K]->(b) WITH b RETURN b.name",
-        "MATCH (a)-[:K]->(b) RETURN b.name",  # an unlabelled start
         "MATCH (a:P {name: $s})-[:K]->(b) RETURN b",
         "MATCH (a:P {name: $s})-[:K]->(b) WHERE b.age > 1 OR b.age < 0 RETURN b.name",
     ],
 )
-def test_other_shapes_run_as_sql(g, q):
-    plan = g.query(q, {"s": "n01"}, explain=True)
-    assert set(plan.column("executor").to_pylist()) == {"sql"}
+def test_other_shapes_bind_on_the_csr_and_finish_in_sql(g, q, monkeypatch):
+    """Not traversals alone: the MATCH runs on the adjacency, the rest in DuckDB over its
+    rows (tests/query/test_bindings.py has many more)."""
+    plan = g.query(q, {"s": "n01"}, explain=True).to_pylist()
+    assert [p["executor"] for p in plan][-1] == "sql"
+    assert any(p["operation"].startswith("bind ") for p in plan)
+    csr = g.query(q, {"s": "n01"})
+    monkeypatch.setattr(executor, "CSR_TRAVERSAL", False)
+    sql = g.query(q, {"s": "n01"})
+    assert csr.schema == sql.schema
+    assert sorted(csr.to_pylist(), key=repr) == sorted(sql.to_pylist(), key=repr)
 
 
 def test_explain_reports_each_operator(g):
@@ -229,6 +239,8 @@ def test_repeated_texts_reuse_the_plan_with_new_values(g, monkeypatch):
 
 UNANCHORED = [
     "MATCH (a:P)-[:K]->(b) RETURN a.name, b.name",
+    "MATCH (a)-[:K]->(b) RETURN b.name",  # unlabelled: the edge type's source type
+    "MATCH (c)<-[:W]-(b)-[:K]->(x) RETURN count(*)",
     "MATCH (a:P)-[:K*1..3]->(b) RETURN count(*), count(DISTINCT b)",
     "MATCH (a:P {age: 10})-[:K]-(b)-[:W]->(c) RETURN count(DISTINCT c), count(*)",
     "MATCH (a:P)-[:K*0..2]-(b) WHERE a.age > 20 AND b.age < 40 RETURN a.name, b.age",

@@ -90,6 +90,24 @@ def node_values(snapshot: Snapshot, node_type: str, prop: str) -> pa.Array:
     return found
 
 
+def edge_values(snapshot: Snapshot, edge_type: str, prop: str) -> pa.Array:
+    """One property of every edge of `edge_type`, aligned with the adjacency's edge rows
+    (`Csr.edge_ids`); cached beside the adjacency, keyed by its tables' states."""
+    edge = snapshot.type(edge_type, "edge")
+    assert isinstance(edge, EdgeType)
+    key = (*state_key(snapshot, edge), "values", prop)
+
+    def build() -> pa.Array:
+        csr = adjacency(snapshot, edge_type)
+        t = snapshot.dataset(edge_type).to_table(columns=["id", prop])
+        rows = pc.index_in(csr.edge_ids, value_set=t["id"])
+        return _array(t[prop].take(rows))
+
+    found = CACHE.get_or_build(key, build)
+    assert isinstance(found, pa.Array)
+    return found
+
+
 def _values(snapshot: Snapshot, node_type: str, prop: str) -> pa.Array:
     columns = ["id"] if prop == "id" else ["id", prop]
     t = snapshot.dataset(node_type).to_table(columns=columns)

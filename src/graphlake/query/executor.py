@@ -145,19 +145,33 @@ def _run(
             # paths, or an adjacency past the memory limit: the SQL plan answers instead
             return _run_sql(snapshot, text, params, max_rows, limits, explain, clock, plan)
         if explain:
-            report = pa.table(
-                {
-                    "step": [f"t{i}" for i in range(len(steps))],
-                    "operation": [s.operation for s in steps],
-                    "rows": [s.rows for s in steps],
-                    "seconds": [s.seconds for s in steps],
-                    "sql": [s.detail for s in steps],
-                    "executor": ["csr"] * len(steps),
-                }
-            )
-            return _with_logical(report, plan)
+            return _with_logical(_csr_steps(steps), plan)
         return table
+    if plan.csr_match is not None and CSR_TRAVERSAL:
+        try:  # the first MATCH on the adjacency, the rest of the plan over its rows
+            bindings, steps = traverse.bind(
+                snapshot, plan.csr_match, max_bytes=_max_bytes(limits), check=clock.check
+            )
+        except (traverse.TooManyPaths, AdjacencyTooLargeError):
+            pass  # as above: the whole SQL plan answers
+        else:
+            bound = (steps, {traverse.BINDINGS: bindings})
+            plan = plan.on_bindings()
+            return _run_sql(snapshot, text, params, max_rows, limits, explain, clock, plan, bound)
     return _run_sql(snapshot, text, params, max_rows, limits, explain, clock, plan)
+
+
+def _csr_steps(steps: list[traverse.RunStep]) -> pa.Table:
+    return pa.table(
+        {
+            "step": [f"t{i}" for i in range(len(steps))],
+            "operation": [s.operation for s in steps],
+            "rows": [s.rows for s in steps],
+            "seconds": [s.seconds for s in steps],
+            "sql": [s.detail for s in steps],
+            "executor": ["csr"] * len(steps),
+        }
+    )
 
 
 def _run_sql(
@@ -169,14 +183,21 @@ def _run_sql(
     explain: bool,
     clock: _Clock,
     plan: Plan,
+    bound: tuple[list[traverse.RunStep], dict[str, object]] | None = None,
 ) -> pa.Table:
+    """`bound`: the steps run on the adjacency and the tables they registered (a first
+    MATCH's bindings, `Plan.csr_match`)."""
     # The limit on text length applies to the Cypher, not to the SQL generated from it.
     sql_limits = dataclasses.replace(limits, max_query_chars=None)
     clock.check()
     extra, frontiers = _prefetched(snapshot, plan, clock, sql_limits)
     plan = _searched(snapshot, plan, frontiers, extra, clock)
+    if bound is not None:
+        extra.update(bound[1])
     if explain:
-        return _with_logical(_explain(snapshot, plan, clock, sql_limits, extra), plan)
+        sql_steps = _explain(snapshot, plan, clock, sql_limits, extra)
+        report = sql_steps if bound is None else pa.concat_tables([_csr_steps(bound[0]), sql_steps])
+        return _with_logical(report, plan)
     table = run_sql(
         snapshot,
         plan.sql,

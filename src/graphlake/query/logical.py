@@ -502,6 +502,26 @@ def choose_executors(plan: LogicalPlan, checker: Checker, csr: bool = True) -> L
     return LogicalPlan(_path_searches(ops, checker))
 
 
+def first_match_on_csr(plan: LogicalPlan, hops: int) -> LogicalPlan:
+    """The plan with its first MATCH's chain (its first node and `hops` expansions) on
+    the adjacency: the planner's `Plan.csr_match`, whose rows the rest reads in DuckDB
+    (the MATCH's WHERE included, so its filters stay "sql")."""
+    ops = list(plan.ops)
+    if not ops or not isinstance(ops[0], Lookup | NodeScan):
+        return plan
+    ops[0] = dataclasses.replace(ops[0], executor="csr")
+    left = hops
+    for i, op in enumerate(ops[1:], start=1):
+        if left == 0:
+            break
+        if isinstance(op, Expand | VarExpand):
+            ops[i] = dataclasses.replace(op, executor="csr")
+            left -= 1
+        elif not isinstance(op, Filter):
+            break
+    return LogicalPlan(tuple(ops))
+
+
 def _path_searches(ops: tuple[Op, ...], checker: Checker) -> tuple[Op, ...]:
     out: list[Op] = []
     for op in ops:
@@ -521,26 +541,39 @@ def _edge_types(types: tuple[str, ...], checker: Checker) -> tuple[str, ...]:
 
 
 def _on_adjacency(ops: tuple[Op, ...], checker: Checker) -> bool:
-    """One chain from a Lookup (or a NodeScan of one label) through hops of one edge type
-    each (no relationship variable), filters comparing node properties with constants,
-    then a final projection of node properties or an aggregation of counts alone."""
+    """One chain from a Lookup (or a NodeScan of one label, or of none when its first
+    relationship's edge type has one start type) through hops of one edge type each (a
+    relationship variable on a hop of length one only), filters comparing node properties
+    with constants, then a final projection of node or relationship properties or an
+    aggregation of counts alone (query.traverse.recognize takes the same shapes)."""
     if len(ops) < 3 or not isinstance(ops[0], Lookup | NodeScan):
         return False
     first, last = ops[0], ops[-1]
     schema = checker.schema
     if isinstance(first, NodeScan):
-        if len(first.labels) != 1 or not isinstance(schema.table(first.labels[0]), NodeType):
+        if len(first.labels) == 1 and isinstance(schema.table(first.labels[0]), NodeType):
+            here = first.labels[0]
+        elif first.labels or not isinstance(ops[1], Expand | VarExpand):
             return False
-        here = first.labels[0]
+        else:
+            start = _start_type(ops[1], checker)
+            if start is None:
+                return False
+            here = start
     else:
         here = first.label
     types = {first.var: here}
+    rels: dict[str, str] = {}
     hops = 0
     for op in ops[1:-1]:
         if isinstance(op, Expand | VarExpand):
             there = _hop_type(op, here, checker)
-            if there is None or op.into or op.dst in types:
+            if there is None or op.into or op.dst in types or op.dst in rels:
                 return False
+            if op.rel is not None:
+                if op.rel in types or op.rel in rels:
+                    return False
+                rels[op.rel] = op.types[0]
             types[op.dst] = here = there
             hops += 1
         elif isinstance(op, Filter):
@@ -556,16 +589,29 @@ def _on_adjacency(ops: tuple[Op, ...], checker: Checker) -> bool:
     if isinstance(last, Project):
         if last.distinct or not last.final:
             return False
-        return all(_node_property(t.expr, types, checker) for _, t in last.items)
+        return all(_node_property(t.expr, types | rels, checker) for _, t in last.items)
     if isinstance(last, Aggregate):
         if last.keys or last.distinct or not last.final:
             return False
-        return all(_count(t.expr, types) for _, t in last.aggregates)
+        return all(_count(t.expr, types, rels) for _, t in last.aggregates)
     return False
 
 
+def _start_type(op: Expand | VarExpand, checker: Checker) -> str | None:
+    """The one node type a chain with an unlabelled first node starts at: an endpoint
+    type of its first relationship's (one) edge type."""
+    e = checker.schema.table(op.types[0]) if len(op.types) == 1 else None
+    if not isinstance(e, EdgeType):
+        return None
+    if op.direction == "out":
+        return e.src
+    if op.direction == "in":
+        return e.dst
+    return e.src if e.src == e.dst else None
+
+
 def _hop_type(op: Expand | VarExpand, here: str, checker: Checker) -> str | None:
-    if op.rel is not None or len(op.types) != 1:
+    if len(op.types) != 1 or (op.rel is not None and not isinstance(op, Expand)):
         return None
     e = checker.schema.table(op.types[0])
     if not isinstance(e, EdgeType):
@@ -615,12 +661,15 @@ def _node_property(e: ast.Expr, types: dict, checker: Checker) -> bool:
     )
 
 
-def _count(e: ast.Expr, types: dict) -> bool:
+def _count(e: ast.Expr, types: dict, rels: dict) -> bool:
     if not (isinstance(e, ast.Func) and e.name == "count"):
         return False
     if e.star:
         return True
-    return len(e.args) == 1 and isinstance(e.args[0], ast.Var) and e.args[0].name in types
+    if len(e.args) != 1 or not isinstance(e.args[0], ast.Var):
+        return False
+    name = e.args[0].name
+    return name in types or (name in rels and not e.distinct)
 
 
 # --- helpers ---------------------------------------------------------------------------------

@@ -51,7 +51,45 @@ class _TooWide(Exception):
     """A frontier outgrew the cap: the caller answers by the CTE instead."""
 
 
-class PathSearcher:
+Found = Iterator[tuple[str, str, tuple[list[str], list[str]] | None]]
+
+
+class _Search:
+    """What both searchers share: their answer's rows, from the search between each
+    (start, target) pair (few pairs) or from each start forward (many)."""
+
+    label: str
+
+    def rows(self, starts: list[str], targets: list[str], max_pairs: int) -> pa.Table | None:
+        """One shortest path from each start to each target it reaches: (start, node,
+        label, edges, nodes, depth) rows like the walk CTE's; None when too wide."""
+        out: dict[str, list] = {f.name: [] for f in WALK_SCHEMA}
+        found: Found
+        try:
+            if len(starts) * len(targets) <= max_pairs:
+                found = ((s, t, self._pair(s, t)) for s in starts for t in targets)
+            else:
+                found = self._forward(starts, targets)
+            for start, target, path in found:
+                if path is not None:
+                    nodes, edges = path
+                    values = (start, target, self.label, edges, nodes, len(edges))
+                    for column, value in zip(out, values, strict=True):
+                        out[column].append(value)
+        except _TooWide:
+            return None
+        return pa.Table.from_pydict(out, schema=WALK_SCHEMA)
+
+    def _pair(self, start: str, target: str) -> tuple[list[str], list[str]] | None:
+        """(nodes, edges) of one shortest path start -> target (keys), or None."""
+        raise NotImplementedError
+
+    def _forward(self, starts: list[str], targets: list[str]) -> Found:
+        """(start, target, path) for every target each start reaches."""
+        raise NotImplementedError
+
+
+class PathSearcher(_Search):
     """Shortest paths over one edge table (`ds`, a Lance dataset) between nodes of one
     type `label`; `edge_type` prefixes edge keys (`Type:id`, as the walk CTE's)."""
 
@@ -70,25 +108,8 @@ class PathSearcher:
         self.direction, self.max_depth, self.max_ids = direction, max_depth, max_ids
         self._deadline, self._timeout_message = deadline, timeout_message
 
-    def rows(self, starts: list[str], targets: list[str], max_pairs: int) -> pa.Table | None:
-        """One shortest path from each start to each target it reaches: (start, node,
-        label, edges, nodes, depth) rows like the walk CTE's; None when too wide."""
-        out: dict[str, list] = {f.name: [] for f in WALK_SCHEMA}
-        found: Iterator[tuple[str, str, tuple[list[str], list[str]] | None]]
-        try:
-            if len(starts) * len(targets) <= max_pairs:
-                found = ((s, t, self._between(s, t)) for s in starts for t in targets)
-            else:
-                found = self._forward(starts, set(targets))
-            for start, target, path in found:
-                if path is not None:
-                    nodes, edges = path
-                    values = (start, target, self.label, edges, nodes, len(edges))
-                    for column, value in zip(out, values, strict=True):
-                        out[column].append(value)
-        except _TooWide:
-            return None
-        return pa.Table.from_pydict(out, schema=WALK_SCHEMA)
+    def _pair(self, start: str, target: str) -> tuple[list[str], list[str]] | None:
+        return self._between(start, target)
 
     # --- from both ends
     def _between(self, start: str, target: str) -> tuple[list[str], list[str]] | None:
@@ -115,14 +136,13 @@ class PathSearcher:
         return None
 
     # --- from each start
-    def _forward(
-        self, starts: list[str], targets: set[str]
-    ) -> Iterator[tuple[str, str, tuple[list[str], list[str]]]]:
+    def _forward(self, starts: list[str], targets: list[str]) -> Found:
+        wanted = set(targets)
         for start in starts:
             parent: Parent = {start: None}
-            if start in targets:
+            if start in wanted:
                 yield start, start, ([start], [])
-            remaining, frontier, depth = targets - {start}, [start], 0
+            remaining, frontier, depth = wanted - {start}, [start], 0
             while frontier and remaining and depth < self.max_depth:
                 frontier = self._expand(frontier, self.direction, parent)
                 depth += 1
@@ -169,7 +189,7 @@ def _joined(forward: Parent, backward: Parent, meet: str) -> tuple[list[str], li
     return head_nodes[::-1] + tail_nodes[1:], head_edges[::-1] + tail_edges
 
 
-class CsrPathSearcher:
+class CsrPathSearcher(_Search):
     """The same searches as `PathSearcher` (both ends for few pairs, forward from each
     start for many), on the adjacency (graphlake.adjacency) in numpy: node ids are the
     adjacency's dense ids, parents are arrays, a level is one vectorized expansion."""
@@ -194,27 +214,8 @@ class CsrPathSearcher:
         self._edge = [np.full(n, -1, dtype=np.int64) for _ in range(2)]
         self._touched: list[list[np.ndarray]] = [[], []]
 
-    def rows(self, starts: list[str], targets: list[str], max_pairs: int) -> pa.Table | None:
-        out: dict[str, list] = {f.name: [] for f in WALK_SCHEMA}
-        try:
-            found: Iterator[tuple[str, str, tuple[list[str], list[str]] | None]]
-            if len(starts) * len(targets) <= max_pairs:
-                found = (
-                    (s, t, self._between(self.csr.src_id(s), self.csr.src_id(t)))
-                    for s in starts
-                    for t in targets
-                )
-            else:
-                found = self._forward(starts, targets)
-            for start, target, path in found:
-                if path is not None:
-                    nodes, edges = path
-                    values = (start, target, self.label, edges, nodes, len(edges))
-                    for column, value in zip(out, values, strict=True):
-                        out[column].append(value)
-        except _TooWide:
-            return None
-        return pa.Table.from_pydict(out, schema=WALK_SCHEMA)
+    def _pair(self, start: str, target: str) -> tuple[list[str], list[str]] | None:
+        return self._between(self.csr.src_id(start), self.csr.src_id(target))
 
     def _reset(self, side: int) -> None:
         for ids in self._touched[side]:
@@ -283,9 +284,7 @@ class CsrPathSearcher:
             frontiers[i] = reached
         return None
 
-    def _forward(
-        self, starts: list[str], targets: list[str]
-    ) -> Iterator[tuple[str, str, tuple[list[str], list[str]]]]:
+    def _forward(self, starts: list[str], targets: list[str]) -> Found:
         wanted = {self.csr.src_id(t): t for t in targets}
         wanted.pop(-1, None)
         for start in starts:

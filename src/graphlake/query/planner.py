@@ -21,11 +21,11 @@ from graphlake.errors import CypherError, CypherParameterError
 from graphlake.query import ast
 from graphlake.query.checker import Binding, Checker, value_type
 from graphlake.query.expr import ExprCompiler, contains_aggregate, ident
-from graphlake.query.logical import LogicalPlan, choose_executors, pattern_text
+from graphlake.query.logical import LogicalPlan, choose_executors, first_match_on_csr, pattern_text
 from graphlake.query.logical import build as build_logical
 from graphlake.query.patterns import FreshNames, PathSearch, PatternCompiler, Prefetch, Seed
 from graphlake.query.steps import PlanStep
-from graphlake.query.traverse import Traversal, recognize
+from graphlake.query.traverse import BINDINGS, MatchOnCsr, Traversal, match_on_csr, recognize
 from graphlake.query.usage import property_usage
 from graphlake.schema.model import Schema
 
@@ -49,6 +49,9 @@ class Plan:
     inlined: frozenset[str] = frozenset()
     # The logical plan: typed operators, each with its executor (query.logical).
     logical: LogicalPlan | None = None
+    # Otherwise its first MATCH, when that runs on the adjacency (query.traverse): the
+    # executor may register its rows and run `on_bindings()` instead of this plan.
+    csr_match: MatchOnCsr | None = None
 
     def argument(self, value: object) -> object:
         """A seed lookup's value: a constant, or a parameter's value in `arguments`."""
@@ -63,9 +66,41 @@ class Plan:
             traversal = traversal.with_params(dict(arguments))
             if traversal is None:
                 return None
+        csr_match = self.csr_match
+        if csr_match is not None:
+            bound = csr_match.traversal.with_params(dict(arguments))
+            if bound is None:
+                return None
+            csr_match = dataclasses.replace(csr_match, traversal=bound)
         params = {prepared: arguments[name] for name, prepared in self.bound_names.items()}
         return dataclasses.replace(
-            self, params=params, traversal=traversal, arguments=dict(arguments)
+            self,
+            params=params,
+            traversal=traversal,
+            csr_match=csr_match,
+            arguments=dict(arguments),
+        )
+
+    def on_bindings(self) -> Plan:
+        """The plan whose first MATCH reads the bindings `csr_match` produces: its walk
+        CTEs, seeds, prefetches and searches dropped, its step reading BINDINGS."""
+        m = self.csr_match
+        assert m is not None
+        i = next(i for i, s in enumerate(self.steps) if s.name == m.step)
+        steps = (
+            self.steps[0],
+            PlanStep(m.step, "clause", self.steps[i].what, m.sql),
+            *self.steps[i + 1 :],
+        )
+        text = " ".join(s.sql for s in steps)  # tables only the MATCH read: not registered
+        return dataclasses.replace(
+            self,
+            steps=steps,
+            tables=frozenset(t for t in self.tables if ident(t) in text),
+            seeds=self.seeds[m.seeds :],
+            prefetch=self.prefetch[m.prefetch :],
+            searches=self.searches[m.searches :],
+            csr_match=None,
         )
 
     def params_of(self, sql: str) -> dict[str, object]:
@@ -119,6 +154,7 @@ class _Planner:
         self.seeds: list[Seed] = []
         self.prefetch: list[Prefetch] = []
         self.searches: list[PathSearch] = []
+        self.csr_match: MatchOnCsr | None = None
 
     @property
     def prev(self) -> str:
@@ -144,6 +180,8 @@ class _Planner:
         traversal = self._traversal(logical, columns)
         if traversal is None and logical.executors == {"csr"}:  # the rule and
             logical = choose_executors(logical, self.checker, csr=False)  # traverse differ
+        if traversal is None and self.csr_match is not None:
+            logical = first_match_on_csr(logical, len(self.csr_match.traversal.hops))
         return Plan(
             tuple(self.steps),
             frozenset(self.tables),
@@ -157,6 +195,7 @@ class _Planner:
             dict(self.checker.bound_names),
             frozenset(self.checker.inlined),
             logical,
+            self.csr_match,
         )
 
     def _traversal(self, logical: LogicalPlan, columns: tuple[str, ...]) -> Traversal | None:
@@ -181,6 +220,7 @@ class _Planner:
     # --- MATCH
     def _match(self, m: ast.Match) -> None:
         source = self.prev
+        first = len(self.steps) == 1 and not self.scope
         if m.optional:
             # Number the incoming rows, match over them, and left-join back: a row with no
             # match stays, its new variables null.
@@ -196,9 +236,11 @@ class _Planner:
         self.searches += compiled.searches
         scope = {**self.scope, **compiled.new}
         conditions = list(compiled.conditions)
+        where_sql = None
         if m.where is not None:
             ec = ExprCompiler(self.checker, scope, self._subquery)
-            conditions.append(ec.condition(m.where))
+            where_sql = ec.condition(m.where)
+            conditions.append(where_sql)
         new_cols = [f"{sql} AS {ident(v)}" for v, sql in compiled.outputs.items()]
         where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
         items = ", ".join([f"{source} AS __p", *compiled.items])
@@ -208,6 +250,26 @@ class _Planner:
         if not m.optional:
             cols = self._carried() + new_cols
             self._add(what, f"SELECT {', '.join(cols)} FROM {items}{where}")
+            if first:  # the same rows from the adjacency (executor: csr_match)
+                bound = ", ".join(["1 AS __unit", *(ident(v) for v in compiled.outputs)])
+                sql = f"SELECT {bound} FROM {source} AS __p, {BINDINGS}"
+                sql += f" WHERE {where_sql}" if where_sql is not None else ""
+                counts = (len(compiled.seeds), len(compiled.prefetch), len(compiled.searches))
+                # The traversal rebinds its parameters itself (Plan.rebound): reading
+                # their values does not tie the plan to them.
+                inlined = set(self.checker.inlined)
+                try:
+                    self.csr_match = match_on_csr(
+                        m,
+                        self.checker,
+                        self.patterns.usage,
+                        compiled.outputs,
+                        self.prev,
+                        sql,
+                        counts,
+                    )
+                finally:
+                    self.checker.inlined = inlined
         else:
             inner = f"SELECT __p.__row, {', '.join(['1 AS __unit', *new_cols])} FROM {items}{where}"
             outer = [f"__o.{ident(v)}" for v in self.scope] + [

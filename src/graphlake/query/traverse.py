@@ -4,8 +4,10 @@
 a node selected by its key (`{name: $s}` on a String `@key`, or `WHERE a.name = $s`),
 each relationship of one type, fixed or variable length (same-type edges only), optional
 comparisons of node properties with constants, then `RETURN` of counts (`count(*)`,
-`count(v)`, `count(DISTINCT v)`) or of node properties. Anything else (OPTIONAL MATCH,
-WITH, ORDER BY, relationship variables, paths, ...) is planned as SQL, as before; the
+`count(v)`, `count(DISTINCT v)`) or of node properties and fixed relationships'
+properties. A query that only starts with such a chain (WITH, ORDER BY, any WHERE,
+relationship variables, later clauses, ...) runs that MATCH here and the rest as SQL
+over its rows (`match_on_csr`, `bind`); anything else is planned as SQL, as before. The
 planner runs first either way, so errors and their positions are the SQL path's.
 
 `run` expands the chain level by level in numpy over the CSR: every partial path is a row
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,13 +29,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from graphlake.adjacency.csr import Csr
-from graphlake.adjacency.load import adjacency, node_values
+from graphlake.adjacency.csr import Csr, find_key
+from graphlake.adjacency.load import adjacency, edge_values, node_values
 from graphlake.errors import QueryError
 from graphlake.query import ast
 from graphlake.query.checker import Checker
 from graphlake.query.pathsearch import ranges
 from graphlake.query.patterns import MAX_HOPS
+from graphlake.query.usage import props_of
 from graphlake.schema.arrow import arrow_type
 from graphlake.schema.model import EdgeType, NodeType
 
@@ -59,6 +62,7 @@ class Hop:
     direction: str  # "out", "in" or "both", as written left to right
     low: int
     high: int
+    var: str | None = None  # a relationship variable (bindings only, `match_on_csr`)
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,7 @@ class Cond:
 
 @dataclass(frozen=True)
 class Output:
-    kind: str  # "count", "distinct" (count(DISTINCT v)) or "prop"
+    kind: str  # "count", "distinct" (count(DISTINCT v)), "prop" or "edge" (a relationship's)
     position: int | None  # count(*): None
     prop: str | None
     type: pa.DataType
@@ -130,37 +134,68 @@ def recognize(query: ast.Query, checker: Checker, columns: tuple[str, ...]) -> T
     m, r = clauses
     if not isinstance(m, ast.Match) or not isinstance(r, ast.Projection):
         return None
-    if m.optional or len(m.patterns) != 1 or not r.is_return:
+    if not r.is_return or r.distinct or r.star or r.order or r.skip or r.limit or r.where:
         return None
-    if r.distinct or r.star or r.order or r.skip or r.limit or r.where:
+    chain = _chain(m, checker, lenient=False)
+    if chain is None:
+        return None
+    found, names, types, _ = chain
+    outputs = []
+    for item in r.items:
+        o = _output(item.expr, names, types, checker, found.hops)
+        if o is None:
+            return None
+        outputs.append(o)
+    aggregate = {o.kind not in ("prop", "edge") for o in outputs}
+    if len(aggregate) != 1:
+        return None
+    return dataclasses.replace(
+        found, outputs=tuple(outputs), columns=columns, aggregate=aggregate.pop()
+    )
+
+
+def _chain(
+    m: ast.Match, checker: Checker, *, lenient: bool
+) -> tuple[Traversal, list[str | None], list[str], bool] | None:
+    """The MATCH's one chain as a traversal without outputs, its node variables and
+    types in traversal order, and whether the traversal runs the pattern right to left;
+    None when it is not of that shape. `lenient` (a MATCH whose rows go on to SQL, see
+    `match_on_csr`): relationship variables and chains without relationships are allowed,
+    and WHERE may hold anything (its simple conjuncts also prune on the adjacency)."""
+    if m.optional or len(m.patterns) != 1:
         return None
     pattern = m.patterns[0]
     if pattern.shortest or pattern.path_var is not None:
         return None
-    conds = _conjuncts(m.where)
+    if lenient:
+        conds: list | None = _simple_conjuncts(m.where)
+    else:
+        conds = _conjuncts(m.where)
     if conds is None:
         return None
     chain = pattern.chain
     nodes, rels = list(chain.nodes), list(chain.rels)
-    if not rels:
+    if not rels and not lenient:
         return None
-    found = _anchor(nodes[0], conds, checker)
-    if found is None:
-        found = _anchor(nodes[-1], conds, checker)
+    reverse = False
+    found = _anchor(nodes[0], conds, checker, lenient)
+    if found is None and rels:
+        found = _anchor(nodes[-1], conds, checker, lenient)
         if found is not None:
             nodes, rels = nodes[::-1], [_reversed(x) for x in rels[::-1]]
+            reverse = True
     if found is None:  # every node of the first one's (single) label
-        first = nodes[0]
-        if len(first.labels) != 1 or not isinstance(checker.table(first.labels[0]), NodeType):
+        first = _first_type(nodes[0], rels[0] if rels else None, checker)
+        if first is None:
             return None
-        found = (None, first.labels[0], conds, None)
+        found = (None, first, conds, None)
     anchor, anchor_type, conds, anchor_expr = found
-    typed = _types(nodes, rels, checker, anchor_type)
+    typed = _types(nodes, rels, checker, anchor_type, lenient)
     if typed is None:
         return None
     types, hops = typed
     names = [n.var for n in nodes]
-    named = [v for v in names if v is not None]
+    named = [v for v in names + [h.var for h in hops] if v is not None]
     if len(set(named)) != len(named):
         return None
     where: list[Cond] = []
@@ -169,36 +204,41 @@ def recognize(query: ast.Query, checker: Checker, columns: tuple[str, ...]) -> T
             for key, entry in n.props.entries:
                 c = _cond(i, key, "=", entry, types[i], checker)
                 if c is None:
-                    return None
+                    return None  # an inline property is applied here only: all or none
                 where.append(c)
     for var, prop, op, value in conds:
         if var not in names:
+            if lenient:
+                continue  # a relationship's property: SQL applies it
             return None
         i = names.index(var)
         c = _cond(i, prop, op, value, types[i], checker)
         if c is None:
+            if lenient:
+                continue
             return None
         where.append(c)
-    outputs = []
-    for item in r.items:
-        o = _output(item.expr, names, types, checker)
-        if o is None:
-            return None
-        outputs.append(o)
-    aggregate = {o.kind != "prop" for o in outputs}
-    if len(aggregate) != 1:
-        return None
-    return Traversal(
-        anchor,
-        tuple(types),
-        tuple(names),
-        tuple(hops),
-        tuple(where),
-        tuple(outputs),
-        columns,
-        aggregate.pop(),
-        anchor_expr,
+    t = Traversal(
+        anchor, tuple(types), tuple(names), tuple(hops), tuple(where), (), (), False, anchor_expr
     )
+    return t, names, types, reverse
+
+
+def _first_type(n: ast.NodePat, rel: ast.RelPat | None, checker: Checker) -> str | None:
+    """The one node type an unanchored chain starts at: its label, or the endpoint type
+    of its first relationship's (one) edge type."""
+    if len(n.labels) == 1:
+        return n.labels[0] if isinstance(checker.table(n.labels[0]), NodeType) else None
+    if n.labels or rel is None or len(rel.types) != 1:
+        return None
+    e = checker.table(rel.types[0])
+    if not isinstance(e, EdgeType):
+        return None
+    if rel.direction == "out":
+        return e.src
+    if rel.direction == "in":
+        return e.dst
+    return e.src if e.src == e.dst else None
 
 
 def _conjuncts(e: ast.Expr | None) -> list[tuple[str, str, str, object]] | None:
@@ -215,6 +255,16 @@ def _conjuncts(e: ast.Expr | None) -> list[tuple[str, str, str, object]] | None:
         if isinstance(left, ast.Prop) and isinstance(left.subject, ast.Var) and _is_constant(right):
             return [(left.subject.name, left.name, op, right)]
     return None
+
+
+def _simple_conjuncts(e: ast.Expr | None) -> list[tuple[str, str, str, object]]:
+    """The top-level conjuncts of WHERE that are (var, prop, op, constant) comparisons
+    (the others are left to SQL)."""
+    if e is None:
+        return []
+    if isinstance(e, ast.Binary) and e.op == "AND":
+        return _simple_conjuncts(e.left) + _simple_conjuncts(e.right)
+    return _conjuncts(e) or []
 
 
 def _is_constant(e: ast.Expr) -> bool:
@@ -242,9 +292,10 @@ def _value(e: object, checker: Checker) -> tuple[bool, object]:
 
 
 def _anchor(
-    n: ast.NodePat, conds: list, checker: Checker
+    n: ast.NodePat, conds: list, checker: Checker, lenient: bool = False
 ) -> tuple[str | None, str, list, ast.Expr | None] | None:
-    """(key, node type, the other WHERE conditions) when `n` is selected by its key."""
+    """(key, node type, the other WHERE conditions) when `n` is selected by its key
+    (`lenient`: other conditions on `n` too, applied after the key's lookup)."""
     if len(n.labels) != 1:
         return None
     t = checker.table(n.labels[0])
@@ -268,7 +319,7 @@ def _anchor(
     ok, key = _value(value, checker)
     if not ok or not isinstance(key, str):
         return None
-    if any(c[0] == n.var for c in rest):
+    if not lenient and any(c[0] == n.var for c in rest):
         return None  # more conditions on the anchor: SQL
     return key, t.name, rest, value
 
@@ -279,12 +330,18 @@ def _reversed(rel: ast.RelPat) -> ast.RelPat:
 
 
 def _types(
-    nodes: list[ast.NodePat], rels: list[ast.RelPat], checker: Checker, first: str
+    nodes: list[ast.NodePat],
+    rels: list[ast.RelPat],
+    checker: Checker,
+    first: str,
+    lenient: bool = False,
 ) -> tuple[list[str], list[Hop]] | None:
-
     types, hops = [first], []
+    if nodes[0].labels and tuple(nodes[0].labels) != (first,):
+        return None
     for rel, node in zip(rels, nodes[1:], strict=True):
-        if rel.var is not None or rel.props is not None or len(rel.types) != 1:
+        variable = rel.var is not None and not lenient and rel.hops is not None
+        if variable or rel.props is not None or len(rel.types) != 1:
             return None
         e = checker.table(rel.types[0])
         if not isinstance(e, EdgeType):
@@ -309,7 +366,7 @@ def _types(
         if node.labels and tuple(node.labels) != (there,):
             return None
         types.append(there)
-        hops.append(Hop(e.name, rel.direction, low, high))
+        hops.append(Hop(e.name, rel.direction, low, high, rel.var))
     return types, hops
 
 
@@ -333,11 +390,20 @@ def _cond(
 
 
 def _output(
-    e: ast.Expr, names: list[str | None], types: list[str], checker: Checker
+    e: ast.Expr,
+    names: list[str | None],
+    types: list[str],
+    checker: Checker,
+    hops: tuple[Hop, ...] = (),
 ) -> Output | None:
+    rels = [h.var for h in hops]
     if isinstance(e, ast.Func) and e.name == "count":
         if e.star:
             return Output("count", None, None, pa.int64())
+        if len(e.args) == 1 and isinstance(e.args[0], ast.Var) and e.args[0].name in rels:
+            if e.distinct:
+                return None
+            return Output("count", None, None, pa.int64())  # a relationship is never null
         if len(e.args) == 1 and isinstance(e.args[0], ast.Var) and e.args[0].name in names:
             i = names.index(e.args[0].name)
             return Output("distinct" if e.distinct else "count", i, None, pa.int64())
@@ -346,6 +412,10 @@ def _output(
         i = names.index(e.subject.name)
         t = _prop_type(types[i], e.name, checker)
         return None if t is None else Output("prop", i, e.name, t)
+    if isinstance(e, ast.Prop) and isinstance(e.subject, ast.Var) and e.subject.name in rels:
+        i = rels.index(e.subject.name)
+        t = _prop_type(hops[i].edge, e.name, checker)
+        return None if t is None else Output("edge", i, e.name, t)  # position: the hop
     return None
 
 
@@ -393,6 +463,31 @@ def run(
 ) -> tuple[pa.Table, list[RunStep]]:
     """The query's rows and, for explain, one step per operator run."""
     steps: list[RunStep] = []
+    paths, csrs, columns = _expand(snapshot, t, max_bytes, check, steps)
+    clock = time.perf_counter()
+    table = _project(snapshot, paths, t, csrs, columns)
+    if max_rows is not None and table.num_rows > max_rows:
+        raise QueryError(f"query returned more than {max_rows} rows; add a LIMIT")
+    steps.append(
+        RunStep(
+            "RETURN " + ", ".join(t.columns),
+            table.num_rows,
+            round(time.perf_counter() - clock, 6),
+            "csr: project",
+        )
+    )
+    return table, steps
+
+
+def _expand(
+    snapshot: Snapshot,
+    t: Traversal,
+    max_bytes: int | None,
+    check: Callable[[], None],
+    steps: list[RunStep],
+) -> tuple[_Paths, list[Csr], list[tuple[int, int]]]:
+    """The chain's paths, the adjacency of each hop and, per hop, (first, count) of its
+    columns in `paths.edges` (a variable-length hop has one per depth)."""
     clock = time.perf_counter()
 
     def step(operation: str, rows: int, detail: str) -> None:
@@ -402,12 +497,15 @@ def run(
         clock = now
 
     csrs = [adjacency(snapshot, h.edge, max_bytes=max_bytes) for h in t.hops]
-    space = csrs[0].dst_keys if t.hops[0].direction == "in" else csrs[0].src_keys
+    if not csrs:
+        space = node_values(snapshot, t.types[0], "id")
+    else:
+        space = csrs[0].dst_keys if t.hops[0].direction == "in" else csrs[0].src_keys
     if t.anchor is None:
         paths = _Paths(np.arange(len(space), dtype=np.int64))
         how, what = f"every {t.types[0]}", f"csr: the {t.types[0]} key index"
     else:
-        start = _bisect_keys(csrs[0], t.hops[0].direction, t.anchor)
+        start = find_key(space, t.anchor)
         paths = _Paths(np.array([start] if start >= 0 else [], dtype=np.int64))
         how, what = repr(t.anchor), f"csr: binary search of the {t.types[0]} keys"
     step(f"start: {t.vars[0] or 'an anonymous node'} ({t.types[0]} {how})", len(paths), what)
@@ -415,9 +513,12 @@ def run(
     for c in conds[0]:
         paths = _filter(snapshot, paths, c, t.types[0])
         step(f"filter {t.vars[0] or '?'}.{c.prop} {c.op} {c.value!r}", len(paths), "csr")
+    columns = []
     for i, (hop, csr) in enumerate(zip(t.hops, csrs, strict=True)):
         check()
+        first = len(paths.edges)
         paths = _hop(paths, hop, csr, i + 1, check)
+        columns.append((first, len(paths.edges) - first))
         fixed = (hop.low, hop.high) == (1, 1)
         what = f"expand {hop.edge}" if fixed else f"walk {hop.edge} *{hop.low}..{hop.high}"
         origin = t.vars[i] or "an anonymous node"
@@ -429,15 +530,7 @@ def run(
         for c in conds[i + 1]:
             paths = _filter(snapshot, paths, c, t.types[i + 1])
             step(f"filter {t.vars[i + 1] or '?'}.{c.prop} {c.op} {c.value!r}", len(paths), "csr")
-    table = _project(snapshot, paths, t, csrs)
-    if max_rows is not None and table.num_rows > max_rows:
-        raise QueryError(f"query returned more than {max_rows} rows; add a LIMIT")
-    step("RETURN " + ", ".join(t.columns), table.num_rows, "csr: project")
-    return table, steps
-
-
-def _bisect_keys(csr: Csr, direction: str, key: str) -> int:
-    return csr.src_id(key) if direction in ("out", "both") else csr.dst_id(key)
+    return paths, csrs, columns
 
 
 def _neighbours(
@@ -543,10 +636,25 @@ def _filter(snapshot: Snapshot, paths: _Paths, c: Cond, type_name: str) -> _Path
     return paths
 
 
-def _project(snapshot: Snapshot, paths: _Paths, t: Traversal, csrs: list[Csr]) -> pa.Table:
+def _project(
+    snapshot: Snapshot,
+    paths: _Paths,
+    t: Traversal,
+    csrs: list[Csr],
+    hop_columns: list[tuple[int, int]],
+) -> pa.Table:
     columns = []
     for o in t.outputs:
-        if o.kind == "count":
+        if o.kind == "edge":
+            assert o.position is not None and o.prop is not None
+            rows = pa.array(paths.edges[hop_columns[o.position][0]][1])
+            edge = t.hops[o.position].edge
+            if o.prop == "id":
+                values = csrs[o.position].edge_ids.take(rows)
+            else:
+                values = edge_values(snapshot, edge, o.prop).take(rows)
+            columns.append(values.cast(o.type))
+        elif o.kind == "count":
             columns.append(pa.array([len(paths)], pa.int64()))
         elif o.kind == "distinct":
             assert o.position is not None
@@ -558,3 +666,187 @@ def _project(snapshot: Snapshot, paths: _Paths, t: Traversal, csrs: list[Csr]) -
             values = _values(snapshot, t.types[o.position], o.prop, paths.nodes[o.position], keys)
             columns.append(values.cast(o.type))
     return pa.Table.from_arrays(columns, names=list(t.columns))
+
+
+# --- a MATCH whose rows go on to SQL -------------------------------------------------------
+
+BINDINGS = "__csr_bindings"  # the name the executor registers a MATCH's bindings under
+# Property types a binding carries (from columns cached beside the adjacency); a variable
+# whose value needs a vector, list or blob is left to SQL.
+_CARRIED = frozenset(
+    ("String", "Enum", "Bool", "I32", "I64", "U32", "U64", "F32", "F64", "Date", "DateTime")
+)
+
+
+@dataclass(frozen=True)
+class Var:
+    """A variable the MATCH binds, as a column of its bindings."""
+
+    name: str
+    kind: str  # "node", "edge" (a fixed hop's relationship) or "edges" (a variable-length one's)
+    index: int  # its position (a node) or hop (a relationship) in the traversal
+    type: str  # the node or edge type
+    props: tuple[str, ...]  # the properties its value carries, in the schema's order
+
+
+@dataclass(frozen=True)
+class MatchOnCsr:
+    """The query's first MATCH run on the adjacency: its rows (one column per variable,
+    valued as the SQL plan's MATCH step values it) are registered as BINDINGS, and the
+    plan's step `step` reads them with `sql` (the rest of the plan, WHERE included, runs
+    in DuckDB as before). The MATCH's own seeds, prefetches and searches (the first of
+    the plan's) are not needed then."""
+
+    traversal: Traversal
+    vars: tuple[Var, ...]
+    reverse: bool  # the traversal runs the pattern right to left
+    step: str
+    sql: str
+    seeds: int
+    prefetch: int
+    searches: int
+
+
+def match_on_csr(
+    m: ast.Match,
+    checker: Checker,
+    usage: dict[str, set[str] | None],
+    names: Collection[str],
+    step: str,
+    sql: str,
+    counts: tuple[int, int, int],
+) -> MatchOnCsr | None:
+    """The first MATCH of a query (`names`: the variables the SQL plan binds in it) on
+    the adjacency, or None when it is not one chain of the traversal shape: one pattern
+    without a path variable, every relationship of one type without a property map (a
+    variable-length one over an edge type joining one node type to itself), starting (or
+    ending) at a node selected by its key, or at every node of one type."""
+    found = _chain(m, checker, lenient=True)
+    if found is None:
+        return None
+    t, _, types, reverse = found
+    if not t.hops and t.anchor is None:
+        return None  # a whole node table: DuckDB scans it with pushdown, faster than bindings
+    out: list[Var] = []
+    for i, name in enumerate(t.vars):
+        if name is not None:
+            props = _carried(checker.table(types[i]), usage, name, m.patterns[0], checker)
+            if props is None:
+                return None
+            out.append(Var(name, "node", i, types[i], props))
+    for i, hop in enumerate(t.hops):
+        if hop.var is not None:
+            fixed = (hop.low, hop.high) == (1, 1) and _is_fixed(m, hop.var)
+            edge = checker.table(hop.edge)
+            props = _carried(edge, usage, hop.var, None, checker) if fixed else ()
+            if props is None:
+                return None
+            out.append(Var(hop.var, "edge" if fixed else "edges", i, hop.edge, props))
+    if {v.name for v in out} != set(names):
+        return None
+    return MatchOnCsr(t, tuple(out), reverse, step, sql, *counts)
+
+
+def _is_fixed(m: ast.Match, var: str) -> bool:
+    return any(r.var == var and r.hops is None for r in m.patterns[0].chain.rels)
+
+
+def _carried(
+    t: NodeType | EdgeType,
+    usage: dict[str, set[str] | None],
+    name: str,
+    pattern: ast.Pattern | None,
+    checker: Checker,
+) -> tuple[str, ...] | None:
+    """The properties a variable's value carries (as the SQL plan reads them: those the
+    query uses and its inline map's, every one when it is used whole); None when one is
+    of a type bindings do not carry."""
+    used = props_of(usage, name)
+    if used is not None and pattern is not None:
+        for n in pattern.chain.nodes:
+            if n.var == name and n.props is not None:
+                used = used | {k for k, _ in n.props.entries}
+    props = tuple(p for p in t.property_names if used is None or p in used)
+    for p in props:
+        prop = t.property(p)
+        if prop is None or prop.type.kind not in _CARRIED:
+            return None
+    return props
+
+
+def bind(
+    snapshot: Snapshot,
+    m: MatchOnCsr,
+    *,
+    max_bytes: int | None,
+    check: Callable[[], None],
+) -> tuple[pa.Table, list[RunStep]]:
+    """The MATCH's rows: one column per variable (a node: a struct of `id`, `_label` and
+    its properties; a relationship: `id`, `src`, `dst`, `_type` and its properties; a
+    variable-length one: its `Type:id` keys in pattern order), and the steps run."""
+    steps: list[RunStep] = []
+    paths, csrs, columns = _expand(snapshot, m.traversal, max_bytes, check, steps)
+    clock = time.perf_counter()
+    n = len(paths)
+    arrays: list[pa.Array] = []
+    for v in m.vars:
+        if v.kind == "node":
+            ids = paths.nodes[v.index]
+            fields = [_gather(node_values(snapshot, v.type, "id"), ids), _constant(v.type, n)]
+            fields += [_gather(node_values(snapshot, v.type, p), ids) for p in v.props]
+            arrays.append(pa.StructArray.from_arrays(fields, names=["id", "_label", *v.props]))
+            continue
+        csr = csrs[v.index]
+        first, width = columns[v.index]
+        if v.kind == "edge":
+            rows = paths.edges[first][1]
+            src = np.searchsorted(csr.out_offsets, rows, side="right") - 1
+            fields = [
+                _gather(csr.edge_ids, rows),
+                _gather(csr.src_keys, src),
+                _gather(csr.dst_keys, csr.out_targets[rows]),
+                _constant(v.type, n),
+            ]
+            fields += [_gather(edge_values(snapshot, v.type, p), rows) for p in v.props]
+            names = ["id", "src", "dst", "_type", *v.props]
+            arrays.append(pa.StructArray.from_arrays(fields, names=names))
+            continue
+        hops = [paths.edges[k][1] for k in range(first, first + width)]
+        matrix = np.stack(hops, axis=1) if hops else np.zeros((n, 0), dtype=np.int64)
+        if m.reverse:  # the walk ran right to left: the pattern's order is the other way
+            matrix = matrix[:, ::-1]
+        real = matrix >= 0  # depths below the hop's longest are padded with -1
+        offsets = np.zeros(n + 1, dtype=np.int32)
+        np.cumsum(real.sum(axis=1), out=offsets[1:])
+        keys = pc.binary_join_element_wise(
+            f"{v.type}:", csr.edge_ids.take(pa.array(matrix[real])), ""
+        )
+        arrays.append(pa.ListArray.from_arrays(pa.array(offsets), keys))
+    table = pa.Table.from_arrays(arrays, names=[v.name for v in m.vars])
+    if max_bytes is not None and table.nbytes > max_bytes:
+        raise TooManyPaths(f"bindings of {table.nbytes} bytes, more than the memory limit")
+    steps.append(
+        RunStep(
+            "bind " + ", ".join(v.name for v in m.vars),
+            n,
+            round(time.perf_counter() - clock, 6),
+            f"csr: the MATCH's rows as {BINDINGS} for the SQL steps",
+        )
+    )
+    return table, steps
+
+
+def _gather(values: pa.Array, rows: np.ndarray) -> pa.Array:
+    """`values[rows]`; text, when there are at least as many rows as values, as a
+    dictionary over `values` (no copy of the strings; DuckDB reads it as plain VARCHAR,
+    but converts the whole dictionary: for fewer rows a copy costs less)."""
+    text = pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
+    if text and len(rows) >= len(values):
+        index = pa.int32() if len(values) < 2**31 else pa.int64()
+        return pa.DictionaryArray.from_arrays(pa.array(rows, index), values)
+    return values.take(pa.array(rows))
+
+
+def _constant(value: str, n: int) -> pa.Array:
+    one = pa.array([value], pa.string())
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), one).cast(pa.string())
