@@ -16,7 +16,7 @@ fast-forward). Measured, each the median of `--runs` warm runs in this one proce
     same size: what running them on the merged state costs beyond staging it);
   * `preview`: `Reviews.preview(request)` on a fresh `Reviews` (no cached preview): the
     dry run with the merged result staged on scratch branches, the checks run on it,
-    plus the request's diff counts.
+    plus the request's diff counts (from the dry run's own discovery, not a second one).
 
 Bytes read are the process's `rchar` delta (/proc/self/io: every byte read through
 read calls, page cache included). Target: preview <= 1.5x (dry run + checks).

@@ -1,7 +1,8 @@
 """A real S3-compatible server (moto, server mode) on 127.0.0.1 for the test session.
 
 Every test gets its own key prefix (`fresh_uri`), so tests never see each other's
-objects.
+objects. The server runs through `moto_server.py`, which makes moto's conditional PUTs
+atomic as real S3's are (moto alone let two concurrent creates of one key both win).
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ import urllib.request
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 HOST = "127.0.0.1"
 BUCKET = "graphlake-test"
+_SERVER_SCRIPT = Path(__file__).with_name("moto_server.py")
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,7 @@ def run_s3_server() -> Iterator[S3Server]:
     port = _free_port()
     endpoint = f"http://{HOST}:{port}"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", HOST, "-p", str(port)],
+        [sys.executable, str(_SERVER_SCRIPT), "-H", HOST, "-p", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -20,6 +20,7 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,24 @@ class Http:
 # --- the world the cases run in -----------------------------------------------------------
 
 
+class Place(Enum):
+    """A folder of the world that a table row names before the world exists."""
+
+    ROOT = "root"  # the seeded graph
+    FRESH = "fresh"  # where a refused `init` must create nothing
+    INPUTS = "files"  # the folder of input files
+
+
+ROOT, FRESH, INPUTS = Place.ROOT, Place.FRESH, Place.INPUTS
+
+
+@dataclass(frozen=True)
+class F:
+    """A table row's input file: `name` in the world's folder of inputs."""
+
+    name: str
+
+
 @dataclass
 class World:
     g: gl.Graph
@@ -113,6 +132,14 @@ class World:
 
     def f(self, name: str) -> Path:
         return self.files / name
+
+    def resolve(self, value: Any) -> Any:
+        """A table row's argument, its places and files made paths of this world."""
+        if isinstance(value, Place):
+            return getattr(self, value.value)
+        if isinstance(value, F):
+            return self.f(value.name)
+        return value
 
 
 def _jsonl(*records: object) -> bytes:
@@ -256,6 +283,21 @@ def op(kind: str, table: str, *rows: dict) -> dict:
     return {"op": kind, "table": table, "rows": list(rows)}
 
 
+def _write(method: str, args: tuple[Any, ...]) -> Action:
+    """A table row of WRITES as an action: one `w.<method>(*args)` in one transaction."""
+    return lambda w: w.tx(lambda t: getattr(t, method)(*args))
+
+
+def _load(source: Any, options: dict[str, Any]) -> Action:
+    """A table row of LOADS as an action: `g.load(source, **options)`."""
+    return lambda w: w.g.load(w.resolve(source), **options)
+
+
+def _cli(args: tuple[Any, ...]) -> Action:
+    """A table row of CLI_RUNS as an action: `graphlake *args` in process."""
+    return lambda w: w.cli(*map(w.resolve, args))
+
+
 SCHEMA_CASES = [
     *(
         case(
@@ -329,169 +371,227 @@ SCHEMA_CASES = [
     ),
 ]
 
-DATA_CASES = [
-    case(
+# One operation in one transaction on main: (id, transaction method, its arguments, expected).
+WRITES: list[tuple[str, str, tuple[Any, ...], Raises]] = [
+    (
         "data/unknown-table",
-        lambda w: w.tx(ins("Pet", {"name": "Rex"})),
+        "insert",
+        ("Pet", [{"name": "Rex"}]),
         Raises(gl.UnknownTableError, "Pet"),
     ),
-    case(
+    (
         "data/unknown-property",
-        lambda w: w.tx(ins("Person", {"name": "X", "height": 2})),
+        "insert",
+        ("Person", [{"name": "X", "height": 2}]),
         Raises(gl.UnknownPropertyError, "height"),
     ),
-    case(
+    (
         "data/wrong-type",
-        lambda w: w.tx(ins("Person", {"name": "X", "age": "old"})),
+        "insert",
+        ("Person", [{"name": "X", "age": "old"}]),
         Raises(gl.TypeMismatchError, r"Person\.age"),
     ),
-    case(
+    (
         "data/int-overflow",
-        lambda w: w.tx(ins("Person", {"name": "X", "age": 2**40})),
+        "insert",
+        ("Person", [{"name": "X", "age": 2**40}]),
         Raises(gl.TypeMismatchError, "I32"),
     ),
-    case(
+    (
         "data/bool-for-int",
-        lambda w: w.tx(ins("Person", {"name": "X", "age": True})),
+        "insert",
+        ("Person", [{"name": "X", "age": True}]),
         Raises(gl.TypeMismatchError, "age"),
     ),
-    case(
+    (
         "data/wrong-key-type",
-        lambda w: w.tx(ins("Person", {"name": 1.5})),
+        "insert",
+        ("Person", [{"name": 1.5}]),
         Raises(gl.TypeMismatchError, "Person.name"),
     ),
-    case(
+    (
         "data/bad-date",
-        lambda w: w.tx(ins("Company", {"name": "C", "founded": "soon"})),
+        "insert",
+        ("Company", [{"name": "C", "founded": "soon"}]),
         Raises(gl.TypeMismatchError, "founded"),
     ),
-    case(
+    (
         "data/date-out-of-range",
-        lambda w: w.tx(lambda t: t.insert("Company", _far_company())),
+        "insert",
+        ("Company", _far_company()),
         Raises(gl.ValueConstraintError, f"^Company: 'Far': {FAR_DATE}"),
     ),
-    case(
+    (
         "data/date-out-of-range-as-days-in-upsert",
-        lambda w: w.tx(lambda t: t.upsert("Company", [{"name": "Acme", "founded": FAR_DAYS}])),
+        "upsert",
+        ("Company", [{"name": "Acme", "founded": FAR_DAYS}]),
         Raises(gl.ValueConstraintError, f"^Company: 'Acme': {FAR_DATE}"),
     ),
-    case(
+    (
         "data/row-not-a-dict",
-        lambda w: w.tx(ins("Person", "Alice")),
+        "insert",
+        ("Person", ["Alice"]),
         Raises(gl.DataError, "expected a dict"),
     ),
-    case(
+    (
         "data/missing-required-key",
-        lambda w: w.tx(ins("Person", {"age": 5})),
+        "insert",
+        ("Person", [{"age": 5}]),
         Raises(gl.NullValueError, "name"),
     ),
-    case(
-        "data/null-key",
-        lambda w: w.tx(ins("Person", {"name": None})),
-        Raises(gl.NullValueError, "name"),
-    ),
-    case(
+    ("data/null-key", "insert", ("Person", [{"name": None}]), Raises(gl.NullValueError, "name")),
+    (
         "data/edge-without-src",
-        lambda w: w.tx(ins("Knows", {"dst": "Bob"})),
+        "insert",
+        ("Knows", [{"dst": "Bob"}]),
         Raises(gl.NullValueError, "src"),
     ),
     # An empty string is no key, edge id or endpoint (spaces and NUL are: see
     # tests/core/test_bad_input.py).
-    case(
+    (
         "data/empty-key",
-        lambda w: w.tx(ins("Person", {"name": ""})),
+        "insert",
+        ("Person", [{"name": ""}]),
         Raises(gl.ValueConstraintError, r"Person\.name \(the key\).*empty string"),
     ),
-    case(
+    (
         "data/empty-key-among-good-rows",
-        lambda w: w.tx(ins("Person", {"name": "Fine"}, {"name": ""})),
+        "insert",
+        ("Person", [{"name": "Fine"}, {"name": ""}]),
         Raises(gl.ValueConstraintError, "empty string"),
     ),
-    case(
+    (
         "data/empty-key-in-upsert",
-        lambda w: w.tx(lambda t: t.upsert("Person", [{"name": "", "age": 3}])),
+        "upsert",
+        ("Person", [{"name": "", "age": 3}]),
         Raises(gl.ValueConstraintError, "empty string"),
     ),
-    case(
+    (
         "data/empty-key-in-update",
-        lambda w: w.tx(lambda t: t.update("Person", [{"name": "", "age": 3}])),
+        "update",
+        ("Person", [{"name": "", "age": 3}]),
         Raises(gl.ValueConstraintError, "empty string"),
     ),
-    case(
+    (
         "data/empty-key-in-overwrite",
-        lambda w: w.tx(lambda t: t.overwrite("Company", [{"name": ""}])),
+        "overwrite",
+        ("Company", [{"name": ""}]),
         Raises(gl.ValueConstraintError, "empty string"),
     ),
-    case(
+    (
         "data/empty-edge-src",
-        lambda w: w.tx(ins("Knows", {"src": "", "dst": "Bob"})),
+        "insert",
+        ("Knows", [{"src": "", "dst": "Bob"}]),
         Raises(gl.ValueConstraintError, r"Knows\.src .*empty string"),
     ),
-    case(
+    (
         "data/empty-edge-dst",
-        lambda w: w.tx(ins("Knows", {"src": "Alice", "dst": ""})),
+        "insert",
+        ("Knows", [{"src": "Alice", "dst": ""}]),
         Raises(gl.ValueConstraintError, r"Knows\.dst .*empty string"),
     ),
-    case(
+    (
         "data/empty-edge-id",
-        lambda w: w.tx(ins("Knows", {"id": "", "src": "Carol", "dst": "Alice"})),
+        "insert",
+        ("Knows", [{"id": "", "src": "Carol", "dst": "Alice"}]),
         Raises(gl.ValueConstraintError, r"Knows\.id .*empty string"),
     ),
-    case(
+    (
         "data/empty-edge-endpoint-in-update",
-        lambda w: w.tx(lambda t: t.update("Knows", [{"id": "k1", "dst": ""}])),
+        "update",
+        ("Knows", [{"id": "k1", "dst": ""}]),
         Raises(gl.ValueConstraintError, r"Knows\.dst .*empty string"),
     ),
-    case(
+    (
         "data/duplicate-key-in-batch",
-        lambda w: w.tx(ins("Person", {"name": "Zoe"}, {"name": "Zoe"})),
+        "insert",
+        ("Person", [{"name": "Zoe"}, {"name": "Zoe"}]),
         Raises(gl.DuplicateKeyError, "more than once"),
     ),
-    case(
+    (
         "data/duplicate-key-on-branch",
-        lambda w: w.tx(ins("Person", {"name": "Alice"})),
+        "insert",
+        ("Person", [{"name": "Alice"}]),
         Raises(gl.DuplicateKeyError, "already exist"),
     ),
-    case(
+    (
         "data/duplicate-edge-id",
-        lambda w: w.tx(ins("Knows", {"id": "k1", "src": "Carol", "dst": "Alice"})),
+        "insert",
+        ("Knows", [{"id": "k1", "src": "Carol", "dst": "Alice"}]),
         Raises(gl.DuplicateKeyError, "k1"),
     ),
-    case(
+    (
         "data/range",
-        lambda w: w.tx(ins("Person", {"name": "X", "age": 200})),
+        "insert",
+        ("Person", [{"name": "X", "age": 200}]),
         Raises(gl.ValueConstraintError, "range"),
     ),
-    case(
+    (
         "data/check-regex",
-        lambda w: w.tx(ins("Person", {"name": "X", "email": "nope"})),
+        "insert",
+        ("Person", [{"name": "X", "email": "nope"}]),
         Raises(gl.ValueConstraintError, "check"),
     ),
-    case(
+    (
         "data/enum",
-        lambda w: w.tx(ins("Person", {"name": "X", "role": "ceo"})),
+        "insert",
+        ("Person", [{"name": "X", "role": "ceo"}]),
         Raises(gl.ValueConstraintError, "ceo"),
     ),
-    case(
+    (
         "data/enum-in-upsert",
-        lambda w: w.tx(lambda t: t.upsert("Person", [{"name": "Bob", "role": "ceo"}])),
+        "upsert",
+        ("Person", [{"name": "Bob", "role": "ceo"}]),
         Raises(gl.ValueConstraintError, "ceo"),
     ),
-    case(
+    (
         "data/unique-vs-branch",
-        lambda w: w.tx(ins("Person", {"name": "X", "email": "alice@x.org"})),
+        "insert",
+        ("Person", [{"name": "X", "email": "alice@x.org"}]),
         Raises(gl.UniqueViolationError, "email"),
     ),
-    case(
+    (
         "data/unique-in-batch",
-        lambda w: w.tx(ins("Person", {"name": "X", "email": "a@b"}, {"name": "Y", "email": "a@b"})),
+        "insert",
+        ("Person", [{"name": "X", "email": "a@b"}, {"name": "Y", "email": "a@b"}]),
         Raises(gl.UniqueViolationError, "email"),
     ),
-    case(
+    (
         "data/missing-edge-endpoint",
-        lambda w: w.tx(ins("Knows", {"src": "Alice", "dst": "Ghost"})),
+        "insert",
+        ("Knows", [{"src": "Alice", "dst": "Ghost"}]),
         Raises(gl.MissingEndpointError, "Ghost"),
     ),
+    (
+        "data/delete-node-with-edges",
+        "delete",
+        ("Person", ["Bob"]),
+        Raises(gl.NodeHasEdgesError, "cascade"),
+    ),
+    (
+        "data/overwrite-orphans-edges",
+        "overwrite",
+        ("Person", [{"name": "Solo"}]),
+        Raises(gl.NodeHasEdgesError, "cascade"),
+    ),
+    (
+        "data/update-missing-key",
+        "update",
+        ("Person", [{"name": "Ghost", "age": 1}]),
+        Raises(gl.KeyNotFoundError, "Ghost"),
+    ),
+    (
+        "data/delete-missing-key",
+        "delete",
+        ("Person", ["Ghost"]),
+        Raises(gl.KeyNotFoundError, "Ghost"),
+    ),
+    ("data/delete-non-key", "delete", ("Person", [{"n": 1}]), Raises(gl.DataError, "keys")),
+    ("data/cascade-on-edge", "delete", ("Knows", ["k1"], True), Raises(gl.DataError, "cascade")),
+]
+
+DATA_CASES = [
+    *(case(id_, _write(method, args), expect) for id_, method, args, expect in WRITES),
     case(
         "data/card-exceeded",
         lambda w: w.tx(
@@ -501,36 +601,6 @@ DATA_CASES = [
             )
         ),
         Raises(gl.CardinalityError, "Alice"),
-    ),
-    case(
-        "data/delete-node-with-edges",
-        lambda w: w.tx(lambda t: t.delete("Person", ["Bob"])),
-        Raises(gl.NodeHasEdgesError, "cascade"),
-    ),
-    case(
-        "data/overwrite-orphans-edges",
-        lambda w: w.tx(lambda t: t.overwrite("Person", [{"name": "Solo"}])),
-        Raises(gl.NodeHasEdgesError, "cascade"),
-    ),
-    case(
-        "data/update-missing-key",
-        lambda w: w.tx(lambda t: t.update("Person", [{"name": "Ghost", "age": 1}])),
-        Raises(gl.KeyNotFoundError, "Ghost"),
-    ),
-    case(
-        "data/delete-missing-key",
-        lambda w: w.tx(lambda t: t.delete("Person", ["Ghost"])),
-        Raises(gl.KeyNotFoundError, "Ghost"),
-    ),
-    case(
-        "data/delete-non-key",
-        lambda w: w.tx(lambda t: t.delete("Person", [{"n": 1}])),
-        Raises(gl.DataError, "keys"),
-    ),
-    case(
-        "data/cascade-on-edge",
-        lambda w: w.tx(lambda t: t.delete("Knows", ["k1"], True)),
-        Raises(gl.DataError, "cascade"),
     ),
     case(
         "data/late-error-discards-earlier-ops",
@@ -550,143 +620,147 @@ DATA_CASES = [
     ),
 ]
 
-LOAD_CASES = [
-    case(
+# `g.load(source, **options)` on main: (id, source, options, expected).
+LOADS: list[tuple[str, Any, dict[str, Any], Raises]] = [
+    (
         "load/jsonl-not-json",
-        lambda w: w.g.load(w.f("not-json.jsonl")),
+        F("not-json.jsonl"),
+        {},
         Raises(gl.LoadFormatError, r"not-json\.jsonl:2"),
     ),
-    case(
+    (
         "load/jsonl-record-without-type",
-        lambda w: w.g.load(w.f("no-type.jsonl")),
+        F("no-type.jsonl"),
+        {},
         Raises(gl.LoadFormatError, r":2.*needs"),
     ),
-    case(
-        "load/jsonl-not-utf8",
-        lambda w: w.g.load(w.f("not-utf8.jsonl")),
-        Raises(gl.LoadFormatError, "UTF-8"),
-    ),
-    case(
+    ("load/jsonl-not-utf8", F("not-utf8.jsonl"), {}, Raises(gl.LoadFormatError, "UTF-8")),
+    (
         "load/jsonl-record-not-object",
-        lambda w: w.g.load(w.f("array-record.jsonl")),
+        F("array-record.jsonl"),
+        {},
         Raises(gl.LoadFormatError, "JSON object"),
     ),
-    case(
-        "load/jsonl-edge-without-to",
-        lambda w: w.g.load(w.f("edge-no-to.jsonl")),
-        Raises(gl.LoadFormatError, '"to"'),
-    ),
-    case(
-        "load/jsonl-unknown-type",
-        lambda w: w.g.load(w.f("unknown-type.jsonl")),
-        Raises(gl.UnknownTableError, "Pet"),
-    ),
-    case(
+    ("load/jsonl-edge-without-to", F("edge-no-to.jsonl"), {}, Raises(gl.LoadFormatError, '"to"')),
+    ("load/jsonl-unknown-type", F("unknown-type.jsonl"), {}, Raises(gl.UnknownTableError, "Pet")),
+    (
         "load/jsonl-violation-on-line-2",
-        lambda w: w.g.load(w.f("late-range.jsonl")),
+        F("late-range.jsonl"),
+        {},
         Raises(gl.ValueConstraintError, "range"),
     ),
-    case(
+    (
         "load/jsonl-orphan-edge",
-        lambda w: w.g.load(w.f("orphan-edge.jsonl")),
+        F("orphan-edge.jsonl"),
+        {},
         Raises(gl.MissingEndpointError, "Ghost"),
     ),
-    case(
+    (
         "load/records-duplicate-key",
-        lambda w: w.g.load([{"type": "Person", "data": {"name": "Alice"}}]),
+        [{"type": "Person", "data": {"name": "Alice"}}],
+        {},
         Raises(gl.DuplicateKeyError, "Alice"),
     ),
-    case(
+    (
         "load/jsonl-empty-key",
-        lambda w: w.g.load(w.f("empty-key.jsonl")),
+        F("empty-key.jsonl"),
+        {},
         Raises(gl.ValueConstraintError, "empty string"),
     ),
-    case(
+    (
         "load/jsonl-edge-empty-from",
-        lambda w: w.g.load(w.f("edge-empty-from.jsonl")),
+        F("edge-empty-from.jsonl"),
+        {},
         Raises(
             gl.ValueConstraintError,
             r"edge-empty-from\.jsonl:1: Knows '' -> 'Bob': src .*empty string",
         ),
     ),
-    case(
+    (
         "load/records-empty-key",
-        lambda w: w.g.load([{"type": "Company", "data": {"name": ""}}], mode="merge"),
+        [{"type": "Company", "data": {"name": ""}}],
+        {"mode": "merge"},
         Raises(gl.ValueConstraintError, "empty string"),
     ),
-    case(
+    (
         "load/arrow-empty-key",
-        lambda w: w.g.load(pa.table({"name": ["Q11", ""]}), table="Company"),
+        pa.table({"name": ["Q11", ""]}),
+        {"table": "Company"},
         Raises(gl.ValueConstraintError, r"Company\.name .*empty string"),
     ),
-    case(
+    (
         "load/jsonl-nested-too-deep",
-        lambda w: w.g.load(w.f("deep.jsonl")),
+        F("deep.jsonl"),
+        {},
         Raises(gl.LoadFormatError, r"deep\.jsonl:1: .*nested too deeply"),
     ),
-    case(
+    (
         "load/jsonl-integer-too-long",
-        lambda w: w.g.load(w.f("huge-int.jsonl")),
+        F("huge-int.jsonl"),
+        {},
         Raises(gl.LoadFormatError, r"huge-int\.jsonl:1: .*more than 4300 digits"),
     ),
-    case(
+    (
         "load/jsonl-date-out-of-range",
-        lambda w: w.g.load(w.f("far-date.jsonl")),
+        F("far-date.jsonl"),
+        {},
         Raises(gl.ValueConstraintError, rf"far-date\.jsonl:1: Company: 'Far': {FAR_DATE}"),
     ),
-    case(
+    (
         "load/parquet-date-out-of-range",
-        lambda w: w.g.load(w.f("far-date.parquet"), table="Company"),
+        F("far-date.parquet"),
+        {"table": "Company"},
         Raises(gl.ValueConstraintError, f"^Company: 'Far': {FAR_DATE}"),
     ),
-    case(
-        "load/missing-file",
-        lambda w: w.g.load(w.f("missing.jsonl")),
-        Raises(gl.LoadFormatError, "no such file"),
-    ),
-    case("load/a-directory", lambda w: w.g.load(w.files), Raises(gl.LoadFormatError, "file")),
-    case(
+    ("load/missing-file", F("missing.jsonl"), {}, Raises(gl.LoadFormatError, "no such file")),
+    ("load/a-directory", INPUTS, {}, Raises(gl.LoadFormatError, "file")),
+    (
         "load/parquet-garbage",
-        lambda w: w.g.load(w.f("garbage.parquet"), table="Person"),
+        F("garbage.parquet"),
+        {"table": "Person"},
         Raises(gl.LoadFormatError, "Parquet"),
     ),
-    case(
+    (
         "load/parquet-without-table",
-        lambda w: w.g.load(w.f("bad-type.parquet")),
+        F("bad-type.parquet"),
+        {},
         Raises(gl.DataError, "needs a table"),
     ),
-    case(
+    (
         "load/parquet-wrong-type",
-        lambda w: w.g.load(w.f("bad-type.parquet"), table="Person"),
+        F("bad-type.parquet"),
+        {"table": "Person"},
         Raises(gl.TypeMismatchError, "age"),
     ),
-    case(
+    (
         "load/parquet-unknown-column",
-        lambda w: w.g.load(w.f("unknown-col.parquet"), table="Person"),
+        F("unknown-col.parquet"),
+        {"table": "Person"},
         Raises(gl.UnknownPropertyError, "shoe"),
     ),
-    case(
+    (
         "load/arrow-unknown-table",
-        lambda w: w.g.load(pa.table({"name": ["Q"]}), table="Pet"),
+        pa.table({"name": ["Q"]}),
+        {"table": "Pet"},
         Raises(gl.UnknownTableError, "Pet"),
     ),
-    case(
+    (
         "load/table-with-jsonl",
-        lambda w: w.g.load(w.f("ok.jsonl"), table="Person"),
+        F("ok.jsonl"),
+        {"table": "Person"},
         Raises(gl.DataError, "Parquet or Arrow"),
     ),
-    case(
-        "load/bad-mode",
-        lambda w: w.g.load(w.f("ok.jsonl"), mode="replace"),
-        Raises(gl.DataError, "mode"),
-    ),
-    case(
+    ("load/bad-mode", F("ok.jsonl"), {"mode": "replace"}, Raises(gl.DataError, "mode")),
+    (
         "load/unknown-branch",
-        lambda w: w.g.load(w.f("ok.jsonl"), branch="nope"),
+        F("ok.jsonl"),
+        {"branch": "nope"},
         Raises(gl.BranchNotFoundError, "nope"),
     ),
-    case("load/not-loadable", lambda w: w.g.load(5), Raises(gl.DataError, "int")),
+    ("load/not-loadable", 5, {}, Raises(gl.DataError, "int")),
 ]
+
+LOAD_CASES = [case(id_, _load(source, options), expect) for id_, source, options, expect in LOADS]
 
 API_CASES = [
     case(
@@ -881,192 +955,113 @@ API_CASES = [
     ),
 ]
 
-CLI_CASES = [
-    case(
-        "cli/algo-unknown-name",
-        lambda w: w.cli("algo", w.root, "closeness", "Knows"),
-        Exits(1, "known: pagerank"),
-    ),
+# `graphlake ARGS...`, run in process: (id, arguments, expected exit).
+CLI_RUNS: list[tuple[str, tuple[Any, ...], Exits]] = [
+    ("cli/algo-unknown-name", ("algo", ROOT, "closeness", "Knows"), Exits(1, "known: pagerank")),
     # GraphLakeErrors: exit 1 and one `error:` line.
-    case(
+    (
         "cli/load-malformed-jsonl",
-        lambda w: w.cli("load", w.root, w.f("not-json.jsonl")),
+        ("load", ROOT, F("not-json.jsonl")),
         Exits(1, r"not-json\.jsonl:2"),
     ),
-    case(
-        "cli/load-not-utf8",
-        lambda w: w.cli("load", w.root, w.f("not-utf8.jsonl")),
-        Exits(1, "UTF-8"),
-    ),
-    case(
-        "cli/load-duplicate-key",
-        lambda w: w.cli("load", w.root, w.f("dup-key.jsonl")),
-        Exits(1, "Alice"),
-    ),
-    case(
-        "cli/load-empty-key",
-        lambda w: w.cli("load", w.root, w.f("empty-key.jsonl")),
-        Exits(1, "empty string"),
-    ),
-    case(
+    ("cli/load-not-utf8", ("load", ROOT, F("not-utf8.jsonl")), Exits(1, "UTF-8")),
+    ("cli/load-duplicate-key", ("load", ROOT, F("dup-key.jsonl")), Exits(1, "Alice")),
+    ("cli/load-empty-key", ("load", ROOT, F("empty-key.jsonl")), Exits(1, "empty string")),
+    (
         "cli/load-parquet-wrong-type",
-        lambda w: w.cli("load", w.root, w.f("bad-type.parquet"), "--table", "Person"),
+        ("load", ROOT, F("bad-type.parquet"), "--table", "Person"),
         Exits(1, "age"),
     ),
-    case(
-        "cli/load-nested-too-deep",
-        lambda w: w.cli("load", w.root, w.f("deep.jsonl")),
-        Exits(1, "nested too deeply"),
-    ),
-    case(
-        "cli/load-integer-too-long",
-        lambda w: w.cli("load", w.root, w.f("huge-int.jsonl")),
-        Exits(1, "4300 digits"),
-    ),
-    case(
+    ("cli/load-nested-too-deep", ("load", ROOT, F("deep.jsonl")), Exits(1, "nested too deeply")),
+    ("cli/load-integer-too-long", ("load", ROOT, F("huge-int.jsonl")), Exits(1, "4300 digits")),
+    (
         "cli/load-parquet-date-out-of-range",
-        lambda w: w.cli("load", w.root, w.f("far-date.parquet"), "--table", "Company"),
+        ("load", ROOT, F("far-date.parquet"), "--table", "Company"),
         Exits(1, FAR_DATE),
     ),
-    case(
+    (
         "cli/load-unknown-branch",
-        lambda w: w.cli("load", w.root, w.f("ok.jsonl"), "--branch", "nope"),
+        ("load", ROOT, F("ok.jsonl"), "--branch", "nope"),
         Exits(1, "nope"),
     ),
-    case(
-        "cli/branch-bad-name",
-        lambda w: w.cli("branch", "create", w.root, "../x"),
-        Exits(1, "invalid branch name"),
-    ),
-    case("cli/branch-exists", lambda w: w.cli("branch", "create", w.root, "dev"), Exits(1, "dev")),
-    case(
-        "cli/delete-default-branch",
-        lambda w: w.cli("branch", "delete", w.root, "main"),
-        Exits(1, "default"),
-    ),
-    case("cli/show-unknown-table", lambda w: w.cli("show", w.root, "Pet"), Exits(1, "Pet")),
-    case(
-        "cli/show-bad-filter",
-        lambda w: w.cli("show", w.root, "Person", "--where", "age >>> 3"),
-        Exits(1, "filter"),
-    ),
-    case(
-        "cli/log-unknown-branch",
-        lambda w: w.cli("log", w.root, "--branch", "nope"),
-        Exits(1, "nope"),
-    ),
-    case(
-        "cli/sql-write", lambda w: w.cli("sql", w.root, "DELETE FROM Person"), Exits(1, "read-only")
-    ),
-    case(
+    ("cli/branch-bad-name", ("branch", "create", ROOT, "../x"), Exits(1, "invalid branch name")),
+    ("cli/branch-exists", ("branch", "create", ROOT, "dev"), Exits(1, "dev")),
+    ("cli/delete-default-branch", ("branch", "delete", ROOT, "main"), Exits(1, "default")),
+    ("cli/show-unknown-table", ("show", ROOT, "Pet"), Exits(1, "Pet")),
+    ("cli/show-bad-filter", ("show", ROOT, "Person", "--where", "age >>> 3"), Exits(1, "filter")),
+    ("cli/log-unknown-branch", ("log", ROOT, "--branch", "nope"), Exits(1, "nope")),
+    ("cli/sql-write", ("sql", ROOT, "DELETE FROM Person"), Exits(1, "read-only")),
+    (
         "cli/sql-read-file",
-        lambda w: w.cli("sql", w.root, "SELECT * FROM read_csv('/etc/passwd')"),
+        ("sql", ROOT, "SELECT * FROM read_csv('/etc/passwd')"),
         Exits(1, "disabled"),
     ),
-    case(
-        "cli/init-bad-schema",
-        lambda w: w.cli("init", w.fresh, "--schema", w.f("bad.pg")),
-        Exits(1, "line 2"),
-    ),
-    case(
-        "cli/init-over-existing",
-        lambda w: w.cli("init", w.root, "--schema", w.f("good.pg")),
-        Exits(1, "already"),
-    ),
-    case(
-        "cli/not-a-graph",
-        lambda w: w.cli("show", w.files, "Person"),
-        Exits(1, "not a graphlake graph"),
-    ),
-    case(
+    ("cli/init-bad-schema", ("init", FRESH, "--schema", F("bad.pg")), Exits(1, "line 2")),
+    ("cli/init-over-existing", ("init", ROOT, "--schema", F("good.pg")), Exits(1, "already")),
+    ("cli/not-a-graph", ("show", INPUTS, "Person"), Exits(1, "not a graphlake graph")),
+    (
         "cli/insert-row-not-json",
-        lambda w: w.cli("insert", w.root, "Person", '{"name": "Q1"}', '{"name": Q2}'),
+        ("insert", ROOT, "Person", '{"name": "Q1"}', '{"name": Q2}'),
         Exits(1, "argument 2: not valid JSON"),
     ),
-    case(
+    (
         "cli/insert-rows-not-objects",
-        lambda w: w.cli("insert", w.root, "Person", "--rows", '[{"name": "Q1"}, 7]'),
+        ("insert", ROOT, "Person", "--rows", '[{"name": "Q1"}, 7]'),
         Exits(1, "--rows item 2"),
     ),
-    case(
+    (
         "cli/insert-file-not-json",
-        lambda w: w.cli("insert", w.root, "Person", "--file", w.f("not-json.jsonl")),
+        ("insert", ROOT, "Person", "--file", F("not-json.jsonl")),
         Exits(1, "not-json.jsonl:"),
     ),
-    case(
+    (
         "cli/insert-existing-key",
-        lambda w: w.cli("insert", w.root, "Person", '{"name": "Alice"}'),
+        ("insert", ROOT, "Person", '{"name": "Alice"}'),
         Exits(1, "graphlake upsert"),
     ),
-    case(
+    (
         "cli/insert-wrong-type",
-        lambda w: w.cli("insert", w.root, "Person", '{"name": "Q1", "age": "3"}'),
+        ("insert", ROOT, "Person", '{"name": "Q1", "age": "3"}'),
         Exits(1, "Person.age"),
     ),
-    case(
+    (
         "cli/update-unknown-key",
-        lambda w: w.cli("update", w.root, "Person", '{"name": "Nobody", "age": 3}'),
+        ("update", ROOT, "Person", '{"name": "Nobody", "age": 3}'),
         Exits(1, "Nobody"),
     ),
-    case(
-        "cli/delete-node-with-edges",
-        lambda w: w.cli("delete", w.root, "Person", "Alice"),
-        Exits(1, "--cascade"),
-    ),
-    case("cli/delete-no-keys", lambda w: w.cli("delete", w.root, "Person"), Exits(1, "no keys")),
-    case(
+    ("cli/delete-node-with-edges", ("delete", ROOT, "Person", "Alice"), Exits(1, "--cascade")),
+    ("cli/delete-no-keys", ("delete", ROOT, "Person"), Exits(1, "no keys")),
+    (
         "cli/export-over-existing-file",
-        lambda w: w.cli("export", w.root, "Person", "-o", w.f("ok.jsonl")),
+        ("export", ROOT, "Person", "-o", F("ok.jsonl")),
         Exits(1, "--force"),
     ),
-    case(
+    (
         "cli/export-table-and-query",
-        lambda w: w.cli("export", w.root, "Person", "-q", "SELECT 1", "-o", w.f("x.csv")),
+        ("export", ROOT, "Person", "-q", "SELECT 1", "-o", F("x.csv")),
         Exits(1, "exactly one"),
     ),
-    case(
+    (
         "cli/export-write-query",
-        lambda w: w.cli("export", w.root, "-q", "DELETE FROM Person", "-o", w.f("x.csv")),
+        ("export", ROOT, "-q", "DELETE FROM Person", "-o", F("x.csv")),
         Exits(1, "read-only"),
     ),
     # merge and merge-many: 1 conflicts, 2 any other error (both with one error line).
-    case(
-        "cli/merge-into-itself",
-        lambda w: w.cli("merge", w.root, "main", "--into", "main"),
-        Exits(2, "itself"),
-    ),
-    case("cli/merge-unknown-source", lambda w: w.cli("merge", w.root, "nope"), Exits(2, "nope")),
-    case(
-        "cli/merge-conflict",
-        lambda w: w.cli("merge", w.root, "left", "--into", "right"),
-        Exits(1, "conflict"),
-    ),
-    case(
-        "cli/merge-many-duplicate",
-        lambda w: w.cli("merge-many", w.root, "dev", "dev"),
-        Exits(2, "twice"),
-    ),
+    ("cli/merge-into-itself", ("merge", ROOT, "main", "--into", "main"), Exits(2, "itself")),
+    ("cli/merge-unknown-source", ("merge", ROOT, "nope"), Exits(2, "nope")),
+    ("cli/merge-conflict", ("merge", ROOT, "left", "--into", "right"), Exits(1, "conflict")),
+    ("cli/merge-many-duplicate", ("merge-many", ROOT, "dev", "dev"), Exits(2, "twice")),
     # Usage errors: exit 2 from click/typer.
-    case("cli/usage-unknown-command", lambda w: w.cli("frobnicate", w.root), USAGE),
-    case("cli/usage-unknown-option", lambda w: w.cli("log", w.root, "--colour"), USAGE),
-    case("cli/usage-missing-argument", lambda w: w.cli("show", w.root), USAGE),
-    case(
-        "cli/usage-bad-mode",
-        lambda w: w.cli("load", w.root, w.f("ok.jsonl"), "--mode", "replace"),
-        USAGE,
-    ),
-    case("cli/usage-missing-file", lambda w: w.cli("load", w.root, w.f("missing.jsonl")), USAGE),
-    case(
-        "cli/usage-bad-strategy",
-        lambda w: w.cli("merge", w.root, "dev", "--strategy", "mine"),
-        USAGE,
-    ),
-    case(
-        "cli/usage-negative-limit",
-        lambda w: w.cli("show", w.root, "Person", "--limit", "-1"),
-        USAGE,
-    ),
+    ("cli/usage-unknown-command", ("frobnicate", ROOT), USAGE),
+    ("cli/usage-unknown-option", ("log", ROOT, "--colour"), USAGE),
+    ("cli/usage-missing-argument", ("show", ROOT), USAGE),
+    ("cli/usage-bad-mode", ("load", ROOT, F("ok.jsonl"), "--mode", "replace"), USAGE),
+    ("cli/usage-missing-file", ("load", ROOT, F("missing.jsonl")), USAGE),
+    ("cli/usage-bad-strategy", ("merge", ROOT, "dev", "--strategy", "mine"), USAGE),
+    ("cli/usage-negative-limit", ("show", ROOT, "Person", "--limit", "-1"), USAGE),
 ]
+
+CLI_CASES = [case(id_, _cli(args), expect) for id_, args, expect in CLI_RUNS]
 
 HTTP_CASES = [
     case(

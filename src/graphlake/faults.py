@@ -34,16 +34,26 @@ STEPS = (
 TABLE_POINTS = ("table.after_delete", "table.after_append")
 # After the merge_many of an ingest, while shard branches are removed.
 INGEST_POINTS = ("ingest.after_merge", "ingest.during_cleanup")
-# Inside `gc`: its roots are known and nothing is removed yet; one table's Lance versions
-# and files are swept (repeats per table); an unreachable commit object is about to be
-# removed (repeats per object).
-GC_POINTS = ("gc.after_roots", "gc.after_table_sweep", "gc.before_commit_removal")
+# Inside `gc`: its roots are known and nothing is removed yet; its notice of what it
+# will remove is published (catalog/reclaim.py), nothing removed yet; one table's Lance
+# versions and files are swept (repeats per table); an unreachable commit object is
+# about to be removed (repeats per object).
+GC_POINTS = (
+    "gc.after_roots",
+    "gc.after_notice",
+    "gc.after_table_sweep",
+    "gc.before_commit_removal",
+)
+# A tag, reset or branch create naming a commit (catalog/reclaim.py): its pin exists,
+# gc's notices not read yet; the commit is checked, its ref not written yet.
+REF_TARGET_POINTS = ("ref_target.after_pin", "ref_target.before_ref")
 
 POINTS: tuple[str, ...] = (
     *(f"{op}.{step}" for op in OPERATIONS for step in STEPS),
     *TABLE_POINTS,
     *INGEST_POINTS,
     *GC_POINTS,
+    *REF_TARGET_POINTS,
 )
 
 _counts: dict[str, int] = {}

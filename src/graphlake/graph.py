@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 from graphlake.catalog.authors import Author, acting_as
 from graphlake.catalog.commits import Commit, CommitStore
 from graphlake.catalog.names import validate_branch_name
+from graphlake.catalog.reclaim import RefTargets
 from graphlake.catalog.reflog import ReflogEntry
 from graphlake.catalog.refs import RefEntry, RefStore
 from graphlake.catalog.store import ObjectStore
@@ -252,7 +253,8 @@ class Graph:
             raise BranchExistsError(
                 f"{name!r} is a tag: branches and tags share one namespace (pick another name)"
             )
-        self.repo.refs.create(name, commit.id)
+        with RefTargets(self.repo.store).pinned(commit.id):  # a running gc keeps it
+            self.repo.refs.create(name, commit.id)
         return name
 
     def reset_branch(
@@ -266,7 +268,7 @@ class Graph:
         the files. `BranchNotFoundError` for an unknown branch."""
         ref = self._ref(branch)
         commit = self.resolve(rev)
-        with acting_as(author):
+        with acting_as(author), RefTargets(self.repo.store).pinned(commit.id):
             return self.repo.refs.cas(branch, ref, commit.id, action="reset")
 
     def reflog(self, branch: str = DEFAULT_BRANCH, limit: int | None = None) -> list[ReflogEntry]:
@@ -301,7 +303,7 @@ class Graph:
                     f"{name!r} is a branch: branches and tags share one "
                     "namespace (pick another name)"
                 )
-        with acting_as(author) as who:
+        with acting_as(author) as who, RefTargets(self.repo.store).pinned(commit.id):
             return self.repo.tags.create(name, commit.id, message, who)
 
     def tags(self) -> dict[str, Tag]:

@@ -165,7 +165,7 @@ def test_ray_missing_is_a_clear_error(
     g: gl.Graph, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails, find_spec says None
-    with pytest.raises(IngestError, match=r"pip install graphlake\[ray\]"):
+    with pytest.raises(IngestError, match=r"pip install 'graphlake\[ray\]'"):
         ingest(g, _parquet(tmp_path), table="Doc", engine="ray", progress=False)
     assert run_objects(g) == []
 

@@ -12,7 +12,7 @@ unreachable commit object and Lance versions).
 - A tag created, a tag deleted and a reset landing while a gc runs (after it read its
   roots, before it removed anything) lose nothing either: the new tag and the reset's
   target were reachable when gc read its roots (a tag or reset naming a commit nothing
-  reached then is the documented race, docs/limitations.md).
+  reached then: test_gc_ref_race.py).
 
 A tag create or delete and a reset are each one object operation (a conditional create,
 a delete, a ref entry's conditional create), so they have no crash point of their own.

@@ -11,7 +11,7 @@ an error naming where it came from (`argument 2`, `--rows`, `rows.jsonl:3`).
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, TextIO
 
@@ -54,49 +54,38 @@ Coerce = Annotated[
 ]
 
 
-def insert(
-    root: Root,
-    table: TypeName,
-    rows: RowArgs = None,
-    rows_json: RowsOption = None,
-    file: FileOption = None,
-    branch: TargetBranch = DEFAULT_BRANCH,
-    message: Message = None,
-    coerce: Coerce = False,
-    json: Json = False,
-) -> None:
-    """Add rows to TABLE on BRANCH as one commit; a key that exists already is an error."""
-    _write("insert", root, table, _rows(rows, rows_json, file), branch, message, coerce, json)
+def _row_command(op: str, doc: str) -> Callable[..., None]:
+    """The `insert`, `upsert` and `update` commands: one signature (ROW arguments, --rows,
+    --file, --branch, --message, --coerce, --json), one body; `op` names the transaction
+    method, `doc` is the command's help."""
+
+    def command(
+        root: Root,
+        table: TypeName,
+        rows: RowArgs = None,
+        rows_json: RowsOption = None,
+        file: FileOption = None,
+        branch: TargetBranch = DEFAULT_BRANCH,
+        message: Message = None,
+        coerce: Coerce = False,
+        json: Json = False,
+    ) -> None:
+        _write(op, root, table, _rows(rows, rows_json, file), branch, message, coerce, json)
+
+    command.__name__ = command.__qualname__ = op
+    command.__doc__ = doc
+    return command
 
 
-def upsert(
-    root: Root,
-    table: TypeName,
-    rows: RowArgs = None,
-    rows_json: RowsOption = None,
-    file: FileOption = None,
-    branch: TargetBranch = DEFAULT_BRANCH,
-    message: Message = None,
-    coerce: Coerce = False,
-    json: Json = False,
-) -> None:
-    """Insert new keys and update existing ones (only the given properties change)."""
-    _write("upsert", root, table, _rows(rows, rows_json, file), branch, message, coerce, json)
-
-
-def update(
-    root: Root,
-    table: TypeName,
-    rows: RowArgs = None,
-    rows_json: RowsOption = None,
-    file: FileOption = None,
-    branch: TargetBranch = DEFAULT_BRANCH,
-    message: Message = None,
-    coerce: Coerce = False,
-    json: Json = False,
-) -> None:
-    """Change the given properties of existing rows; an unknown key is an error."""
-    _write("update", root, table, _rows(rows, rows_json, file), branch, message, coerce, json)
+insert = _row_command(
+    "insert", "Add rows to TABLE on BRANCH as one commit; a key that exists already is an error."
+)
+upsert = _row_command(
+    "upsert", "Insert new keys and update existing ones (only the given properties change)."
+)
+update = _row_command(
+    "update", "Change the given properties of existing rows; an unknown key is an error."
+)
 
 
 def delete(

@@ -10,6 +10,7 @@ import typer
 
 from graphlake.cli.options import Root
 from graphlake.cli.output import CommandError, err_console
+from graphlake.errors import MissingExtraError
 
 
 def serve(
@@ -62,10 +63,8 @@ def serve(
 
         # on first use only: loads fastapi (start-up time)
         from graphlake.server import serve as run
-    except ImportError as exc:  # the `server` extra is not installed
-        raise CommandError(
-            f"graphlake serve needs the server extra (pip install 'graphlake[server]'): {exc}"
-        ) from None
+    except MissingExtraError as exc:  # the `server` extra is not installed
+        raise CommandError(f"graphlake serve: {exc}") from None
     try:
         settings = load_config(config, no_auth=no_auth, allow_short_tokens=allow_short_tokens)
         settings.check()

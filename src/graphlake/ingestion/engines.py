@@ -32,7 +32,7 @@ from graphlake.ingestion.guard import ADVICE, MainGuardError, clear_marker, mark
 from graphlake.ingestion.worker import WorkerReport, WorkerTask, run_slice
 
 ENGINES = ("process", "ray")
-RAY_MISSING = "engine='ray' needs Ray: pip install graphlake[ray]"
+RAY_MISSING = "engine='ray' needs Ray: pip install 'graphlake[ray]'"
 # Ray replaces 127.0.0.1 with the machine's address and listens on every interface
 # unless this is "0" (measured with Ray 2.60; see the substrate notes).
 _RAY_LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}

@@ -17,7 +17,13 @@ branches nothing kept uses, with their version claims; unreachable commit object
 (virtual merge bases, crashed publications).
 
 Also kept: the commit of every live read lease (a pinned reader: see
-`graphlake.catalog.leases`) and what it reaches, like a branch head.
+`graphlake.catalog.leases`) and what it reaches, like a branch head; everything a commit
+younger than the cutoff reaches, reachable or not (no kept commit loses its parents);
+and what a tag, reset or branch create that lands while gc runs names, even a commit
+gc found unreachable: before removing anything gc publishes a notice of the commits it
+will remove, then re-reads the ref writers' pins and the branches and tags, and keeps
+what they reach; a ref writer that reads the notice first refuses instead
+(`graphlake.catalog.reclaim`). The notice is withdrawn once its commits are gone.
 
 Also removed (not a cutoff matter, and not counted): merge intents whose lease ran out,
 which a killed merge leaves behind (see `graphlake.catalog.intents`), and expired read
@@ -37,10 +43,12 @@ from graphlake import faults
 from graphlake.catalog.commits import format_time, is_commit_id
 from graphlake.catalog.intents import MergeIntents
 from graphlake.catalog.leases import ReadLeases
+from graphlake.catalog.reclaim import RefTargets, Sweeps
 from graphlake.catalog.reflog import REFLOG_KEEP
+from graphlake.catalog.store import ObjectInfo
 from graphlake.maintenance.lance_gc import TableSweep
 from graphlake.maintenance.report import GcReport, TableGc
-from graphlake.maintenance.roots import find_roots
+from graphlake.maintenance.roots import Roots, extend, find_roots, ref_targets
 from graphlake.recovery.records import RecordStore
 from graphlake.recovery.recover import recover
 
@@ -86,6 +94,44 @@ def gc(
     report = GcReport(dry_run=dry_run, cutoff=cutoff)
     faults.hit("gc.after_roots")
 
+    # Commit objects no root reaches: the old ones go; the young ones stay, and so does
+    # everything they reach (gc never leaves a kept commit without its parents).
+    unreached = [
+        (commit_id, info)
+        for info in repo.store.list_info(COMMITS_DIR)
+        if is_commit_id(commit_id := info.key.rsplit("/", 1)[-1].removesuffix(".json"))
+        and commit_id not in roots.commits
+    ]
+    young = [commit_id for commit_id, info in unreached if info.modified >= cutoff]
+    extend(repo, roots, young, strict=False)
+    if dry_run:
+        _sweep(repo, roots, unreached, cutoff, report, dry_run, progress)
+        return report
+    # The handshake with tags, resets and branch creates that name an old commit
+    # (catalog/reclaim.py): announce what goes, then keep whatever a ref writer has
+    # pinned or a branch or tag names by now. Withdrawn only once all of it is gone.
+    notice = Sweeps(repo.store).announce(c for c, _ in unreached if c not in roots.commits)
+    faults.hit("gc.after_notice")
+    extend(repo, roots, RefTargets(repo.store).live(), strict=False)
+    extend(repo, roots, ref_targets(repo))
+    _sweep(repo, roots, unreached, cutoff, report, dry_run, progress)
+    notice.withdraw()
+    MergeIntents(repo.store).sweep()
+    ReadLeases(repo.store).sweep()
+    RefTargets(repo.store).sweep()
+    return report
+
+
+def _sweep(
+    repo: Repo,
+    roots: Roots,
+    unreached: list[tuple[str, ObjectInfo]],
+    cutoff: dt.datetime,
+    report: GcReport,
+    dry_run: bool,
+    progress: Progress | None,
+) -> None:
+    """Remove (or, `dry_run`, count) what `roots` does not keep and is older than `cutoff`."""
     table_ids = sorted(roots.pinned, key=lambda t: (roots.names.get(t, t), t))
     if progress is not None:
         progress(0, len(table_ids), "")
@@ -100,21 +146,14 @@ def gc(
         if progress is not None:
             progress(done, len(table_ids), name)
 
-    for info in repo.store.list_info(COMMITS_DIR):
-        commit_id = info.key.rsplit("/", 1)[-1].removesuffix(".json")
-        if not is_commit_id(commit_id) or commit_id in roots.commits:
-            continue
-        if info.modified >= cutoff:
+    for commit_id, info in unreached:
+        if commit_id in roots.commits or info.modified >= cutoff:
             continue
         report.commit_objects += 1
         report.commit_bytes += info.size
         if not dry_run:
             faults.hit("gc.before_commit_removal")
             repo.store.delete(info.key)
-    if not dry_run:
-        MergeIntents(repo.store).sweep()
-        ReadLeases(repo.store).sweep()
-    return report
 
 
 def _drop_claims(repo: Repo, table_id: str, lance_branch: str, dry_run: bool) -> int:

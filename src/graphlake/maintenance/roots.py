@@ -42,15 +42,31 @@ def find_roots(repo: Repo, extra: Iterable[str] = (), reflog_since: str | None =
     a commit time string) every commit a reflog entry written since then names, live
     branch or deleted, and `extra` commit ids."""
     roots = Roots()
-    frontier = [ref.commit for ref in repo.refs.list().values() if ref.commit]
-    frontier += [tag.commit for tag in repo.tags.list().values()]
+    frontier = ref_targets(repo)
     if reflog_since is not None:
         frontier += kept_commits(repo.refs, reflog_since)
-    for commit_id in extra:
-        if repo.commits.exists(commit_id):
-            frontier.append(commit_id)
+    frontier += [commit_id for commit_id in extra if repo.commits.exists(commit_id)]
+    extend(repo, roots, frontier)
+    return roots
+
+
+def ref_targets(repo: Repo) -> list[str]:
+    """The commits every live branch head and every tag names."""
+    heads = [ref.commit for ref in repo.refs.list().values() if ref.commit]
+    return heads + [tag.commit for tag in repo.tags.list().values()]
+
+
+def extend(repo: Repo, roots: Roots, starts: Iterable[str], *, strict: bool = True) -> set[str]:
+    """Add to `roots` every commit `starts` reach that it does not hold yet (and what
+    they pin); returns the commits added. `strict=False` for starts no ref names (a
+    young unreached commit, a pin): a commit missing below them is skipped, not an
+    error (an earlier gc removed it)."""
+    added: set[str] = set()
+    frontier = list(starts)
     while frontier:
         todo = [c for c in dict.fromkeys(frontier) if c not in roots.commits]
+        if not strict:
+            todo = [c for c in todo if repo.commits.exists(c)]
         frontier = []
         try:
             commits = repo.commits.get_many(todo)
@@ -60,5 +76,6 @@ def find_roots(repo: Repo, extra: Iterable[str] = (), reflog_since: str | None =
             raise CommitNotFoundError(f"gc refuses to run: {exc} (see `graphlake fsck`)") from None
         for commit in commits:
             roots._add(commit)
+            added.add(commit.id)
             frontier.extend(commit.parents)
-    return roots
+    return added

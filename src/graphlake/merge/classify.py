@@ -187,6 +187,9 @@ def _classify_table(
     stats = _stats(
         [d for g in groups for d in g.deltas.values()], [g.dt for g in groups if g.dt is not None]
     )
+    if len(groups) == 1 and len(groups[0].deltas) == 1 and not groups[0].uncertain:
+        (only,) = groups[0].deltas.values()
+        stats.source_counts = only.counts()
     for g in groups:
         g.deltas = {i: d for i, d in g.deltas.items() if d}  # sources whose commits net to zero
     groups = [g for g in groups if g.deltas or g.uncertain]

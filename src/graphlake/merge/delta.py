@@ -112,6 +112,14 @@ class TableDelta:
     def updated(self) -> list[str]:
         return sorted(k for k in self.keys if k in self.base and k in self.side)
 
+    def counts(self) -> dict[str, int]:
+        """How many keys were inserted, updated and deleted (as a diff counts them)."""
+        if self.inserts is not None:  # insert-only via lineage: no key set is built
+            return {"inserted": self.size, "updated": 0, "deleted": 0}
+        inserted = sum(1 for k in self.keys if k not in self.base)
+        deleted = sum(1 for k in self.keys if k not in self.side)
+        return {"inserted": inserted, "updated": self.size - inserted - deleted, "deleted": deleted}
+
     @property
     def only_inserts(self) -> bool:
         return self.inserts is not None or all(k not in self.base for k in self.keys)

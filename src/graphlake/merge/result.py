@@ -43,9 +43,16 @@ class TableStats:
     # A property one side dropped while the other changed its values: the merge keeps the
     # drop and lists them here, {prop: {"count": n, "values": {key: value, ...}}}.
     dropped_values: dict[str, Any] = field(default_factory=dict)
+    # A merge of one source over one base: the source's changes since the base, counted
+    # as `diff(base, source)` counts them ({"inserted", "updated", "deleted"}), from the
+    # discovery the merge did anyway (a merge request's preview reuses them). Not part of
+    # the reported stats; None where the merge did not discover them.
+    source_counts: dict[str, int] | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        out = dict(self.__dict__)
+        del out["source_counts"]
+        return out
 
 
 @dataclass

@@ -40,6 +40,7 @@ from graphlake.review.rules import BranchRules
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
+    from graphlake.merge.result import MergeResult
     from graphlake.query.data_checks import Runner
     from graphlake.repo import Repo
 
@@ -129,9 +130,7 @@ class Reviews:
         )
         summary: dict[str, dict[str, int]] = {}
         if result.outcome != "already_up_to_date":
-            base = result.base or target_head
-            for table, changes in diff(self.repo, base, source_head, limit=0).items():
-                summary[table] = dict(changes.counts)
+            summary = self._diff_counts(result, result.base or target_head, source_head)
         computed = {
             "outcome": result.outcome,
             "base": result.base,
@@ -149,6 +148,30 @@ class Reviews:
             while len(self._cache) > _CACHE_SIZE:
                 self._cache.popitem(last=False)
         return computed
+
+    def _diff_counts(
+        self, result: MergeResult, base: str, source_head: str
+    ) -> dict[str, dict[str, int]]:
+        """Per table, what `diff(base, source)` counts: taken from the dry run's own
+        discovery where it has them (one source over one base, one schema), so the
+        preview does not discover the same changes twice; a diff for the other tables."""
+        ca, cb = self.repo.resolve(base), self.repo.resolve(source_head)
+        reuse = ca.schema_id == cb.schema_id
+        summary: dict[str, dict[str, int]] = {}
+        rest: set[str] = set()
+        for table in cb.tables:
+            stats = result.stats.get(table)
+            if not reuse or stats is None or table not in ca.tables:
+                rest.add(table)
+            elif stats.source_counts is not None:
+                if any(stats.source_counts.values()):
+                    summary[table] = dict(stats.source_counts)
+            elif stats.discovery != "same-state":
+                rest.add(table)  # changed, but the dry run did not count it (a backfill)
+        if rest:
+            for table, changes in diff(self.repo, base, source_head, limit=0, only=rest).items():
+                summary[table] = dict(changes.counts)
+        return dict(sorted(summary.items()))
 
     @staticmethod
     def _blockers(

@@ -1,0 +1,160 @@
+"""The handshake that keeps `gc` from removing a commit a new ref is about to name.
+
+A tag, a reset or a new branch may name any commit by id, also one nothing reaches (a
+commit id from an old log, an expired reflog entry). A `gc` that read its roots before
+that ref existed would remove the commit under it; the ref would then name nothing.
+"gc never changes history" needs the two to meet somewhere, with no lock server and
+the same code on local folders and S3. They meet in two kinds of plain object:
+
+    _graphlake/reclaim/pins/<expires_ms:015d>-<ulid>-<commit_id>.json
+        a ref writer is about to name <commit_id> (live while a tag, reset or branch
+        create runs; deleted when it ends, expiring by itself if its writer dies)
+    _graphlake/reclaim/sweeps/<ulid>.json   {"commits": [...]}
+        a running gc's notice: the commit objects it is about to remove
+
+The order on each side is what makes it safe (a store is read-your-writes consistent,
+local and S3 alike):
+
+- ref writer (`RefTargets.pinned`): create the pin; read the notices; check that the
+  commit object still exists; write the ref; delete the pin. A commit a notice names,
+  or that is gone, is refused with `CommitNotFoundError` before any ref is written.
+- gc: read its roots; publish a notice naming what it will remove; read the live pins
+  and the refs and tags again, and keep whatever they reach; remove; delete the notice.
+
+Either the writer's pin exists before gc reads the pins (gc keeps the commit), or the
+writer reads the notices after gc published its notice (the writer refuses), or both
+(gc keeps it and the writer refuses: safe, and the writer can simply try again). A
+notice is deleted only after the commits it names are gone, so a writer that finds no
+notice and still finds the commit object is safe too. A gc killed between its notice
+and its end leaves the notice: the commits it names stay refused (some of their Lance
+versions may be gone) until the next completed gc removes them and the notice.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import re
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+
+from graphlake import faults
+from graphlake.catalog.commits import CommitStore, is_commit_id
+from graphlake.catalog.store import ObjectStore
+from graphlake.errors import CommitNotFoundError
+
+__all__ = ["PINS_DIR", "SWEEPS_DIR", "RefTargets", "SweepNotice", "Sweeps"]
+
+PINS_DIR = "_graphlake/reclaim/pins"
+SWEEPS_DIR = "_graphlake/reclaim/sweeps"
+# A pin covers one tag, reset or branch create (milliseconds); if its writer dies the
+# pin runs out after this long and gc then deletes it.
+PIN_S = 600.0
+_PIN_RE = re.compile(r"(\d{15})-([0-9A-Z]{26})-([0-9a-f]{40})\.json")
+
+
+class RefTargets:
+    """The ref writer's side: pin a commit while a ref naming it is written."""
+
+    def __init__(self, store: ObjectStore) -> None:
+        self._store = store
+
+    @contextmanager
+    def pinned(self, commit_id: str) -> Iterator[None]:
+        """Pin `commit_id`, and refuse it if a running gc is removing it (or removed it);
+        write the ref inside the block. The pin is deleted when the block ends."""
+        from ulid import ULID  # python-ulid reads package metadata on import: only when needed
+
+        if not is_commit_id(commit_id):
+            raise ValueError(f"not a commit id: {commit_id!r}")
+        expires_ms = int((time.time() + PIN_S) * 1000)
+        key = f"{PINS_DIR}/{expires_ms:015d}-{ULID()}-{commit_id}.json"
+        self._store.create(key, b"{}")  # a fresh ULID: the create meets no object
+        try:
+            faults.hit("ref_target.after_pin")
+            if commit_id in Sweeps(self._store).condemned():
+                raise CommitNotFoundError(
+                    f"commit {commit_id[:12]} is not reachable from any branch, tag or "
+                    "recent reflog entry, and a running gc is removing it"
+                )
+            # The object itself, not a cached copy: another process's gc may have run.
+            if not self._store.exists(CommitStore.key(commit_id)):
+                raise CommitNotFoundError(f"commit {commit_id[:12]} was removed by gc")
+            faults.hit("ref_target.before_ref")
+            yield
+        finally:
+            self._store.delete(key)
+
+    def live(self) -> set[str]:
+        """The commits live pins name (what gc keeps)."""
+        now_ms = time.time() * 1000
+        out = set()
+        for key in self._store.list(PINS_DIR):
+            match = _PIN_RE.fullmatch(key.rsplit("/", 1)[-1])
+            if match is not None and int(match.group(1)) > now_ms:
+                out.add(match.group(3))
+        return out
+
+    def sweep(self) -> builtins.list[str]:
+        """Delete expired pins (for gc); returns their keys."""
+        now_ms = time.time() * 1000
+        removed = []
+        for key in self._store.list(PINS_DIR):
+            match = _PIN_RE.fullmatch(key.rsplit("/", 1)[-1])
+            if match is not None and int(match.group(1)) <= now_ms:
+                self._store.delete(key)
+                removed.append(key)
+        return removed
+
+
+class SweepNotice:
+    """One running gc's notice (see `Sweeps.announce`)."""
+
+    def __init__(self, store: ObjectStore, key: str) -> None:
+        self._store = store
+        self.key = key
+
+    def withdraw(self) -> None:
+        """Delete this notice once its gc completed, and any notice of an earlier gc
+        (killed) whose commits are all gone now: it protects nothing any more."""
+        for key in self._store.list(SWEEPS_DIR):
+            if key >= self.key:
+                continue
+            named = Sweeps(self._store).named_by(key)
+            if not any(self._store.exists(CommitStore.key(c)) for c in named):
+                self._store.delete(key)
+        self._store.delete(self.key)
+
+
+class Sweeps:
+    """gc's side: the notices of running (or killed) gc runs."""
+
+    def __init__(self, store: ObjectStore) -> None:
+        self._store = store
+
+    def announce(self, commits: Iterable[str]) -> SweepNotice:
+        """Publish a notice naming the commit objects this gc is about to remove."""
+        from ulid import ULID  # python-ulid reads package metadata on import: only when needed
+
+        key = f"{SWEEPS_DIR}/{ULID()}.json"  # ULIDs sort by time: older notices first
+        body = {"commits": sorted(commits), "time": time.time()}
+        self._store.create(key, json.dumps(body, sort_keys=True).encode("utf-8"))
+        return SweepNotice(self._store, key)
+
+    def condemned(self) -> set[str]:
+        """Every commit a notice names (one listing; usually there is none)."""
+        out: set[str] = set()
+        for key in self._store.list(SWEEPS_DIR):
+            out |= self.named_by(key)
+        return out
+
+    def named_by(self, key: str) -> set[str]:
+        """The commits notice `key` names (none once it is withdrawn)."""
+        data = self._store.get(key)
+        if data is None:
+            return set()
+        try:
+            return {c for c in json.loads(data)["commits"] if is_commit_id(c)}
+        except (ValueError, KeyError, TypeError):
+            return set()  # not a notice of ours: names nothing
