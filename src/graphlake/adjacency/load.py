@@ -177,8 +177,9 @@ def _check_size(snapshot: Snapshot, edge: EdgeType, max_bytes: int) -> None:
     size = estimated_bytes(snapshot, edge)
     if size > max_bytes:
         raise AdjacencyTooLargeError(
-            f"the adjacency of {edge.name} needs about {size // 2**20} MB, more than the "
-            f"query's memory limit ({max_bytes // 2**20} MB); raise the limit"
+            f"the adjacency of {edge.name} needs about {size // 2**20} MB, more than an "
+            f"adjacency may take ({max_bytes // 2**20} MB: the server's adjacency_memory_mb, "
+            f"else the query's memory limit); raise the limit"
         )
 
 

@@ -46,6 +46,9 @@ class SqlLimits:
     max_query_chars: int | None = None
     max_result_bytes: int | None = None  # Arrow bytes of the result
     memory_limit_mb: int | None = None  # DuckDB's memory_limit (no spilling: no temp dir)
+    # the largest adjacency a Cypher query may build, and the adjacency cache's budget in
+    # a query worker (None: memory_limit_mb bounds the build, the cache keeps its own)
+    adjacency_memory_mb: int | None = None
     threads: int | None = None
     timeout_name: str = "timeout_s"  # what to raise, as the timeout message says
 
