@@ -209,3 +209,31 @@ def test_gc_removes_stale_entries_and_fsck_accepts_the_rest(g):
     g.create_branch("c")
     g.delete_branch("c")
     assert g.gc(grace=dt.timedelta(hours=1)).adjacencies == 0
+
+
+def test_algorithms_and_traversals_run_on_a_loaded_entry(g):
+    """A loaded entry's arrays are read-only memory maps: nothing may write into them."""
+    pytest.importorskip("igraph")
+    queries = [
+        "MATCH (a:P {name: 'p01'})-[:K*1..3]-(b) RETURN b.name",
+        "MATCH (a:P)-[:K*1..2]->(b) RETURN count(*) AS n",
+        "MATCH p = shortestPath((a:P {name: 'p01'})-[:K*..8]->(b:P {name: 'p09'})) "
+        "RETURN length(p)",
+    ]
+
+    def answers():
+        out = []
+        for run in (
+            lambda: g.algo.pagerank("K"),
+            lambda: g.algo.strongly_connected_components("K"),
+            lambda: g.algo.shortest_paths("K", source="p01"),
+            *(lambda q=q: g.query(q) for q in queries),
+        ):
+            CACHE.clear()
+            out.append(sorted(map(repr, run().to_pylist())))
+        return out
+
+    built = answers()
+    assert g.builds == ["K"]
+    assert entry(g, "K")[0].exists()
+    assert answers() == built and g.builds == ["K"]  # every one on the loaded entry
