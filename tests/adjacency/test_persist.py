@@ -81,6 +81,7 @@ def cold(g, edge, branch="main"):
     build."""
     CACHE.clear()
     got = adjacency(g.snapshot(branch), edge)
+    persist.flush()  # a derived entry is saved in the background
     assert got.equals(fresh(g, edge, branch)), (edge, branch)
     return got
 
@@ -112,6 +113,8 @@ def test_persisted_equals_fresh_after_writes_merges_optimize_and_gc(g):
         w.delete("K", ["k001"])
     cold(g, "K")  # from the older entry plus the lineage delta
     assert g.builds == ["K"]
+    path, states = entry(g, "K")  # and saved for the next process
+    assert persist.load(path, states).equals(fresh(g, "K"))
     g.create_branch("a")
     with g.write("a") as w:
         w.insert("K", [{"src": "p10", "dst": "p11", "id": "ka"}])
@@ -164,7 +167,8 @@ def test_an_entry_of_other_states_is_not_taken_for_these(g):
     shutil.copytree(old_path, path)  # an old entry under the new states' name
     assert persist.load(path, states) is None  # its meta.json names other states
     cold(g, "K")  # derived from the old entry through the delta instead
-    assert not path.exists()  # the foreign entry was discarded
+    assert persist.load(path, states).equals(fresh(g, "K"))  # replaced by a good one
+    shutil.rmtree(path)
     # Nor can a missing lineage give a wrong answer: the delta falls back to a build.
     meta = json.loads((old_path / "meta.json").read_text())
     meta["key"][0][2] = 999  # a version that never existed
@@ -192,7 +196,8 @@ def test_gc_removes_stale_entries_and_fsck_accepts_the_rest(g):
     with g.write(message="moves K's head") as w:
         w.insert("K", [{"src": "p01", "dst": "p02", "id": "knew"}])
     CACHE.clear()
-    cold(g, "K")  # main's new K state: derived from the old entry, not saved
+    cold(g, "K")  # main's new K state: derived from the old entry, saved
+    assert entry(g, "K")[0].exists()
     CACHE.clear()
     stale = entry(g, "K", "b")[0]  # b still points at the old states: not stale yet
     (g.base / stale.parent.name / ".tmp-abandoned").mkdir()

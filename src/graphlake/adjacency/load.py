@@ -71,6 +71,8 @@ def _obtain(snapshot: Snapshot, edge: EdgeType, key: tuple) -> Csr:
         persist.discard(path)  # damaged or foreign, if there at all: a build replaces it
         derived = _derived(snapshot, edge, _persisted(base, key))
         if derived is not None:
+            if _at_head(snapshot):  # the next process loads it instead of deriving again
+                persist.save_later(base, states, derived)
             return derived
     built = _build(snapshot, edge)
     if base is not None and _at_head(snapshot):

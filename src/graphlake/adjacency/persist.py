@@ -21,7 +21,10 @@ afresh and replaces it: never a wrong answer). The checksum reads every byte onc
 
 `entries` lists the entries of one edge table: `load.adjacency` derives the adjacency of
 a moved head from the newest of them plus the lineage delta (`adjacency.delta`), as it
-does from a cached one. `sweep` (run by `gc`) removes entries whose states are no live
+does from a cached one, and saves the result in the background (`save_later`), so the
+next process loads it directly. (A delta from a cached adjacency, a warm process's
+path after each write, is not saved: the next full build or cold start writes one.)
+`sweep` (run by `gc`) removes entries whose states are no live
 branch head's, and abandoned temporary folders.
 
 `GRAPHLAKE_ADJACENCY_PERSIST=0` switches saving and loading off (read at call time).
@@ -36,6 +39,7 @@ import json
 import mmap
 import os
 import shutil
+import threading
 import uuid
 import zlib
 from collections.abc import Iterable
@@ -109,7 +113,8 @@ def save(base: Path, key: Key, csr: Csr) -> Path | None:
         for name in _INTS:
             array = np.ascontiguousarray(getattr(csr, name))
             path = tmp / f"{name}.bin"
-            path.write_bytes(array.tobytes())
+            with open(path, "wb") as f:
+                array.tofile(f)  # no copy of the array
             files[name] = {
                 "dtype": array.dtype.str,
                 "length": len(array),
@@ -133,6 +138,31 @@ def save(base: Path, key: Key, csr: Csr) -> Path | None:
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)
         return final if final.exists() else None
+
+
+_WRITERS: list[threading.Thread] = []
+_WRITERS_LOCK = threading.Lock()
+
+
+def save_later(base: Path, key: Key, csr: Csr) -> None:
+    """`save` in a background thread, so the query that derived `csr` answers first; not
+    a daemon, so a process that is about to exit finishes the entry (or, killed, leaves
+    a temporary folder `gc` removes)."""
+    thread = threading.Thread(
+        target=save, args=(base, key, csr), name="graphlake-adjacency-save", daemon=False
+    )
+    with _WRITERS_LOCK:
+        _WRITERS[:] = [t for t in _WRITERS if t.is_alive()]
+        _WRITERS.append(thread)
+    thread.start()
+
+
+def flush() -> None:
+    """Wait for background saves (tests, benchmarks)."""
+    with _WRITERS_LOCK:
+        pending = list(_WRITERS)
+    for thread in pending:
+        thread.join()
 
 
 def discard(path: Path) -> None:
