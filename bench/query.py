@@ -16,10 +16,12 @@ graphlake.adjacency), graphlake with `executor.CSR_TRAVERSAL = False` (the SQL /
 Lance-lookup executor it replaced), and LadybugDB. LadybugDB must import the data first
 (its import time is reported; at 1M nodes it takes minutes) and runs in a subprocess.
 
-Also printed: the first query in a fresh process (opening the graph and building the
-adjacency included), the adjacency's bytes per edge and its full build time, and the
-time to derive it after a merge that changed one row (adjacency.delta) against that
-full build.
+Also printed: the first query in a fresh process (opening the graph, the imports and the
+adjacency included) three ways: nothing persisted (built), built and persisted, and the
+persisted adjacency loaded (adjacency.persist); the adjacency's bytes per edge and its
+full build time; the time to derive it after a merge that changed one row
+(adjacency.delta) against that full build; and a fresh process after that merge (the
+older persisted adjacency loaded plus the delta).
 
 Targets (issue 28): anchored 1/2/3-hop count and return and the filtered 2-hop within
 3x of LadybugDB (also printed for the four bound queries); shortest path and the
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -145,13 +148,14 @@ BYTES_TARGET = 16.0
 FRESH_TARGET_S = 1.0
 FRESH = """
 import sys, time
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 import graphlake as gl
-imported = time.perf_counter()
 g = gl.Graph.open(sys.argv[1])
+g.snapshot()  # imports Lance, PyArrow (and pandas, when installed)
+from graphlake.query import executor  # imports DuckDB
+imported = time.perf_counter()
 g.query(sys.argv[2], {"s": sys.argv[3]})
-done = time.perf_counter()
-print(imported - t, done - imported)
+print(imported - t, time.perf_counter() - t, time.process_time() - c)
 """
 
 
@@ -228,20 +232,34 @@ def run_graphlake(root: Path, params: list[dict], warmup: int) -> dict:
     return out
 
 
-def fresh_process(root: Path, start: str) -> tuple[float, float]:
-    """(import graphlake, open + first 1-hop count incl. the adjacency build) seconds."""
+def fresh_process(root: Path, start: str, *, persist: bool = True) -> dict:
+    """A new interpreter's first 1-hop count: seconds to open the graph and import what
+    a query needs, seconds from start to the answer (the adjacency built, or loaded
+    when persisted: adjacency.persist), and the process's CPU seconds in all."""
+    env = {**os.environ, "GRAPHLAKE_ADJACENCY_PERSIST": "1" if persist else "0"}
     done = subprocess.run(
         [sys.executable, "-c", FRESH, str(root), QUERIES["1-hop count"][0], start],
         capture_output=True,
         text=True,
         check=True,
-        timeout=600,
+        timeout=1800,
+        env=env,
     )
-    imported, first = done.stdout.split()
-    return float(imported), float(first)
+    imported, first, cpu = (float(x) for x in done.stdout.split())
+    return {"imports_s": imported, "first_s": first, "cpu_s": cpu}
 
 
-def adjacency_figures(root: Path) -> dict:
+def cold_starts(root: Path, start: str) -> dict:
+    """The first query in fresh processes: nothing persisted (the adjacency built, not
+    saved), then the first that builds and saves it, then one that loads it."""
+    return {
+        "built": fresh_process(root, start, persist=False),
+        "built_saved": fresh_process(root, start),
+        "loaded": fresh_process(root, start),
+    }
+
+
+def adjacency_figures(root: Path, start: str) -> dict:
     """Bytes per edge, full build time, and the delta after a one-row merge."""
     import graphlake as gl
     from graphlake.adjacency import load
@@ -249,6 +267,7 @@ def adjacency_figures(root: Path) -> dict:
 
     g = gl.Graph.open(str(root))
     CACHE.clear()
+    os.environ["GRAPHLAKE_ADJACENCY_PERSIST"] = "0"  # time builds, not loads
     t = time.perf_counter()
     csr = load.adjacency(g.snapshot(), "Knows")
     full_s = time.perf_counter() - t
@@ -268,8 +287,13 @@ def adjacency_figures(root: Path) -> dict:
     t = time.perf_counter()
     rebuilt = load.adjacency(g.snapshot(), "Knows")
     rebuild_s = time.perf_counter() - t
+    del os.environ["GRAPHLAKE_ADJACENCY_PERSIST"]
     assert rebuilt.equals(after), "the delta must equal a fresh build"
+    # A new process after the merge: no entry for the new head's states; it loads the
+    # entry of the states before the merge and applies the lineage delta.
+    after_merge = fresh_process(root, start)
     return {
+        "after_merge": after_merge,
         "bytes_per_edge": csr.nbytes / m,
         "int_bytes_per_edge_direction": ints / m / 2,
         "offset_bytes_per_edge": offsets / m,
@@ -314,14 +338,15 @@ def one_size(n: int, reps: int, warmup: int) -> dict:
         params = [
             {"s": f"p{rng.randrange(n):07d}", "t": f"p{rng.randrange(n):07d}"} for _ in range(reps)
         ]
-        imported_s, first_s = fresh_process(folder / "g", params[0]["s"])
+        cold = cold_starts(folder / "g", params[0]["s"])
         gl_ms = run_graphlake(folder / "g", params, warmup)
         lb = run_ladybug(folder, person, knows, params, warmup)
         mismatched = [
             name for name in QUERIES if _json_rows(gl_ms["answers"][name]) != lb["answers"][name]
         ]
         assert not mismatched, f"graphlake and LadybugDB answer differently: {mismatched}"
-        figures = adjacency_figures(folder / "g")  # after the queries: it merges a row
+        # after the queries: it merges a row
+        figures = adjacency_figures(folder / "g", params[0]["s"])
         return {
             "n": n,
             "build_s": build_s,
@@ -329,8 +354,7 @@ def one_size(n: int, reps: int, warmup: int) -> dict:
             "sql": {k: median(v) for k, v in gl_ms["sql"].items()},
             "ladybug": {k: median(v) for k, v in lb["ms"].items()},
             "ladybug_import_s": lb["import_s"],
-            "import_s": imported_s,
-            "first_s": first_s,
+            "cold": cold,
             **figures,
         }
     finally:
@@ -379,9 +403,20 @@ def report(results: list[dict]) -> str:
             f"{r['full_s'] * 1000:.0f} ms (again after the merge: {r['rebuild_s'] * 1000:.0f} "
             f"ms), delta after a one-row merge {r['delta_s'] * 1000:.1f} ms"
         )
+        for what, label in (
+            ("built", "adjacency built, not persisted"),
+            ("built_saved", "adjacency built and persisted"),
+            ("loaded", "persisted adjacency loaded"),
+        ):
+            c = r["cold"][what]
+            lines.append(
+                f"  fresh process, {label}: first 1-hop count after {c['first_s']:.2f} s "
+                f"(open + imports {c['imports_s']:.2f} s; CPU {c['cpu_s']:.2f} s)"
+            )
+        c = r["after_merge"]
         lines.append(
-            f"  fresh process: import graphlake {r['import_s']:.2f} s, then open + first "
-            f"1-hop count (adjacency built) {r['first_s']:.2f} s"
+            f"  fresh process after the one-row merge (the older entry loaded + the delta): "
+            f"{c['first_s']:.2f} s (CPU {c['cpu_s']:.2f} s)"
         )
     lines += ["", f"targets (from this run) at {last['n']:,} nodes:"]
 
@@ -413,9 +448,10 @@ def report(results: list[dict]) -> str:
         f"  <= {BYTES_TARGET:.0f} bytes per edge per direction: {per_direction:.1f} in all -> "
         f"{verdict(per_direction <= BYTES_TARGET)}"
     )
+    first = last["cold"]["loaded"]["first_s"]
     lines.append(
-        f"  first query in a fresh process <= {FRESH_TARGET_S:.0f} s: {last['first_s']:.2f} s "
-        f"-> {verdict(last['first_s'] <= FRESH_TARGET_S)}"
+        f"  first query in a fresh process <= {FRESH_TARGET_S:.0f} s (adjacency persisted): "
+        f"{first:.2f} s -> {verdict(first <= FRESH_TARGET_S)}"
     )
     import duckdb
 

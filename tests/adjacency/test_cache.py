@@ -125,3 +125,25 @@ def test_set_budget_refuses_bad_input():
         cache_mod.set_budget(-1)
     with pytest.raises(ValueError):
         cache_mod.set_budget(True)  # type: ignore[arg-type]
+
+
+def test_a_query_checks_the_adjacency_against_its_own_limit(g, monkeypatch):
+    """The server gives adjacencies their own limit (`adjacency_memory_mb`): a traversal
+    whose adjacency fits it runs on the adjacency even past DuckDB's memory limit; past
+    it (or past the memory limit when there is no adjacency limit) the SQL plan answers."""
+    from graphlake.adjacency import load
+    from graphlake.query import executor
+    from graphlake.read.sql import SqlLimits
+
+    monkeypatch.setattr(load, "estimated_bytes", lambda *_: 300 * 2**20)
+    q = "MATCH (a:P {name: 'a'})-[:K]->(b) RETURN b.name"
+
+    def executors(limits):
+        CACHE.clear()
+        plan = executor.run_query(g.snapshot(), q, limits=limits, explain=True)
+        assert executor.run_query(g.snapshot(), q, limits=limits).to_pylist() == [{"b.name": "b"}]
+        return set(plan.column("executor").to_pylist())
+
+    assert "csr" in executors(SqlLimits(memory_limit_mb=256, adjacency_memory_mb=512))
+    assert "csr" not in executors(SqlLimits(memory_limit_mb=256))
+    assert "csr" not in executors(SqlLimits(memory_limit_mb=1024, adjacency_memory_mb=256))

@@ -5,7 +5,7 @@ so a regression fails its test instead of exhausting the machine. Every attack a
 its status, a bounded time, that /health still answers and that the RSS of the whole
 process tree (the server and its query workers, read from /proc) stays under the bound
 the README states: the server's own size plus `max_concurrent_reads x (a worker's size
-when ready + query_memory_mb)`.
+when ready + query_memory_mb + adjacency_memory_mb)`.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from tests.server.harness import READ_TOKEN, Server, seed, write_config
 TIMEOUT_S = 3
 READS = 2
 QUERY_MEMORY_MB = 256
+ADJACENCY_MEMORY_MB = 64  # a worker's cap is the sum of the two
 SERVER_AS_MB = 6144  # the server's address-space limit (its own virtual size is ~2.5 GB)
 LIMITS = {
     "max_concurrent_reads": READS,
@@ -32,6 +33,7 @@ LIMITS = {
     "sql_memory_limit_mb": 64,
     "sql_threads": 1,
     "query_memory_mb": QUERY_MEMORY_MB,
+    "adjacency_memory_mb": ADJACENCY_MEMORY_MB,
 }
 PAGE = 4096
 
@@ -125,10 +127,11 @@ def reader(server: Server) -> Iterator[httpx.Client]:
 
 def bound(server: Server) -> int:
     """The README's whole-server bound for this configuration, in bytes: the idle tree
-    (the server and its ready workers) plus `query_memory_mb` per worker, and 256 MB for
-    the server's own handling of requests and results."""
+    (the server and its ready workers) plus `query_memory_mb + adjacency_memory_mb` per
+    worker, and 256 MB for the server's own handling of requests and results."""
     assert len(descendants(server.proc.pid)) <= READS + 1  # type: ignore[union-attr]
-    return server.base_rss + (READS * QUERY_MEMORY_MB + 256) * 2**20  # type: ignore[attr-defined]
+    per_worker = QUERY_MEMORY_MB + ADJACENCY_MEMORY_MB
+    return server.base_rss + (READS * per_worker + 256) * 2**20  # type: ignore[attr-defined]
 
 
 def attack(

@@ -91,3 +91,21 @@ def test_token_table_takes_the_highest_scope_and_matches_exactly() -> None:
     assert table.scope_of("abd") is Scope.admin
     for near in ("ab", "abcd", "ABC", "", "abc "):
         assert table.scope_of(near) is None
+
+
+def test_the_adjacency_budget_is_its_own_limit(tmp_path: Path) -> None:
+    """`adjacency_memory_mb` (default 512: sized for 10M edges) bounds the adjacency a
+    Cypher query may build, not DuckDB's `sql_memory_limit_mb`, and a query worker's
+    memory is the query's plus the adjacencies'."""
+    from graphlake.server.routes.tables import sql_limits
+
+    assert Limits().adjacency_memory_mb == 512
+    assert Limits().adjacency_memory_mb * 2**20 >= 32 * 10_000_000  # load.EDGE_BYTES
+    path = tmp_path / "c.toml"
+    path.write_text("[limits]\nadjacency_memory_mb = 2048\nsql_memory_limit_mb = 64\n")
+    limits = load_config(path, env={}).limits
+    carried = sql_limits(limits, None)
+    assert (carried.adjacency_memory_mb, carried.memory_limit_mb) == (2048, 64)
+    path.write_text("[limits]\nadjacency_memory_mb = 0\n")
+    with pytest.raises(ConfigError, match="adjacency_memory_mb"):
+        load_config(path, env={})

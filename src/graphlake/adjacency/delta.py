@@ -147,17 +147,26 @@ def _apply(
     ids_type = old.out_targets.dtype
     everything = not dropped.any()
     keep = ~dropped
-    s = np.repeat(np.arange(len(old.src_keys), dtype=INDEX), np.diff(old.out_offsets))
+    same_counts = everything and src_map is None and dst_map is None
+    # Each edge's dense source id, by row: needed only to regroup (rows dropped or ids
+    # remapped); an insert-only delta adds to the offsets instead (no O(m) array).
+    s = (
+        None
+        if same_counts
+        else np.repeat(np.arange(len(old.src_keys), dtype=INDEX), np.diff(old.out_offsets))
+    )
     d = old.out_targets
     in_rows, in_src = old.in_edges, old.in_sources
     ids = old.edge_ids
     if not everything:
+        assert s is not None
         kept_in = keep[old.in_edges]
         kept_row = np.cumsum(keep, dtype=INDEX) - 1
         in_rows, in_src = kept_row[in_rows[kept_in]], in_src[kept_in]
         s, d = s[keep], d[keep]
         ids = ids.filter(pa.array(keep))
     if src_map is not None:
+        assert s is not None
         s, in_src = src_map[s], src_map[in_src]
         if (s < 0).any():
             return None  # an edge kept whose endpoint went: the delta does not add up
@@ -165,8 +174,7 @@ def _apply(
         d = dst_map[d]
         if (d < 0).any():
             return None
-    same_counts = everything and src_map is None and dst_map is None
-    out_off = old.out_offsets if same_counts else group_offsets(s, len(src_keys))
+    out_off = old.out_offsets if s is None else group_offsets(s, len(src_keys))
     in_off = old.in_offsets if same_counts else group_offsets(d, len(dst_keys))
     if rows is not None and rows.num_rows:
         try:
@@ -185,14 +193,15 @@ def _apply(
             pos.append(p)
         at_out = np.array(pos, dtype=INDEX)
         rows_new = at_out + np.arange(len(new), dtype=INDEX)  # the new rows' positions
-        if len(new) <= 16:
-            shifted = in_rows.astype(INDEX)
+        if len(new) <= 16:  # old row r moves down by the new rows inserted at or above it
+            shifted = in_rows.astype(np.result_type(in_rows.dtype, ids_type), copy=True)
             for p in pos:
                 shifted += in_rows >= p
         else:
-            steps = np.cumsum(np.bincount(at_out, minlength=len(s) + 1))
+            steps = np.cumsum(np.bincount(at_out, minlength=len(d) + 1))
             shifted = in_rows + steps[in_rows]
-        s = np.insert(s, at_out, [a for a, _, _ in new])
+        if s is not None:
+            s = np.insert(s, at_out, [a for a, _, _ in new])
         d = np.insert(d, at_out, [b for _, b, _ in new])
         pieces, prev = [], 0
         for (_, _, key), p in zip(new, pos, strict=True):
@@ -211,7 +220,8 @@ def _apply(
         in_src = np.insert(in_src, at_in, [a for _, a, _ in by_dst])
         out_off = out_off + group_offsets(np.array([a for a, _, _ in new]), len(src_keys))
         in_off = in_off + group_offsets(np.array([b for _, b, _ in new]), len(dst_keys))
-    if max(len(s), len(src_keys), len(dst_keys)) >= ID32:
+    m = len(d)
+    if max(m, len(src_keys), len(dst_keys)) >= ID32:
         return None  # past int32 ids: a fresh build picks the wider type
     return Csr(
         src_keys=src_keys,
@@ -219,7 +229,7 @@ def _apply(
         edge_ids=ids,
         out_offsets=out_off,
         out_targets=d.astype(ids_type, copy=False),
-        out_edges=np.arange(len(s), dtype=ids_type),
+        out_edges=np.arange(m, dtype=ids_type),
         in_offsets=in_off,
         in_sources=in_src.astype(ids_type, copy=False),
         in_edges=in_rows.astype(ids_type, copy=False),

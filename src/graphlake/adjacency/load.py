@@ -5,6 +5,10 @@ Reads only the edge table's `src`, `dst` and `id` columns and the endpoint node 
 and graph algorithms use; caching (`adjacency.cache`, keyed by those table states) and
 delta maintenance live behind it.
 
+Where no cached adjacency serves, one persisted for the same states (`adjacency.persist`,
+under a local root) is loaded, or derived from a persisted one of other states plus the
+lineage delta; a full build at a branch head's states is persisted for the next process.
+
 `max_bytes` (a query's memory limit) refuses an adjacency whose estimated size is above
 it before anything is read: a typed `AdjacencyTooLargeError`, never a partial answer. The
 estimate counts rows from Lance's metadata (no scan): `EDGE_BYTES` per edge and
@@ -13,12 +17,14 @@ estimate counts rows from Lance's metadata (no scan): `EDGE_BYTES` per edge and
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from graphlake.adjacency import persist
 from graphlake.adjacency.cache import CACHE
 from graphlake.adjacency.csr import Csr, from_edges
 from graphlake.adjacency.delta import derive
@@ -43,16 +49,70 @@ def adjacency(snapshot: Snapshot, edge_type: str, *, max_bytes: int | None = Non
         return found
     if max_bytes is not None:
         _check_size(snapshot, edge, max_bytes)
-    built = CACHE.get_or_build(key, lambda: _derived(snapshot, edge, key) or _build(snapshot, edge))
+    built = CACHE.get_or_build(key, lambda: _obtain(snapshot, edge, key))
     assert isinstance(built, Csr)
     return built
 
 
-def _derived(snapshot: Snapshot, edge: EdgeType, key: tuple) -> Csr | None:
-    """The adjacency from a cached one of the same tables at other states plus the
-    lineage delta between them (adjacency.delta); None: none cached, or a rebuild."""
+def _obtain(snapshot: Snapshot, edge: EdgeType, key: tuple) -> Csr:
+    """Derived from a cached one of other states, else persisted for these states, else
+    derived from a persisted one, else built (and persisted at a branch head)."""
     ids = _table_ids(key)
-    for other, csr in CACHE.recent(lambda k: _table_ids(k) == ids):
+    derived = _derived(snapshot, edge, CACHE.recent(lambda k: _table_ids(k) == ids))
+    if derived is not None:
+        return derived
+    base = persist.folder(_local_root(snapshot))
+    states: persist.Key = key[1:]
+    if base is not None:
+        path = base / states[0][0] / persist.entry_name(states)
+        loaded = persist.load(path, states)
+        if loaded is not None:
+            return loaded
+        persist.discard(path)  # damaged or foreign, if there at all: a build replaces it
+        derived = _derived(snapshot, edge, _persisted(base, key))
+        if derived is not None:
+            if _at_head(snapshot):  # the next process loads it instead of deriving again
+                persist.save_later(base, states, derived)
+            return derived
+    built = _build(snapshot, edge)
+    if base is not None and _at_head(snapshot):
+        persist.save(base, states, built)
+    return built
+
+
+def _local_root(snapshot: Snapshot) -> str | None:
+    store = snapshot.repo.store
+    return store.uri_for("") if store.is_local else None
+
+
+def _at_head(snapshot: Snapshot) -> bool:
+    """The snapshot is a live branch's head (only those are persisted)."""
+    return any(ref.commit == snapshot.commit.id for ref in snapshot.repo.refs.list().values())
+
+
+def _persisted(base: Path, key: tuple) -> Iterator[tuple[Hashable, Csr]]:
+    """Persisted adjacencies of the same tables at other states, newest first (at most
+    two are tried, each loaded only when reached)."""
+    ids = _table_ids(key)
+    tried = 0
+    for entry in persist.entries(base, key[1][0]):
+        if tried == 2:
+            return
+        other = (key[0], *entry.key)
+        if other == key or _table_ids(other) != ids:
+            continue
+        tried += 1
+        csr = persist.load(entry.path, entry.key)
+        if csr is not None:
+            yield other, csr
+
+
+def _derived(
+    snapshot: Snapshot, edge: EdgeType, bases: Iterable[tuple[Hashable, object]]
+) -> Csr | None:
+    """The adjacency from one of the same tables at other states (cached or persisted)
+    plus the lineage delta between them (adjacency.delta); None: no base, or a rebuild."""
+    for other, csr in bases:
         if not isinstance(csr, Csr) or not isinstance(other, tuple):
             continue
         states = {
@@ -137,8 +197,9 @@ def _check_size(snapshot: Snapshot, edge: EdgeType, max_bytes: int) -> None:
     size = estimated_bytes(snapshot, edge)
     if size > max_bytes:
         raise AdjacencyTooLargeError(
-            f"the adjacency of {edge.name} needs about {size // 2**20} MB, more than the "
-            f"query's memory limit ({max_bytes // 2**20} MB); raise the limit"
+            f"the adjacency of {edge.name} needs about {size // 2**20} MB, more than an "
+            f"adjacency may take ({max_bytes // 2**20} MB: the server's adjacency_memory_mb, "
+            f"else the query's memory limit); raise the limit"
         )
 
 

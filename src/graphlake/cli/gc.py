@@ -86,6 +86,7 @@ def _summary(report: GcReport) -> None:
         plural(report.lance_branches, "Lance branch").replace("branchs", "branches"),
         plural(report.commit_objects, "commit object"),
         plural(report.claims, "version claim"),
+        plural(report.adjacencies, "persisted adjacency").replace("cys", "cies"),
     ]
     console.print(f"gc {verb}: {', '.join(parts)}")
     for t in report.tables:

@@ -25,6 +25,10 @@ will remove, then re-reads the ref writers' pins and the branches and tags, and 
 what they reach; a ref writer that reads the notice first refuses instead
 (`graphlake.catalog.reclaim`). The notice is withdrawn once its commits are gone.
 
+Also removed, when older than the cutoff: persisted adjacencies (derived state, see
+`graphlake.adjacency.persist`) whose table states are no live branch head's, and
+abandoned temporary folders of them (counted apart: `adjacencies`, `adjacency_bytes`).
+
 Also removed (not a cutoff matter, and not counted): merge intents whose lease ran out,
 which a killed merge leaves behind (see `graphlake.catalog.intents`), and expired read
 leases.
@@ -40,6 +44,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from graphlake import faults
+from graphlake.adjacency import persist
 from graphlake.catalog.commits import format_time, is_commit_id
 from graphlake.catalog.intents import MergeIntents
 from graphlake.catalog.leases import ReadLeases
@@ -154,6 +159,20 @@ def _sweep(
         if not dry_run:
             faults.hit("gc.before_commit_removal")
             repo.store.delete(info.key)
+    _sweep_adjacencies(repo, report, cutoff, dry_run)
+
+
+def _sweep_adjacencies(repo: Repo, report: GcReport, cutoff: dt.datetime, dry_run: bool) -> None:
+    base = persist.folder(repo.store.uri_for("") if repo.store.is_local else None)
+    if base is None or not base.is_dir():
+        return
+    heads = [ref.commit for ref in repo.refs.list().values() if ref.commit]
+    live = [
+        {(s.table_id, s.lance_branch, s.version) for s in commit.tables.values()}
+        for commit in repo.commits.get_many(list(dict.fromkeys(heads)))
+    ]
+    swept = persist.sweep(base, live, cutoff, dry_run=dry_run)
+    report.adjacencies, report.adjacency_bytes = swept.entries, swept.bytes
 
 
 def _drop_claims(repo: Repo, table_id: str, lance_branch: str, dry_run: bool) -> int:

@@ -28,6 +28,9 @@ class GcReport:
     commit_objects: int = 0
     commit_bytes: int = 0
     claims: int = 0
+    # persisted adjacencies (graphlake.adjacency.persist) no live branch head's states
+    adjacencies: int = 0
+    adjacency_bytes: int = 0
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -56,6 +59,8 @@ class GcReport:
             "lance_branches": self.lance_branches,
             "commit_objects": self.commit_objects,
             "claims": self.claims,
+            "adjacencies": self.adjacencies,
+            "adjacency_bytes": self.adjacency_bytes,
             "tables": [asdict(t) for t in self.tables],
             "warnings": list(self.warnings),
         }

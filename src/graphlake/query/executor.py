@@ -224,8 +224,10 @@ def _with_logical(report: pa.Table, plan: Plan) -> pa.Table:
 
 
 def _max_bytes(limits: SqlLimits) -> int | None:
-    """A query's memory limit, which an adjacency it must build may not pass."""
-    return None if limits.memory_limit_mb is None else limits.memory_limit_mb * 2**20
+    """What an adjacency a query must build may not pass: the adjacency's own limit,
+    else the query's memory limit."""
+    mb = limits.adjacency_memory_mb or limits.memory_limit_mb
+    return None if mb is None else mb * 2**20
 
 
 class _Clock:

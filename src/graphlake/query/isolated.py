@@ -89,6 +89,11 @@ def cypher_job(
     # in the worker process only: the parent never loads these
     from graphlake.query.executor import run_query
 
+    if limits.adjacency_memory_mb is not None:
+        # in the worker process only: the parent never loads these
+        from graphlake.adjacency.cache import set_budget
+
+        set_budget(limits.adjacency_memory_mb * 2**20)  # the worker's cache: the server's
     return ipc_bytes(
         run_query(worker_snapshot(uri, storage_options, commit), text, params, limits=limits)
     )

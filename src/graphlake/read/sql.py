@@ -23,14 +23,17 @@ import threading
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from graphlake.errors import QueryError, QueryTimeoutError, QueryTooLargeError
 from graphlake.read.snapshot import Snapshot
 from graphlake.read.sql_pool import ConnectionPool
+
+if TYPE_CHECKING:
+    import duckdb
 
 _BATCH_ROWS = 4096  # result rows fetched at a time: the row and byte limits act per batch
 _INTERRUPT_EVERY_S = 0.05
@@ -46,6 +49,9 @@ class SqlLimits:
     max_query_chars: int | None = None
     max_result_bytes: int | None = None  # Arrow bytes of the result
     memory_limit_mb: int | None = None  # DuckDB's memory_limit (no spilling: no temp dir)
+    # the largest adjacency a Cypher query may build, and the adjacency cache's budget in
+    # a query worker (None: memory_limit_mb bounds the build, the cache keeps its own)
+    adjacency_memory_mb: int | None = None
     threads: int | None = None
     timeout_name: str = "timeout_s"  # what to raise, as the timeout message says
 
@@ -81,6 +87,9 @@ def run_sql(
     `pooled`: run on a reused locked-down connection (see read.sql_pool), only for SQL
     graphlake generated itself; user SQL always gets a fresh connection. `params`: values
     of the statement's `$name` prepared parameters."""
+    # on first use only: loads duckdb (an anchored Cypher traversal needs none)
+    import duckdb
+
     limits = limits or SqlLimits()
     max_rows = max_rows if max_rows is not None else limits.max_rows
     timeout_s = timeout_s if timeout_s is not None else limits.timeout_s
@@ -130,6 +139,9 @@ def sql_stream(
     """The result of one read-only query as record batches, for results of any size
     (export): memory holds one batch at a time. `limits` bounds memory and threads only;
     the connection stays open until the `with` block ends."""
+    # on first use only: loads duckdb (an anchored Cypher traversal needs none)
+    import duckdb
+
     limits = limits or SqlLimits()
     con = duckdb.connect(":memory:")
     try:
@@ -147,6 +159,9 @@ def sql_stream(
 
 
 def _streamed(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
+    # on first use only: loads duckdb (an anchored Cypher traversal needs none)
+    import duckdb
+
     try:
         yield from reader
     except (duckdb.Error, pa.ArrowException, OSError) as exc:
@@ -155,6 +170,9 @@ def _streamed(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
 
 
 def _query_error(exc: Exception, watchdog: _Watchdog, limits: SqlLimits) -> QueryError:
+    # on first use only: loads duckdb (an anchored Cypher traversal needs none)
+    import duckdb
+
     if watchdog.fired:  # whatever DuckDB was doing when the interrupt landed
         return QueryTimeoutError(timeout_message(watchdog.timeout_s, limits))
     if isinstance(exc, duckdb.OutOfMemoryException) or "Out of Memory" in str(exc):
@@ -180,6 +198,9 @@ def _lock_down(con: duckdb.DuckDBPyConnection, limits: SqlLimits) -> None:
 
 
 def _locked_connection(key: tuple[int | None, int | None]) -> duckdb.DuckDBPyConnection:
+    # on first use only: loads duckdb (an anchored Cypher traversal needs none)
+    import duckdb
+
     con = duckdb.connect(":memory:")
     _lock_down(con, SqlLimits(memory_limit_mb=key[0], threads=key[1]))
     return con
@@ -191,6 +212,9 @@ _POOL = ConnectionPool(_locked_connection)
 def parse_select(query: str) -> str:
     """The one SELECT statement of `query` (QueryError otherwise: DuckDB's parser only,
     nothing runs, no table is needed). Data checks are validated with it when set."""
+    # on first use only: loads duckdb (an anchored Cypher traversal needs none)
+    import duckdb
+
     con = duckdb.connect(":memory:")
     try:
         statements = _statements(con, query)
@@ -218,6 +242,9 @@ def _parse(con: duckdb.DuckDBPyConnection, query: str) -> str:
 
 
 def _statements(con: duckdb.DuckDBPyConnection, query: str) -> list:
+    # on first use only: loads duckdb (an anchored Cypher traversal needs none)
+    import duckdb
+
     try:
         return con.extract_statements(query)
     except duckdb.Error as exc:

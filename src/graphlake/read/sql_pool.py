@@ -16,9 +16,11 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Hashable, Iterable
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
-import duckdb
+if TYPE_CHECKING:
+    import duckdb
+
 
 POOL_SIZE = 4  # idle connections kept per configuration
 
@@ -48,6 +50,9 @@ class ConnectionPool(Generic[K]):
     def give(self, key: K, con: duckdb.DuckDBPyConnection, registered: Iterable[str]) -> None:
         """Return `con` after a successful query: its relations `registered` are dropped
         first; a connection that cannot be cleaned, or one over the size, is closed."""
+        # on first use only: loads duckdb (an anchored Cypher traversal needs none)
+        import duckdb
+
         try:
             for name in registered:
                 con.unregister(name)

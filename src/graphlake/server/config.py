@@ -19,6 +19,11 @@ A config file is TOML (`.toml`) or JSON (any other suffix):
                                   # also the number of query worker processes
     query_memory_mb = 512         # memory one SQL or Cypher query may take in its worker
                                   # process (413 beyond); see graphlake/isolation.py
+    adjacency_memory_mb = 512     # adjacencies a query worker keeps for Cypher traversals
+                                  # (its cache's budget; the largest one a query may build,
+                                  # larger ones run as SQL); sized for 10M edges (about
+                                  # 32 bytes an edge); a worker may hold query_memory_mb +
+                                  # adjacency_memory_mb
     sql_max_rows = 10000          # rows a SQL query may return (the client may ask fewer)
     sql_timeout_s = 10.0          # a SQL or Cypher request (parse to last row) is stopped
                                   # after this (408); its worker is killed 0.5 s later
@@ -110,6 +115,7 @@ class Limits:
     max_concurrent_loads: int = 1
     max_concurrent_reads: int = 4
     query_memory_mb: int = 512
+    adjacency_memory_mb: int = 512
     sql_max_rows: int = 10_000
     sql_timeout_s: float = 10.0
     sql_max_query_chars: int = 16_384

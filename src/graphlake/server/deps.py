@@ -67,7 +67,8 @@ class AppState:
         """The query worker processes (graphlake.isolation): one per read slot, shared by
         the apps of one process that have the same limits."""
         limits = self.config.limits
-        return shared_workers(limits.max_concurrent_reads, limits.query_memory_mb, QUERY_WARM)
+        memory_mb = limits.query_memory_mb + limits.adjacency_memory_mb  # see config.Limits
+        return shared_workers(limits.max_concurrent_reads, memory_mb, QUERY_WARM)
 
 
 def _state(request: Request) -> AppState:

@@ -8,6 +8,7 @@
 <root>/_graphlake/claims/…            Lance version claims      (storage.tables)
 <root>/_graphlake/recovery/<id>.json  publications in flight    (recovery.records)
 <root>/_graphlake/ingest/<run_id>/    ingest plans and results  (ingest.plan, .status)
+<root>/_graphlake/derived/adjacency/  persisted adjacencies, derived state (adjacency.persist)
 <root>/tables/<table_id>.lance        one Lance dataset per node/edge type
 ```
 """

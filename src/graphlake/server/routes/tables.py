@@ -101,6 +101,7 @@ def sql_limits(limits: Limits, max_rows: int | None) -> SqlLimits:
         max_query_chars=limits.sql_max_query_chars,
         max_result_bytes=limits.sql_max_result_bytes,
         memory_limit_mb=limits.sql_memory_limit_mb,
+        adjacency_memory_mb=limits.adjacency_memory_mb,
         threads=limits.sql_threads,
         timeout_name="sql_timeout_s",
     )
