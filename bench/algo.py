@@ -42,26 +42,27 @@ STEPS = ("convert", "pagerank", "wcc", "scc", "louvain", "kcore", "sssp")
 
 
 def make_csr(n: int, m: int, seed: int = 7) -> Any:
-    """A Csr over keys n0000000.. (sorted as the integers are) with m uniform edges."""
+    """A Csr over keys n0000000.. (sorted as the integers are) with m uniform edges, with
+    int32 node ids and edge rows as graphlake.adjacency builds them at this size."""
     import pyarrow as pa
 
-    from graphlake.adjacency.csr import INDEX, Csr, _offsets
+    from graphlake.adjacency.csr import Csr, group_offsets
 
     rng = np.random.default_rng(seed)
-    s = np.sort(rng.integers(0, n, m, dtype=INDEX))
-    d = rng.integers(0, n, m, dtype=INDEX)
+    s = np.sort(rng.integers(0, n, m, dtype=np.int32))
+    d = rng.integers(0, n, m, dtype=np.int32)
     keys = pa.array([f"n{i:08d}" for i in range(n)], pa.string())
     by_dst = np.argsort(d, kind="stable")
     return Csr(
         src_keys=keys,
         dst_keys=keys,
         edge_ids=pa.array(np.arange(m).astype(str)),
-        out_offsets=_offsets(s, n),
+        out_offsets=group_offsets(s, n),
         out_targets=d,
-        out_edges=np.arange(m, dtype=INDEX),
-        in_offsets=_offsets(d[by_dst], n),
+        out_edges=np.arange(m, dtype=np.int32),
+        in_offsets=group_offsets(d[by_dst], n),
         in_sources=s[by_dst],
-        in_edges=by_dst.astype(INDEX),
+        in_edges=by_dst.astype(np.int32),
     )
 
 

@@ -39,6 +39,7 @@ from graphlake.errors import (
     QueryTooLargeError,
 )
 from graphlake.query import traverse
+from graphlake.query.calls import run_calls
 from graphlake.query.parser import parse_query
 from graphlake.query.pathsearch import CsrPathSearcher, PathSearcher
 from graphlake.query.planner import Plan, plan_query
@@ -210,6 +211,7 @@ def _run_sql(
     sql_limits = dataclasses.replace(limits, max_query_chars=None)
     clock.check()
     extra, frontiers = _prefetched(snapshot, plan, clock, sql_limits)
+    extra.update(run_calls(snapshot, plan.calls, clock.check, limits.memory_limit_mb))
     plan = _searched(snapshot, plan, frontiers, extra, clock)
     if explain:
         return _explain(snapshot, plan, clock, sql_limits, extra)

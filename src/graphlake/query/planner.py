@@ -19,6 +19,7 @@ from typing import cast
 
 from graphlake.errors import CypherError, CypherParameterError
 from graphlake.query import ast
+from graphlake.query.calls import AlgoCall, compile_call, completed
 from graphlake.query.checker import Binding, Checker, value_type
 from graphlake.query.expr import ExprCompiler, contains_aggregate, ident
 from graphlake.query.patterns import FreshNames, PathSearch, PatternCompiler, Prefetch, Seed
@@ -46,6 +47,7 @@ class Plan:
     # The same query as an anchored traversal on the adjacency (query.traverse), when it
     # has that shape: the executor runs it there instead of this SQL.
     traversal: Traversal | None = None
+    calls: tuple[AlgoCall, ...] = ()  # graph algorithms, run before the SQL
 
     def params_of(self, sql: str) -> dict[str, object]:
         """The prepared parameters `sql` names (DuckDB refuses any others)."""
@@ -78,7 +80,7 @@ class Plan:
 
 
 def plan_query(query: ast.Query, schema: Schema, params: dict[str, object]) -> Plan:
-    return _Planner(schema, params, query).plan()
+    return _Planner(schema, params, completed(query)).plan()
 
 
 class _Planner:
@@ -95,6 +97,7 @@ class _Planner:
         self.seeds: list[Seed] = []
         self.prefetch: list[Prefetch] = []
         self.searches: list[PathSearch] = []
+        self.calls: list[AlgoCall] = []
 
     @property
     def prev(self) -> str:
@@ -114,6 +117,8 @@ class _Planner:
                 self._match(clause)
             elif isinstance(clause, ast.Unwind):
                 self._unwind(clause)
+            elif isinstance(clause, ast.Call):
+                self._call(clause)
             else:
                 columns = self._projection(clause)
         return Plan(
@@ -125,6 +130,7 @@ class _Planner:
             tuple(self.searches),
             dict(self.checker.bound),
             recognize(self.query, self.checker, columns),
+            calls=tuple(self.calls),
         )
 
     def _add(self, what: str, sql: str) -> None:
@@ -206,6 +212,15 @@ class _Planner:
             f"FROM {self.prev} AS __p",
         )
         self.scope = {**self.scope, u.name: Binding(_item_type(u.expr, self.checker))}
+
+    # --- CALL (query/calls.py)
+    def _call(self, c: ast.Call) -> None:
+        compiled = compile_call(
+            c, self.checker, self.scope, self.prev, self.patterns, self.names, self._subquery
+        )
+        self.calls.append(compiled.call)
+        self._add(compiled.what, compiled.sql)
+        self.scope = {**self.scope, **compiled.new}
 
     # --- WITH / RETURN
     def _projection(self, p: ast.Projection) -> tuple[str, ...]:
