@@ -5,7 +5,8 @@ plan reads are registered; parameters are bound as prepared parameters (`Plan.pa
 
 A query of query.traverse's shape (an anchored traversal) runs on the cached adjacency
 instead, without DuckDB (`CSR_TRAVERSAL`), and so do shortestPath searches between
-selected nodes (pathsearch.CsrPathSearcher).
+selected nodes (pathsearch.CsrPathSearcher). A `CALL` of a graph algorithm runs first
+(query/calls.py) and its Arrow answer is registered for the SQL.
 
 The time limit runs from the first step: parsing, planning and every prefetch count, and
 the deadline is checked between prefetch lookups and between traversal levels (a Lance
