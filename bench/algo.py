@@ -37,7 +37,7 @@ import numpy as np
 
 from _util import cpu_seconds, load_average, machine, peak_rss_mib, render_table
 
-LIBS = ("graphlake", "igraph", "networkit", "scipy", "rustworkx")
+LIBS = ("graphlake", "igraph", "igraph-numpy", "networkit", "scipy", "rustworkx")
 STEPS = ("convert", "pagerank", "wcc", "scc", "louvain", "kcore", "sssp")
 
 
@@ -70,15 +70,25 @@ def _sources(csr: Any) -> np.ndarray:
     return np.repeat(np.arange(len(csr.out_offsets) - 1), np.diff(csr.out_offsets))
 
 
-def run_igraph(csr: Any, weights: np.ndarray) -> dict[str, Callable[[], Any]]:
+def run_igraph(
+    csr: Any, weights: np.ndarray, numpy_pairs: bool = False
+) -> dict[str, Callable[[], Any]]:
+    """igraph fed as graphlake.algo feeds it (tuples of Python ints, a chunk at a time:
+    nodes.edge_pairs), or, `numpy_pairs`, from one (m, 2) numpy array (the row
+    "igraph-numpy": python-igraph reads it a row view and two numpy scalars at a time)."""
     import igraph as ig
+
+    from graphlake.algo.nodes import edge_pairs
 
     g: dict[str, Any] = {}
 
     def convert() -> None:
         n = len(csr.src_keys)
         g["d"] = ig.Graph(n=n, directed=True)
-        g["d"].add_edges(np.column_stack([_sources(csr), csr.out_targets]))
+        if numpy_pairs:
+            g["d"].add_edges(np.column_stack([_sources(csr), csr.out_targets]))
+        else:
+            g["d"].add_edges(edge_pairs(csr))
         g["d"].es["w"] = weights
 
     def louvain() -> Any:
@@ -107,7 +117,8 @@ def run_networkit(csr: Any, weights: np.ndarray) -> dict[str, Callable[[], Any]]
     n = len(csr.src_keys)
 
     def convert() -> None:
-        coo = (weights, (_sources(csr), csr.out_targets))
+        # GraphFromCoo takes int64 ids only ("invalid input format" for int32 targets)
+        coo = (weights, (_sources(csr), csr.out_targets.astype(np.int64)))
         g["d"] = nk.GraphFromCoo(coo, n=n, directed=True, weighted=True)
 
     def pagerank() -> Any:
@@ -222,6 +233,7 @@ def run_graphlake(csr: Any, weights: np.ndarray) -> dict[str, Callable[[], Any]]
 RUNNERS = {
     "graphlake": run_graphlake,
     "igraph": run_igraph,
+    "igraph-numpy": lambda csr, weights: run_igraph(csr, weights, numpy_pairs=True),
     "networkit": run_networkit,
     "scipy": run_scipy,
     "rustworkx": run_rustworkx,
