@@ -8,11 +8,12 @@
 A random directed graph (uniform endpoints: self-loops and multi-edges included, a random
 float weight per edge) is built as a `graphlake.adjacency.Csr`, then each library, in its
 own process so its peak RSS is its own, converts the Csr into its structure and runs
-PageRank, weakly and strongly connected components, Louvain, k-core and weighted shortest
-paths from one source. The row "graphlake" is graphlake.algo (igraph underneath) end to
-end: each step converts again and builds the Arrow answer. Printed per step: wall and CPU
-seconds (CPU time is what a busy machine does not inflate) and the process's peak RSS.
-"-" means the library has no such algorithm (or none without a Python callback per edge).
+PageRank, weakly and strongly connected components, Louvain, Leiden (2 iterations), k-core
+and weighted shortest paths from one source. The row "graphlake" is graphlake.algo (igraph
+underneath) end to end: each step converts again and builds the Arrow answer. Printed per
+step: wall and CPU seconds (CPU time is what a busy machine does not inflate) and the
+process's peak RSS. "-" means the library has no such algorithm (or none without a Python
+callback per edge).
 
 Target: PageRank on 1M nodes / 10M edges <= 10 s on the 2-core machine.
 
@@ -38,7 +39,7 @@ import numpy as np
 from _util import cpu_seconds, load_average, machine, peak_rss_mib, render_table
 
 LIBS = ("graphlake", "igraph", "igraph-numpy", "networkit", "scipy", "rustworkx")
-STEPS = ("convert", "pagerank", "wcc", "scc", "louvain", "kcore", "sssp")
+STEPS = ("convert", "pagerank", "wcc", "scc", "louvain", "leiden", "kcore", "sssp")
 
 
 def make_csr(n: int, m: int, seed: int = 7) -> Any:
@@ -95,6 +96,10 @@ def run_igraph(
         u = g["d"].as_undirected(mode="each")
         return u.community_multilevel()
 
+    def leiden() -> Any:
+        u = g["d"].as_undirected(mode="each")
+        return u.community_leiden(objective_function="modularity", n_iterations=2)
+
     def kcore() -> Any:
         u = g["d"].as_undirected(mode="collapse")
         return u.coreness()
@@ -105,6 +110,7 @@ def run_igraph(
         "wcc": lambda: g["d"].connected_components(mode="weak").membership,
         "scc": lambda: g["d"].connected_components(mode="strong").membership,
         "louvain": louvain,
+        "leiden": leiden,
         "kcore": kcore,
         "sssp": lambda: g["d"].distances(source=0, weights="w", mode="out"),
     }
@@ -225,6 +231,7 @@ def run_graphlake(csr: Any, weights: np.ndarray) -> dict[str, Callable[[], Any]]
         "wcc": lambda: A.weakly_connected_components(csr, max_memory_mb=64_000),
         "scc": lambda: A.strongly_connected_components(csr, max_memory_mb=64_000),
         "louvain": lambda: A.louvain(csr, max_memory_mb=64_000),
+        "leiden": lambda: A.leiden(csr, iterations=2, max_memory_mb=64_000),
         "kcore": lambda: A.kcore(csr, max_memory_mb=64_000),
         "sssp": lambda: A.shortest_paths(csr, first, weights, max_memory_mb=64_000),
     }
