@@ -8,11 +8,12 @@
 A random directed graph (uniform endpoints: self-loops and multi-edges included, a random
 float weight per edge) is built as a `graphlake.adjacency.Csr`, then each library, in its
 own process so its peak RSS is its own, converts the Csr into its structure and runs
-PageRank, weakly and strongly connected components, Louvain, k-core and weighted shortest
-paths from one source. The row "graphlake" is graphlake.algo (igraph underneath) end to
-end: each step converts again and builds the Arrow answer. Printed per step: wall and CPU
-seconds (CPU time is what a busy machine does not inflate) and the process's peak RSS.
-"-" means the library has no such algorithm (or none without a Python callback per edge).
+PageRank, weakly and strongly connected components, Louvain, Leiden (2 iterations), k-core
+and weighted shortest paths from one source. The row "graphlake" is graphlake.algo (igraph
+underneath) end to end: each step converts again and builds the Arrow answer. Printed per
+step: wall and CPU seconds (CPU time is what a busy machine does not inflate) and the
+process's peak RSS. "-" means the library has no such algorithm (or none without a Python
+callback per edge).
 
 Target: PageRank on 1M nodes / 10M edges <= 10 s on the 2-core machine.
 
@@ -37,31 +38,32 @@ import numpy as np
 
 from _util import cpu_seconds, load_average, machine, peak_rss_mib, render_table
 
-LIBS = ("graphlake", "igraph", "networkit", "scipy", "rustworkx")
-STEPS = ("convert", "pagerank", "wcc", "scc", "louvain", "kcore", "sssp")
+LIBS = ("graphlake", "igraph", "igraph-numpy", "networkit", "scipy", "rustworkx")
+STEPS = ("convert", "pagerank", "wcc", "scc", "louvain", "leiden", "kcore", "sssp")
 
 
 def make_csr(n: int, m: int, seed: int = 7) -> Any:
-    """A Csr over keys n0000000.. (sorted as the integers are) with m uniform edges."""
+    """A Csr over keys n0000000.. (sorted as the integers are) with m uniform edges, with
+    int32 node ids and edge rows as graphlake.adjacency builds them at this size."""
     import pyarrow as pa
 
-    from graphlake.adjacency.csr import INDEX, Csr, _offsets
+    from graphlake.adjacency.csr import Csr, group_offsets
 
     rng = np.random.default_rng(seed)
-    s = np.sort(rng.integers(0, n, m, dtype=INDEX))
-    d = rng.integers(0, n, m, dtype=INDEX)
+    s = np.sort(rng.integers(0, n, m, dtype=np.int32))
+    d = rng.integers(0, n, m, dtype=np.int32)
     keys = pa.array([f"n{i:08d}" for i in range(n)], pa.string())
     by_dst = np.argsort(d, kind="stable")
     return Csr(
         src_keys=keys,
         dst_keys=keys,
         edge_ids=pa.array(np.arange(m).astype(str)),
-        out_offsets=_offsets(s, n),
+        out_offsets=group_offsets(s, n),
         out_targets=d,
-        out_edges=np.arange(m, dtype=INDEX),
-        in_offsets=_offsets(d[by_dst], n),
+        out_edges=np.arange(m, dtype=np.int32),
+        in_offsets=group_offsets(d[by_dst], n),
         in_sources=s[by_dst],
-        in_edges=by_dst.astype(INDEX),
+        in_edges=by_dst.astype(np.int32),
     )
 
 
@@ -69,20 +71,34 @@ def _sources(csr: Any) -> np.ndarray:
     return np.repeat(np.arange(len(csr.out_offsets) - 1), np.diff(csr.out_offsets))
 
 
-def run_igraph(csr: Any, weights: np.ndarray) -> dict[str, Callable[[], Any]]:
+def run_igraph(
+    csr: Any, weights: np.ndarray, numpy_pairs: bool = False
+) -> dict[str, Callable[[], Any]]:
+    """igraph fed as graphlake.algo feeds it (tuples of Python ints, a chunk at a time:
+    nodes.edge_pairs), or, `numpy_pairs`, from one (m, 2) numpy array (the row
+    "igraph-numpy": python-igraph reads it a row view and two numpy scalars at a time)."""
     import igraph as ig
+
+    from graphlake.algo.nodes import edge_pairs
 
     g: dict[str, Any] = {}
 
     def convert() -> None:
         n = len(csr.src_keys)
         g["d"] = ig.Graph(n=n, directed=True)
-        g["d"].add_edges(np.column_stack([_sources(csr), csr.out_targets]))
+        if numpy_pairs:
+            g["d"].add_edges(np.column_stack([_sources(csr), csr.out_targets]))
+        else:
+            g["d"].add_edges(edge_pairs(csr))
         g["d"].es["w"] = weights
 
     def louvain() -> Any:
         u = g["d"].as_undirected(mode="each")
         return u.community_multilevel()
+
+    def leiden() -> Any:
+        u = g["d"].as_undirected(mode="each")
+        return u.community_leiden(objective_function="modularity", n_iterations=2)
 
     def kcore() -> Any:
         u = g["d"].as_undirected(mode="collapse")
@@ -94,6 +110,7 @@ def run_igraph(csr: Any, weights: np.ndarray) -> dict[str, Callable[[], Any]]:
         "wcc": lambda: g["d"].connected_components(mode="weak").membership,
         "scc": lambda: g["d"].connected_components(mode="strong").membership,
         "louvain": louvain,
+        "leiden": leiden,
         "kcore": kcore,
         "sssp": lambda: g["d"].distances(source=0, weights="w", mode="out"),
     }
@@ -106,7 +123,8 @@ def run_networkit(csr: Any, weights: np.ndarray) -> dict[str, Callable[[], Any]]
     n = len(csr.src_keys)
 
     def convert() -> None:
-        coo = (weights, (_sources(csr), csr.out_targets))
+        # GraphFromCoo takes int64 ids only ("invalid input format" for int32 targets)
+        coo = (weights, (_sources(csr), csr.out_targets.astype(np.int64)))
         g["d"] = nk.GraphFromCoo(coo, n=n, directed=True, weighted=True)
 
     def pagerank() -> Any:
@@ -213,6 +231,7 @@ def run_graphlake(csr: Any, weights: np.ndarray) -> dict[str, Callable[[], Any]]
         "wcc": lambda: A.weakly_connected_components(csr, max_memory_mb=64_000),
         "scc": lambda: A.strongly_connected_components(csr, max_memory_mb=64_000),
         "louvain": lambda: A.louvain(csr, max_memory_mb=64_000),
+        "leiden": lambda: A.leiden(csr, iterations=2, max_memory_mb=64_000),
         "kcore": lambda: A.kcore(csr, max_memory_mb=64_000),
         "sssp": lambda: A.shortest_paths(csr, first, weights, max_memory_mb=64_000),
     }
@@ -221,6 +240,7 @@ def run_graphlake(csr: Any, weights: np.ndarray) -> dict[str, Callable[[], Any]]
 RUNNERS = {
     "graphlake": run_graphlake,
     "igraph": run_igraph,
+    "igraph-numpy": lambda csr, weights: run_igraph(csr, weights, numpy_pairs=True),
     "networkit": run_networkit,
     "scipy": run_scipy,
     "rustworkx": run_rustworkx,

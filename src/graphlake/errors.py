@@ -303,6 +303,12 @@ class CypherParameterError(CypherError):
     """A `$parameter` is missing or has a value of the wrong type."""
 
 
+class CypherProcedureError(CypherError, AlgorithmError):
+    """A `CALL` names no known procedure (the message lists them) or passes it arguments
+    it does not take (a parameter out of range, an unknown option, a YIELD column it does
+    not have); nothing ran."""
+
+
 # --- merge ------------------------------------------------------------------------------
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from graphlake.adjacency.csr import Csr, from_edges
 from graphlake.algo import algorithms as A
+from graphlake.algo import nodes
 from graphlake.errors import AlgorithmError, AlgorithmMemoryError, KeyNotFoundError
 
 
@@ -207,6 +208,25 @@ def test_bipartite_is_one_graph_over_both_node_sets() -> None:
     assert A.strongly_connected_components(csr, types=types)["component"].to_pylist() == list(
         range(50)
     )
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 1 << 16])
+def test_edges_reach_igraph_whole_across_chunks(
+    monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    """igraph is fed a chunk of edges at a time (nodes.PAIR_CHUNK): every chunk size gives
+    the CSR's edges, in the union node space of a bipartite type too."""
+    csr, edges = random_graph(4, n=40, m=90)
+    whole = A.pagerank(csr)  # one chunk
+    monkeypatch.setattr(nodes, "PAIR_CHUNK", chunk)
+    want = [
+        (csr.src_keys.to_pylist().index(a), csr.src_keys.to_pylist().index(b)) for a, b, _ in edges
+    ]
+    assert sorted(nodes.edge_pairs(csr)) == sorted(want)
+    assert A.pagerank(csr).equals(whole)
+    people, posts = _keys("x", 5), _keys("y", 4)
+    bip = _csr(people, posts, [(people[i], posts[i % 4], f"w{i}") for i in range(5)])
+    assert list(nodes.edge_pairs(bip)) == [(i, 5 + i % 4) for i in range(5)]
 
 
 def test_empty_graph_answers_empty_tables() -> None:

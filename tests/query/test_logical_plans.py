@@ -29,6 +29,16 @@ def _logical(text: str, schema=SCHEMA, params=PARAMS) -> logical.LogicalPlan:
 # (query, the plan top-down: each operator with its executor)
 GOLDEN = [
     (
+        "CALL pagerank('Knows', {damping: 0.9}) YIELD node AS p, rank WHERE rank > 0.01 "
+        "RETURN p.name, rank ORDER BY rank DESC",
+        """\
+Sort rank DESC  [sql]
+Project p.name, rank  [sql]
+Filter rank > 0.01  [sql]
+ProcedureCall pagerank() YIELD p, rank  [algo]
+""",
+    ),
+    (
         "MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN b.name",
         """\
 Project b.name  [csr]
@@ -266,7 +276,7 @@ def _corpus():
 def test_the_executor_rule_agrees_with_what_runs():
     """csr exactly when query.traverse takes the query; pathsearch exactly when the
     planner prepared a path search (so explain's logical plan is what runs)."""
-    counts = {"csr": 0, "pathsearch": 0, "sql": 0}
+    counts = {"csr": 0, "pathsearch": 0, "sql": 0, "algo": 0}
     for text, schema, params in _corpus():
         try:
             plan = plan_query(parse_query(text), schema, dict(params))

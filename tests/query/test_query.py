@@ -12,6 +12,7 @@ from graphlake.errors import (
     CypherError,
     CypherNameError,
     CypherParameterError,
+    CypherProcedureError,
     CypherSyntaxError,
     CypherTypeError,
     CypherWriteError,
@@ -377,11 +378,11 @@ BAD = [
     ("MATCH (n:Person) DETACH DELETE n", CypherWriteError, "DETACH"),
     ("MATCH (n:Person) REMOVE n.age RETURN n", CypherWriteError, "REMOVE"),
     ("LOAD CSV FROM 'file:///etc/passwd' AS l RETURN l", CypherWriteError, "LOAD"),
-    ("CALL db.labels()", CypherSyntaxError, "CALL is not supported"),
+    ("CALL db.labels()", CypherProcedureError, "unknown procedure 'db.labels' (known: pagerank"),
     (
         "MATCH (n:Person) CALL { MATCH (m) RETURN m } RETURN n",
         CypherSyntaxError,
-        "line 1, column 18: CALL is not supported",
+        "line 1, column 18: CALL { ... } subqueries are not supported",
     ),
     (
         "MATCH (n:Person) RETURN n UNION MATCH (m) RETURN m",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.server.harness import head
+from tests.server.harness import head, mutate
 
 
 def test_algorithms_answer_rows_by_id(reader: httpx.Client) -> None:
@@ -63,3 +63,66 @@ def test_algo_errors_are_typed_4xx(
     assert reader.post("/branches/main/algo/wcc", json={"edge_type": ""}).status_code == 422
     big = {"edge_type": "Knows", "params": {f"p{i}": 1 for i in range(9)}}
     assert reader.post("/branches/main/algo/wcc", json=big).status_code == 422
+
+
+def test_next_page_reads_the_kept_answer(writer: httpx.Client, branch: str) -> None:
+    """The first request runs the algorithm and keeps its answer; the next page of the
+    same commit, algorithm, edge type and parameters is a slice of it (`cached`, no run);
+    other parameters, or a write that moves the head, run again."""
+    url = f"/branches/{branch}/algo/pagerank"
+    body = {"edge_type": "Knows", "params": {"damping": 0.61}, "limit": 2}
+    first = writer.post(url, json=body)
+    assert first.status_code == 200, first.text
+    assert first.json()["cached"] is False and first.json()["total"] == 3
+    second = writer.post(url, json={**body, "offset": 2})
+    assert second.status_code == 200, second.text
+    assert second.json()["cached"] is True
+    assert second.json()["commit"] == first.json()["commit"]
+    assert len(first.json()["rows"]) == 2 and len(second.json()["rows"]) == 1
+    again = writer.post(url, json={**body, "limit": 3}).json()
+    assert again["cached"] is True and again["rows"] == first.json()["rows"] + second.json()["rows"]
+    other = writer.post(url, json={**body, "params": {"damping": 0.62}})
+    assert other.json()["cached"] is False
+    mutate(writer, branch, {"op": "insert", "table": "Person", "rows": [{"name": "Dan"}]})
+    moved = writer.post(url, json=body).json()
+    assert moved["cached"] is False and moved["total"] == 4
+    assert moved["commit"] != first.json()["commit"]
+
+
+def test_answer_cache_is_bounded_by_bytes() -> None:
+    import pyarrow as pa
+
+    from graphlake.server.algo_cache import AnswerCache, answer_key
+
+    def table(n: int) -> pa.Table:
+        return pa.table({"rank": pa.array([0.5] * n, pa.float64())})  # 8 bytes a row
+
+    cache = AnswerCache(budget_bytes=8 * 100)
+    keys = [answer_key("c", "pagerank", "Knows", {"damping": d}) for d in (0.1, 0.2, 0.3)]
+    assert cache.put(keys[0], table(40)) and cache.put(keys[1], table(40))
+    assert cache.get(keys[0]) is not None  # now the most recently used
+    assert cache.put(keys[2], table(40))  # 120 rows > 100: the least recent (keys[1]) goes
+    assert cache.get(keys[1]) is None and cache.get(keys[0]) is not None
+    assert cache.nbytes == 8 * 80
+    assert not cache.put(answer_key("c", "wcc", "Knows", {}), table(101))  # larger than all
+    assert cache.nbytes == 8 * 80
+    assert answer_key("c", "a", "E", {"x": 1, "y": 2}) == answer_key(
+        "c", "a", "E", {"y": 2, "x": 1}
+    )
+
+
+def test_cypher_call_runs_in_the_query_worker(reader: httpx.Client) -> None:
+    r = reader.post(
+        "/branches/main/query",
+        json={
+            "query": "CALL pagerank('Knows', {damping: $d}) YIELD node, rank "
+            "RETURN node.name AS name, rank ORDER BY rank DESC, name",
+            "params": {"d": 0.85},
+        },
+    )
+    assert r.status_code == 200, r.text
+    rows = r.json()["rows"]
+    assert [row[0] for row in rows] == ["Bob", "Alice", "Carol"]
+    r = reader.post("/branches/main/query", json={"query": "CALL pagerank('Knows', {damping: 2})"})
+    assert r.status_code == 400 and r.json()["error"]["type"] == "CypherProcedureError", r.text
+    assert "damping must be between 0 and 1" in r.json()["error"]["message"]

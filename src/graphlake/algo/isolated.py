@@ -4,7 +4,9 @@ commit, algorithm, edge type, options and the rows wanted; the worker opens the 
 (kept open for the next job on the same root), runs `run.run` with the pool's memory as
 `max_memory_mb` (so a run estimated past it is refused with `AlgorithmMemoryError`
 before it starts; the pool's own limit catches what the estimate misses), and sends back
-the total row count and the asked-for slice as Arrow IPC bytes."""
+the total row count and the asked-for slice as Arrow IPC bytes, or the whole answer when
+it is at most `whole_bytes` (Arrow buffer bytes), so the caller can keep it for the next
+page (server/algo_cache.py)."""
 
 from __future__ import annotations
 
@@ -36,8 +38,10 @@ def run_isolated(
     timeout_name: str,
     memory_name: str,
     cancelled: Callable[[], bool] | None = None,
-) -> tuple[int, pa.Table]:
-    """(rows in the whole answer, rows offset..offset+limit) of algorithm `name`."""
+    whole_bytes: int = 0,
+) -> tuple[int, pa.Table, bool]:
+    """(rows in the whole answer, rows offset..offset+limit of algorithm `name`, False),
+    or (rows, the whole answer, True) when it has at most `whole_bytes`."""
     repo = snapshot.repo
     args = (
         repo.uri,
@@ -49,6 +53,7 @@ def run_isolated(
         workers.memory_mb,
         offset,
         limit,
+        whole_bytes,
     )
     stopped = Stopped(
         timeout=lambda _elapsed: (
@@ -60,14 +65,14 @@ def run_isolated(
             f"{memory_name}); run it on a smaller edge type or raise the limit"
         ),
     )
-    total, data = workers.run(
+    total, data, whole = workers.run(
         "graphlake.algo.isolated:algo_job",
         args,
         timeout_s=None if timeout_s is None else timeout_s + KILL_GRACE_S,
         stopped=stopped,
         cancelled=cancelled,
     )
-    return total, pa.ipc.open_stream(data).read_all()
+    return total, pa.ipc.open_stream(data).read_all(), whole
 
 
 # --- the worker's side
@@ -83,7 +88,8 @@ def algo_job(
     memory_mb: int,
     offset: int,
     limit: int,
-) -> tuple[int, bytes]:
+    whole_bytes: int = 0,
+) -> tuple[int, bytes, bool]:
     # in the worker process only: the parent never loads igraph
     from graphlake.algo.run import run
 
@@ -94,4 +100,6 @@ def algo_job(
         max_memory_mb=memory_mb,
         **options,
     )
-    return table.num_rows, ipc_bytes(table.slice(offset, limit))
+    if table.nbytes <= whole_bytes:
+        return table.num_rows, ipc_bytes(table), True
+    return table.num_rows, ipc_bytes(table.slice(offset, limit)), False

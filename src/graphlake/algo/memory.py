@@ -2,8 +2,8 @@
 counts, and refused past its limit (`AlgorithmMemoryError`): a run is whole or absent.
 
 The figures are bytes per edge and per node on top of the adjacency itself (about 56
-bytes per edge, counted by the caller): the (source, target) pairs handed to igraph (16 B
-per edge) and igraph's own graph (from, to and two orderings: 32 B per edge), a second,
+bytes per edge, counted by the caller): the source ids and the edge list handed to igraph
+(16 B per edge) and igraph's own graph (from, to and two orderings: 32 B per edge), a second,
 undirected copy for Louvain, Leiden and k-core, the weights as a list for shortest paths,
 and per node the result as a Python list and as Arrow columns. Checked against
 bench/algo.py at 1M nodes / 10M edges: PageRank estimated at 1.36 GB with the adjacency,

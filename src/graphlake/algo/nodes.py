@@ -9,6 +9,9 @@ sets: source nodes are 0..ns-1 and target node j is ns + j; the answer has a lea
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from itertools import chain
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -20,11 +23,26 @@ def node_count(csr: Csr) -> int:
     return len(csr.src_keys) + (0 if csr.same_type else len(csr.dst_keys))
 
 
-def edge_pairs(csr: Csr) -> np.ndarray:
-    """(m, 2) dense (source, target) ids in the union node space, in CSR order."""
+PAIR_CHUNK = 1 << 16  # edges converted to Python ints at a time (edge_pairs)
+
+
+def edge_pairs(csr: Csr) -> Iterator[tuple[int, int]]:
+    """Dense (source, target) ids in the union node space, in CSR order, as tuples of
+    Python ints, converted a chunk at a time. python-igraph copies an edge list element
+    by element whatever it is given; from tuples of ints that copy takes about 30% less
+    CPU than from a numpy (m, 2) array, which it reads a row view and two numpy scalars at
+    a time (bench/algo.py, docs/performance.md), and the chunks bound the extra memory."""
     sources = np.repeat(np.arange(len(csr.src_keys), dtype=INDEX), np.diff(csr.out_offsets))
     offset = 0 if csr.same_type else len(csr.src_keys)
-    return np.column_stack([sources, csr.out_targets + offset])
+    targets = csr.out_targets
+    return chain.from_iterable(
+        zip(
+            sources[i : i + PAIR_CHUNK].tolist(),
+            (targets[i : i + PAIR_CHUNK] + offset).tolist(),
+            strict=True,
+        )
+        for i in range(0, len(targets), PAIR_CHUNK)
+    )
 
 
 def answer(

@@ -9,7 +9,7 @@ LadybugDB's algo extension names as aliases (`page_rank`, `wcc`, `k_core_decompo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -119,19 +119,10 @@ def run(
 ) -> pa.Table:
     """The answer of algorithm `name` on `edge_type` at `snapshot` (see algorithms.py)."""
     algo = lookup(name)
-    unknown = sorted(set(options) - set(algo.params))
-    if unknown:
-        allowed = ", ".join(algo.params) or "none"
-        raise AlgorithmError(
-            f"{algo.name} has no parameter {unknown[0]!r} (its parameters: {allowed})"
-        )
-    missing = [p for p in algo.required if options.get(p) is None]
-    if missing:
-        raise AlgorithmError(f"{algo.name} needs {missing[0]!r}")
+    check_options(algo, options)
     limit = params.integer("max_memory_mb", max_memory_mb)
     if limit < 1:
         raise AlgorithmError(f"max_memory_mb must be at least 1, not {max_memory_mb!r}")
-    _validate(options)
     edge = snapshot.type(edge_type, "edge")
     assert isinstance(edge, EdgeType)  # type(..., "edge") refuses a node type
     weight = options.pop("weight", None)
@@ -151,7 +142,23 @@ def run(
     return algo.function(csr, types=(edge.src, edge.dst), max_memory_mb=limit, **kwargs)
 
 
-def _validate(options: dict[str, Any]) -> None:
+def check_options(algo: Algorithm, options: Mapping[str, Any]) -> None:
+    """Raise `AlgorithmError` unless `options` are parameters `algo` takes, with values
+    in range and the required ones given (before anything is read; Cypher's CALL checks
+    them while planning)."""
+    unknown = sorted(set(options) - set(algo.params))
+    if unknown:
+        allowed = ", ".join(algo.params) or "none"
+        raise AlgorithmError(
+            f"{algo.name} has no parameter {unknown[0]!r} (its parameters: {allowed})"
+        )
+    missing = [p for p in algo.required if options.get(p) is None]
+    if missing:
+        raise AlgorithmError(f"{algo.name} needs {missing[0]!r}")
+    _validate(options)
+
+
+def _validate(options: Mapping[str, Any]) -> None:
     """The parameter checks, before the adjacency is read (the functions check again)."""
     checks: dict[str, Callable[[str, Any], Any]] = {
         "damping": params.unit_open,

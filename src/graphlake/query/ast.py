@@ -178,7 +178,18 @@ class Projection:
     where: Expr | None
 
 
-Clause = Match | Unwind | Projection
+@dataclass(frozen=True)
+class Call:
+    """`CALL name(args) YIELD column [AS alias], ... [WHERE ...]`: a graph algorithm."""
+
+    pos: Pos
+    name: str  # as written (dotted parts joined by ".")
+    args: tuple[Expr, ...]
+    yields: tuple[tuple[str, str], ...] | None  # (column, alias); None: every column
+    where: Expr | None
+
+
+Clause = Match | Unwind | Projection | Call
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ plan reads are registered; parameters are bound as prepared parameters (`Plan.pa
 
 A query of query.traverse's shape (an anchored traversal) runs on the cached adjacency
 instead, without DuckDB (`CSR_TRAVERSAL`), and so do shortestPath searches between
-selected nodes (pathsearch.CsrPathSearcher).
+selected nodes (pathsearch.CsrPathSearcher). A `CALL` of a graph algorithm runs first
+(query/calls.py) and its Arrow answer is registered for the SQL.
 
 The time limit runs from the first step: parsing, planning and every prefetch count, and
 the deadline is checked between prefetch lookups and between traversal levels (a Lance
@@ -38,6 +39,7 @@ from graphlake.errors import (
     QueryTooLargeError,
 )
 from graphlake.query import traverse
+from graphlake.query.calls import run_calls
 from graphlake.query.parser import parse_query
 from graphlake.query.pathsearch import CsrPathSearcher, PathSearcher
 from graphlake.query.plancache import PlanCache
@@ -191,6 +193,7 @@ def _run_sql(
     sql_limits = dataclasses.replace(limits, max_query_chars=None)
     clock.check()
     extra, frontiers = _prefetched(snapshot, plan, clock, sql_limits)
+    extra.update(run_calls(snapshot, plan.calls, clock.check, limits.memory_limit_mb))
     plan = _searched(snapshot, plan, frontiers, extra, clock)
     if bound is not None:
         extra.update(bound[1])

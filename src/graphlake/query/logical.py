@@ -46,7 +46,7 @@ from graphlake.query.expr import ExprCompiler, contains_aggregate
 from graphlake.query.patterns import MAX_HOPS
 from graphlake.schema.model import EdgeType, NodeType
 
-Executor = Literal["sql", "csr", "pathsearch"]
+Executor = Literal["sql", "csr", "pathsearch", "algo"]
 
 
 # --- typed expressions -------------------------------------------------------------------
@@ -180,6 +180,18 @@ class OptionalJoin(Op):
 
 
 @dataclass(frozen=True)
+class ProcedureCall(Op):
+    """`CALL name(args) YIELD ...`: a graph algorithm run on the adjacency before the SQL
+    (query.calls); its answer is a table the rest of the plan reads."""
+
+    name: str
+    yields: tuple[str, ...]
+
+    def detail(self) -> str:
+        return f"{self.name}() YIELD {', '.join(self.yields)}" if self.yields else f"{self.name}()"
+
+
+@dataclass(frozen=True)
 class Unwind(Op):
     expr: Typed
     var: str
@@ -279,6 +291,8 @@ def build(query: ast.Query, checker: Checker) -> LogicalPlan:
         elif isinstance(clause, ast.Unwind):
             b.ops.append(Unwind(b.typed(clause.expr), clause.name))
             b.scope[clause.name] = Binding(None)
+        elif isinstance(clause, ast.Call):
+            b.call(clause)
         else:
             b.projection(clause)
     return choose_executors(LogicalPlan(tuple(b.ops)), checker)
@@ -296,6 +310,15 @@ class _Builder:
             return Typed(e, ec.typed(e)[1])
         except CypherError:  # checked by the planner; a narrower scope there typed it
             return Typed(e, None)
+
+    # --- CALL
+    def call(self, c: ast.Call) -> None:
+        aliases = tuple(alias for _, alias in c.yields or ())
+        self.ops.append(ProcedureCall(c.name, aliases, executor="algo"))
+        for alias in aliases:
+            self.scope[alias] = Binding(None)
+        if c.where is not None:
+            self.ops.append(Filter(self.typed(c.where)))
 
     # --- MATCH
     def match(self, m: ast.Match) -> None:
@@ -496,7 +519,7 @@ class _Builder:
 def choose_executors(plan: LogicalPlan, checker: Checker, csr: bool = True) -> LogicalPlan:
     """Every operator with the executor that runs it (see the module docstring);
     `csr=False` leaves the adjacency out (the planner's traversal did not take it)."""
-    ops = tuple(dataclasses.replace(op, executor="sql") for op in plan.ops)
+    ops = tuple(dataclasses.replace(op, executor=_fixed_executor(op)) for op in plan.ops)
     if csr and _on_adjacency(ops, checker):
         return LogicalPlan(tuple(dataclasses.replace(op, executor="csr") for op in ops))
     return LogicalPlan(_path_searches(ops, checker))
@@ -520,6 +543,11 @@ def first_match_on_csr(plan: LogicalPlan, hops: int) -> LogicalPlan:
         elif not isinstance(op, Filter):
             break
     return LogicalPlan(tuple(ops))
+
+
+def _fixed_executor(op: Op) -> Executor:
+    """An operator's executor before the rules choose: "algo" for a CALL, else "sql"."""
+    return "algo" if isinstance(op, ProcedureCall) else "sql"
 
 
 def _path_searches(ops: tuple[Op, ...], checker: Checker) -> tuple[Op, ...]:

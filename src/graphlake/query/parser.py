@@ -3,10 +3,11 @@ the AST. Every failure is a `CypherSyntaxError` or, for a write clause, a
 `CypherWriteError` naming the API and commands that write; no lark exception escapes. A
 syntax error gives the line and column, what was found and what was expected, in words a
 user knows (keywords; "an operator", "an expression"; never a grammar rule's name), a
-"did you mean" for a misspelt keyword, and names an unsupported clause (UNION, CALL) or a
-SQL statement as such. Integer literals (values, `LIMIT`/`SKIP`, hop bounds) are I64s: a
-longer one is a syntax error at its token, never Python's 4,300-digit int-str conversion
-error."""
+"did you mean" for a misspelt keyword, and names an unsupported clause (UNION, a `CALL {}`
+subquery) or a SQL statement as such. `CALL name(args) YIELD ...` is parsed here; which
+procedures exist (graph algorithms) is the planner's to check (query/calls.py). Integer
+literals (values, `LIMIT`/`SKIP`, hop bounds) are I64s: a longer one is a syntax error at
+its token, never Python's 4,300-digit int-str conversion error."""
 
 from __future__ import annotations
 
@@ -52,8 +53,6 @@ _WRITES = {
 _SQL = "`graphlake sql` / g.sql"
 _UNSUPPORTED = {
     "UNION": f"UNION is not supported: run the queries one by one, or combine them in SQL ({_SQL})",
-    "CALL": f"CALL is not supported (no procedures or subqueries); for what the Cypher "
-    f"subset does not cover, use SQL ({_SQL})",
     "EXPLAIN": "EXPLAIN is not part of the query text: pass explain=True "
     "(`graphlake query --explain`)",
     "PROFILE": "PROFILE is not supported: explain=True (`graphlake query --explain`) "
@@ -220,6 +219,7 @@ _KEYWORD_ORDER = (
     "OPTIONAL",
     "WITH",
     "UNWIND",
+    "CALL",
     "RETURN",
 )
 
@@ -273,6 +273,9 @@ def _syntax_error(exc: UnexpectedInput, text: str) -> CypherSyntaxError:
             return CypherSyntaxError(
                 f"expected {expected}, found end of input", len(lines), len(lines[-1]) + 1
             )
+        before = _previous(exc)
+        if tok.type == "LBRACE" and before is not None and before.type == "CALL":
+            return CypherSyntaxError(_CALL_SUBQUERY, before.line, before.column)
         glued = _glued_word(exc, text)
         if glued is not None:
             return glued
@@ -299,6 +302,18 @@ def _syntax_error(exc: UnexpectedInput, text: str) -> CypherSyntaxError:
     return CypherSyntaxError(
         f"expected {expected}, found end of input", len(lines), len(lines[-1]) + 1
     )
+
+
+_CALL_SUBQUERY = (
+    "CALL { ... } subqueries are not supported; CALL runs a graph algorithm, e.g. "
+    f"CALL pagerank('Knows') YIELD node, rank (for the rest, use SQL: {_SQL})"
+)
+
+
+def _previous(exc: UnexpectedToken) -> Token | None:
+    """The token before the unexpected one, when lark kept it."""
+    history = getattr(exc, "token_history", None) or []
+    return history[-1] if history else None
 
 
 def _glued_word(exc: UnexpectedToken, text: str) -> CypherSyntaxError | None:
@@ -634,6 +649,25 @@ class _Build(Transformer):
             parts.get("skip", (None,))[0],
             parts.get("limit", (None,))[0],
             parts.get("where", (None,))[0],
+        )
+
+    def proc_name(self, meta, ch):
+        return ".".join(ch)
+
+    def yield_item(self, meta, ch):
+        names = [c for c in ch if type(c) is str]
+        return ("yield", names[0], names[-1])
+
+    def call_clause(self, meta, ch):
+        name = next(c for c in ch if type(c) is str)
+        yields = tuple(c[1:] for c in ch if isinstance(c, tuple) and c[0] == "yield")
+        where = next((c[1] for c in ch if isinstance(c, tuple) and c[0] == "where"), None)
+        return ast.Call(
+            _pos(meta),
+            name,
+            tuple(_exprs(ch)),
+            yields if _tokens(ch, "YIELD") else None,
+            where,
         )
 
     def with_clause(self, meta, ch):

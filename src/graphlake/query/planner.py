@@ -19,6 +19,7 @@ from typing import cast
 
 from graphlake.errors import CypherError, CypherParameterError
 from graphlake.query import ast
+from graphlake.query.calls import AlgoCall, compile_call, completed
 from graphlake.query.checker import Binding, Checker, value_type
 from graphlake.query.expr import ExprCompiler, contains_aggregate, ident
 from graphlake.query.logical import LogicalPlan, choose_executors, first_match_on_csr, pattern_text
@@ -52,6 +53,7 @@ class Plan:
     # Otherwise its first MATCH, when that runs on the adjacency (query.traverse): the
     # executor may register its rows and run `on_bindings()` instead of this plan.
     csr_match: MatchOnCsr | None = None
+    calls: tuple[AlgoCall, ...] = ()  # graph algorithms, run before the SQL
 
     def argument(self, value: object) -> object:
         """A seed lookup's value: a constant, or a parameter's value in `arguments`."""
@@ -135,7 +137,7 @@ class Plan:
 
 
 def plan_query(query: ast.Query, schema: Schema, params: dict[str, object]) -> Plan:
-    return _Planner(schema, params, query).plan()
+    return _Planner(schema, params, completed(query)).plan()
 
 
 class _Planner:
@@ -155,6 +157,7 @@ class _Planner:
         self.prefetch: list[Prefetch] = []
         self.searches: list[PathSearch] = []
         self.csr_match: MatchOnCsr | None = None
+        self.calls: list[AlgoCall] = []
 
     @property
     def prev(self) -> str:
@@ -174,6 +177,8 @@ class _Planner:
                 self._match(clause)
             elif isinstance(clause, ast.Unwind):
                 self._unwind(clause)
+            elif isinstance(clause, ast.Call):
+                self._call(clause)
             else:
                 columns = self._projection(clause)
         logical = build_logical(self.query, self.checker)
@@ -196,6 +201,7 @@ class _Planner:
             frozenset(self.checker.inlined),
             logical,
             self.csr_match,
+            tuple(self.calls),
         )
 
     def _traversal(self, logical: LogicalPlan, columns: tuple[str, ...]) -> Traversal | None:
@@ -312,6 +318,15 @@ class _Planner:
             f"FROM {self.prev} AS __p",
         )
         self.scope = {**self.scope, u.name: Binding(_item_type(u.expr, self.checker))}
+
+    # --- CALL (query/calls.py)
+    def _call(self, c: ast.Call) -> None:
+        compiled = compile_call(
+            c, self.checker, self.scope, self.prev, self.patterns, self.names, self._subquery
+        )
+        self.calls.append(compiled.call)
+        self._add(compiled.what, compiled.sql)
+        self.scope = {**self.scope, **compiled.new}
 
     # --- WITH / RETURN
     def _projection(self, p: ast.Projection) -> tuple[str, ...]:

@@ -31,6 +31,8 @@ A config file is TOML (`.toml`) or JSON (any other suffix):
     sql_max_result_bytes = 33554432  # Arrow bytes of a SQL result
     sql_memory_limit_mb = 256     # DuckDB's memory_limit per query (it never spills to disk)
     sql_threads = 2               # DuckDB threads per query
+    algo_cache_mb = 128           # completed graph algorithm answers kept for their next
+                                  # pages (Arrow bytes; server/algo_cache.py)
     page_max_rows = 10000         # largest `limit` of a table read
     log_max_commits = 10000       # largest `limit` of a log
     ui_sessions_per_token = 100   # web UI sessions one token may hold (its oldest go first)
@@ -122,6 +124,7 @@ class Limits:
     sql_max_result_bytes: int = 32 * 1024 * 1024
     sql_memory_limit_mb: int = 256
     sql_threads: int = 2
+    algo_cache_mb: int = 128
     page_max_rows: int = 10_000
     log_max_commits: int = 10_000
     ui_sessions_per_token: int = 100

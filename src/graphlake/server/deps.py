@@ -18,6 +18,7 @@ from fastapi import Depends, Request
 
 from graphlake.graph import Graph
 from graphlake.isolation import Workers, shared_workers
+from graphlake.server.algo_cache import AnswerCache
 from graphlake.server.auth import TokenTable
 from graphlake.server.config import ServerConfig
 from graphlake.server.slots import Slots
@@ -59,6 +60,8 @@ class AppState:
             "reads (table reads, SQL, search, diffs, merge previews, history pages)",
         )
         self.loads = Slots(limits.max_concurrent_loads, "max_concurrent_loads", "loads")
+        # Completed graph algorithm answers, for their next pages (server/algo_cache.py).
+        self.algo_answers = AnswerCache(limits.algo_cache_mb * 2**20)
         # The webhook engine while the app runs (server/webhooks/; None without webhooks).
         self.webhooks: WebhookEngine | None = None
 

@@ -1,7 +1,9 @@
 """`POST /branches/{b}/algo/{name}`: a graph algorithm on one edge type of the branch's
 head (any revision the path names), run in a query worker process like /query
 (server/queries.py): bounded by `query_memory_mb` (413, refused up front when the
-estimate passes it) and `sql_timeout_s` (408), cancelled with its client."""
+estimate passes it) and `sql_timeout_s` (408), cancelled with its client. A completed
+answer is kept by commit, algorithm, edge type and parameters (server/algo_cache.py), so
+the next page of it is a slice, not another run."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Any
 from fastapi import APIRouter, Path, Request
 from pydantic import BaseModel, ConfigDict, Field
 
+from graphlake.server.algo_cache import answer_key
 from graphlake.server.auth import ReadScope
 from graphlake.server.convert import columns_and_rows
 from graphlake.server.deps import State
@@ -46,6 +49,10 @@ class AlgoResult(BaseModel):
     total: int = Field(description="Rows in the whole answer (one per node reached).")
     columns: list[str]
     rows: list[list[Any]]
+    cached: bool = Field(
+        description="The answer was kept from an earlier request (same commit, algorithm, "
+        "edge type and parameters): this page did not run the algorithm."
+    )
 
 
 @router.post(
@@ -68,14 +75,18 @@ async def algo(
     gone = threading.Event()
     limit = min(body.limit or limits.sql_max_rows, limits.sql_max_rows)
 
-    def work() -> tuple[Any, int, Any]:
+    def work() -> tuple[Any, int, Any, bool]:
         # imported on use (app.py): keeps the server's start-up light
         from graphlake.algo.isolated import run_isolated
         from graphlake.read.snapshot import Snapshot  # on use, as above
 
         commit = state.graph.resolve(branch)
+        key = answer_key(commit.id, name.lower(), body.edge_type, body.params)
+        kept = state.algo_answers.get(key)
+        if kept is not None:
+            return commit, kept.num_rows, kept.slice(body.offset, limit), True
         with state.reads.hold():
-            total, table = run_isolated(
+            total, table, whole = run_isolated(
                 state.workers,
                 Snapshot(state.graph.repo, commit),
                 name,
@@ -87,9 +98,13 @@ async def algo(
                 timeout_name="sql_timeout_s",
                 memory_name="query_memory_mb",
                 cancelled=gone.is_set,
+                whole_bytes=state.algo_answers.budget_bytes,
             )
-        return commit, total, table
+        if whole:
+            state.algo_answers.put(key, table)
+            table = table.slice(body.offset, limit)
+        return commit, total, table, False
 
-    commit, total, table = await watched(request, work, gone)
+    commit, total, table, cached = await watched(request, work, gone)
     columns, rows = columns_and_rows(table)
-    return AlgoResult(commit=commit.id, total=total, columns=columns, rows=rows)
+    return AlgoResult(commit=commit.id, total=total, columns=columns, rows=rows, cached=cached)
