@@ -1,4 +1,5 @@
-"""The merge oracle on two branches, and the model against the truth table (see
+"""The merge oracle on two branches (the first half of its examples; the second half:
+`test_oracle_two_branch.py`), and the model against the truth table (see
 `tests/merge/oracle.py` for the oracle itself)."""
 
 from __future__ import annotations
@@ -7,53 +8,25 @@ import copy
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import graphlake as gl
 from tests.conftest import SOCIAL
 from tests.merge import model as M
 from tests.merge import test_truth_table as TT
-from tests.merge.oracle import (
-    BASE,
-    EXAMPLES,
-    SUPPRESS,
-    World,
-    histories,
-    make_branch,
-    merge_all_modes,
-    modes_for,
-    strategies,
-)
+from tests.merge.oracle import EXAMPLES_HALVES, SUPPRESS, TWO_BRANCH, World, two_branch_example
 
 
 @pytest.mark.slow
 @settings(
-    max_examples=EXAMPLES,
+    max_examples=EXAMPLES_HALVES[0],
     deadline=None,
     database=None,
     print_blob=True,
     suppress_health_check=SUPPRESS,
 )
-@given(
-    prefix=st.one_of(st.just([]), histories()),
-    src=histories(),
-    tgt=histories(flip=True),
-    strategy=strategies,
-)
+@given(**TWO_BRANCH)
 def test_two_branch_merge_matches_the_model(world: World, prefix, src, tgt, strategy) -> None:
-    name = world.fresh()
-    trunk = make_branch(world, name, "main", BASE, prefix)
-    source = make_branch(world, f"{name}-s", name, trunk.model, src)
-    target = make_branch(world, f"{name}-t", name, trunk.model, tgt)
-    exp = M.merge(
-        trunk.model,
-        [source.model],
-        target.model,
-        source_moved=[source.moved],
-        target_moved=target.moved,
-        strategy=strategy,
-    )
-    merge_all_modes(world, target, [source], exp, modes_for(name, 4), strategy=strategy)
+    two_branch_example(world, prefix, src, tgt, strategy)
 
 
 # --- the model against the hand-written truth table ---------------------------------------------
