@@ -1,10 +1,8 @@
-"""The merge oracle on two branches (the first half of its examples; the second half:
-`test_oracle_two_branch.py`), and the model against the truth table (see
-`tests/merge/oracle.py` for the oracle itself)."""
+"""The merge oracle on two branches and the model against the truth table, the first
+half of each (the second half: `test_oracle_two_branch.py`; see `tests/merge/oracle.py`
+for the oracle itself and why it is split)."""
 
 from __future__ import annotations
-
-import copy
 
 import pytest
 from hypothesis import given, settings
@@ -12,8 +10,15 @@ from hypothesis import given, settings
 import graphlake as gl
 from tests.conftest import SOCIAL
 from tests.merge import model as M
-from tests.merge import test_truth_table as TT
-from tests.merge.oracle import EXAMPLES_HALVES, SUPPRESS, TWO_BRANCH, World, two_branch_example
+from tests.merge.oracle import (
+    EXAMPLES_HALVES,
+    PAIRS_HALVES,
+    SUPPRESS,
+    TWO_BRANCH,
+    World,
+    model_agrees_with_the_truth_table,
+    two_branch_example,
+)
 
 
 @pytest.mark.slow
@@ -32,30 +37,12 @@ def test_two_branch_merge_matches_the_model(world: World, prefix, src, tgt, stra
 # --- the model against the hand-written truth table ---------------------------------------------
 
 
-@pytest.mark.parametrize(("s_op", "t_op"), TT.PAIRS, ids=[f"{s}-{t}" for s, t in TT.PAIRS])
+@pytest.mark.parametrize(
+    ("s_op", "t_op"), PAIRS_HALVES[0], ids=[f"{s}-{t}" for s, t in PAIRS_HALVES[0]]
+)
 def test_model_agrees_with_the_truth_table(s_op: str, t_op: str) -> None:
-    """The oracle's model, on the truth table's 81 pairs, gives the table's expectations:
-    its conflict kinds, else "both sides applied"."""
-    sides = {}
-    for side, op in (("source", s_op), ("target", t_op)):
-        sides[side] = copy.deepcopy(TT.BASE)
-        TT.OPS[op][1](sides[side], side)
-    exp = M.merge(
-        TT.BASE,
-        [sides["source"]],
-        sides["target"],
-        source_moved=[sides["source"] != TT.BASE],
-        target_moved=sides["target"] != TT.BASE,
-    )
-    kinds = TT.CONFLICTS.get(frozenset({s_op, t_op}), set())
-    if kinds:
-        assert exp.outcome == "conflict"
-        assert {kind for kind, _, _ in exp.conflicts} == kinds
-        return
-    both = copy.deepcopy(TT.BASE)
-    TT.OPS[s_op][1](both, "source")
-    TT.OPS[t_op][1](both, "target")
-    assert exp.outcome != "conflict" and exp.result == both
+    """The first half of the truth table's pairs (the second: test_oracle_two_branch.py)."""
+    model_agrees_with_the_truth_table(s_op, t_op)
 
 
 # --- write-path findings: cascades apply in call order ------------------------------------
