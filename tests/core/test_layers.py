@@ -143,8 +143,7 @@ def test_the_private_check_sees_both_forms(tmp_path: Path) -> None:
 
 # --- imports inside functions say why --------------------------------------------------
 # An import in a function body hides a dependency from the top of the module; each one
-# carries a comment (on its line or the line above: start-up time, a lazy name, the one
-# circle left).
+# carries a comment (on its line or the line above: start-up time, a lazy name).
 UNEXPLAINED_ALLOWED: set[str] = set()
 
 

@@ -27,10 +27,12 @@ its own merge base; the model merges each against its own base.
 steps, each checked against the same model (a revert or pick is a three-way merge with
 a chosen base).
 
-Budget: 300 two-branch and 100 N-branch examples of each N-branch test, about 6
-CPU-minutes in all (the walk that "off"/"verify" run costs a DuckDB connection, ~0.15 s,
-per changed table and side; 100 examples of different fork points took ~2 minutes).
-GRAPHLAKE_ORACLE_EXAMPLES sets the number of examples of all three.
+Budget: 300 two-branch examples (two modules of 150, run side by side:
+`EXAMPLES_HALVES`) and 100 N-branch examples of each N-branch test, about 6 CPU-minutes
+in all (the walk that "off"/"verify" run costs a DuckDB connection, ~0.15 s, per changed
+table and side; 100 examples of different fork points took ~2 minutes).
+GRAPHLAKE_ORACLE_EXAMPLES sets the number of examples of all three (the two-branch one's
+in all, split between its halves).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from hypothesis import strategies as st
 import graphlake as gl
 from graphlake.write.transaction import Transaction
 from tests.merge import model as M
+from tests.merge import test_truth_table as TT
 
 # Examples per test: the N-branch ones cost about three times as much (more branches to
 # write, N+1 deltas to discover). GRAPHLAKE_ORACLE_EXAMPLES sets both.
@@ -376,6 +379,65 @@ SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large]
 # On failure Hypothesis prints the falsifying histories (explicit, replayable) and, with
 # print_blob, a @reproduce_failure line.
 strategies = st.sampled_from([None, None, "ours", "theirs"])
+
+# The two-branch oracle is the suite's longest test, so it runs as two halves in two
+# modules (test_oracle.py, test_oracle_two_branch.py) that pytest-xdist hands to two
+# workers side by side: the same draws (TWO_BRANCH) and EXAMPLES examples in all. Its
+# `--dist loadfile` hands out the files with the most tests first, so each module also
+# checks half of the model against the truth table (81 quick cases): both halves start
+# early instead of one waiting among the one-test files at the end.
+EXAMPLES_HALVES = (max(1, EXAMPLES // 2), max(1, EXAMPLES - EXAMPLES // 2))
+PAIRS_HALVES = (TT.PAIRS[: len(TT.PAIRS) // 2], TT.PAIRS[len(TT.PAIRS) // 2 :])
+TWO_BRANCH = {
+    "prefix": st.one_of(st.just([]), histories()),
+    "src": histories(),
+    "tgt": histories(flip=True),
+    "strategy": strategies,
+}
+
+
+def model_agrees_with_the_truth_table(s_op: str, t_op: str) -> None:
+    """The oracle's model, on one of the truth table's 81 pairs, gives the table's
+    expectations: its conflict kinds, else "both sides applied"."""
+    sides = {}
+    for side, op in (("source", s_op), ("target", t_op)):
+        sides[side] = copy.deepcopy(TT.BASE)
+        TT.OPS[op][1](sides[side], side)
+    exp = M.merge(
+        TT.BASE,
+        [sides["source"]],
+        sides["target"],
+        source_moved=[sides["source"] != TT.BASE],
+        target_moved=sides["target"] != TT.BASE,
+    )
+    kinds = TT.CONFLICTS.get(frozenset({s_op, t_op}), set())
+    if kinds:
+        assert exp.outcome == "conflict"
+        assert {kind for kind, _, _ in exp.conflicts} == kinds
+        return
+    both = copy.deepcopy(TT.BASE)
+    TT.OPS[s_op][1](both, "source")
+    TT.OPS[t_op][1](both, "target")
+    assert exp.outcome != "conflict" and exp.result == both
+
+
+def two_branch_example(w: World, prefix, src, tgt, strategy) -> None:
+    """One example of the two-branch oracle: a trunk from the base with history
+    `prefix`, a source and a target forked from it, merged in every mode the example
+    runs, against the model."""
+    name = w.fresh()
+    trunk = make_branch(w, name, "main", BASE, prefix)
+    source = make_branch(w, f"{name}-s", name, trunk.model, src)
+    target = make_branch(w, f"{name}-t", name, trunk.model, tgt)
+    exp = M.merge(
+        trunk.model,
+        [source.model],
+        target.model,
+        source_moved=[source.moved],
+        target_moved=target.moved,
+        strategy=strategy,
+    )
+    merge_all_modes(w, target, [source], exp, modes_for(name, 4), strategy=strategy)
 
 
 # Sources forked from different commits of the target: the target's history is a trunk of

@@ -334,8 +334,7 @@ def test_uncertain_keys_are_compared_even_when_a_side_equals_the_base(people: gl
     table is physically the base's state (what an "ours" resolution leaves behind)."""
     from graphlake.merge.base import MergeBase
     from graphlake.merge.classify import MergeInputs, classify
-    from graphlake.merge.delta import DiscoverySettings
-    from graphlake.merge.timing import PhaseTimer
+    from graphlake.merge.run import MergeRun
 
     g = people
     g.create_branch("dev")
@@ -343,7 +342,5 @@ def test_uncertain_keys_are_compared_even_when_a_side_equals_the_base(people: gl
     source, target = g.head("dev"), g.head("main")
     for uncertain, kinds in (({}, []), ({"Person": {"Alice"}}, ["divergent_update"])):
         base = MergeBase(source, virtual=True, uncertain=uncertain)
-        cls = classify(
-            g.repo, MergeInputs(base, (source,), target), PhaseTimer(), DiscoverySettings()
-        )
+        cls = classify(MergeRun(g.repo), MergeInputs(base, (source,), target))
         assert [c.kind for c in cls.conflicts] == kinds

@@ -1,88 +1,48 @@
-"""The merge oracle on two branches, and the model against the truth table (see
-`tests/merge/oracle.py` for the oracle itself)."""
+"""The merge oracle on two branches and the model against the truth table, the first
+half of each (the second half: `test_oracle_two_branch.py`; see `tests/merge/oracle.py`
+for the oracle itself and why it is split)."""
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import graphlake as gl
 from tests.conftest import SOCIAL
 from tests.merge import model as M
-from tests.merge import test_truth_table as TT
 from tests.merge.oracle import (
-    BASE,
-    EXAMPLES,
+    EXAMPLES_HALVES,
+    PAIRS_HALVES,
     SUPPRESS,
+    TWO_BRANCH,
     World,
-    histories,
-    make_branch,
-    merge_all_modes,
-    modes_for,
-    strategies,
+    model_agrees_with_the_truth_table,
+    two_branch_example,
 )
 
 
 @pytest.mark.slow
 @settings(
-    max_examples=EXAMPLES,
+    max_examples=EXAMPLES_HALVES[0],
     deadline=None,
     database=None,
     print_blob=True,
     suppress_health_check=SUPPRESS,
 )
-@given(
-    prefix=st.one_of(st.just([]), histories()),
-    src=histories(),
-    tgt=histories(flip=True),
-    strategy=strategies,
-)
+@given(**TWO_BRANCH)
 def test_two_branch_merge_matches_the_model(world: World, prefix, src, tgt, strategy) -> None:
-    name = world.fresh()
-    trunk = make_branch(world, name, "main", BASE, prefix)
-    source = make_branch(world, f"{name}-s", name, trunk.model, src)
-    target = make_branch(world, f"{name}-t", name, trunk.model, tgt)
-    exp = M.merge(
-        trunk.model,
-        [source.model],
-        target.model,
-        source_moved=[source.moved],
-        target_moved=target.moved,
-        strategy=strategy,
-    )
-    merge_all_modes(world, target, [source], exp, modes_for(name, 4), strategy=strategy)
+    two_branch_example(world, prefix, src, tgt, strategy)
 
 
 # --- the model against the hand-written truth table ---------------------------------------------
 
 
-@pytest.mark.parametrize(("s_op", "t_op"), TT.PAIRS, ids=[f"{s}-{t}" for s, t in TT.PAIRS])
+@pytest.mark.parametrize(
+    ("s_op", "t_op"), PAIRS_HALVES[0], ids=[f"{s}-{t}" for s, t in PAIRS_HALVES[0]]
+)
 def test_model_agrees_with_the_truth_table(s_op: str, t_op: str) -> None:
-    """The oracle's model, on the truth table's 81 pairs, gives the table's expectations:
-    its conflict kinds, else "both sides applied"."""
-    sides = {}
-    for side, op in (("source", s_op), ("target", t_op)):
-        sides[side] = copy.deepcopy(TT.BASE)
-        TT.OPS[op][1](sides[side], side)
-    exp = M.merge(
-        TT.BASE,
-        [sides["source"]],
-        sides["target"],
-        source_moved=[sides["source"] != TT.BASE],
-        target_moved=sides["target"] != TT.BASE,
-    )
-    kinds = TT.CONFLICTS.get(frozenset({s_op, t_op}), set())
-    if kinds:
-        assert exp.outcome == "conflict"
-        assert {kind for kind, _, _ in exp.conflicts} == kinds
-        return
-    both = copy.deepcopy(TT.BASE)
-    TT.OPS[s_op][1](both, "source")
-    TT.OPS[t_op][1](both, "target")
-    assert exp.outcome != "conflict" and exp.result == both
+    """The first half of the truth table's pairs (the second: test_oracle_two_branch.py)."""
+    model_agrees_with_the_truth_table(s_op, t_op)
 
 
 # --- write-path findings: cascades apply in call order ------------------------------------

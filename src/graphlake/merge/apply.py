@@ -18,7 +18,9 @@ or one whose changes B has already) changes nothing and returns `already_up_to_d
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import nullcontext
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from graphlake.catalog.commits import Commit
@@ -30,8 +32,11 @@ from graphlake.merge.base import MergeBase
 from graphlake.merge.classify import Classification
 from graphlake.merge.conflicts import SCHEMA_CONFLICT, Conflict
 from graphlake.merge.delta import DiscoverySettings
+from graphlake.merge.effects import publish_classified
 from graphlake.merge.rows import STRATEGIES
+from graphlake.merge.run import MergeRun
 from graphlake.merge.shown import reported
+from graphlake.merge.step import classify_step, record_step
 from graphlake.merge.timing import PhaseTimer
 from graphlake.retry import retry_while_head_moves
 from graphlake.storage.scratch import scratch
@@ -96,6 +101,9 @@ def _apply(
     commit = repo.resolve(rev)
     parent = parent_of(repo, commit, mainline)
     base, source = (commit, parent) if kind == REVERT else (parent, commit)
+    options = MergeRun(
+        repo, branch, strategy=strategy, dry_run=dry_run, settings=settings, message=message
+    )
 
     def run() -> R.MergeResult:
         # A dry run's scratch forks and merged schema leave nothing in the root.
@@ -104,20 +112,7 @@ def _apply(
             MergeIntent(MergeIntents(repo.store), branch) as intent,
         ):
             return retry_while_head_moves(
-                lambda: _apply_once(
-                    repo,
-                    kind,
-                    rev,
-                    commit,
-                    base,
-                    source,
-                    branch,
-                    mainline,
-                    strategy,
-                    dry_run,
-                    message,
-                    settings,
-                ),
+                lambda: _apply_once(options, kind, rev, commit, base, source, mainline),
                 branch=branch,
                 what=kind.replace("_", "-"),
                 attempts=engine.MAX_ATTEMPTS,
@@ -129,59 +124,40 @@ def _apply(
 
 
 def _apply_once(
-    repo: Repo,
+    options: MergeRun,
     kind: str,
     rev: str,
     commit: Commit,
     base: Commit,
     source: Commit,
-    branch: str,
     mainline: int | None,
-    strategy: str | None,
-    dry_run: bool,
-    message: str | None,
-    settings: DiscoverySettings,
 ) -> R.MergeResult:
+    repo, branch = options.repo, options.into
     timer = PhaseTimer()
     with timer.phase("resolve_base"):
         t_ref, target = repo.branch_head(branch)
+    run = replace(options, t_ref=t_ref, timer=timer)
     result = R.MergeResult(
-        R.ALREADY_UP_TO_DATE, rev, branch, commit=target.id, base=base.id, dry_run=dry_run
+        R.ALREADY_UP_TO_DATE, rev, branch, commit=target.id, base=base.id, dry_run=run.dry_run
     )
     if kind == CHERRY_PICK and repo.history.is_ancestor(commit.id, target.id):
-        return engine.finish(result, timer)
-    pending = [(rev, source)]
-    step = engine.classify_step(
-        repo,
-        MergeBase(base),
-        target,
-        pending,
-        (),
-        branch,
-        strategy,
-        dry_run,
-        t_ref.incarnation,
-        False,
-        settings,
-        timer,
-    )
-    if step.prep is not None:
-        result.resolved = list(step.prep.resolved)
-    if step.cls is None:  # schema conflicts
-        assert step.prep is not None
-        return _conflicts(result, step.prep.conflicts, dry_run, timer)
-    cls = step.cls
-    engine.record_step(result, cls, step.prep)
-    if strategy is None:
-        cls.conflicts = cls.conflicts + _dropped_value_conflicts(result, kind, branch)
-    if cls.conflicts:
-        return _conflicts(result, cls.conflicts, dry_run, timer)
-    if _changes_nothing(cls, step.target, target):
-        return engine.finish(result, timer)
+        return run.finish(result)
+    cls = classify_step(run, MergeBase(base), target, [(rev, source)])
+    result.resolved = list(cls.resolved)
+    if not cls.rows_merged:  # schema conflicts
+        return _conflicts(run, result, cls.conflicts)
+    record_step(result, cls)
+    conflicts = list(cls.conflicts)
+    if run.strategy is None:
+        conflicts += _dropped_value_conflicts(result, kind, branch)
+    if conflicts:
+        return _conflicts(run, result, conflicts)
+    if _changes_nothing(cls, target):
+        return run.finish(result)
     result.outcome = R.MERGED
-    if dry_run:
+    if run.dry_run:
         result.commit = None
-        return engine.finish(result, timer)
+        return run.finish(result)
     verb = "revert" if kind == REVERT else "cherry-pick"
     meta: dict[str, object] = {
         REVERTED_META if kind == REVERT else PICKED_META: commit.id,
@@ -190,29 +166,26 @@ def _apply_once(
     if mainline is not None:
         meta["mainline"] = mainline
     with timer.phase("publish"):
-        published = engine.publish_classified(
-            repo,
-            branch,
-            t_ref,
-            step.target,
+        published = publish_classified(
+            run,
             cls,
             "merge",
             parents=(target.id,),
-            message=message or f'{verb} {commit.id[:12]} "{_first_line(commit.message)}"',
+            message=run.message or f'{verb} {commit.id[:12]} "{_first_line(commit.message)}"',
             meta=meta,
             action=verb,
         )
     result.commit = published.id
-    return engine.finish(result, timer)
+    return run.finish(result)
 
 
 def _conflicts(
-    result: R.MergeResult, conflicts: list[Conflict], dry_run: bool, timer: PhaseTimer
+    run: MergeRun, result: R.MergeResult, conflicts: Sequence[Conflict]
 ) -> R.MergeResult:
-    if not dry_run:
-        raise MergeConflictError(conflicts)
-    result.outcome, result.conflicts = R.CONFLICT, conflicts
-    return engine.finish(result, timer)
+    if not run.dry_run:
+        raise MergeConflictError(list(conflicts))
+    result.outcome, result.conflicts = R.CONFLICT, list(conflicts)
+    return run.finish(result)
 
 
 def _dropped_value_conflicts(result: R.MergeResult, kind: str, branch: str) -> list[Conflict]:
@@ -238,10 +211,10 @@ def _dropped_value_conflicts(result: R.MergeResult, kind: str, branch: str) -> l
     return out
 
 
-def _changes_nothing(cls: Classification, merged_view: Commit, target: Commit) -> bool:
+def _changes_nothing(cls: Classification, target: Commit) -> bool:
     """Whether applying `cls` would leave the target as it is (no row, schema or table
     state changes): then there is nothing to publish."""
-    if merged_view.schema_id != target.schema_id:
+    if cls.target.schema_id != target.schema_id:
         return False
     if any(target.tables.get(n) != st for n, st in cls.fixed.items()):
         return False

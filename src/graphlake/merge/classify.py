@@ -11,11 +11,19 @@ Sources forked from different commits of the target are each merged against thei
 base: sources sharing a base form a group; a table only one group changed takes the
 routes above against that group's base, otherwise its keys are decided by
 `merge.across`.
+
+`classify` answers with one immutable `Classification`: each table's outcome, every
+conflict left and every one resolved (the merged data checks', the schema merge's, the
+rows', the merged result's constraint violations, in that order) and the schema merge's
+own outcome. Strategy, strict disjointness, resolutions and discovery settings come from
+the `MergeRun`; what is merged (base, sources, target, the schema merge) from
+`MergeInputs`.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -33,7 +41,7 @@ from graphlake.merge.columns import backfilled_columns, plan_columns
 from graphlake.merge.conflicts import Conflict, between_sources, with_target
 from graphlake.merge.delta import DiscoverySettings, TableDelta, discover
 from graphlake.merge.rows import Decision, Row, merge_key
-from graphlake.merge.timing import PhaseTimer
+from graphlake.merge.run import MergeRun
 from graphlake.merge.violations import merge_violations
 from graphlake.schema.arrow import arrow_schema
 from graphlake.schema.model import EdgeType, NodeType
@@ -43,60 +51,71 @@ from graphlake.storage.plan import TablePlan
 from graphlake.write.backfill import ColumnWrite
 
 if TYPE_CHECKING:
+    from graphlake.merge.data_checks import MergedChecks
     from graphlake.merge.resolutions import Resolver
+    from graphlake.merge.schema_merge import SchemaOutcome
     from graphlake.repo import Repo
 
 
-@dataclass
+@dataclass(frozen=True)
 class TableOutcome:
     stats: R.TableStats
     plan: TablePlan | None = None  # effects against the target (what validation checks)
     adopt: TableState | None = None  # pointer adoption: the source's exact state
     # Insertion replay: sources whose fragments join by reference, and the plan of the
     # rows still to copy (the plan minus those sources' rows).
-    adoptions: list[Adoption] = field(default_factory=list)
+    adoptions: tuple[Adoption, ...] = ()
     copy_plan: TablePlan | None = None
-    conflicts: list[Conflict] = field(default_factory=list)
-    resolved: list[Conflict] = field(default_factory=list)
+    conflicts: tuple[Conflict, ...] = ()
+    resolved: tuple[Conflict, ...] = ()
     # The column route: columns written column-wise after `plan` (see merge.columns).
-    columns: list[ColumnWrite] = field(default_factory=list)
+    columns: tuple[ColumnWrite, ...] = ()
 
 
-@dataclass
+@dataclass(frozen=True)
 class Classification:
-    tables: dict[str, TableOutcome]
-    conflicts: list[Conflict]
-    resolved: list[Conflict]
-    # After a schema merge: tables it decided (their states), and their stats.
-    fixed: dict[str, TableState] = field(default_factory=dict)
-    stats: dict[str, R.TableStats] = field(default_factory=dict)
+    """One merge step's decision, built once (`classify`) and never changed."""
+
+    # The target as classified (after a schema merge: its view in the merged layout):
+    # the table effects apply to it.
+    target: Commit
+    tables: Mapping[str, TableOutcome]  # the row-routed tables (none: schema conflicts)
+    conflicts: tuple[Conflict, ...]  # left unresolved
+    resolved: tuple[Conflict, ...]  # settled by a strategy or a resolution
+    schema: SchemaOutcome | None = None  # the schema merge that came first, if any
+
+    @property
+    def rows_merged(self) -> bool:
+        """False while the schema merge has conflicts: the rows were not classified."""
+        return self.schema is None or self.schema.merged
+
+    @property
+    def fixed(self) -> Mapping[str, TableState]:
+        """Tables the schema merge decided: their final states."""
+        return self.schema.fixed if self.schema is not None else {}
 
 
 @dataclass(frozen=True)
 class MergeInputs:
+    """What one classification merges: the base, the sources and the target."""
+
     base: MergeBase
     sources: tuple[Commit, ...]
     target: Commit
-    strategy: str | None = None
-    strict_disjoint: bool = False
     # Each source's own base, when the sources forked from (or synced with) different
     # commits of the target; empty when `base` serves them all.
     source_bases: tuple[MergeBase, ...] = ()
-    # Branch names, for conflict reports (sources in order, then the target).
+    # Branch names of the sources, for conflict reports (the target's: `MergeRun.into`).
     source_names: tuple[str, ...] = ()
-    target_name: str = "target"
-    # After a schema merge (merge.schema_merge): where the target's changes since the
-    # base are found for tables whose target state was evolved to the merged layout.
-    discover_target: dict[str, TableState] = field(default_factory=dict)
-    # Tables whose states were evolved to the merged layout on unrelated forks: their
-    # changes are found by the walk (lineage cannot relate the forks).
-    walk: frozenset[str] = frozenset()
-    # Tables the schema merge decided (their final states): not classified, but the
-    # merged result's constraint checks read them (an edge's endpoints, say).
-    fixed: dict[str, TableState] = field(default_factory=dict)
-    fixed_plans: dict[str, TablePlan] = field(default_factory=dict)  # their deletions
-    # Per-conflict resolutions (merge.resolutions): the strategy of the keys they name.
-    resolver: Resolver | None = field(default=None, compare=False)
+    # The schema merge that came first (merge.schema_merge): `base`, `sources` and
+    # `target` are then its views in the merged layout. It says where the target's
+    # changes are found for tables evolved to the merged layout, which tables the walk
+    # discovers (evolved on unrelated forks: lineage cannot relate them) and which tables
+    # it decided (not classified, but the merged result's checks read them and their
+    # deletions).
+    schema: SchemaOutcome | None = None
+    # The merged data checks: their conflicts and resolutions come first.
+    checks: MergedChecks | None = None
 
     def source_name(self, i: int) -> str:
         return self.source_names[i] if i < len(self.source_names) else f"source {i + 1}"
@@ -116,24 +135,34 @@ class MergeInputs:
         return list(out.values())
 
 
-def classify(
-    repo: Repo, inputs: MergeInputs, timer: PhaseTimer, settings: DiscoverySettings
-) -> Classification:
+def classify(run: MergeRun, inputs: MergeInputs) -> Classification:
+    """Decide every table of the merge (no rows when the schema merge has conflicts)."""
+    repo, schema = run.repo, inputs.schema
+    checks = inputs.checks
+    conflicts = [
+        *(checks.conflicts if checks else ()),
+        *(schema.conflicts if schema else ()),
+    ]
+    resolved = [*(checks.resolved if checks else ()), *(schema.resolved if schema else ())]
+    if schema is not None and not schema.merged:
+        return Classification(inputs.target, {}, tuple(conflicts), tuple(resolved), schema)
     tables: dict[str, TableOutcome] = {}
     order = BaseOrder(repo)
     # Merges run only between commits of one schema (engine.py), the target's.
     for name in repo.schemas.of(inputs.target).table_names:
         if name not in inputs.target.tables:
             continue  # decided by the schema merge (merge.schema_merge)
-        tables[name] = _classify_table(repo, name, inputs, timer, settings, order)
-    conflicts = [c for o in tables.values() for c in o.conflicts]
-    resolved = [c for o in tables.values() for c in o.resolved]
-    with timer.phase("validate"):
+        tables[name] = _classify_table(run, name, inputs, order)
+    conflicts += [c for o in tables.values() for c in o.conflicts]
+    resolved += [c for o in tables.values() for c in o.resolved]
+    with run.timer.phase("validate"):
         plans = {n: o.plan for n, o in tables.items() if o.plan is not None}
-        plans.update({n: p for n, p in inputs.fixed_plans.items() if n not in plans})
-        merged = replace(inputs.target, tables={**inputs.fixed, **inputs.target.tables})
+        fixed = schema.fixed if schema is not None else {}
+        deletions = schema.deletions if schema is not None else {}
+        plans.update({n: p for n, p in deletions.items() if n not in plans})
+        merged = replace(inputs.target, tables={**fixed, **inputs.target.tables})
         conflicts += merge_violations(repo, merged, plans)
-    return Classification(tables, conflicts, resolved)
+    return Classification(inputs.target, tables, tuple(conflicts), tuple(resolved), schema)
 
 
 @dataclass
@@ -149,13 +178,9 @@ class _Group:
 
 
 def _classify_table(
-    repo: Repo,
-    name: str,
-    inputs: MergeInputs,
-    timer: PhaseTimer,
-    settings: DiscoverySettings,
-    order: BaseOrder,
+    run: MergeRun, name: str, inputs: MergeInputs, order: BaseOrder
 ) -> TableOutcome:
+    repo, timer, settings = run.repo, run.timer, run.settings
     t = inputs.target.tables[name]
     s_states = [s.tables[name] for s in inputs.sources]
     groups = [
@@ -169,13 +194,13 @@ def _classify_table(
     groups = [g for g in groups if g.changed or g.uncertain]
     if not groups:
         return TableOutcome(R.TableStats(R.NO_CHANGE, discovery="same-state"))
-    if name in inputs.walk:
+    if inputs.schema is not None and name in inputs.schema.walk:
         settings = replace(settings, lineage="off")
     if len(groups) == 1 and len(groups[0].changed) == 1 and not groups[0].uncertain:
         g, i = groups[0], groups[0].changed[0]
         columns = backfilled_columns(repo, g.base.commit, inputs.sources[i], name)
         if columns:
-            return _column_route(repo, name, inputs, g.b, s_states[i], t, columns, timer, settings)
+            return _column_route(run, name, inputs, g.b, s_states[i], t, columns, settings)
     with timer.phase("discover"):
         for g in groups:
             g.deltas = {
@@ -198,19 +223,18 @@ def _classify_table(
     t_type = repo.schemas.of(inputs.target).require(name)
     with timer.phase("classify"):
         if len(groups) == 1:
-            return _one_base(repo, t_type, inputs, groups[0], s_states, stats)
-        return _across_bases(repo, t_type, inputs, groups, s_states, stats, order)
+            return _one_base(run, t_type, inputs, groups[0], s_states, stats)
+        return _across_bases(run, t_type, inputs, groups, s_states, stats, order)
 
 
 def _column_route(
-    repo: Repo,
+    run: MergeRun,
     name: str,
     inputs: MergeInputs,
     b: TableState,
     s: TableState,
     t: TableState,
     columns: tuple[str, ...],
-    timer: PhaseTimer,
     settings: DiscoverySettings,
 ) -> TableOutcome:
     """The source only backfilled `columns` of the table since the base: adopt its state
@@ -218,26 +242,26 @@ def _column_route(
     stats = R.TableStats(R.POINTER_ADOPTION, discovery="backfill")
     if _same(t, b):
         return TableOutcome(stats, adopt=s)
-    with timer.phase("discover"):
-        dt = discover(repo.tables, b, inputs.discover_target.get(name, t), settings, "target")
+    repo = run.repo
+    evolved_from = inputs.schema.discover_target if inputs.schema is not None else {}
+    with run.timer.phase("discover"):
+        dt = discover(repo.tables, b, evolved_from.get(name, t), settings, "target")
     t_type = repo.schemas.of(inputs.target).require(name)
-    with timer.phase("classify"):
-        cp = plan_columns(
-            repo, t_type, columns, s, t, set(dt.keys), dt.base, dt.side, inputs.strategy
-        )
+    with run.timer.phase("classify"):
+        cp = plan_columns(repo, t_type, columns, s, t, set(dt.keys), dt.base, dt.side, run.strategy)
     stats.route, stats.target_changes = R.COLUMN_WRITE, dt.size
     stats.effects = len(cp.changes)
     return TableOutcome(
         stats,
         plan=_plan(t_type, cp.changes),
-        conflicts=cp.conflicts,
-        resolved=cp.resolved,
-        columns=cp.writes,
+        conflicts=tuple(cp.conflicts),
+        resolved=tuple(cp.resolved),
+        columns=tuple(cp.writes),
     )
 
 
 def _one_base(
-    repo: Repo,
+    run: MergeRun,
     t_type: NodeType | EdgeType,
     inputs: MergeInputs,
     g: _Group,
@@ -245,17 +269,19 @@ def _one_base(
     stats: R.TableStats,
 ) -> TableOutcome:
     """Every source that changed the table was merged against one base (the usual case)."""
-    deltas, dt, uncertain, b = g.deltas, g.dt, g.uncertain, g.b
+    repo, deltas, dt, uncertain, b = run.repo, g.deltas, g.dt, g.uncertain, g.b
     assert dt is not None
     overlap = _overlap(deltas, dt)
-    if inputs.strict_disjoint:
+    if run.strict_disjoint:
         _refuse_overlap(t_type.name, _overlap(deltas) if overlap else overlap)
     if uncertain:
         # A virtual base that conflicted on these keys cannot arbitrate them: compare
         # the sides' rows for them whatever the deltas say.
         stats.route = R.THREE_WAY
         base_rows = _rows(repo, b, uncertain)
-        return _three_way(t_type, list(deltas.values()), dt, inputs, uncertain, stats, base_rows)
+        return _three_way(
+            run, t_type, list(deltas.values()), dt, inputs, uncertain, stats, base_rows
+        )
     if not dt and len(deltas) == 1:
         # The target shows the base's content: point at the source's exact state.
         ((i, d),) = deltas.items()
@@ -268,11 +294,11 @@ def _one_base(
     if all(d.only_inserts for d in deltas.values()) and not overlap:
         return _insertion_replay(repo, t_type, dict.fromkeys(deltas, b), s_states, deltas, stats)
     stats.route = R.THREE_WAY
-    return _three_way(t_type, list(deltas.values()), dt, inputs, uncertain, stats)
+    return _three_way(run, t_type, list(deltas.values()), dt, inputs, uncertain, stats)
 
 
 def _across_bases(
-    repo: Repo,
+    run: MergeRun,
     t_type: NodeType | EdgeType,
     inputs: MergeInputs,
     groups: list[_Group],
@@ -283,9 +309,10 @@ def _across_bases(
     """Sources merged against different bases changed the table. Each source's changes
     are its own since its base (so the target's changes after an older fork are never
     replayed); a key two groups changed is decided by `across.decide`."""
+    repo = run.repo
     deltas = {i: d for g in groups for i, d in g.deltas.items()}
     between = _overlap(deltas)
-    if inputs.strict_disjoint:
+    if run.strict_disjoint:
         _refuse_overlap(t_type.name, between)
     with_target = any(_overlap(g.deltas, g.dt) for g in groups)
     uncertain = any(g.uncertain for g in groups)
@@ -299,7 +326,8 @@ def _across_bases(
         return _insertion_replay(repo, t_type, bases, s_states, deltas, stats)
     stats.route = R.THREE_WAY
     base_rows = [_rows(repo, g.b, g.uncertain) if g.uncertain else {} for g in groups]
-    outcome = TableOutcome(stats)
+    left: list[Conflict] = []
+    settled: list[Conflict] = []
     changes: list[tuple[str, Row | None, Row | None]] = []
     keys = set().union(*(d.keys for d in deltas.values()), *(g.uncertain for g in groups))
 
@@ -309,28 +337,29 @@ def _across_bases(
     for key in sorted(keys):
         images, clashes = _images(t_type.name, key, groups, base_rows)
         if clashes or not images:
-            outcome.conflicts += clashes
+            left += clashes
             continue
-        decision, conflicts = across.decide(t_type.name, key, images, inputs.strategy, newest)
+        decision, conflicts = across.decide(t_type.name, key, images, run.strategy, newest)
         conflicts = [
-            c if c.between_sources else _with_target(c, inputs, across.touched_by(images))
+            c if c.between_sources else _with_target(c, run, inputs, across.touched_by(images))
             for c in conflicts
         ]
-        resolver = inputs.resolver
+        resolver = run.resolver
         if resolver is not None and resolver.has(t_type.name, key):
             decision, conflicts = _resolved_across(
                 t_type, key, decision, conflicts, images[0].t, resolver
             )
         for conflict in conflicts:
-            (outcome.resolved if conflict.resolution else outcome.conflicts).append(conflict)
+            (settled if conflict.resolution else left).append(conflict)
         t = images[0].t
         if decision.action == "put":
             changes.append((key, t, decision.row))
         elif decision.action == "delete":
             changes.append((key, t, None))
-    outcome.plan = _plan(t_type, changes)
     stats.effects = len(changes)
-    return outcome
+    return TableOutcome(
+        stats, plan=_plan(t_type, changes), conflicts=tuple(left), resolved=tuple(settled)
+    )
 
 
 def _resolved_across(
@@ -412,12 +441,11 @@ def _insertion_replay(
         else:
             copied.append(d.side_table(schema))  # copied rows are read whole
     copy_plan = _insert_plan(t_type, copied)
-    outcome = TableOutcome(
-        stats, plan=_insert_plan(t_type, every), adoptions=adoptions, copy_plan=copy_plan
-    )
     stats.effects = copy_plan.inserted.num_rows
     stats.adopted_rows = sum(a.rows for a in adoptions)
-    return outcome
+    return TableOutcome(
+        stats, plan=_insert_plan(t_type, every), adoptions=tuple(adoptions), copy_plan=copy_plan
+    )
 
 
 def _insert_plan(t_type: NodeType | EdgeType, parts: list[pa.Table]) -> TablePlan:
@@ -502,6 +530,7 @@ def _refuse_overlap(table: str, overlap: set[str]) -> None:
 
 
 def _three_way(
+    run: MergeRun,
     t_type: NodeType | EdgeType,
     deltas: list[TableDelta],
     dt: TableDelta,
@@ -510,47 +539,51 @@ def _three_way(
     stats: R.TableStats,
     base_rows: dict[str, Row] | None = None,
 ) -> TableOutcome:
-    strategy = inputs.strategy
+    strategy = run.strategy
     changes: list[tuple[str, Row | None, Row | None]] = []
-    outcome = TableOutcome(stats)
+    left: list[Conflict] = []
+    settled_all: list[Conflict] = []
     keys = set(dt.keys).union(*(d.keys for d in deltas)) | uncertain
     for key in sorted(keys):
         b = _base_row(key, deltas, dt, base_rows or {})
         t = dt.side.get(key) if key in dt.keys else b
-        resolver = (
-            inputs.resolver if inputs.resolver and inputs.resolver.has(t_type.name, key) else None
-        )
+        resolver = run.resolver if run.resolver and run.resolver.has(t_type.name, key) else None
         s, source_conflicts, settled = _combine_sources(
             t_type.name, key, b, deltas, t, resolver, t_type
         )
-        outcome.resolved += settled
+        settled_all += settled
         if source_conflicts:
-            outcome.conflicts += source_conflicts
+            left += source_conflicts
             continue
         decision, conflict = merge_key(
             t_type.name, key, b, s, t, None if resolver else strategy, key in uncertain
         )
         if conflict is not None:
-            conflict = _with_target(conflict, inputs, [d.label for d in deltas if key in d.keys])
+            conflict = _with_target(
+                conflict, run, inputs, [d.label for d in deltas if key in d.keys]
+            )
             decided = resolver.decide(t_type, conflict, b, s, t) if resolver else None
             if decided is not None:
                 decision, conflict = decided
-            (outcome.resolved if conflict.resolution else outcome.conflicts).append(conflict)
+            (settled_all if conflict.resolution else left).append(conflict)
         if decision.action == "put":
             changes.append((key, t, decision.row))
         elif decision.action == "delete":
             changes.append((key, t, None))
-    outcome.plan = _plan(t_type, changes)
     stats.effects = len(changes)
-    return outcome
+    return TableOutcome(
+        stats, plan=_plan(t_type, changes), conflicts=tuple(left), resolved=tuple(settled_all)
+    )
 
 
-def _with_target(conflict: Conflict, inputs: MergeInputs, sources: list[str]) -> Conflict:
+def _with_target(
+    conflict: Conflict, run: MergeRun, inputs: MergeInputs, sources: list[str]
+) -> Conflict:
     """In a merge_many, name the sources whose combined row a conflict with the target
     shows (a two-way merge's report already names its source and target)."""
     if not inputs.many:
         return conflict
-    return with_target(conflict, ",".join(sources) or "sources", inputs.target_name)
+    return with_target(conflict, ",".join(sources) or "sources", run.into)
 
 
 def _base_row(

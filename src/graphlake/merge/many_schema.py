@@ -25,108 +25,78 @@ across steps an overlap would merge three-way instead of being refused).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
-
-from ulid import ULID
+from collections.abc import Iterator
 
 from graphlake import probes
 from graphlake.catalog.commits import Commit
 from graphlake.errors import MergeConflictError, MergeError
 from graphlake.merge import result as R
-from graphlake.merge.base import MergeBase, merge_base_of
+from graphlake.merge.base import MergeBase
 from graphlake.merge.counts import fill_counts
-from graphlake.merge.delta import DiscoverySettings
-from graphlake.merge.timing import PhaseTimer
+from graphlake.merge.effects import apply_tables, record_index_work
+from graphlake.merge.find_base import merge_base_of
+from graphlake.merge.run import MergeRun
+from graphlake.merge.step import Pending, classify_step, own_bases, record_step
 from graphlake.recovery.publication import Publication
-
-if TYPE_CHECKING:
-    from graphlake.catalog.refs import RefEntry
-    from graphlake.repo import Repo
-
-Pending = list[tuple[str, Commit]]
 
 
 def fold(
-    repo: Repo,
-    into: str,
-    t_ref: RefEntry,
+    run: MergeRun,
     target: Commit,
     pending: Pending,
     base: MergeBase,
-    strategy: str | None,
-    dry_run: bool,
-    message: str | None,
-    settings: DiscoverySettings,
-    strict_disjoint: bool,
-    timer: PhaseTimer,
     result: R.MergeResult,
     checks_id: str | None = None,
-    inspect: Callable[[Commit], None] | None = None,
 ) -> R.MergeResult:
-    """`checks_id`: the merged data checks; `inspect(commit)` sees the merged state
-    before it is published (a dry run's: on its scratch branches), and may refuse it."""
-    if strict_disjoint:
+    """Merge `pending` into `target` (the head `run` read) step by step. `checks_id`: the
+    merged data checks; with `run.checks` they run on the merged state before it is
+    published (a dry run's: on its scratch branches), and may refuse it."""
+    repo, into = run.repo, run.into
+    if run.strict_disjoint:
         differ = ", ".join(repr(n) for n, h in pending if h.schema_id != target.schema_id)
         what = f"the schema of {differ} differs" if differ else "the base's schema differs"
         raise MergeError(
             f"merge_many: strict_disjoint needs every source on the target's "
             f"schema and the base's; {what} (merge without strict_disjoint)"
         )
-    owner = f"dry-run-{ULID()}" if dry_run else t_ref.incarnation
-    with _publication(repo, into, t_ref, dry_run) as pub, probes.collect() as counts:
+    owner = run.branch_owner()
+    with _publication(run) as pub, probes.collect() as counts:
         acc: Commit | None = target
         for group in steps(base, target, pending):
             assert acc is not None
-            acc = _step(
-                repo,
-                into,
-                t_ref,
-                acc,
-                group,
-                strategy,
-                dry_run,
-                owner,
-                settings,
-                timer,
-                result,
-                pub,
-            )
+            acc = _step(run, acc, group, owner, result, pub)
             if acc is None:
-                _count(repo, base, target, pending, result)
+                _count(run, base, target, pending, result)
                 return result  # a dry run's conflicts, reported in `result`
         assert acc is not None
         result.outcome = R.MERGED
-        _count(repo, base, target, pending, result)
+        _count(run, base, target, pending, result)
         names = [n for n, _ in pending]
         commit = Commit.create(
             parents=(target.id, *(h.id for _, h in pending)),
-            message=message or f"merge {', '.join(names)} into {into}",
+            message=run.message or f"merge {', '.join(names)} into {into}",
             schema_id=acc.schema_id,
             tables=dict(acc.tables),
             meta={"merge_base": base.commit.id, "sources": names},
             checks_id=checks_id,
         )
-        if inspect is not None:
-            inspect(commit)
+        if run.checks is not None:
+            run.checks.enforce(repo, commit, result)
         if pub is None:
             return result
-        with timer.phase("publish"):
+        with run.timer.phase("publish"):
             pub.publish(commit)
     result.commit = commit.id
-    # merge.engine <-> merge.many_schema call each other: imported on use (a circle)
-    from graphlake.merge.engine import record_index_work
-
     record_index_work(result, commit, counts)
     return result
 
 
 def _count(
-    repo: Repo, base: MergeBase, target: Commit, pending: Pending, result: R.MergeResult
+    run: MergeRun, base: MergeBase, target: Commit, pending: Pending, result: R.MergeResult
 ) -> None:
     """Each table's counts as `diff` gives them against the merge base: the steps'
     own are against each step's base and sources (merge/counts.py)."""
-    fill_counts(repo, base.commit, target, [h for _, h in pending], result.stats, every=True)
+    fill_counts(run.repo, base.commit, target, [h for _, h in pending], result.stats, every=True)
 
 
 def steps(base: MergeBase, target: Commit, pending: Pending) -> list[Pending]:
@@ -141,76 +111,57 @@ def steps(base: MergeBase, target: Commit, pending: Pending) -> list[Pending]:
 
 
 @contextlib.contextmanager
-def _publication(
-    repo: Repo, into: str, t_ref: RefEntry, dry_run: bool
-) -> Iterator[Publication | None]:
-    if dry_run:
+def _publication(run: MergeRun) -> Iterator[Publication | None]:
+    if run.dry_run:
         yield None
         return
-    with Publication(repo, "merge_many", into, t_ref) as pub:
+    with Publication(run.repo, "merge_many", run.into, run.ref) as pub:
         yield pub
 
 
 def _step(
-    repo: Repo,
-    into: str,
-    t_ref: RefEntry,
+    run: MergeRun,
     acc: Commit,
     group: Pending,
-    strategy: str | None,
-    dry_run: bool,
     owner: str,
-    settings: DiscoverySettings,
-    timer: PhaseTimer,
     result: R.MergeResult,
     pub: Publication | None,
 ) -> Commit | None:
     """Merge `group` into `acc`; the merged state as an unreferenced commit (None: a dry
-    run's conflicts, now in `result`; a real merge raises them)."""
-    # merge.engine <-> merge.many_schema call each other: imported on use (a circle)
-    from graphlake.merge.engine import apply_tables, classify_step, own_bases, record_step
-
-    with timer.phase("resolve_base"):
+    run's conflicts, now in `result`; a real merge raises them). Its table effects land
+    on Lance branches `owner` owns."""
+    repo = run.repo
+    with run.timer.phase("resolve_base"):
         base = merge_base_of(repo, [acc, *(h for _, h in group)])
         bases = own_bases(repo, acc, group)
-    step = classify_step(
-        repo, base, acc, group, bases, into, strategy, dry_run, owner, False, settings, timer
-    )
+    cls = classify_step(run, base, acc, group, bases)
     earlier = R.MergeResult(
         result.outcome,
         result.source,
-        into,
+        run.into,
         stats=result.stats,
         routes=result.routes,
         resolved=result.resolved,
     )
-    if step.cls is None:
-        assert step.prep is not None
-        conflicts = step.prep.conflicts
-        result.resolved = [*earlier.resolved, *step.prep.resolved]
+    if not cls.rows_merged:
+        result.resolved = [*earlier.resolved, *cls.resolved]
     else:
-        record_step(result, step.cls, step.prep)
-        conflicts = step.cls.conflicts
+        record_step(result, cls)
         result.resolved = [*earlier.resolved, *result.resolved]
         _keep_earlier(earlier, result)
-    if conflicts:
-        if dry_run:
-            result.outcome, result.conflicts = R.CONFLICT, conflicts
+    if cls.conflicts:
+        if run.dry_run:
+            result.outcome, result.conflicts = R.CONFLICT, list(cls.conflicts)
             return None
-        raise MergeConflictError(conflicts)
-    assert step.cls is not None
-    view = step.target
-
-    def still_current() -> bool:
-        return repo.refs.head(into) == t_ref
-
+        raise MergeConflictError(list(cls.conflicts))
+    view = cls.target
     effect = pub.effect if pub is not None else (lambda: None)
-    states = apply_tables(repo, view, step.cls, owner, still_current, effect)
+    states = apply_tables(repo, cls, owner, run.still_current, effect)
     commit = Commit.create(
         parents=(acc.id, *(h.id for _, h in group)),
         message="merge_many step (unreferenced)",
         schema_id=view.schema_id,
-        tables={**view.tables, **step.cls.fixed, **states},
+        tables={**view.tables, **cls.fixed, **states},
         meta={"virtual": True},
     )
     repo.commits.put(commit)

@@ -19,10 +19,14 @@ the values are listed in `r.stats[table].dropped_values`. A constraint one side 
 checked against the other side's rows (as `unique_violation` /
 `value_constraint_violation`). A type dropped on one side while the other changed its
 rows is a `schema_conflict`.
+
+`prepare` answers with one immutable `SchemaOutcome`, which the row classification reads
+(`merge.classify`: its views, decided tables, conflicts) and keeps.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -55,7 +59,7 @@ from graphlake.storage.tables import (
 )
 
 if TYPE_CHECKING:
-    from graphlake.merge.resolutions import Resolver
+    from graphlake.merge.run import MergeRun
     from graphlake.repo import Repo
 
 SCHEMA_CHANGE_META = "schema_change"  # commit meta of `apply_schema` commits
@@ -74,6 +78,8 @@ class _History:
 
 @dataclass
 class Prepared:
+    """The schema merge's working record, filled in by `prepare` (see `SchemaOutcome`)."""
+
     merge: SchemaMerge
     schema_id: str | None  # stored merged schema (None while conflicts remain)
     target: Commit  # views keyed by the merged names, with the merged schema id
@@ -93,17 +99,62 @@ class Prepared:
     deletions: dict[str, TablePlan] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class SchemaOutcome:
+    """What the schema merge decided, built once by `prepare` and never changed."""
+
+    schema_id: str | None  # stored merged schema (None while conflicts remain)
+    # Views keyed by the merged names, with the merged schema id; only the tables the
+    # row routes merge (while conflicts remain: the commits as they were).
+    target: Commit
+    source: Commit
+    base: MergeBase
+    fixed: Mapping[str, TableState]  # tables decided here: their final states
+    stats: Mapping[str, R.TableStats]  # ... and their stats
+    # Where the target's changes since the base are found for tables whose target state
+    # was evolved to the merged layout.
+    discover_target: Mapping[str, TableState]
+    conflicts: tuple[Conflict, ...]
+    resolved: tuple[Conflict, ...]
+    # Tables whose rows both sides changed across a layout change: merged by the row
+    # routes on evolved states, discovered by the walk; their dropped values.
+    walk: frozenset[str]
+    dropped: Mapping[str, dict[str, dict[str, Any]]]
+    # Deletion-only plans of node keys the decided tables lost (the merge's checks find
+    # edges left pointing at them).
+    deletions: Mapping[str, TablePlan]
+
+    @property
+    def merged(self) -> bool:
+        """Whether the schemas merged (no schema conflict remains): the rows can merge."""
+        return self.schema_id is not None
+
+
+def _outcome(out: Prepared) -> SchemaOutcome:
+    return SchemaOutcome(
+        out.schema_id,
+        out.target,
+        out.source,
+        out.base,
+        fixed=dict(out.fixed),
+        stats=dict(out.stats),
+        discover_target=dict(out.discover_target),
+        conflicts=tuple(out.conflicts),
+        resolved=tuple(out.resolved),
+        walk=frozenset(out.walk),
+        dropped=dict(out.dropped),
+        deletions=dict(out.deletions),
+    )
+
+
 def prepare(
-    repo: Repo,
-    base: MergeBase,
-    target: Commit,
-    source: Commit,
-    strategy: str | None,
-    owner: str,
-    resolver: Resolver | None = None,
-) -> Prepared:
-    """`resolver`'s schema resolutions settle single schema conflicts before `strategy`
-    (`schema.merge3` choices); it learns which of them settled one."""
+    run: MergeRun, base: MergeBase, target: Commit, source: Commit, owner: str
+) -> SchemaOutcome:
+    """Merge the schemas of `base`, `target` and `source`; tables evolve on Lance
+    branches `owner` owns. `run.resolver`'s schema resolutions settle single schema
+    conflicts before `run.strategy` (`schema.merge3` choices); it learns which of them
+    settled one."""
+    repo, strategy, resolver = run.repo, run.strategy, run.resolver
     choices = resolver.schema_choices() if resolver is not None else None
     b_schema = repo.schemas.of(base.commit)
     sides = {OURS: target, THEIRS: source}
@@ -127,7 +178,7 @@ def prepare(
         resolved=list(merged.resolved),
     )
     if out.conflicts:
-        return out
+        return _outcome(out)
     schema = merged.schema
     out.schema_id = repo.schemas.put(schema_text(schema))
     by_id = {
@@ -194,7 +245,7 @@ def prepare(
     out.target = replace(target, tables=t_tables, schema_id=out.schema_id)
     out.source = replace(source, tables=s_tables, schema_id=out.schema_id)
     out.base = replace(base, commit=replace(base.commit, tables=b_tables, schema_id=out.schema_id))
-    return out
+    return _outcome(out)
 
 
 # --- history ----------------------------------------------------------------------------
@@ -569,4 +620,4 @@ def _violations(
     ]
 
 
-__all__ = ["Prepared", "prepare"]
+__all__ = ["SchemaOutcome", "prepare"]
