@@ -5,14 +5,17 @@ Each table is registered under its type name; external access (files, network,
 external access off DuckDB still lets a query read and write its temp directory, by
 default `<cwd>/.tmp`), and the configuration is locked before the query runs. Only one
 SELECT statement is accepted, or an `EXPLAIN [ANALYZE]` of one (`EXPLAIN ANALYZE` runs
-the statement it wraps).
+the statement it wraps); SQL graphlake generated itself (`generated=True`, Cypher's) is
+one SELECT by construction and is not parsed a second time to check it.
 
 `SqlLimits` bounds a query: its text, its wall time from parsing to the last result byte,
 DuckDB's memory and threads, and the rows and bytes of its result. A timeout raises
 `QueryTimeoutError`, DuckDB's out-of-memory error and an oversized result
-`QueryTooLargeError`. DuckDB's `memory_limit` does not cover the values a query builds
-(lists, strings): only a worker process bounds those (graphlake.isolation, used by the
-server). `params` are DuckDB prepared parameters (`$name`), bound once.
+`QueryTooLargeError`; one daemon thread keeps every running query's deadline (a heap)
+and interrupts its connection from then on until the query stops. DuckDB's
+`memory_limit` does not cover the values a query builds (lists, strings): only a worker
+process bounds those (graphlake.isolation, used by the server). `params` are DuckDB
+prepared parameters (`$name`), bound once.
 """
 
 from __future__ import annotations
