@@ -149,6 +149,23 @@ def test_concurrent_watchdogs_each_fire_at_their_own_deadline() -> None:
         d.stop()
 
 
+def test_a_failing_interrupt_does_not_end_the_deadline_thread() -> None:
+    class Broken(FakeConnection):
+        def interrupt(self) -> None:
+            raise RuntimeError("connection already closed")
+
+    broken = sql._Watchdog(Broken(), 0.01, SqlLimits())  # type: ignore[arg-type]
+    con = FakeConnection()
+    dog = sql._Watchdog(con, 0.1, SqlLimits())  # type: ignore[arg-type]
+    started = time.monotonic()
+    while not dog.fired and time.monotonic() - started < 5:
+        time.sleep(0.01)
+    assert dog.fired and con.interrupts >= 1
+    assert len(_deadline_threads()) == 1
+    dog.stop()
+    broken.stop()
+
+
 def test_finished_queries_do_not_pile_up_in_the_heap() -> None:
     limits = SqlLimits()
     for _ in range(1_000):  # each would otherwise wait its 60 s in the heap

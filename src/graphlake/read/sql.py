@@ -352,7 +352,7 @@ class _Deadlines:
 
     def _push(self, dog: _Watchdog, at: float) -> None:  # under self._cond
         heapq.heappush(self._heap, (at, next(self._order), dog))
-        if self._thread is None:
+        if self._thread is None or not self._thread.is_alive():
             self._thread = threading.Thread(
                 target=self._run, daemon=True, name="graphlake-sql-deadlines"
             )
@@ -364,7 +364,11 @@ class _Deadlines:
         while True:
             with self._cond:
                 dog = self._due()
-            if dog.interrupt():  # still running: interrupt it again shortly
+            try:
+                again = dog.interrupt()
+            except Exception:  # one connection's failure must not end the
+                again = False  # thread that keeps every other query's deadline
+            if again:  # still running: interrupt it again shortly
                 with self._cond:
                     self._push(dog, time.monotonic() + _INTERRUPT_EVERY_S)
 
