@@ -1,7 +1,9 @@
 """Run a Cypher query on one pinned snapshot: parse, check and plan it, then execute the
 plan with `read.sql.run_sql` (the same sandbox, row and byte caps and timeout as `g.sql`)
-on a pooled locked-down connection (the SQL is ours: read.sql_pool). Only the tables the
-plan reads are registered; parameters are bound as prepared parameters (`Plan.params`).
+on a pooled locked-down connection (the SQL is ours: read.sql_pool), marked `generated`
+(one SELECT by construction: not parsed a second time to check it, as user SQL is).
+Only the tables the plan reads are registered; parameters are bound as prepared
+parameters (`Plan.params`).
 
 A query of query.traverse's shape (an anchored traversal) runs on the cached adjacency
 instead, without DuckDB (`CSR_TRAVERSAL`), and so do shortestPath searches between
@@ -210,6 +212,7 @@ def _run_sql(
         tables=plan.tables,
         extra=extra,
         pooled=True,
+        generated=True,
         params=plan.params_of(plan.sql),
     )
     return _integers(table.rename_columns(list(plan.columns)))
@@ -283,6 +286,7 @@ def _prefetched(
                 limits=limits,
                 tables=seed.tables,
                 pooled=True,
+                generated=True,
                 params=plan.params_of(seed.sql),
             ).column("node")
         frontiers[seed.frontier] = pc.unique(ids.combine_chunks())
@@ -372,6 +376,7 @@ def _explain(
             tables=plan.tables,
             extra=extra,
             pooled=True,
+            generated=True,
             params=plan.params_of(sql),
         )
         rows["step"].append(step.name)

@@ -5,21 +5,28 @@ Each table is registered under its type name; external access (files, network,
 external access off DuckDB still lets a query read and write its temp directory, by
 default `<cwd>/.tmp`), and the configuration is locked before the query runs. Only one
 SELECT statement is accepted, or an `EXPLAIN [ANALYZE]` of one (`EXPLAIN ANALYZE` runs
-the statement it wraps).
+the statement it wraps); SQL graphlake generated itself (`generated=True`, Cypher's) is
+one SELECT by construction and is not parsed a second time to check it.
 
 `SqlLimits` bounds a query: its text, its wall time from parsing to the last result byte,
 DuckDB's memory and threads, and the rows and bytes of its result. A timeout raises
 `QueryTimeoutError`, DuckDB's out-of-memory error and an oversized result
-`QueryTooLargeError`. DuckDB's `memory_limit` does not cover the values a query builds
-(lists, strings): only a worker process bounds those (graphlake.isolation, used by the
-server). `params` are DuckDB prepared parameters (`$name`), bound once.
+`QueryTooLargeError`; one daemon thread keeps every running query's deadline (a heap)
+and interrupts its connection from then on until the query stops. DuckDB's
+`memory_limit` does not cover the values a query builds (lists, strings): only a worker
+process bounds those (graphlake.isolation, used by the server). `params` are DuckDB
+prepared parameters (`$name`), bound once.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import heapq
+import itertools
+import os
 import re
 import threading
+import time
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -80,13 +87,18 @@ def run_sql(
     extra: Mapping[str, object] | None = None,
     pooled: bool = False,
     params: Mapping[str, object] | None = None,
+    generated: bool = False,
 ) -> pa.Table:
     """The result of one read-only query; `max_rows` / `timeout_s` override `limits`.
     `tables`: register only these (a generated query names the tables it reads);
     `extra`: more relations (Arrow tables, datasets) to register under their names.
     `pooled`: run on a reused locked-down connection (see read.sql_pool), only for SQL
     graphlake generated itself; user SQL always gets a fresh connection. `params`: values
-    of the statement's `$name` prepared parameters."""
+    of the statement's `$name` prepared parameters. `generated`: the statement is
+    graphlake's own, compiled from Cypher (query.executor: one SELECT, literals bound as
+    parameters or quoted by its one generator), so the check that it is one read-only
+    statement (a second parse) is skipped; never set it for text a user wrote (g.sql,
+    HTTP, data checks): those are always checked."""
     # on first use only: loads duckdb (an anchored Cypher traversal needs none)
     import duckdb
 
@@ -104,7 +116,7 @@ def run_sql(
     registered: list[str] = []
     done = False
     try:
-        statement = _parse(con, query)
+        statement = query if generated else _parse(con, query)
         datasets = (
             snapshot.datasets()
             if tables is None
@@ -299,38 +311,110 @@ class _Watchdog:
     """Interrupts the connection from the deadline on, again and again until stopped.
 
     DuckDB drops an interrupt that arrives while no query executes (during parsing or
-    binding, between fetches), so a single interrupt can be lost.
+    binding, between fetches), so a single interrupt can be lost. The interrupts come
+    from one long-lived thread that serves every query's deadline (`_Deadlines`), not a
+    thread per query: starting and joining one cost ~0.2 ms per statement, more on a
+    loaded machine. Once `stop` returns, the connection is interrupted no more.
     """
 
     def __init__(self, con: duckdb.DuckDBPyConnection, timeout_s: float | None, limits: SqlLimits):
         self.fired = False
+        self.stopped = False
         self.timeout_s = timeout_s
         self._limits = limits
-        self._con = con
-        self._stopped = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._con: duckdb.DuckDBPyConnection | None = con
+        self._lock = threading.Lock()  # interrupt and stop never overlap
         if timeout_s is not None:
-            self._thread = threading.Thread(
-                target=self._run, daemon=True, name="graphlake-sql-watchdog"
-            )
-            self._thread.start()
+            _DEADLINES.add(self, time.monotonic() + timeout_s)
 
-    def _run(self) -> None:
-        if self._stopped.wait(self.timeout_s):
-            return
-        self.fired = True
-        while not self._stopped.is_set():
+    def interrupt(self) -> bool:
+        """Called at and after the deadline: interrupt the query unless it has stopped.
+        Whether to come back (it has not stopped)."""
+        with self._lock:
+            if self.stopped or self._con is None:
+                return False
+            self.fired = True
             self._con.interrupt()
-            self._stopped.wait(_INTERRUPT_EVERY_S)
+            return True
 
     def check(self) -> None:
         if self.fired:
             raise QueryTimeoutError(timeout_message(self.timeout_s, self._limits))
 
     def stop(self) -> None:
-        self._stopped.set()
-        if self._thread is not None:
-            self._thread.join()
+        with self._lock:  # waits for an interrupt under way: none comes after this
+            was_running, self.stopped, self._con = not self.stopped, True, None
+        if was_running and self.timeout_s is not None:
+            _DEADLINES.stopped()
+
+
+class _Deadlines:
+    """One daemon thread and a heap of (deadline, watchdog): at each deadline it
+    interrupts that watchdog's connection, then again every `_INTERRUPT_EVERY_S` until the
+    watchdog stops. Stopped watchdogs leave the heap when they reach its top, or when they
+    outnumber the running ones (a compaction), so finished queries hold no memory for
+    their whole timeout. The thread starts on first use, and again in a forked child."""
+
+    def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._heap: list[tuple[float, int, _Watchdog]] = []
+        self._order = itertools.count()  # ties: first come, first interrupted
+        self._running = 0  # watchdogs added and not yet stopped
+        self._thread: threading.Thread | None = None
+
+    def add(self, dog: _Watchdog, at: float) -> None:
+        with self._cond:
+            self._running += 1
+            self._push(dog, at)
+
+    def stopped(self) -> None:
+        with self._cond:
+            self._running -= 1
+            if len(self._heap) > 2 * self._running + 64:
+                self._heap = [e for e in self._heap if not e[2].stopped]
+                heapq.heapify(self._heap)
+
+    def _push(self, dog: _Watchdog, at: float) -> None:  # under self._cond
+        heapq.heappush(self._heap, (at, next(self._order), dog))
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(
+                target=self._run, daemon=True, name="graphlake-sql-deadlines"
+            )
+            self._thread.start()
+        elif self._heap[0][2] is dog:  # earlier than what the thread waits for
+            self._cond.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                dog = self._due()
+            try:
+                again = dog.interrupt()
+            except Exception:  # one connection's failure must not end the
+                again = False  # thread that keeps every other query's deadline
+            if again:  # still running: interrupt it again shortly
+                with self._cond:
+                    self._push(dog, time.monotonic() + _INTERRUPT_EVERY_S)
+
+    def _due(self) -> _Watchdog:  # under self._cond: waits for the next deadline
+        while True:
+            while self._heap and self._heap[0][2].stopped:
+                heapq.heappop(self._heap)
+            if not self._heap:
+                self._cond.wait()
+                continue
+            wait = self._heap[0][0] - time.monotonic()
+            if wait <= 0:
+                return heapq.heappop(self._heap)[2]
+            self._cond.wait(wait)
+
+
+_DEADLINES = _Deadlines()
+# A forked child has no deadline thread and maybe a lock held by the parent's: start over.
+os.register_at_fork(after_in_child=_DEADLINES._reset)
 
 
 # Python's datetime covers years 1 to 9999; DuckDB also has years up to 294247 and
