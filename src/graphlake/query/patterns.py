@@ -682,9 +682,10 @@ class PatternCompiler:
             subquery,
             targets=targets,
         )
-        if len(types) == 1 and not any(n.var in scope for n in ends):
-            e = self.checker.table(types[0])
-            assert isinstance(e, EdgeType)  # a relationship's type names an edge table
+        # A path search over one edge type between nodes this MATCH selects, of one node
+        # type (between two, ids cannot mix: the CTE answers it, with no seeds to read).
+        e = self.checker.table(types[0]) if len(types) == 1 else None
+        if isinstance(e, EdgeType) and e.src == e.dst and not any(n.var in scope for n in ends):
             seeds = [
                 self._end_seed(n, alias, node_types, scope, out, anchors, source, subquery)
                 for n, alias in zip(ends, aliases, strict=True)
