@@ -139,8 +139,20 @@ Unwind $names AS x  [sql]
         """\
 Project length(p)  [sql]
 ShortestPath p = (a)-[:Follows*1..6]->(b)  [pathsearch]
+Lookup (b:Person) by name = $t  [lance]
+Lookup (a:Person) by name = $s  [lance]
+""",
+    ),
+    (  # an end selected by a WHERE condition: its seed is a SQL statement
+        "MATCH p = shortestPath((a:Person {name: $s, age: 30})-[:Follows*..6]->(b:Person))"
+        " WHERE b.name = $t RETURN length(p)",
+        """\
+Project length(p)  [sql]
+ShortestPath p = (a)-[:Follows*1..6]->(b)  [pathsearch]
 Lookup (b:Person) by name = $t  [sql]
-Lookup (a:Person) by name = $s  [sql]
+Filter a.age = 30  [lance]
+Filter a.name = $s  [lance]
+NodeScan (a:Person)  [lance]
 """,
     ),
     (
@@ -270,13 +282,34 @@ def _corpus():
     t = parse_schema(traversals.SCHEMA)
     out += [(q, t, {"s": "n01"}) for q in traversals.QUERIES + traversals.UNANCHORED]
     out += [(text, SCHEMA, PARAMS) for text, _ in GOLDEN]
+    out += [(text, SCHEMA, {**PARAMS, "none": None}) for text in SHORTEST]
     return out
+
+
+# shortestPath ends selected in every way the planner's seeds tell apart
+SHORTEST = [
+    f"{match} p = shortestPath(({a})-[{rel}*..5]-{arrow}({b})){where} RETURN length(p)"
+    for match, a, b, rel, arrow, where in [
+        ("MATCH", "a:Person {name: $s}", "b:Person {name: 'p03'}", ":Follows", ">", ""),
+        ("MATCH", "a {name: $s}", "b {name: $t, age: $age}", ":Knows", "", ""),
+        ("MATCH", ":Person {name: $s}", ":Person {age: 3}", ":Follows", ">", ""),
+        ("MATCH", "a:Person {name: $s}", "b:Person", ":Follows", ">", " WHERE b.age > 3"),
+        ("MATCH", "a:Person {name: $s}", "b:Person {name: $t}", ":Follows", ">", " WHERE a.age>3"),
+        ("MATCH", "a:Person {name: $none}", "b:Person {name: $t}", ":Follows", ">", ""),
+        ("MATCH", "a:Person {name: $names[0]}", "b:Person {name: $t}", ":Follows", ">", ""),
+        ("MATCH", "a:Person|Company {name: $s}", "b {name: $t}", ":Knows", "", ""),
+        ("MATCH", "a:Person {name: $s}", "b:Company {name: $t}", ":WorksAt", ">", ""),
+        ("MATCH", "a:Person {name: $s}", "b:Person {name: $t}", ":Follows|Knows", ">", ""),
+        ("OPTIONAL MATCH", "a:Person {name: $s}", "b:Person {name: $t}", ":Knows", ">", ""),
+    ]
+]
 
 
 def test_the_executor_rule_agrees_with_what_runs():
     """csr exactly when query.traverse takes the query; pathsearch exactly when the
-    planner prepared a path search (so explain's logical plan is what runs)."""
-    counts = {"csr": 0, "pathsearch": 0, "sql": 0, "algo": 0}
+    planner prepared a path search; lance exactly on the ends whose path search seeds are
+    Lance lookups (so explain's logical plan is what runs)."""
+    counts = {"csr": 0, "pathsearch": 0, "sql": 0, "lance": 0, "algo": 0}
     for text, schema, params in _corpus():
         try:
             plan = plan_query(parse_query(text), schema, dict(params))
@@ -290,9 +323,36 @@ def test_the_executor_rule_agrees_with_what_runs():
         on_csr = rule.executors == {"csr"}
         assert on_csr == (plan.traversal is not None), text
         assert ("pathsearch" in rule.executors) == bool(plan.searches), text
+        assert _lance_ends(rule.ops) == _lookup_seeds(plan), text
         for e in rule.executors:
             counts[e] += 1
-    assert counts["csr"] >= 80 and counts["pathsearch"] >= 1 and counts["sql"] >= 300
+    assert counts["csr"] >= 80 and counts["pathsearch"] >= 3 and counts["sql"] >= 300
+    assert counts["lance"] >= 2
+
+
+def _lance_ends(ops) -> list[tuple[bool, bool]]:
+    """For each path search of the plan, in order: which of its ends the rule says a
+    Lance lookup selects."""
+    out = []
+    for op in ops:
+        if isinstance(op, logical.OptionalJoin):
+            out += _lance_ends(op.ops)
+        elif isinstance(op, logical.ShortestPath) and op.executor == "pathsearch":
+            lance = tuple(bool(s) and ops[s[0]].executor == "lance" for s in op.seeds)
+            for selected, end in zip(lance, op.seeds, strict=True):  # all of an end's or none
+                assert all((ops[i].executor == "lance") == selected for i in end)
+            out.append(lance)
+    return out
+
+
+def _lookup_seeds(plan) -> list[tuple[bool, bool]]:
+    """For each path search the planner prepared: which of its two seeds the executor
+    reads by a Lance lookup (`Seed.lookup`) rather than a SQL statement."""
+    seeds = {s.frontier: s for s in plan.seeds}
+    return [
+        (seeds[s.starts].lookup is not None, seeds[s.targets].lookup is not None)
+        for s in plan.searches
+    ]
 
 
 def test_explain_carries_the_logical_plan(social):
@@ -309,3 +369,21 @@ def test_explain_carries_the_logical_plan(social):
         assert {line.rsplit("[", 1)[1].rstrip("]") for line in shown.splitlines()} == executors
         assert set(report.column("executor").to_pylist()) == executors  # the steps ran there
         assert report.num_rows >= 2 and all(r is not None for r in report.column("rows"))
+
+
+def test_explain_of_a_path_search_names_its_lance_seeds(social):
+    from graphlake.query.explained import logical_plan_lines
+
+    text = (
+        "MATCH p = shortestPath((a:Person {name: $s})-[:Follows*..6]->(b:Person {name: $t}))"
+        " RETURN length(p)"
+    )
+    report = social.query(text, {"s": "p01", "t": "p07"}, explain=True)
+    assert logical_plan_lines(report) == [
+        "Project length(p)  [sql]",
+        "ShortestPath p = (a)-[:Follows*1..6]->(b)  [pathsearch]",
+        "Lookup (b:Person) by name = $t  [lance]",
+        "Lookup (a:Person) by name = $s  [lance]",
+    ]
+    # the seeds' lookups ran before the steps; the search answered the walk's step
+    assert "csr" in report.column("executor").to_pylist()

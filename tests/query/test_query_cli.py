@@ -52,6 +52,10 @@ def test_query_command(root):
     text = stdout(as_text)
     assert "Ann" in text and "Ben" in text and "2 rows @ main" in text
     plan = parsed(explained)
-    assert plan[-1]["operation"] == "RETURN p.age" and plan[-1]["rows"] == 1
+    assert plan["steps"][-1]["operation"] == "RETURN p.age" and plan["steps"][-1]["rows"] == 1
+    assert plan["logical_plan"] == [
+        "Project p.age  [sql]",
+        "Lookup (p:Person) by name = $who  [csr]",
+    ]
     assert "line 1, column 17: expected ')'" in error(bad_syntax)
     assert "write name=value" in error(bad_param)  # checked before the query runs

@@ -21,7 +21,29 @@ def test_query_with_parameters_on_a_pinned_snapshot(reader: httpx.Client) -> Non
         "commit": head(reader, "main"),
         "columns": ["a.name", "friend", "k.since"],
         "rows": [["Alice", "Bob", "2020-05-01"]],
+        "logical_plan": None,
     }
+
+
+def test_explain_returns_the_steps_and_the_logical_plan(reader: httpx.Client) -> None:
+    text = "MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN b.name ORDER BY b.name"
+    r = reader.post(
+        "/branches/main/query", json={"query": text, "params": {"s": "Alice"}, "explain": True}
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["columns"] == ["step", "operation", "rows", "seconds", "sql", "executor"]
+    steps = [dict(zip(body["columns"], row, strict=True)) for row in body["rows"]]
+    assert steps[-1]["rows"] == 1 and {s["executor"] for s in steps} == {"csr", "sql"}
+    # the lines `graphlake query --explain` prints: top-down, each with its executor
+    assert body["logical_plan"] == [
+        "Sort b.name  [sql]",
+        "Project b.name  [sql]",
+        "Expand (a)-[:Knows]->(b)  [csr]",
+        "Lookup (a:Person) by name = $s  [csr]",
+    ]
+    plain = reader.post("/branches/main/query", json={"query": text, "params": {"s": "Alice"}})
+    assert plain.json()["rows"] == [["Bob"]] and plain.json()["logical_plan"] is None
 
 
 def test_query_errors_are_typed_4xx(reader: httpx.Client, anon: httpx.Client) -> None:

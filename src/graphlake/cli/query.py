@@ -19,6 +19,7 @@ from graphlake.cli.output import (
     table_rows,
 )
 from graphlake.graph import Graph
+from graphlake.query.explained import logical_plan_lines
 
 
 def query(
@@ -64,12 +65,13 @@ def query(
         ),
         timeout_s,
     )
-    if json:
-        print_json(table_rows(result))
+    logical = logical_plan_lines(result) if explain else None
+    if json:  # with --explain: the logical plan's lines and the steps run
+        steps = table_rows(result)
+        print_json(steps if not explain else {"logical_plan": logical, "steps": steps})
         return
-    logical = (result.schema.metadata or {}).get(b"logical_plan") if explain else None
     if logical is not None:  # the logical plan, each operator with its executor
-        console.print(escape(logical.decode()), style="cyan", highlight=False)
+        console.print(escape("\n".join(logical)), style="cyan", highlight=False)
     console.print(arrow_table(result))
     console.print(f"{rows_phrase(result.num_rows)} @ {escape(branch)}", style="dim")
 

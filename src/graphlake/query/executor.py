@@ -42,6 +42,7 @@ from graphlake.errors import (
 )
 from graphlake.query import traverse
 from graphlake.query.calls import run_calls
+from graphlake.query.explained import LOGICAL_PLAN_KEY
 from graphlake.query.parser import parse_query
 from graphlake.query.pathsearch import CsrPathSearcher, PathSearcher
 from graphlake.query.plancache import PlanCache
@@ -216,9 +217,6 @@ def _run_sql(
         params=plan.params_of(plan.sql),
     )
     return _integers(table.rename_columns(list(plan.columns)))
-
-
-LOGICAL_PLAN_KEY = b"logical_plan"
 
 
 def _with_logical(report: pa.Table, plan: Plan) -> pa.Table:

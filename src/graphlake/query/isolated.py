@@ -38,11 +38,16 @@ def run_isolated(
     limits: SqlLimits,
     memory_name: str,
     cancelled: Callable[[], bool] | None = None,
+    explain: bool = False,
 ) -> pa.Table:
     """`kind` "sql" or "cypher": the result of `text` on `snapshot`, computed in a worker.
-    `memory_name`: the limit the memory error names."""
+    `memory_name`: the limit the memory error names. `explain` (Cypher only): the plan
+    instead of the rows (query.executor.run_query; the logical plan in its metadata)."""
     repo = snapshot.repo
-    args = (repo.uri, repo.storage_options, snapshot.commit, text, params, limits)
+    args: tuple = (repo.uri, repo.storage_options, snapshot.commit, text, params, limits)
+    if explain:
+        assert kind == "cypher"  # SQL has no explain
+        args += (True,)
     timeout_s = limits.timeout_s
     stopped = Stopped(
         timeout=lambda _elapsed: timeout_message(timeout_s, limits),
@@ -85,6 +90,7 @@ def cypher_job(
     text: str,
     params: Mapping[str, object] | None,
     limits: SqlLimits,
+    explain: bool = False,
 ) -> bytes:
     # in the worker process only: the parent never loads these
     from graphlake.query.executor import run_query
@@ -94,9 +100,8 @@ def cypher_job(
         from graphlake.adjacency.cache import set_budget
 
         set_budget(limits.adjacency_memory_mb * 2**20)  # the worker's cache: the server's
-    return ipc_bytes(
-        run_query(worker_snapshot(uri, storage_options, commit), text, params, limits=limits)
-    )
+    snapshot = worker_snapshot(uri, storage_options, commit)
+    return ipc_bytes(run_query(snapshot, text, params, limits=limits, explain=explain))
 
 
 def warm() -> None:

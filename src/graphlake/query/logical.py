@@ -27,7 +27,10 @@ Rewrite rules shape the plan as it is built, then choose executors:
   RETURN of counts or node properties runs on the adjacency ("csr",
   query.traverse); a ShortestPath between nodes selected in its own MATCH over one edge
   type runs as a path search ("pathsearch", query.pathsearch, which hands wide searches
-  back to SQL); everything else is DuckDB SQL ("sql", query.planner).
+  back to SQL), and an end of it that constant properties alone select (an inline map
+  of literals and parameters, no WHERE condition on it alone) is found by a Lance
+  lookup, its operators "lance" (the search's seed: query.executor); everything else is
+  DuckDB SQL ("sql", query.planner).
 
 `LogicalPlan.text()` prints the plan top-down, one operator a line with its executor;
 `explain=True` returns it with the per-step report (query.executor).
@@ -46,7 +49,7 @@ from graphlake.query.expr import ExprCompiler, contains_aggregate
 from graphlake.query.patterns import MAX_HOPS
 from graphlake.schema.model import EdgeType, NodeType
 
-Executor = Literal["sql", "csr", "pathsearch", "algo"]
+Executor = Literal["sql", "csr", "pathsearch", "lance", "algo"]
 
 
 # --- typed expressions -------------------------------------------------------------------
@@ -150,6 +153,11 @@ class ShortestPath(Op):
     high: int
     dst: str
     ends_new: bool  # both ends selected by this MATCH (none bound by an earlier clause)
+    # For each end, the positions (in the operator list holding this one) of the
+    # operators that select it by constant properties alone (its Lookup or NodeScan and
+    # its inline Filters; none when a WHERE condition or a non-constant value selects it):
+    # a path search's seed of that end is a Lance lookup by those constants.
+    seeds: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
 
     def detail(self) -> str:
         rel = rel_text(self.rel, self.types, self.direction, (self.low, self.high))
@@ -343,8 +351,15 @@ class _Builder:
             rel = rels[0]
             low, high = rel.hops or (1, 1)
             ends_new = not any(n.var in self.scope for n in nodes)
+            seeds: list[tuple[int, ...]] = []
             for n in nodes:
+                at, constant = len(self.ops), ends_new and self._by_constants(n, conjuncts)
                 self._start(n, conjuncts)
+                if constant and n.props is not None:  # the start and its inline Filters
+                    taken = 1 + len(n.props.entries) - isinstance(self.ops[at], Lookup)
+                    seeds.append(tuple(range(at, at + taken)))
+                else:
+                    seeds.append(())
             self._bind(rel.var, Binding(EDGES, self.checker.edge_types(rel)))
             self.ops.append(
                 ShortestPath(
@@ -357,6 +372,7 @@ class _Builder:
                     MAX_HOPS if high is None else high,
                     _name(nodes[1]),
                     ends_new,
+                    (seeds[0], seeds[1]),
                 )
             )
             self._bind(pattern.path_var, Binding(PATH))
@@ -378,6 +394,24 @@ class _Builder:
             self.ops.append(NamePath(pattern.path_var, pattern_text(unnamed)))
             self._bind(pattern.path_var, Binding(PATH))
         self._push(conjuncts)
+
+    def _by_constants(self, n: ast.NodePat, conjuncts: list[ast.Expr | None]) -> bool:
+        """`n` is selected by an inline map of non-null literals and parameters alone,
+        with no WHERE condition on it alone (patterns.PatternCompiler._lookup's case)."""
+        if n.props is None or any(
+            c is not None and _free_vars(c) == {n.var} and not _has_subquery(c) for c in conjuncts
+        ):
+            return False
+        for _, v in n.props.entries:
+            if isinstance(v, ast.Param):
+                value = self.checker.peek(v)
+            elif isinstance(v, ast.Lit):
+                value = v.value
+            else:
+                return False
+            if value is None or isinstance(value, list | tuple | dict):
+                return False  # `= null` matches nothing: the SQL seed answers it
+        return True
 
     def _selected(self, n: ast.NodePat, conjuncts: list[ast.Expr | None]) -> bool:
         return n.var in self.scope or self._key(n, conjuncts, consume=False) is not None
@@ -558,10 +592,30 @@ def _path_searches(ops: tuple[Op, ...], checker: Checker) -> tuple[Op, ...]:
             e = checker.schema.table(types[0]) if len(types) == 1 else None
             if op.ends_new and isinstance(e, EdgeType) and e.src == e.dst:
                 op = dataclasses.replace(op, executor="pathsearch")
+                for at in _seeded_by_lance(out, op, e.src):
+                    out[at] = dataclasses.replace(out[at], executor="lance")
         elif isinstance(op, OptionalJoin):
             op = dataclasses.replace(op, ops=_path_searches(op.ops, checker))
         out.append(op)
     return tuple(out)
+
+
+def _seeded_by_lance(ops: list[Op], op: ShortestPath, node_type: str) -> list[int]:
+    """The positions of the operators selecting a path search's ends that its seeds
+    answer by a Lance lookup (query.executor: a seed with a `lookup`): an end selected by
+    constants alone whose node can be of the search's one node type."""
+    out: list[int] = []
+    for seeds in op.seeds:
+        first = ops[seeds[0]] if seeds else None
+        if isinstance(first, Lookup):
+            labels: tuple[str, ...] = (first.label,)
+        elif isinstance(first, NodeScan):
+            labels = first.labels or (node_type,)  # no label: the edge type's endpoints
+        else:
+            continue
+        if node_type in labels:
+            out += seeds
+    return out
 
 
 def _edge_types(types: tuple[str, ...], checker: Checker) -> tuple[str, ...]:

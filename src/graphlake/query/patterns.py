@@ -17,6 +17,7 @@ edge on a path (openCypher's relationship uniqueness); its depth is capped.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal, NamedTuple
 
 from graphlake.errors import CypherError
 from graphlake.query import ast
@@ -30,6 +31,25 @@ MAX_HOPS = 10  # the depth of an unbounded `*`, and the largest upper bound allo
 # Hops of one MATCH's patterns together: a fixed relationship counts one, a variable-length
 # one its upper bound (an unbounded `*` MAX_HOPS); shortestPath is capped by MAX_HOPS alone.
 MAX_PATTERN_HOPS = 2 * MAX_HOPS
+
+
+class Element(NamedTuple):
+    """A pattern element's place in one MATCH (or pattern predicate): its pattern's
+    index and its index among its chain's nodes or relationships. State about elements
+    (inferred node types, prefetched sources) is keyed on it, not on the identity of
+    AST objects."""
+
+    pattern: int
+    kind: Literal["node", "rel"]
+    position: int
+
+
+def node_at(pattern: int, position: int) -> Element:
+    return Element(pattern, "node", position)
+
+
+def rel_at(pattern: int, position: int) -> Element:
+    return Element(pattern, "rel", position)
 
 
 @dataclass
@@ -98,7 +118,7 @@ class Compiled:
     seeds: list[Seed] = field(default_factory=list)
     prefetch: list[Prefetch] = field(default_factory=list)
     searches: list[PathSearch] = field(default_factory=list)
-    tables: dict[int, str] = field(default_factory=dict)  # id(pattern element) -> source
+    tables: dict[Element, str] = field(default_factory=dict)  # pattern element -> source
 
 
 @dataclass
@@ -130,23 +150,27 @@ class PatternCompiler:
         node_types = self._infer(patterns, scope)
         anchors = _anchor_conditions(where)
         rels: list[_Rel] = []
-        for pattern in patterns:
+        for k, pattern in enumerate(patterns):
             if pattern.shortest:
-                path = self._shortest(pattern, node_types, scope, out, anchors, source, subquery)
+                path = self._shortest(pattern, k, node_types, scope, out, anchors, source, subquery)
                 if pattern.path_var is not None:
                     self._bind(pattern.path_var, Binding(PATH), scope, out, pattern.pos)
                     out.outputs[pattern.path_var] = path
                 continue
             chain = pattern.chain
             if source is not None:
-                self._frontiers(chain, node_types, scope, anchors, out)
-            aliases = [self._node(n, node_types, scope, out) for n in chain.nodes]
+                self._frontiers(chain, k, node_types, scope, anchors, out)
+            aliases = [
+                self._node(n, node_at(k, i), node_types, scope, out)
+                for i, n in enumerate(chain.nodes)
+            ]
             lengths, node_lists, rel_lists = [], [f"[{ident(aliases[0])}.id]"], []
             for i, rel in enumerate(chain.rels):
                 left, right = chain.nodes[i], chain.nodes[i + 1]
-                lt, rt = node_types[id(left)], node_types[id(right)]
+                lt, rt = node_types[node_at(k, i)], node_types[node_at(k, i + 1)]
                 if rel.hops is None:
-                    r = self._fixed(rel, aliases[i], aliases[i + 1], lt, rt, scope, out)
+                    ends = (aliases[i], aliases[i + 1])
+                    r = self._fixed(rel, rel_at(k, i), *ends, lt, rt, scope, out)
                     lengths.append("1")
                     rel_lists.append(f"[{ident(r.alias)}._key]")
                     node_lists.append(f"[{ident(aliases[i + 1])}.id]")
@@ -182,25 +206,26 @@ class PatternCompiler:
         return out
 
     # --- type inference: which node types each node pattern can be
-    def _infer(self, patterns: tuple[ast.Pattern, ...], scope: dict[str, Binding]) -> dict:
-        types: dict[int, tuple[str, ...]] = {}
+    def _infer(
+        self, patterns: tuple[ast.Pattern, ...], scope: dict[str, Binding]
+    ) -> dict[Element, tuple[str, ...]]:
+        types: dict[Element, tuple[str, ...]] = {}
         by_var: dict[str, tuple[str, ...]] = {}
-        for p in patterns:
-            for n in p.chain.nodes:
+        for k, p in enumerate(patterns):
+            for j, n in enumerate(p.chain.nodes):
                 t = self.checker.node_types(n)
                 if n.var in scope and scope[n.var].kind == NODE:
                     t = tuple(x for x in t if x in scope[n.var].types)
                 if n.var is not None:
                     t = tuple(x for x in t if x in by_var.get(n.var, t))
                     by_var[n.var] = t
-                types[id(n)] = t
+                types[node_at(k, j)] = t
         for _ in range(3):  # narrow by the relationships' endpoint types until stable
-            for p in patterns:
-                chain = p.chain
-                for i, rel in enumerate(chain.rels):
-                    left, right = chain.nodes[i], chain.nodes[i + 1]
+            for k, p in enumerate(patterns):
+                for i, rel in enumerate(p.chain.rels):
+                    left, right = node_at(k, i), node_at(k, i + 1)
                     edges = [self.checker.table(e) for e in self.checker.edge_types(rel)]
-                    lt, rt = types[id(left)], types[id(right)]
+                    lt, rt = types[left], types[right]
                     fits = [
                         o
                         for e in edges
@@ -209,27 +234,32 @@ class PatternCompiler:
                     ]
                     # A walk may also end where it starts (zero hops).
                     stay = rel.hops is not None and rel.hops[0] == 0
-                    types[id(left)] = tuple(
+                    types[left] = tuple(
                         t for t in lt if any(o[0] == t for o in fits) or (stay and t in rt)
                     )
-                    types[id(right)] = tuple(
+                    types[right] = tuple(
                         t for t in rt if any(o[1] == t for o in fits) or (stay and t in lt)
                     )
-            for p in patterns:  # one variable, one set of types
-                for n in p.chain.nodes:
+            for k, p in enumerate(patterns):  # one variable, one set of types
+                for j, n in enumerate(p.chain.nodes):
                     if n.var is not None:
-                        by_var[n.var] = tuple(t for t in by_var[n.var] if t in types[id(n)])
-            for p in patterns:
-                for n in p.chain.nodes:
+                        by_var[n.var] = tuple(t for t in by_var[n.var] if t in types[node_at(k, j)])
+            for k, p in enumerate(patterns):
+                for j, n in enumerate(p.chain.nodes):
                     if n.var is not None:
-                        types[id(n)] = by_var[n.var]
+                        types[node_at(k, j)] = by_var[n.var]
         return types
 
     # --- nodes
     def _node(
-        self, n: ast.NodePat, node_types: dict, scope: dict[str, Binding], out: Compiled
+        self,
+        n: ast.NodePat,
+        at: Element,
+        node_types: dict,
+        scope: dict[str, Binding],
+        out: Compiled,
     ) -> str:
-        types = node_types[id(n)]
+        types = node_types[at]
         if n.var is not None and (n.var in scope or n.var in out.new):
             b = scope.get(n.var) or out.new[n.var]
             if b.kind != NODE:
@@ -243,7 +273,7 @@ class PatternCompiler:
                 out.outputs[n.var] = ident(n.var)
             props = _with_inline(self.usage, n.var, n.props)
             out.items.append(
-                f"{self.node_source(types, props, out.tables.get(id(n)))} AS {ident(alias)}"
+                f"{self.node_source(types, props, out.tables.get(at))} AS {ident(alias)}"
             )
             if not types:
                 out.conditions.append("FALSE")
@@ -377,6 +407,7 @@ class PatternCompiler:
     def _fixed(
         self,
         rel: ast.RelPat,
+        at: Element,
         left: str,
         right: str,
         lt: tuple[str, ...],
@@ -397,7 +428,7 @@ class PatternCompiler:
         props = _with_inline(self.usage, rel.var, rel.props)
         if rel.var is not None:
             out.outputs[rel.var] = self.edge_value(alias, types, rel, lt, rt, props)
-        src = self.edge_source(types, rel, lt, rt, props, out.tables.get(id(rel)))
+        src = self.edge_source(types, rel, lt, rt, props, out.tables.get(at))
         out.items.append(f"{src} AS {ident(alias)}")
         r, a, b = ident(alias), ident(left), ident(right)
         out.conditions += [f"{r}._a = {a}.id", f"{r}._b = {b}.id"]
@@ -467,12 +498,14 @@ class PatternCompiler:
         selected = _constant_map(n.props) is not None or (n.var is not None and n.var in anchors)
         return 1 if selected else 0
 
-    def _frontiers(self, chain: ast.Chain, node_types: dict, scope, anchors, out: Compiled) -> None:
+    def _frontiers(
+        self, chain: ast.Chain, k: int, node_types: dict, scope, anchors, out: Compiled
+    ) -> None:
         """Anchored traversal: when a chain starts at a node selected by constants, read
         each fixed hop's edges (and the next node's rows) through Lance by the frontier
         of node ids so far, instead of joining whole tables."""
         first = chain.nodes[0]
-        types = node_types[id(first)]
+        types = node_types[node_at(k, 0)]
         if (
             first.var in scope
             or first.var in out.new
@@ -490,8 +523,7 @@ class PatternCompiler:
                 e
                 for e in self.checker.edge_types(rel)
                 if any(
-                    o[0] in node_types[id(chain.nodes[i])]
-                    and o[1] in node_types[id(chain.nodes[i + 1])]
+                    o[0] in node_types[node_at(k, i)] and o[1] in node_types[node_at(k, i + 1)]
                     for o in _orientations(self.checker.table(e), rel)
                 )
             ]
@@ -499,7 +531,7 @@ class PatternCompiler:
                 rel.hops is not None
                 or rel.direction == "both"
                 or len(edges) != 1
-                or id(rel) in out.tables
+                or rel_at(k, i) in out.tables
             ):
                 return
             e = self.checker.table(edges[0])
@@ -511,9 +543,9 @@ class PatternCompiler:
                     hop, e.name, key, frontier, _columns(e, ("id", "src", "dst"), props), other, nxt
                 )
             )
-            out.tables[id(rel)] = hop
+            out.tables[rel_at(k, i)] = hop
             node = chain.nodes[i + 1]
-            ntypes = node_types[id(node)]
+            ntypes = node_types[node_at(k, i + 1)]
             if node.var in scope or node.var in out.new or len(ntypes) != 1:
                 return
             rows = self.names.fresh("rows")
@@ -527,7 +559,7 @@ class PatternCompiler:
                     _columns(self.checker.table(ntypes[0]), ("id",), props),
                 )
             )
-            out.tables[id(node)] = rows
+            out.tables[node_at(k, i + 1)] = rows
             frontier = nxt
 
     def _lookup(self, node: ast.NodePat, table: str, anchors) -> tuple | None:
@@ -641,7 +673,7 @@ class PatternCompiler:
         return Walk(cte, self.names.fresh("w"), types)
 
     def _shortest(
-        self, pattern: ast.Pattern, node_types, scope, out, anchors, source, subquery
+        self, pattern: ast.Pattern, k: int, node_types, scope, out, anchors, source, subquery
     ) -> str:
         """shortestPath((a)-[:T*..n]->(b)) between bound or selected nodes: the SQL of
         its path struct."""
@@ -666,7 +698,7 @@ class PatternCompiler:
                 "inline properties, or a WHERE condition on each",
                 *pattern.pos,
             )
-        aliases = [self._node(n, node_types, scope, out) for n in ends]
+        aliases = [self._node(n, node_at(k, i), node_types, scope, out) for i, n in enumerate(ends)]
         types = self.checker.edge_types(rel)
         targets = self._seed(ends[1], aliases[1], scope, out, anchors, source, subquery)
         walk = self._walk(
@@ -682,12 +714,15 @@ class PatternCompiler:
             subquery,
             targets=targets,
         )
-        if len(types) == 1 and not any(n.var in scope for n in ends):
-            e = self.checker.table(types[0])
-            assert isinstance(e, EdgeType)  # a relationship's type names an edge table
+        # A path search over one edge type between nodes this MATCH selects, of one node
+        # type (between two, ids cannot mix: the CTE answers it, with no seeds to read).
+        e = self.checker.table(types[0]) if len(types) == 1 else None
+        if isinstance(e, EdgeType) and e.src == e.dst and not any(n.var in scope for n in ends):
             seeds = [
-                self._end_seed(n, alias, node_types, scope, out, anchors, source, subquery)
-                for n, alias in zip(ends, aliases, strict=True)
+                self._end_seed(
+                    n, node_at(k, i), alias, node_types, scope, out, anchors, source, subquery
+                )
+                for i, (n, alias) in enumerate(zip(ends, aliases, strict=True))
             ]
             out.seeds += seeds
             out.searches.append(
@@ -710,11 +745,20 @@ class PatternCompiler:
         return f"struct_pack(length := {w}.depth, nodes := {w}.nodes, rels := {w}.edges)"
 
     def _end_seed(
-        self, n: ast.NodePat, alias: str, node_types, scope, out, anchors, source, subquery
+        self,
+        n: ast.NodePat,
+        at: Element,
+        alias: str,
+        node_types,
+        scope,
+        out,
+        anchors,
+        source,
+        subquery,
     ) -> Seed:
         """A shortestPath end's seed; one selected by constants is read by a Lance lookup
         (no DuckDB statement before the search)."""
-        types = out.new[n.var].types if n.var in out.new else node_types[id(n)]
+        types = out.new[n.var].types if n.var in out.new else node_types[at]
         lookup = self._lookup(n, types[0], anchors) if len(types) == 1 else None
         return Seed(
             self.names.fresh("f"),

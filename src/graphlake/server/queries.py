@@ -40,8 +40,10 @@ async def run_query_request(
     text: str,
     limits: SqlLimits,
     params: dict[str, Any] | None = None,
+    explain: bool = False,
 ) -> tuple[Commit, pa.Table]:
-    """(commit, result) of a `kind` ("sql" or "cypher") query on `branch`'s head."""
+    """(commit, result) of a `kind` ("sql" or "cypher") query on `branch`'s head; with
+    `explain` (Cypher), its plan instead of its rows."""
     gone = threading.Event()
 
     def work() -> tuple[Commit, pa.Table]:
@@ -61,6 +63,7 @@ async def run_query_request(
                 limits=limits,
                 memory_name="query_memory_mb",
                 cancelled=gone.is_set,
+                explain=explain,
             )
 
     return await watched(request, work, gone)
