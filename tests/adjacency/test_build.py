@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from graphlake.adjacency.csr import from_edges
+from graphlake.adjacency.csr import from_edges, stable_order
 
 
 def reference(src_nodes, dst_nodes, src, dst, ids):
@@ -137,3 +137,12 @@ def test_an_endpoint_outside_the_nodes_is_refused():
         from_edges(
             pa.array(["a"]), pa.array(["x"]), pa.array(["a"]), pa.array(["a"]), pa.array(["e1"])
         )
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 2**16 - 1, 2**16, 2**16 + 1, 3 * 2**20, 2**31 - 1])
+def test_stable_order_is_numpys_stable_argsort(n):
+    rng = np.random.default_rng(n)
+    for m in (0, 1, 5000):
+        values = rng.integers(0, max(n, 1), m).astype(np.int32) if n else np.zeros(0, np.int32)
+        values[: m // 2] = values[m // 2 : 2 * (m // 2)]  # ties, which must keep their order
+        assert np.array_equal(stable_order(values, n), np.argsort(values, kind="stable"))

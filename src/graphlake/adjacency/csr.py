@@ -116,8 +116,12 @@ def from_edges(
     dst_keys = src_keys if dst_nodes is None else sorted_keys(dst_nodes)
     small = max(len(src_keys), len(dst_keys), len(src)) < ID32
     ids_type = np.int32 if small else INDEX
-    s = _dense(src_keys, src, ids_type)
-    d = _dense(dst_keys, dst, ids_type)
+    if dst_nodes is None and src.type == dst.type:  # one hash table, probed by both columns
+        both = _dense(src_keys, pa.chunked_array([src, dst], src.type), ids_type)
+        s, d = both[: len(src)], both[len(src) :]
+    else:
+        s = _dense(src_keys, src, ids_type)
+        d = _dense(dst_keys, dst, ids_type)
     edge_ids = pa.array(ids, pa.string()) if not isinstance(ids, pa.Array) else ids
     # Edge rows in (src, dst, id) order: deterministic, so equal edge sets give equal arrays.
     order = _order(s, d, edge_ids, len(dst_keys))
@@ -126,7 +130,7 @@ def from_edges(
     out_offsets = group_offsets(s, len(src_keys))
     out_edges = np.arange(len(s), dtype=ids_type)
     # Edges are in (src, dst, id) order: a stable sort by dst gives (dst, src, id).
-    by_dst = np.argsort(d, kind="stable") if len(d) else np.zeros(0, INDEX)
+    by_dst = stable_order(d, len(dst_keys))
     return Csr(
         src_keys=src_keys,
         dst_keys=dst_keys,
@@ -161,7 +165,24 @@ def _lookup(space: pa.Array, keys: pa.Array | list[str]) -> np.ndarray:
     return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(INDEX)
 
 
-def _dense(keys: pa.Array, values: pa.Array, dtype: type[np.integer]) -> np.ndarray:
+def stable_order(values: np.ndarray, n: int) -> np.ndarray:
+    """`np.argsort(values, kind="stable")` of ints in [0, n), as LSD radix passes over
+    16-bit digits: numpy's stable sort of uint16 is a radix sort (O(m) a pass), of int32
+    a timsort (one pass below 65,536 nodes, two below 2**32)."""
+    order = None
+    shift = 0
+    while order is None or (n - 1) >> shift > 0:
+        ranked = values if order is None else values[order]
+        digit = ((ranked >> shift) & 0xFFFF).astype(np.uint16)
+        step = np.argsort(digit, kind="stable")
+        order = step if order is None else order[step]
+        shift += 16
+    return order
+
+
+def _dense(
+    keys: pa.Array, values: pa.Array | pa.ChunkedArray, dtype: type[np.integer]
+) -> np.ndarray:
     """Each value's position in `keys`: one Arrow hash lookup per value (C++), read as
     int32 without a wider copy."""
     found = pc.index_in(values, value_set=keys)
