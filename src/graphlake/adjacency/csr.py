@@ -117,8 +117,9 @@ def from_edges(
     small = max(len(src_keys), len(dst_keys), len(src)) < ID32
     ids_type = np.int32 if small else INDEX
     if dst_nodes is None and src.type == dst.type:  # one hash table, probed by both columns
-        both = _dense(src_keys, pa.chunked_array([src, dst], src.type), ids_type)
-        s, d = both[: len(src)], both[len(src) :]
+        ends = _dense(src_keys, pa.chunked_array([src, dst], src.type), ids_type)
+        s, d = ends[: len(src)], ends[len(src) :]  # views: freed with the reordered copies
+        del ends
     else:
         s = _dense(src_keys, src, ids_type)
         d = _dense(dst_keys, dst, ids_type)
@@ -127,6 +128,7 @@ def from_edges(
     order = _order(s, d, edge_ids, len(dst_keys))
     s, d = s[order], d[order]
     edge_ids = edge_ids.take(pa.array(order)) if len(order) else edge_ids
+    del order  # before the in-order's sort: the build's peak memory is no more than before
     out_offsets = group_offsets(s, len(src_keys))
     out_edges = np.arange(len(s), dtype=ids_type)
     # Edges are in (src, dst, id) order: a stable sort by dst gives (dst, src, id).
@@ -174,8 +176,11 @@ def stable_order(values: np.ndarray, n: int) -> np.ndarray:
     while order is None or (n - 1) >> shift > 0:
         ranked = values if order is None else values[order]
         digit = ((ranked >> shift) & 0xFFFF).astype(np.uint16)
+        del ranked
         step = np.argsort(digit, kind="stable")
+        del digit
         order = step if order is None else order[step]
+        del step
         shift += 16
     return order
 
