@@ -116,17 +116,23 @@ def from_edges(
     dst_keys = src_keys if dst_nodes is None else sorted_keys(dst_nodes)
     small = max(len(src_keys), len(dst_keys), len(src)) < ID32
     ids_type = np.int32 if small else INDEX
-    s = _dense(src_keys, src).astype(ids_type, copy=False)
-    d = _dense(dst_keys, dst).astype(ids_type, copy=False)
+    if dst_nodes is None and src.type == dst.type:  # one hash table, probed by both columns
+        ends = _dense(src_keys, pa.chunked_array([src, dst], src.type), ids_type)
+        s, d = ends[: len(src)], ends[len(src) :]  # views: freed with the reordered copies
+        del ends
+    else:
+        s = _dense(src_keys, src, ids_type)
+        d = _dense(dst_keys, dst, ids_type)
     edge_ids = pa.array(ids, pa.string()) if not isinstance(ids, pa.Array) else ids
     # Edge rows in (src, dst, id) order: deterministic, so equal edge sets give equal arrays.
-    order = _order(s, d, _rank(edge_ids), len(dst_keys)) if len(s) else np.zeros(0, INDEX)
+    order = _order(s, d, edge_ids, len(dst_keys))
     s, d = s[order], d[order]
     edge_ids = edge_ids.take(pa.array(order)) if len(order) else edge_ids
+    del order  # before the in-order's sort: the build's peak memory is no more than before
     out_offsets = group_offsets(s, len(src_keys))
     out_edges = np.arange(len(s), dtype=ids_type)
     # Edges are in (src, dst, id) order: a stable sort by dst gives (dst, src, id).
-    by_dst = np.argsort(d, kind="stable") if len(d) else np.zeros(0, INDEX)
+    by_dst = stable_order(d, len(dst_keys))
     return Csr(
         src_keys=src_keys,
         dst_keys=dst_keys,
@@ -161,24 +167,58 @@ def _lookup(space: pa.Array, keys: pa.Array | list[str]) -> np.ndarray:
     return found.fill_null(-1).to_numpy(zero_copy_only=False).astype(INDEX)
 
 
-def _dense(keys: pa.Array, values: pa.Array) -> np.ndarray:
+def stable_order(values: np.ndarray, n: int) -> np.ndarray:
+    """`np.argsort(values, kind="stable")` of ints in [0, n), as LSD radix passes over
+    16-bit digits: numpy's stable sort of uint16 is a radix sort (O(m) a pass), of int32
+    a timsort (one pass below 65,536 nodes, two below 2**32)."""
+    order = None
+    shift = 0
+    while order is None or (n - 1) >> shift > 0:
+        ranked = values if order is None else values[order]
+        digit = ((ranked >> shift) & 0xFFFF).astype(np.uint16)
+        del ranked
+        step = np.argsort(digit, kind="stable")
+        del digit
+        order = step if order is None else order[step]
+        del step
+        shift += 16
+    return order
+
+
+def _dense(
+    keys: pa.Array, values: pa.Array | pa.ChunkedArray, dtype: type[np.integer]
+) -> np.ndarray:
+    """Each value's position in `keys`: one Arrow hash lookup per value (C++), read as
+    int32 without a wider copy."""
     found = pc.index_in(values, value_set=keys)
     if found.null_count:
         raise ValueError("an edge endpoint is not among the adjacency's nodes")
-    return found.to_numpy(zero_copy_only=False).astype(INDEX)
+    return found.to_numpy(zero_copy_only=False).astype(dtype, copy=False)
 
 
-def _order(s: np.ndarray, d: np.ndarray, rank: np.ndarray, n_dst: int) -> np.ndarray:
-    """The permutation sorting edges by (s, d, rank): `rank` is a permutation (edge ids
-    are unique), so order by it first, then a stable sort by one int64 key (s, d)."""
-    by_rank = np.empty_like(rank)
-    by_rank[rank - 1] = np.arange(len(rank), dtype=rank.dtype)  # pc.rank counts from 1
+def _order(s: np.ndarray, d: np.ndarray, ids: pa.Array, n_dst: int) -> np.ndarray:
+    """The permutation sorting edges by (s, d, id): one stable sort of an int64 key
+    (s, d); the edge ids are compared only within runs of equal (s, d), parallel edges,
+    which are few (no sort of every id string)."""
+    if not len(s):
+        return np.zeros(0, INDEX)
     key = s.astype(INDEX) * max(n_dst, 1) + d
-    return by_rank[np.argsort(key[by_rank], kind="stable")]
-
-
-def _rank(values: pa.Array) -> np.ndarray:
-    return pc.rank(values, sort_keys="ascending", tiebreaker="first").to_numpy().astype(INDEX)
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    parallel = key[1:] == key[:-1]
+    if not parallel.any():
+        return order
+    run = np.zeros(len(key), dtype=bool)
+    run[1:] = parallel
+    run[:-1] |= parallel
+    at = np.flatnonzero(run)  # positions inside runs of equal (s, d), still in key order
+    rows = order[at]
+    by_id = pc.sort_indices(
+        pa.table({"key": key[at], "id": ids.take(pa.array(rows))}),
+        sort_keys=[("key", "ascending"), ("id", "ascending")],
+    )
+    order[at] = rows[by_id.to_numpy()]  # each run sorted in place by id
+    return order
 
 
 def group_offsets(grouped: np.ndarray, n: int) -> np.ndarray:
