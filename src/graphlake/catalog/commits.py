@@ -271,9 +271,10 @@ class Commit:
     it (None for commits written before authors were recorded: shown as `unknown`).
     `checks_id` names the data checks in force at it (storage/data_checks.py; None:
     none), carried forward by every commit like `schema_id`. `effects` is what a write
-    commit did to each table it changed (`TableEffect`, table name -> effect; None: not
-    recorded, as for merges, schema changes, optimize and every commit written before
-    effects were recorded); never carried forward.
+    commit did to each table it changed (`TableEffect`, table name -> effect; a revert or
+    cherry-pick records them too when it applied plans of rows only, merge/effects.py
+    `row_effects`; None: not recorded, as for merges, schema changes, optimize and every
+    commit written before effects were recorded); never carried forward.
     """
 
     id: str

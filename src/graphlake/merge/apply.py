@@ -174,6 +174,7 @@ def _apply_once(
             message=run.message or f'{verb} {commit.id[:12]} "{_first_line(commit.message)}"',
             meta=meta,
             action=verb,
+            record_effects=True,
         )
     result.commit = published.id
     return run.finish(result)

@@ -5,8 +5,10 @@ Lance branches the run's owner owns: a source's exact state adopted, a plan of r
 applied, fragments adopted by reference, columns written column-wise. Merges publish
 through `publish_classified` (one recovery record and one compare-and-swap of the target
 ref), and so do the other merge-engine applications (revert, cherry-pick:
-`merge.apply`); a dry run's data checks read the merged state `stage` writes on scratch
-branches; a virtual merge base (`merge.find_base`) uses `apply_tables` alone.
+`merge.apply`, whose commits record their row effects as a write does when plans of
+rows were all they applied: `row_effects`); a dry run's data checks read the merged
+state `stage` writes on scratch branches; a virtual merge base (`merge.find_base`)
+uses `apply_tables` alone.
 """
 
 from __future__ import annotations
@@ -15,18 +17,19 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from graphlake.catalog.commits import Commit, TableState
+from graphlake.catalog.commits import Commit, TableEffect, TableState
 from graphlake.merge import result as R
 from graphlake.merge.classify import Classification
 from graphlake.merge.run import MergeRun
 from graphlake.recovery.publication import Publication
 from graphlake.retry import HeadMoved
 from graphlake.storage.adopt import Adoption, adopt
+from graphlake.storage.plan import TablePlan
 from graphlake.storage.search_indexes import FTS_PROBE, VECTOR_PROBE
 from graphlake.storage.tables import LanceCasError, index_columns
 from graphlake.write import backfill
 from graphlake.write.backfill import ColumnWrite
-from graphlake.write.publish import apply_plan
+from graphlake.write.publish import apply_plan, effects_of
 
 if TYPE_CHECKING:
     from graphlake.repo import Repo
@@ -45,11 +48,14 @@ def publish_classified(
     action: str | None = None,
     checks_id: str | object | None = KEEP,
     inspect: Callable[[Commit], None] | None = None,
+    record_effects: bool = False,
 ) -> Commit:
     """Write a classification's effects on `run.into`'s Lance branches and publish them
     as one commit with `parents` (one CAS from `run.ref`). `checks_id`: the merged data
     checks (default: the target's); `inspect(commit)` sees the commit before the CAS
-    (the data checks run there; raising publishes nothing)."""
+    (the data checks run there; raising publishes nothing). `record_effects`: the commit
+    records its row effects as a write does (`Commit.effects`, `row_effects`; a revert
+    or cherry-pick, whose one parent is the target: the change feed reads it in runs)."""
     target = cls.target
     with Publication(run.repo, op, run.into, run.ref, action) as pub:
         states = apply_tables(run.repo, cls, run.branch_owner(), run.still_current, pub.effect)
@@ -60,11 +66,36 @@ def publish_classified(
             tables={**target.tables, **cls.fixed, **states},
             meta=meta,
             checks_id=target.checks_id if checks_id is KEEP else cast(str | None, checks_id),
+            effects=row_effects(cls, states) if record_effects else None,
         )
         if inspect is not None:
             inspect(commit)
         pub.publish(commit)
     return commit
+
+
+def row_effects(
+    cls: Classification, states: dict[str, TableState]
+) -> dict[str, TableEffect] | None:
+    """What `apply_tables` did to the rows of each table it changed (`states`), as a
+    write records it (`write.publish.effects_of`: rows appended, keys deleted outright),
+    read off the plans it applied: exact when every changed table went through its plan
+    alone. None (not recorded) when one did not: a source's state adopted, fragments
+    adopted by reference (their rows' Lance versions are the source's), a column
+    written column-wise, or a schema merge (tables evolved against another layout)."""
+    if cls.schema is not None:
+        return None
+    plans: dict[str, TablePlan] = {}
+    for name, state in states.items():
+        if state == cls.target.tables.get(name):
+            continue  # adopted the state the target already has: no change
+        outcome = cls.tables[name]
+        if outcome.adopt is not None or outcome.adoptions or outcome.columns:
+            return None
+        plan = outcome.copy_plan if outcome.copy_plan is not None else outcome.plan
+        if plan is not None:
+            plans[name] = plan
+    return effects_of(plans)
 
 
 def stage(run: MergeRun, cls: Classification, checks_id: str | None) -> Commit:

@@ -34,7 +34,7 @@ from graphlake.merge.find_base import merge_base_of
 from graphlake.merge.many_schema import fold
 from graphlake.merge.resolutions import Resolution, Resolver, parse_resolutions
 from graphlake.merge.rows import STRATEGIES
-from graphlake.merge.run import Checks, MergeRun
+from graphlake.merge.run import Checks, MergeRun, check_meta
 from graphlake.merge.shown import reported
 from graphlake.merge.step import Pending, classify_step, own_bases, record_step, schemas_differ
 from graphlake.merge.timing import PhaseTimer
@@ -68,7 +68,8 @@ def merge(
     check_runner: Runner | None = None,
 ) -> R.MergeResult:
     """`resolutions` settle single conflicts (merge.resolutions); `meta` adds entries
-    to the merge commit's meta (a merge request records its id there). `checks`: run
+    to the merge commit's meta (a merge request records its id there; the names the
+    merge records itself, `merge.run.RECORDED_META`, are refused). `checks`: run
     the merged result's data checks on the would-be merged state (`result.data_checks`;
     a real merge raises `DataCheckFailedError` when one fails and publishes nothing);
     `check_runner` runs each query (default: in this process)."""
@@ -141,6 +142,7 @@ def _run(
 ) -> R.MergeResult:
     settings = DiscoverySettings.resolve(lineage, memory_budget)
     parsed = parse_resolutions(resolutions)
+    check_meta(meta)
     extra = {**(meta or {})}
     if parsed:
         extra["resolutions"] = [r.to_dict() for r in parsed]
@@ -316,20 +318,13 @@ def _publish(
 ) -> Commit:
     op = "merge" if len(pending) == 1 else "merge_many"
     names = [n for n, _ in pending]
-    # Each source's own base, when the sources were merged against different ones.
-    bases_meta = {"source_bases": [b.commit.id for b in source_bases]} if source_bases else {}
     return publish_classified(
         run,
         cls,
         op,
         parents=(cls.target.id, *(h.id for _, h in pending)),
-        message=run.message or f"merge {', '.join(names)} into {run.into}",
-        meta={
-            "merge_base": base.commit.id,
-            "sources": names,
-            **bases_meta,
-            **run.meta,
-        },
+        message=run.merge_message(names),
+        meta=run.merge_meta(base.commit.id, names, [b.commit.id for b in source_bases]),
         checks_id=checks_id,
         inspect=inspect,
     )

@@ -8,12 +8,15 @@ merged on the merged layout; `merge.schema_merge`). Each step's result is materi
 as an unreferenced commit (like a virtual merge base) so the next step finds its merge
 base and its history; its table effects land on Lance branches the target owns (a dry
 run: scratch branches). Only the last step's state is published, as one commit with the
-target and every source as parents, in one publication (one recovery record, the
-`merge_many.*` fault points, one ref CAS): a conflict in any step publishes nothing, and
-the conflicts reported are that step's (later steps are not tried). A strategy resolves
-each step's conflicts against the result so far ("ours": the target with the sources
-folded before), so two sources that disagree in different steps are resolved by it,
-where one N-way step would report them as a conflict between sources.
+target and every source as parents, the caller's message, meta and author and the
+merged data checks recorded as a two-way merge records them (`MergeRun.merge_meta`; no
+`source_bases`: each step merges against its own base), in one publication (one
+recovery record, the `merge_many.*` fault points, one ref CAS): a conflict in any step
+publishes nothing, and the conflicts reported are that step's (later steps are not
+tried). A strategy resolves each step's conflicts against the result so far ("ours":
+the target with the sources folded before), so two sources that disagree in different
+steps are resolved by it, where one N-way step would report them as a conflict between
+sources.
 
 A property an earlier step renamed keeps its identity in later steps: the schema merge
 follows renames through every parent of the history (`schema_merge._side`).
@@ -51,7 +54,7 @@ def fold(
     """Merge `pending` into `target` (the head `run` read) step by step. `checks_id`: the
     merged data checks; with `run.checks` they run on the merged state before it is
     published (a dry run's: on its scratch branches), and may refuse it."""
-    repo, into = run.repo, run.into
+    repo = run.repo
     if run.strict_disjoint:
         differ = ", ".join(repr(n) for n, h in pending if h.schema_id != target.schema_id)
         what = f"the schema of {differ} differs" if differ else "the base's schema differs"
@@ -74,15 +77,17 @@ def fold(
         names = [n for n, _ in pending]
         commit = Commit.create(
             parents=(target.id, *(h.id for _, h in pending)),
-            message=run.message or f"merge {', '.join(names)} into {into}",
+            message=run.merge_message(names),
             schema_id=acc.schema_id,
             tables=dict(acc.tables),
-            meta={"merge_base": base.commit.id, "sources": names},
+            meta=run.merge_meta(base.commit.id, names),
             checks_id=checks_id,
         )
         if run.checks is not None:
-            run.checks.enforce(repo, commit, result)
+            with run.timer.phase("data_checks"):
+                run.checks.enforce(repo, commit, result)
         if pub is None:
+            result.commit = None  # a dry run publishes nothing
             return result
         with run.timer.phase("publish"):
             pub.publish(commit)

@@ -16,13 +16,13 @@ publishes nothing): `MergeRun(repo, strategy="ours")`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ulid import ULID
 
-from graphlake.errors import DataCheckFailedError
+from graphlake.errors import DataCheckFailedError, MergeError
 from graphlake.merge.delta import DiscoverySettings
 from graphlake.merge.timing import PhaseTimer
 
@@ -33,6 +33,20 @@ if TYPE_CHECKING:
     from graphlake.merge.result import MergeResult
     from graphlake.query.data_checks import CheckResult, Runner
     from graphlake.repo import Repo
+
+
+# The merge commit's meta entries the merge records itself; a caller's `meta` may not
+# set them (`check_meta`). `resolutions` comes from the run's own resolutions.
+RECORDED_META = ("merge_base", "sources", "source_bases", "resolutions")
+
+
+def check_meta(meta: Mapping[str, Any] | None) -> None:
+    """`MergeError` when a caller's extra meta would overwrite what the merge records."""
+    clash = [k for k in RECORDED_META if k in (meta or {})]
+    if clash:
+        raise MergeError(
+            f"meta {', '.join(map(repr, clash))}: recorded by the merge itself (pass other names)"
+        )
 
 
 @dataclass(frozen=True)
@@ -91,6 +105,21 @@ class MergeRun:
     def still_current(self) -> bool:
         """Whether the target's head is still the one this attempt read."""
         return self.repo.refs.head(self.into) == self.t_ref
+
+    def merge_message(self, names: Sequence[str]) -> str:
+        """The merge commit's message: the caller's, else `merge a, b into target`."""
+        return self.message or f"merge {', '.join(names)} into {self.into}"
+
+    def merge_meta(
+        self, base: str, names: Sequence[str], source_bases: Sequence[str] = ()
+    ) -> dict[str, Any]:
+        """The merge commit's meta, alike on every path (two-way, N-way, the fold
+        across schemas): the caller's extra entries (`meta`, a merge request's id; the
+        resolutions), then what the merge records itself (`RECORDED_META`)."""
+        recorded: dict[str, Any] = {"merge_base": base, "sources": list(names)}
+        if source_bases:  # each source's own base, when they were merged against several
+            recorded["source_bases"] = list(source_bases)
+        return {**self.meta, **recorded}
 
     def finish(self, result: MergeResult) -> MergeResult:
         """`result` with this attempt's phase timings."""

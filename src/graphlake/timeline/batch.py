@@ -4,7 +4,8 @@ Read commit by commit (`walk.commit_changes`), the feed pays for every commit a 
 delta, a deleted-row-id lookup and two keyed reads, each opening manifests that grow
 with the table's fragments (~40 ms a commit on a table left with ~1,000 fragments by
 1,000 small commits). A write commit records what it did to each table it changed
-(`Commit.effects`, written at publish time: rows appended, keys deleted outright), and
+(`Commit.effects`, written at publish time: rows appended, keys deleted outright; a
+revert or cherry-pick that applied plans of rows only records the same), and
 with that record a run of consecutive first-parent write commits is read per table with
 
 * one scan of the fragments the run appended, at the run's last state
@@ -20,14 +21,15 @@ effect.
 A commit is read this way only when that is provably its effect (`batchable`): one
 parent, the parent's schema, and for every table whose state changed a recorded effect
 that names its deleted keys, on the same Lance branch (no fork between the two states).
-Merges, schema changes, optimize, overwrites, backfills, commits with more deleted keys
-than the record holds and commits written before effects were recorded are read one by
-one as before. Within a run, a commit whose appended rows the scan does not find in full
-(a fragment whose every row a later commit replaced is gone from the manifest) has them
-read from its own state, or else is read by lineage; any other surprise (a row older
-than the run in a new fragment, a layout change) reads the whole run by lineage. The
-result is exactly what `commit_changes` gives, commit by commit
-(tests/timeline/test_feed_batch.py compares both).
+Merges, reverts and picks that adopted states or fragments, schema changes, optimize,
+overwrites, backfills, commits with more deleted keys than the record holds and commits
+written before effects were recorded are read one by one as before. Within a run, a
+commit whose appended rows the scan does not find in full (a fragment whose every row a
+later commit replaced is gone from the manifest) has them read from its own state, or
+else is read by lineage; any other surprise (a row older than the run in a new
+fragment, a layout change) reads the whole run by lineage. The result is exactly what
+`commit_changes` gives, commit by commit (tests/timeline/test_feed_batch.py and
+test_feed_history_ops.py compare both).
 """
 
 from __future__ import annotations
