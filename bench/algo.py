@@ -10,7 +10,10 @@ float weight per edge) is built as a `graphlake.adjacency.Csr`, then each librar
 own process so its peak RSS is its own, converts the Csr into its structure and runs
 PageRank, weakly and strongly connected components, Louvain, Leiden (2 iterations), k-core
 and weighted shortest paths from one source. The row "graphlake" is graphlake.algo (igraph
-underneath) end to end: each step converts again and builds the Arrow answer. Printed per
+underneath, NetworKit's PLM with refinement for Louvain, on the machine's threads) end to
+end: each step converts again and builds the Arrow answer; "graphlake-1t" is its Louvain
+on one thread (the repeatable run). The "networkit" row's Louvain is PLM without
+refinement on a graph from GraphFromCoo. Printed per
 step: wall and CPU seconds (CPU time is what a busy machine does not inflate) and the
 process's peak RSS. "-" means the library has no such algorithm (or none without a Python
 callback per edge).
@@ -38,7 +41,7 @@ import numpy as np
 
 from _util import cpu_seconds, load_average, machine, peak_rss_mib, render_table
 
-LIBS = ("graphlake", "igraph", "igraph-numpy", "networkit", "scipy", "rustworkx")
+LIBS = ("graphlake", "graphlake-1t", "igraph", "igraph-numpy", "networkit", "scipy", "rustworkx")
 STEPS = ("convert", "pagerank", "wcc", "scc", "louvain", "leiden", "kcore", "sssp")
 
 
@@ -237,8 +240,16 @@ def run_graphlake(csr: Any, weights: np.ndarray) -> dict[str, Callable[[], Any]]
     }
 
 
+def run_graphlake_one_thread(csr: Any, weights: np.ndarray) -> dict[str, Callable[[], Any]]:
+    """graphlake.algo.louvain on one thread: NetworKit's PLM is repeatable only there."""
+    from graphlake.algo import algorithms as A
+
+    return {"louvain": lambda: A.louvain(csr, threads=1, max_memory_mb=64_000)}
+
+
 RUNNERS = {
     "graphlake": run_graphlake,
+    "graphlake-1t": run_graphlake_one_thread,
     "igraph": run_igraph,
     "igraph-numpy": lambda csr, weights: run_igraph(csr, weights, numpy_pairs=True),
     "networkit": run_networkit,

@@ -1042,9 +1042,20 @@ class GraphAlgorithms:
         *,
         resolution: float = 1.0,
         seed: int = 0,
+        threads: int | None = None,
         **limits: Any,
     ) -> pa.Table:
-        return self.run("louvain", edge_type, branch, resolution=resolution, seed=seed, **limits)
+        """NetworKit's PLM on `threads` threads (default: OMP_NUM_THREADS, else the CPUs):
+        repeatable with `threads=1`; with more, two runs may give different partitions."""
+        return self.run(
+            "louvain",
+            edge_type,
+            branch,
+            resolution=resolution,
+            seed=seed,
+            threads=threads,
+            **limits,
+        )
 
     def leiden(
         self,

@@ -157,14 +157,90 @@ def planted(seed: int) -> tuple[Csr, list[tuple[str, str, str]]]:
 def test_communities_reach_networkx_modularity(seed: int, method: str) -> None:
     csr, edges = planted(seed)
     u = nx_undirected(nx_multi(csr, edges))
-    got = getattr(A, method)(csr, seed=seed)
+    one = {"threads": 1} if method == "louvain" else {}  # PLM: repeatable on one thread
+    got = getattr(A, method)(csr, seed=seed, **one)
     ours = nx.community.modularity(u, partition(got, "community"), weight="weight")
     theirs = nx.community.modularity(
         u, nx.community.louvain_communities(u, weight="weight", seed=seed), weight="weight"
     )
     assert ours >= theirs - 0.01
     assert ours > 0.5  # six planted groups are found
-    assert getattr(A, method)(csr, seed=seed).equals(got)  # seeded: repeatable
+    assert getattr(A, method)(csr, seed=seed, **one).equals(got)  # repeatable
+
+
+def planted_large(seed: int, groups: int, size: int) -> tuple[Csr, list[tuple[str, str, str]]]:
+    """`groups` planted groups of `size` nodes (about 8 edges a node inside, 1 across),
+    keys shuffled so that a group's nodes are not neighbours in id order."""
+    n = groups * size
+    g = nx.planted_partition_graph(groups, size, 8 / size, 1 / n, seed=seed, directed=True)
+    order = np.random.default_rng(seed).permutation(n)
+    nodes = _keys("q", n)
+    pairs = [(nodes[order[a]], nodes[order[b]]) for a, b in g.edges()]
+    edges = [(a, b, f"e{j:06d}") for j, (a, b) in enumerate(pairs)]
+    return _csr(nodes, None, edges), edges
+
+
+@pytest.mark.parametrize(("seed", "groups", "size", "threads"), [(1, 40, 50, 1), (2, 25, 120, 2)])
+def test_louvain_reaches_networkx_modularity_on_planted_communities(
+    seed: int, groups: int, size: int, threads: int
+) -> None:
+    """NetworKit's PLM against networkx's louvain_communities, by the modularity networkx
+    computes for each partition, on thousands of nodes, on one thread and on two."""
+    csr, edges = planted_large(seed, groups, size)
+    u = nx_undirected(nx_multi(csr, edges))
+    got = A.louvain(csr, threads=threads)
+    assert got.column_names == ["id", "community"]
+    assert got["id"].to_pylist() == sorted(u)
+    ours = nx.community.modularity(u, partition(got, "community"), weight="weight")
+    theirs = nx.community.modularity(
+        u, nx.community.louvain_communities(u, weight="weight", seed=seed), weight="weight"
+    )
+    assert abs(ours - theirs) < 0.02, (ours, theirs)
+    assert ours > 0.7
+    assert groups - 5 <= len(partition(got, "community")) <= groups + 5
+    coarse = A.louvain(csr, threads=threads, resolution=0.05)  # fewer, larger communities
+    assert len(partition(coarse, "community")) < len(partition(got, "community"))
+
+
+def test_louvain_on_one_thread_is_repeatable_and_labels_by_first_node() -> None:
+    csr, _ = planted_large(3, 20, 40)
+    got = A.louvain(csr, threads=1)
+    assert A.louvain(csr, threads=1).equals(got)
+    seen: list[int] = []
+    for label in got["community"].to_pylist():
+        if label not in seen:
+            assert label == len(seen)
+            seen.append(label)
+
+
+def test_louvain_on_a_bipartite_type_matches_networkx_modularity() -> None:
+    people, posts = _keys("x", 200), _keys("x", 100)  # the same keys in two types
+    rng = np.random.default_rng(9)
+    group = rng.integers(0, 5, 300)  # people 0..199, posts 200..299
+    pairs = []
+    for a in range(200):
+        mates = np.flatnonzero(group[200:] == group[a])
+        for b in rng.choice(mates, 4):
+            pairs.append((a, int(b)))
+        pairs.append((a, int(rng.integers(0, 100))))
+    edges = [(people[a], posts[b], f"w{j}") for j, (a, b) in enumerate(pairs)]
+    csr = _csr(people, posts, edges)
+    got = A.louvain(csr, threads=1, types=("Person", "Post"))
+    assert got.column_names == ["type", "id", "community"]
+    assert len(got) == 300
+    u = nx.Graph()
+    u.add_nodes_from([("Person", k) for k in people] + [("Post", k) for k in posts])
+    for a, b in pairs:
+        w = u.get_edge_data(("Person", people[a]), ("Post", posts[b]), {"weight": 0})["weight"]
+        u.add_edge(("Person", people[a]), ("Post", posts[b]), weight=w + 1)
+    groups: dict[int, set] = {}
+    for t, k, c in zip(*(got[c].to_pylist() for c in got.column_names), strict=True):
+        groups.setdefault(c, set()).add((t, k))
+    ours = nx.community.modularity(u, list(groups.values()), weight="weight")
+    theirs = nx.community.modularity(
+        u, nx.community.louvain_communities(u, weight="weight", seed=1), weight="weight"
+    )
+    assert ours >= theirs - 0.02
 
 
 def test_bipartite_is_one_graph_over_both_node_sets() -> None:
@@ -245,6 +321,9 @@ def test_empty_graph_answers_empty_tables() -> None:
         (lambda c: A.leiden(c, iterations=0), "iterations"),
         (lambda c: A.louvain(c, resolution=0), "resolution"),
         (lambda c: A.louvain(c, seed=-1), "seed"),
+        (lambda c: A.louvain(c, threads=0), "threads"),
+        (lambda c: A.louvain(c, threads=2.0), "threads"),
+        (lambda c: A.louvain(c, threads=True), "threads"),
         (lambda c: A.shortest_paths(c, "n0000", np.full(c.edge_count, -1.0)), "negative"),
         (lambda c: A.shortest_paths(c, "n0000", np.full(c.edge_count, np.nan)), "finite"),
         (lambda c: A.shortest_paths(c, "n0000", np.ones(3)), "weights"),
@@ -262,6 +341,8 @@ def test_unknown_source_and_memory_limit() -> None:
         A.shortest_paths(csr, "nope")
     with pytest.raises(AlgorithmMemoryError, match="max_memory_mb"):
         A.pagerank(random_graph(1, n=3000, m=20_000)[0], max_memory_mb=1)
+    with pytest.raises(AlgorithmMemoryError, match="louvain"):
+        A.louvain(random_graph(1, n=3000, m=20_000)[0], max_memory_mb=1)
 
 
 def test_without_igraph_a_run_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -270,3 +351,29 @@ def test_without_igraph_a_run_names_the_extra(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setitem(__import__("sys").modules, "igraph", None)  # import fails
     with pytest.raises(MissingExtraError, match=r"graphlake\[algo\]"):
         A.pagerank(random_graph(1, n=20, m=40)[0])
+
+
+def test_without_networkit_louvain_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphlake.errors import MissingExtraError
+
+    monkeypatch.setitem(__import__("sys").modules, "networkit", None)  # import fails
+    with pytest.raises(MissingExtraError, match=r"networkit.*graphlake\[algo\]"):
+        A.louvain(random_graph(1, n=20, m=40)[0])
+
+
+def test_louvain_threads_default_to_the_setting_then_the_cpus(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+
+    from graphlake.algo import plm
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert plm.threads(None) == 3
+    assert plm.threads(5) == 5
+    monkeypatch.setenv("OMP_NUM_THREADS", "")
+    assert plm.threads(None) == len(os.sched_getaffinity(0))
+    csr, _ = random_graph(2, n=60, m=150)
+    before = __import__("networkit").getMaxNumberOfThreads()
+    A.louvain(csr, threads=1)
+    assert __import__("networkit").getMaxNumberOfThreads() == before  # put back

@@ -132,7 +132,7 @@ def test_every_algorithm_equals_g_algo_on_each_revision(stored) -> None:
             ("page_rank", g.algo.pagerank, {}),
             ("wcc", g.algo.weakly_connected_components, {}),
             ("scc", g.algo.strongly_connected_components, {}),
-            ("louvain", g.algo.louvain, {"seed": 3}),
+            ("louvain", g.algo.louvain, {"seed": 3, "threads": 1}),
             ("leiden", g.algo.leiden, {"seed": 3, "iterations": 5}),
             ("kcore", g.algo.kcore, {}),
         ):

@@ -24,7 +24,7 @@ HIDDEN = {
     "ray": ("ray",),
     "hf": ("datasets",),
     "polars": ("polars",),
-    "algo": ("igraph",),
+    "algo": ("igraph", "networkit"),
     "server": ("fastapi", "uvicorn", "jinja2", "httpx"),
     "pandas": ("pandas",),
 }
@@ -126,7 +126,10 @@ def main(workdir: str) -> dict[str, Any]:
         },
         "hf": {"to_hf": attempt(lambda: g.to_hf("Person"))},
         "polars": {"to_polars": attempt(lambda: g.to_polars("Person"))},
-        "algo": {"pagerank": attempt(lambda: g.algo.pagerank("Knows"))},
+        "algo": {
+            "pagerank": attempt(lambda: g.algo.pagerank("Knows")),
+            "louvain": attempt(lambda: g.algo.louvain("Knows")),
+        },
         "server": {"import": attempt(import_server), "cli": attempt(serve_cli)},
     }
     report["leases_left"] = g.repo.store.list("_graphlake/leases")

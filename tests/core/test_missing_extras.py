@@ -30,6 +30,7 @@ USES = [
     ("hf", "to_hf", "MissingExtraError"),
     ("polars", "to_polars", "MissingExtraError"),
     ("algo", "pagerank", "MissingExtraError"),
+    ("algo", "louvain", "MissingExtraError"),  # NetworKit's PLM
     ("server", "import", "MissingExtraError"),  # import graphlake.server
     ("server", "cli", "SystemExit"),  # `graphlake serve ROOT`: exit 1 and the message
 ]

@@ -1,10 +1,11 @@
 """Graph algorithms as pure functions on one edge type's adjacency (`Csr`).
 
 Each returns an Arrow table of node `id` (and `type` for a bipartite edge type, see
-nodes.py) and one value column, ordered by id. igraph computes (the `algo` extra,
-imported on first use: `import graphlake` stays free of it; without it a run raises
-`MissingExtraError`). Edges are directed from `src` to `dst`;
-algorithms on undirected graphs read each edge as undirected. What each does:
+nodes.py) and one value column, ordered by id. igraph computes, except Louvain, which
+NetworKit computes (plm.py); both are the `algo` extra, imported on first use (`import
+graphlake` stays free of them; without them a run raises `MissingExtraError`). Edges are
+directed from `src` to `dst`; algorithms on undirected graphs read each edge as
+undirected. What each does:
 
 - `pagerank`: PageRank of the directed graph (PRPACK, solved to igraph's precision, so no
   iteration count); a parallel edge adds weight, a node without out-edges spreads its rank
@@ -13,7 +14,9 @@ algorithms on undirected graphs read each edge as undirected. What each does:
   numbered 0, 1, ... in the order of each component's smallest id.
 - `louvain` (Blondel et al.) / `leiden` (Traag et al., modularity objective): `community`
   labels, numbered like components, on the undirected multigraph (a parallel edge adds
-  weight, a self-loop counts); `seed` makes a run repeatable.
+  weight, a self-loop counts). Louvain runs on NetworKit (PLM with refinement, plm.py) on
+  `threads` threads: repeatable on one thread, otherwise two runs may differ; Leiden on
+  igraph, where `seed` makes a run repeatable.
 - `kcore`: each node's `core` number (the largest k such that the node is in the k-core)
   of the simple undirected graph: a neighbour counts once, self-loops are ignored.
 - `shortest_paths`: `distance` along out-edges from `source` (a key of the source node
@@ -33,7 +36,7 @@ import numpy as np
 import pyarrow as pa
 
 from graphlake.adjacency.csr import Csr
-from graphlake.algo import memory, params
+from graphlake.algo import memory, params, plm
 from graphlake.algo.nodes import answer, edge_pairs, node_count
 from graphlake.errors import AlgorithmError, KeyNotFoundError, MissingExtraError
 
@@ -78,15 +81,16 @@ def louvain(
     *,
     resolution: float = 1.0,
     seed: int = 0,
+    threads: int | None = None,
     types: tuple[str, str] = ("", ""),
     max_memory_mb: int = params.MAX_MEMORY_MB,
 ) -> pa.Table:
     r = params.positive("resolution", resolution)
     s = params.seed(seed)
-    g = _graph(csr, "louvain", max_memory_mb).as_undirected(mode="each")
-    with _seeded(s):
-        found = g.community_multilevel(resolution=r).membership if g.vcount() else []
-    labels = np.asarray(found, np.int64)
+    t = plm.threads(threads)
+    limit = params.integer("max_memory_mb", max_memory_mb)
+    memory.check("louvain", node_count(csr), csr.edge_count, limit, threads=t)
+    labels = plm.communities(csr, resolution=r, seed=s, threads=t)
     return answer(csr, *types, "community", pa.array(labels), labels=True)
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from graphlake.adjacency.load import adjacency
-from graphlake.algo import algorithms, memory, params
+from graphlake.algo import algorithms, memory, params, plm
 from graphlake.algo.weights import check_property, edge_weights
 from graphlake.errors import AlgorithmError
 from graphlake.schema.model import EdgeType
@@ -67,8 +67,9 @@ ALGORITHMS: dict[str, Algorithm] = {
             "louvain",
             "community",
             algorithms.louvain,
-            {"resolution": 1.0, "seed": 0},
-            "Louvain communities (modularity) of the undirected multigraph",
+            {"resolution": 1.0, "seed": 0, "threads": None},
+            "Louvain communities (modularity) of the undirected multigraph (NetworKit's PLM; "
+            "repeatable with threads=1)",
         ),
         Algorithm(
             "leiden",
@@ -165,6 +166,7 @@ def _validate(options: Mapping[str, Any]) -> None:
         "resolution": params.positive,
         "iterations": params.iterations,
         "seed": lambda _n, v: params.seed(v),
+        "threads": lambda _n, v: plm.threads(v),
     }
     for key, value in options.items():
         if value is not None and key in checks:

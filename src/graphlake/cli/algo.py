@@ -39,6 +39,13 @@ def algo(
     seed: Annotated[
         int | None, typer.Option("--seed", help="louvain, leiden: random seed; 0.")
     ] = None,
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            "--threads",
+            help="louvain: threads (1: repeatable); default OMP_NUM_THREADS, else the CPUs.",
+        ),
+    ] = None,
     source: Annotated[
         str | None,
         typer.Option("--source", help="shortest_paths: key of the node the paths start at."),
@@ -68,6 +75,7 @@ def algo(
         "resolution": resolution,
         "iterations": iterations,
         "seed": seed,
+        "threads": threads,
         "source": source,
         "weight": weight,
         "max_memory_mb": max_memory_mb,

@@ -35,7 +35,8 @@ class AlgoRequest(BaseModel):
         default_factory=dict,
         max_length=8,
         description="The algorithm's parameters: damping (pagerank), resolution, seed "
-        "(louvain, leiden), iterations (leiden), source and weight (shortest_paths).",
+        "(louvain, leiden), threads (louvain; 1: repeatable), iterations (leiden), source "
+        "and weight (shortest_paths).",
         examples=[{"damping": 0.85}],
     )
     offset: int = Field(default=0, ge=0, description="Rows to skip (the answer is by id).")
