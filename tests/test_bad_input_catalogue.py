@@ -199,12 +199,20 @@ def _far_company() -> pa.Table:
     return pa.table({"name": ["Far"], "founded": pa.array([FAR_DAYS], pa.date32())})
 
 
+# Derived state (persisted adjacencies, graphlake.adjacency.persist) is a cache a read
+# may write: an algorithm refusing an unknown node key has built the head's adjacency
+# first, which is right. It is not data or history, so "changes nothing" leaves it out.
+DERIVED = os.path.join("_graphlake", "derived") + os.sep
+
+
 def _tree(root: Path) -> dict[str, int]:
     out = {}
     for dirpath, _, names in os.walk(root):
         for name in names:
             p = Path(dirpath) / name
-            out[str(p.relative_to(root))] = p.stat().st_size
+            rel = str(p.relative_to(root))
+            if not rel.startswith(DERIVED):
+                out[rel] = p.stat().st_size
     return out
 
 
