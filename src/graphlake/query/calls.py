@@ -28,7 +28,7 @@ from graphlake.algo import NAMES
 from graphlake.algo import params as algo_params
 from graphlake.algo.run import Algorithm, check_options, lookup, run
 from graphlake.errors import AlgorithmError, CypherError, CypherNameError, CypherProcedureError
-from graphlake.query import ast
+from graphlake.query import syntax
 from graphlake.query.checker import FLOAT, INT, NODE, Binding, Checker, closest, suggest
 from graphlake.query.expr import ExprCompiler, ident
 from graphlake.query.patterns import FreshNames, PatternCompiler
@@ -59,27 +59,27 @@ class CompiledCall:
     new: dict[str, Binding]  # the variables it yields
 
 
-def completed(query: ast.Query) -> ast.Query:
+def completed(query: syntax.Query) -> syntax.Query:
     """A query ending in CALL (a standalone call) returns every column it yields."""
     last = query.clauses[-1] if query.clauses else None
-    if not isinstance(last, ast.Call):
+    if not isinstance(last, syntax.Call):
         return query
     algo = _algorithm(last)
     items = tuple(
-        ast.Item(ast.Var(last.pos, alias), alias, True) for _, alias in _yields(last, algo)
+        syntax.Item(syntax.Var(last.pos, alias), alias, True) for _, alias in _yields(last, algo)
     )
-    back = ast.Projection(last.pos, True, False, False, items, (), None, None, None)
-    return ast.Query((*query.clauses, back))
+    back = syntax.Projection(last.pos, True, False, False, items, (), None, None, None)
+    return syntax.Query((*query.clauses, back))
 
 
 def compile_call(
-    c: ast.Call,
+    c: syntax.Call,
     checker: Checker,
     scope: dict[str, Binding],
     prev: str,
     patterns: PatternCompiler,
     names: FreshNames,
-    subquery: Callable[[ast.Expr, ExprCompiler], str],
+    subquery: Callable[[syntax.Expr, ExprCompiler], str],
 ) -> CompiledCall:
     """The step of `c` on top of the rows of step `prev`, `scope` the variables so far."""
     algo = _algorithm(c)
@@ -179,7 +179,7 @@ def run_calls(
 # --- helpers
 
 
-def _algorithm(c: ast.Call) -> Algorithm:
+def _algorithm(c: syntax.Call) -> Algorithm:
     try:
         return lookup(c.name)
     except AlgorithmError as exc:
@@ -190,7 +190,7 @@ def _algorithm(c: ast.Call) -> Algorithm:
         raise CypherProcedureError(message, *c.pos) from None
 
 
-def _yields(c: ast.Call, algo: Algorithm) -> tuple[tuple[str, str], ...]:
+def _yields(c: syntax.Call, algo: Algorithm) -> tuple[tuple[str, str], ...]:
     have = (NODE_COLUMN, algo.column)
     if c.yields is None:
         return tuple((col, col) for col in have)
@@ -202,20 +202,20 @@ def _yields(c: ast.Call, algo: Algorithm) -> tuple[tuple[str, str], ...]:
     return c.yields
 
 
-def _constant(e: ast.Expr, checker: Checker) -> Any:
+def _constant(e: syntax.Expr, checker: Checker) -> Any:
     """The value of an argument: a literal, a `$parameter`, a signed number, or a map or
     list of these (an algorithm runs before any row exists)."""
-    if isinstance(e, ast.Lit):
+    if isinstance(e, syntax.Lit):
         return e.value
-    if isinstance(e, ast.Param):
+    if isinstance(e, syntax.Param):
         return checker.param(e)
-    if isinstance(e, ast.Unary) and e.op in ("-", "+"):
+    if isinstance(e, syntax.Unary) and e.op in ("-", "+"):
         value = _constant(e.operand, checker)
         if isinstance(value, int | float) and not isinstance(value, bool):
             return -value if e.op == "-" else value
-    if isinstance(e, ast.MapLit):
+    if isinstance(e, syntax.MapLit):
         return {k: _constant(v, checker) for k, v in e.entries}
-    if isinstance(e, ast.ListLit):
+    if isinstance(e, syntax.ListLit):
         return [_constant(v, checker) for v in e.items]
     raise CypherProcedureError(
         "an argument of CALL is a literal or a $parameter (the algorithm runs before any row)",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from graphlake import hints
 from graphlake.errors import CypherNameError, CypherParameterError, CypherTypeError
-from graphlake.query import ast
+from graphlake.query import syntax
 from graphlake.schema.model import FLOAT_KINDS, INTEGER_KINDS, EdgeType, NodeType, Schema
 from graphlake.sqltext import ident
 
@@ -93,7 +93,7 @@ class Checker:
         self.inlined: set[str] = set()
 
     # --- labels and types
-    def node_types(self, pat: ast.NodePat) -> tuple[str, ...]:
+    def node_types(self, pat: syntax.NodePat) -> tuple[str, ...]:
         for label in pat.labels:
             if label not in self.schema.nodes:
                 hint = (
@@ -104,7 +104,7 @@ class Checker:
                 raise CypherNameError(f"unknown node label {label!r}{hint}", *pat.pos)
         return tuple(pat.labels) if pat.labels else tuple(self.schema.nodes)
 
-    def edge_types(self, pat: ast.RelPat) -> tuple[str, ...]:
+    def edge_types(self, pat: syntax.RelPat) -> tuple[str, ...]:
         for t in pat.types:
             if t not in self.schema.edges:
                 hint = (
@@ -121,7 +121,7 @@ class Checker:
         return t
 
     # --- properties
-    def property_type(self, var: str, binding: Binding, prop: str, pos: ast.Pos) -> str | None:
+    def property_type(self, var: str, binding: Binding, prop: str, pos: syntax.Pos) -> str | None:
         """The type of `var.prop`; an error when no type `var` can be has `prop`."""
         if prop == "id" or (binding.kind == EDGE and prop in ("src", "dst")):
             return STRING
@@ -138,13 +138,13 @@ class Checker:
         return types.pop() if len(types) == 1 else None
 
     # --- parameters
-    def param(self, p: ast.Param) -> object:
+    def param(self, p: syntax.Param) -> object:
         """`$name`'s value, which the plan then depends on (see `inlined`)."""
         value = self.peek(p)
         self.inlined.add(p.name)
         return value
 
-    def peek(self, p: ast.Param) -> object:
+    def peek(self, p: syntax.Param) -> object:
         """`$name`'s value, for a decision that depends on its type alone (the plan
         cache keys on every parameter's type: `param_signature`)."""
         if p.name not in self.params:
@@ -159,7 +159,7 @@ class Checker:
             )
         return value
 
-    def bind(self, p: ast.Param) -> str:
+    def bind(self, p: syntax.Param) -> str:
         """The SQL of `$name`'s value: a DuckDB prepared parameter, bound once however
         often the query names it (its value never enters the SQL text)."""
         value = self.peek(p)
@@ -170,17 +170,17 @@ class Checker:
         cast = duck_type(value)
         return f"CAST(${name} AS {cast})" if cast else f"${name}"
 
-    def param_type(self, p: ast.Param) -> str | None:
+    def param_type(self, p: syntax.Param) -> str | None:
         return value_type(self.peek(p))
 
     # --- type rules
-    def comparable(self, op: str, left: str | None, right: str | None, pos: ast.Pos) -> None:
+    def comparable(self, op: str, left: str | None, right: str | None, pos: syntax.Pos) -> None:
         if left is None or right is None:
             return
         if _FAMILY.get(left) != _FAMILY.get(right):
             raise CypherTypeError(f"cannot compare {a(left)} with {a(right)} ({op})", *pos)
 
-    def expect(self, what: str, t: str | None, wanted: tuple[str, ...], pos: ast.Pos) -> None:
+    def expect(self, what: str, t: str | None, wanted: tuple[str, ...], pos: syntax.Pos) -> None:
         if t is not None and t not in wanted:
             raise CypherTypeError(f"{what} needs {' or '.join(map(a, wanted))}, got {a(t)}", *pos)
 

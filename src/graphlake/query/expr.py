@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from graphlake import sqltext
 from graphlake.errors import CypherError, CypherNameError, CypherTypeError
-from graphlake.query import ast
+from graphlake.query import syntax
 from graphlake.query.checker import (
     BOOL,
     DATE,
@@ -145,7 +145,7 @@ class ExprCompiler:
         self,
         checker: Checker,
         scope: dict[str, Binding],
-        subquery: Callable[[ast.Expr, ExprCompiler], str] | None = None,
+        subquery: Callable[[syntax.Expr, ExprCompiler], str] | None = None,
         allow_aggregates: bool = False,
     ):
         self.checker = checker
@@ -153,41 +153,41 @@ class ExprCompiler:
         self.subquery = subquery
         self.allow_aggregates = allow_aggregates
 
-    def sql(self, e: ast.Expr) -> str:
+    def sql(self, e: syntax.Expr) -> str:
         return self.typed(e)[0]
 
-    def typed(self, e: ast.Expr) -> Typed:
+    def typed(self, e: syntax.Expr) -> Typed:
         method = getattr(self, "_" + type(e).__name__.lower())
         return method(e)
 
-    def condition(self, e: ast.Expr) -> str:
+    def condition(self, e: syntax.Expr) -> str:
         s, t = self.typed(e)
         self.checker.expect("a condition", t, (BOOL,), e.pos)
         return s
 
     # --- leaves
-    def _lit(self, e: ast.Lit) -> Typed:
+    def _lit(self, e: syntax.Lit) -> Typed:
         return literal(e.value), value_type(e.value)
 
-    def _param(self, e: ast.Param) -> Typed:
+    def _param(self, e: syntax.Param) -> Typed:
         value = self.checker.peek(e)
         if value is None:  # its type alone decides it (the plan cache keys on types)
             return literal(value), None
         return self.checker.bind(e), value_type(value)  # bound: a cached plan rebinds it
 
-    def _var(self, e: ast.Var) -> Typed:
+    def _var(self, e: syntax.Var) -> Typed:
         b = self.binding(e.name, e.pos)
         return ident(e.name), b.kind
 
-    def binding(self, name: str, pos: ast.Pos) -> Binding:
+    def binding(self, name: str, pos: syntax.Pos) -> Binding:
         if name not in self.scope:
             raise CypherNameError(
                 f"variable {name!r} is not defined{suggest(name, self.scope)}", *pos
             )
         return self.scope[name]
 
-    def _prop(self, e: ast.Prop) -> Typed:
-        if isinstance(e.subject, ast.Var):
+    def _prop(self, e: syntax.Prop) -> Typed:
+        if isinstance(e.subject, syntax.Var):
             b = self.binding(e.subject.name, e.subject.pos)
             if b.is_entity:
                 t = self.checker.property_type(e.subject.name, b, e.name, e.pos)
@@ -199,7 +199,7 @@ class ExprCompiler:
             raise CypherTypeError(f"a {t} has no property {e.name!r}", *e.pos)
         return f"({s}).{ident(e.name)}", None
 
-    def _index(self, e: ast.Index) -> Typed:
+    def _index(self, e: syntax.Index) -> Typed:
         s, t = self.typed(e.subject)
         i, it = self.typed(e.index)
         if it == STRING:
@@ -209,16 +209,16 @@ class ExprCompiler:
         # Cypher counts from 0 (and -1 is the last item); DuckDB from 1.
         return f"({s})[CASE WHEN ({i}) >= 0 THEN ({i}) + 1 ELSE ({i}) END]", None
 
-    def _listlit(self, e: ast.ListLit) -> Typed:
+    def _listlit(self, e: syntax.ListLit) -> Typed:
         return "[" + ", ".join(self.sql(i) for i in e.items) + "]", LIST
 
-    def _maplit(self, e: ast.MapLit) -> Typed:
+    def _maplit(self, e: syntax.MapLit) -> Typed:
         if not e.entries:
             return "NULL", MAP
         return "{" + ", ".join(f"{literal(k)}: {self.sql(v)}" for k, v in e.entries) + "}", MAP
 
     # --- operators
-    def _unary(self, e: ast.Unary) -> Typed:
+    def _unary(self, e: syntax.Unary) -> Typed:
         s, t = self.typed(e.operand)
         if e.op == "NOT":
             self.checker.expect("NOT", t, (BOOL,), e.pos)
@@ -226,10 +226,10 @@ class ExprCompiler:
         self.checker.expect(f"unary {e.op}", t, NUMBERS, e.pos)
         return (f"(-{s})" if e.op == "-" else s), t
 
-    def _isnull(self, e: ast.IsNull) -> Typed:
+    def _isnull(self, e: syntax.IsNull) -> Typed:
         return f"({self.sql(e.operand)} IS {'NOT ' if e.negated else ''}NULL)", BOOL
 
-    def _binary(self, e: ast.Binary) -> Typed:
+    def _binary(self, e: syntax.Binary) -> Typed:
         if e.op in ("AND", "OR", "XOR"):
             left, right = self.condition(e.left), self.condition(e.right)
             if e.op == "XOR":
@@ -258,7 +258,7 @@ class ExprCompiler:
             return f"{fn}({ls}, {rs})", BOOL
         return self._arith(e, ls, lt, rs, rt)
 
-    def _arith(self, e: ast.Binary, ls: str, lt: str | None, rs: str, rt: str | None) -> Typed:
+    def _arith(self, e: syntax.Binary, ls: str, lt: str | None, rs: str, rt: str | None) -> Typed:
         if e.op == "+" and STRING in (lt, rt):
             return f"(CAST({ls} AS VARCHAR) || CAST({rs} AS VARCHAR))", STRING
         if e.op == "+" and LIST in (lt, rt):
@@ -275,11 +275,11 @@ class ExprCompiler:
             return f"({ls}::DOUBLE / {rs})", FLOAT
         return f"({ls} {e.op} {rs})", t
 
-    def _check_pattern(self, e: ast.Expr) -> None:
+    def _check_pattern(self, e: syntax.Expr) -> None:
         """A known `=~` pattern must be one RE2 runs within the caps."""
-        if isinstance(e, ast.Lit):
+        if isinstance(e, syntax.Lit):
             pattern = e.value
-        elif isinstance(e, ast.Param):
+        elif isinstance(e, syntax.Param):
             pattern = self.checker.param(e)
         else:
             return
@@ -290,9 +290,9 @@ class ExprCompiler:
                     f"invalid regex for =~: {problem} (patterns are RE2 syntax)", *e.pos
                 )
 
-    def _in(self, e: ast.Binary) -> Typed:
+    def _in(self, e: syntax.Binary) -> Typed:
         ls, lt = self.typed(e.left)
-        if isinstance(e.right, ast.ListLit):
+        if isinstance(e.right, syntax.ListLit):
             items = [self.typed(i) for i in e.right.items]
             for (_, it), item in zip(items, e.right.items, strict=True):
                 self.checker.comparable("IN", lt, it, item.pos)
@@ -304,7 +304,7 @@ class ExprCompiler:
         # SQL IN over the unnested list keeps Cypher's null rules (no match + a null: null).
         return f"({ls} IN (SELECT unnest({rs})))", BOOL
 
-    def _case(self, e: ast.Case) -> Typed:
+    def _case(self, e: syntax.Case) -> Typed:
         parts = ["CASE"]
         if e.subject is not None:
             parts.append(self.sql(e.subject))
@@ -322,16 +322,16 @@ class ExprCompiler:
         types.discard(None)
         return " ".join(parts), (types.pop() if len(types) == 1 else None)
 
-    def _patternpred(self, e: ast.PatternPred) -> Typed:
+    def _patternpred(self, e: syntax.PatternPred) -> Typed:
         return self._exists(e)
 
-    def _exists(self, e: ast.Expr) -> Typed:
+    def _exists(self, e: syntax.Expr) -> Typed:
         if self.subquery is None:
             raise CypherError("a pattern predicate is not allowed here", *e.pos)
         return self.subquery(e, self), BOOL
 
     # --- functions
-    def _func(self, e: ast.Func) -> Typed:
+    def _func(self, e: syntax.Func) -> Typed:
         if e.name in AGGREGATES:
             return self._aggregate(e)
         if e.distinct:
@@ -348,14 +348,14 @@ class ExprCompiler:
             return ("current_date" if e.name == "date" else "now()"), t
         return template.format(*(self.sql(a) for a in e.args)), t
 
-    def _fn_vector_distance(self, e: ast.Func) -> Typed:
+    def _fn_vector_distance(self, e: syntax.Func) -> Typed:
         """`vector_distance(a, b [, "cosine" | "l2" | "dot"])`: the distance `g.search`
         ranks by (`graphlake.search.distance`): 1 - cos, squared Euclidean, 1 - a . b."""
         self._arity(e, (2, 3))
         metric = "cosine"
         if len(e.args) == 3:
             arg = e.args[2]
-            if not isinstance(arg, ast.Lit) or arg.value not in VECTOR_METRICS:
+            if not isinstance(arg, syntax.Lit) or arg.value not in VECTOR_METRICS:
                 raise CypherError(
                     "vector_distance()'s third argument is a metric: "
                     f"{', '.join(map(repr, VECTOR_METRICS))}",
@@ -374,12 +374,12 @@ class ExprCompiler:
         )
         return f"CASE WHEN {a} IS NULL OR {b} IS NULL THEN NULL ELSE {safe} END", FLOAT
 
-    def _arity(self, e: ast.Func, arity: tuple[int, ...]) -> None:
+    def _arity(self, e: syntax.Func, arity: tuple[int, ...]) -> None:
         if len(e.args) not in arity:
             wanted = " or ".join(map(str, arity))
             raise CypherError(f"{e.name}() takes {wanted} argument(s), got {len(e.args)}", *e.pos)
 
-    def _aggregate(self, e: ast.Func) -> Typed:
+    def _aggregate(self, e: syntax.Func) -> Typed:
         if not self.allow_aggregates:
             raise CypherError(f"aggregate {e.name}() is only allowed in WITH and RETURN", *e.pos)
         if e.star:
@@ -405,7 +405,7 @@ class ExprCompiler:
             return f"avg({d}{s})", FLOAT
         return f"{e.name}({d}{s})", t
 
-    def _entity(self, e: ast.Func, kinds: tuple[str, ...]) -> tuple[str, Binding]:
+    def _entity(self, e: syntax.Func, kinds: tuple[str, ...]) -> tuple[str, Binding]:
         self._arity(e, (1,))
         arg = e.args[0]
         s, t = self.typed(arg)
@@ -413,35 +413,35 @@ class ExprCompiler:
             raise CypherTypeError(f"{e.name}() needs a {' or '.join(kinds)}, got a {t}", *arg.pos)
         return s, Binding(t)
 
-    def _fn_id(self, e: ast.Func) -> Typed:
+    def _fn_id(self, e: syntax.Func) -> Typed:
         s, _ = self._entity(e, (NODE, EDGE))
         return f"{s}.id", STRING
 
-    def _fn_labels(self, e: ast.Func) -> Typed:
+    def _fn_labels(self, e: syntax.Func) -> Typed:
         s, _ = self._entity(e, (NODE,))
         return f"[{s}._label]", LIST
 
-    def _fn_type(self, e: ast.Func) -> Typed:
+    def _fn_type(self, e: syntax.Func) -> Typed:
         s, _ = self._entity(e, (EDGE,))
         return f"{s}._type", STRING
 
-    def _fn_startnode(self, e: ast.Func) -> Typed:
+    def _fn_startnode(self, e: syntax.Func) -> Typed:
         s, _ = self._entity(e, (EDGE,))
         return f"{s}.src", STRING
 
-    def _fn_endnode(self, e: ast.Func) -> Typed:
+    def _fn_endnode(self, e: syntax.Func) -> Typed:
         s, _ = self._entity(e, (EDGE,))
         return f"{s}.dst", STRING
 
-    def _fn_nodes(self, e: ast.Func) -> Typed:
+    def _fn_nodes(self, e: syntax.Func) -> Typed:
         s, _ = self._entity(e, (PATH,))
         return f"{s}.nodes", LIST
 
-    def _fn_relationships(self, e: ast.Func) -> Typed:
+    def _fn_relationships(self, e: syntax.Func) -> Typed:
         s, _ = self._entity(e, (PATH,))
         return f"{s}.rels", LIST
 
-    def _fn_length(self, e: ast.Func) -> Typed:
+    def _fn_length(self, e: syntax.Func) -> Typed:
         self._arity(e, (1,))
         s, t = self.typed(e.args[0])
         if t == PATH:
@@ -451,13 +451,13 @@ class ExprCompiler:
         self.checker.expect("length()", t, (STRING, LIST, PATH), e.args[0].pos)
         return (f"length({s})" if t == STRING else f"len({s})"), INT
 
-    def _fn_size(self, e: ast.Func) -> Typed:
+    def _fn_size(self, e: syntax.Func) -> Typed:
         self._arity(e, (1,))
         s, t = self.typed(e.args[0])
         self.checker.expect("size()", t, (STRING, LIST, EDGES), e.args[0].pos)
         return (f"length({s})" if t == STRING else f"len({s})"), INT
 
-    def _fn_coalesce(self, e: ast.Func) -> Typed:
+    def _fn_coalesce(self, e: syntax.Func) -> Typed:
         if not e.args:
             raise CypherError("coalesce() needs at least one argument", *e.pos)
         typed = [self.typed(a) for a in e.args]
@@ -466,33 +466,33 @@ class ExprCompiler:
             types.pop() if len(types) == 1 else None
         )
 
-    def _fn_substring(self, e: ast.Func) -> Typed:
+    def _fn_substring(self, e: syntax.Func) -> Typed:
         self._arity(e, (2, 3))
         s, start = self.sql(e.args[0]), self.sql(e.args[1])
         if len(e.args) == 2:
             return f"substring({s}, ({start}) + 1)", STRING
         return f"substring({s}, ({start}) + 1, {self.sql(e.args[2])})", STRING
 
-    def _fn_range(self, e: ast.Func) -> Typed:
+    def _fn_range(self, e: syntax.Func) -> Typed:
         self._arity(e, (2, 3))
         a, b = self.sql(e.args[0]), self.sql(e.args[1])
         step = self.sql(e.args[2]) if len(e.args) == 3 else "1"
         # Cypher's range includes its end; DuckDB's does not.
         return (f"range({a}, ({b}) + CASE WHEN ({step}) > 0 THEN 1 ELSE -1 END, {step})", LIST)
 
-    def _fn_exists(self, e: ast.Func) -> Typed:
+    def _fn_exists(self, e: syntax.Func) -> Typed:
         self._arity(e, (1,))
         return f"({self.sql(e.args[0])} IS NOT NULL)", BOOL
 
 
 def contains_aggregate(e: object) -> bool:
     """Whether an expression (any AST value) calls an aggregate outside a subquery."""
-    if isinstance(e, ast.Func) and e.name in AGGREGATES:
+    if isinstance(e, syntax.Func) and e.name in AGGREGATES:
         return True
-    if isinstance(e, ast.PatternPred | ast.Exists):
+    if isinstance(e, syntax.PatternPred | syntax.Exists):
         return False
     if isinstance(e, tuple):
         return any(contains_aggregate(x) for x in e)
-    if isinstance(e, ast.Expr):
+    if isinstance(e, syntax.Expr):
         return any(contains_aggregate(getattr(e, f)) for f in e.__dataclass_fields__)
     return False

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from graphlake.errors import CypherError
-from graphlake.query import ast
+from graphlake.query import syntax
 from graphlake.query.checker import EDGE, EDGES, NODE, PATH, Binding, Checker
 from graphlake.query.expr import ExprCompiler, contains_aggregate
 from graphlake.query.patterns import MAX_HOPS
@@ -57,7 +57,7 @@ Executor = Literal["sql", "csr", "pathsearch", "lance", "algo"]
 
 @dataclass(frozen=True)
 class Typed:
-    expr: ast.Expr
+    expr: syntax.Expr
     type: str | None  # the checker's type (None: not known before running)
 
     def __str__(self) -> str:
@@ -289,17 +289,17 @@ def _walk(ops: tuple[Op, ...]):
 # --- the builder ---------------------------------------------------------------------------
 
 
-def build(query: ast.Query, checker: Checker) -> LogicalPlan:
+def build(query: syntax.Query, checker: Checker) -> LogicalPlan:
     """The logical plan of `query`, which the planner has checked (so names resolve),
     with executors chosen (`choose_executors`). `checker` is not changed."""
     b = _Builder(Checker(checker.schema, checker.params))
     for clause in query.clauses:
-        if isinstance(clause, ast.Match):
+        if isinstance(clause, syntax.Match):
             b.match(clause)
-        elif isinstance(clause, ast.Unwind):
+        elif isinstance(clause, syntax.Unwind):
             b.ops.append(Unwind(b.typed(clause.expr), clause.name))
             b.scope[clause.name] = Binding(None)
-        elif isinstance(clause, ast.Call):
+        elif isinstance(clause, syntax.Call):
             b.call(clause)
         else:
             b.projection(clause)
@@ -312,7 +312,7 @@ class _Builder:
         self.ops: list[Op] = []
         self.scope: dict[str, Binding] = {}
 
-    def typed(self, e: ast.Expr, aggregates: bool = False) -> Typed:
+    def typed(self, e: syntax.Expr, aggregates: bool = False) -> Typed:
         ec = ExprCompiler(self.checker, self.scope, _no_subquery, allow_aggregates=aggregates)
         try:
             return Typed(e, ec.typed(e)[1])
@@ -320,7 +320,7 @@ class _Builder:
             return Typed(e, None)
 
     # --- CALL
-    def call(self, c: ast.Call) -> None:
+    def call(self, c: syntax.Call) -> None:
         aliases = tuple(alias for _, alias in c.yields or ())
         self.ops.append(ProcedureCall(c.name, aliases, executor="algo"))
         for alias in aliases:
@@ -329,7 +329,7 @@ class _Builder:
             self.ops.append(Filter(self.typed(c.where)))
 
     # --- MATCH
-    def match(self, m: ast.Match) -> None:
+    def match(self, m: syntax.Match) -> None:
         outer = self.ops
         if m.optional:
             self.ops = []
@@ -344,7 +344,7 @@ class _Builder:
             self.ops = outer
             self.ops.append(OptionalJoin(inner))
 
-    def _pattern(self, pattern: ast.Pattern, conjuncts: list[ast.Expr | None]) -> None:
+    def _pattern(self, pattern: syntax.Pattern, conjuncts: list[syntax.Expr | None]) -> None:
         chain = pattern.chain
         nodes, rels = list(chain.nodes), list(chain.rels)
         if pattern.shortest:
@@ -395,7 +395,7 @@ class _Builder:
             self._bind(pattern.path_var, Binding(PATH))
         self._push(conjuncts)
 
-    def _by_constants(self, n: ast.NodePat, conjuncts: list[ast.Expr | None]) -> bool:
+    def _by_constants(self, n: syntax.NodePat, conjuncts: list[syntax.Expr | None]) -> bool:
         """`n` is selected by an inline map of non-null literals and parameters alone,
         with no WHERE condition on it alone (patterns.PatternCompiler._lookup's case)."""
         if n.props is None or any(
@@ -403,9 +403,9 @@ class _Builder:
         ):
             return False
         for _, v in n.props.entries:
-            if isinstance(v, ast.Param):
+            if isinstance(v, syntax.Param):
                 value = self.checker.peek(v)
-            elif isinstance(v, ast.Lit):
+            elif isinstance(v, syntax.Lit):
                 value = v.value
             else:
                 return False
@@ -413,10 +413,10 @@ class _Builder:
                 return False  # `= null` matches nothing: the SQL seed answers it
         return True
 
-    def _selected(self, n: ast.NodePat, conjuncts: list[ast.Expr | None]) -> bool:
+    def _selected(self, n: syntax.NodePat, conjuncts: list[syntax.Expr | None]) -> bool:
         return n.var in self.scope or self._key(n, conjuncts, consume=False) is not None
 
-    def _start(self, n: ast.NodePat, conjuncts: list[ast.Expr | None]) -> None:
+    def _start(self, n: syntax.NodePat, conjuncts: list[syntax.Expr | None]) -> None:
         if n.var is not None and n.var in self.scope:
             self.ops.append(Argument(n.var))
             self._inline(n)
@@ -433,8 +433,8 @@ class _Builder:
         self._push(conjuncts)
 
     def _key(
-        self, n: ast.NodePat, conjuncts: list[ast.Expr | None], consume: bool
-    ) -> tuple[str, ast.Expr] | None:
+        self, n: syntax.NodePat, conjuncts: list[syntax.Expr | None], consume: bool
+    ) -> tuple[str, syntax.Expr] | None:
         """(key property, constant) when a constant selects `n` by its String key."""
         if len(n.labels) != 1:
             return None
@@ -454,7 +454,7 @@ class _Builder:
         picked = [
             (i, pair)
             for i in on_n
-            if isinstance(c := conjuncts[i], ast.Binary)
+            if isinstance(c := conjuncts[i], syntax.Binary)
             and c.op == "="
             and n.var is not None
             and (pair := _prop_eq(c, n.var, names)) is not None
@@ -467,10 +467,10 @@ class _Builder:
 
     def _hop(
         self,
-        rel: ast.RelPat,
-        left: ast.NodePat,
-        right: ast.NodePat,
-        conjuncts: list[ast.Expr | None],
+        rel: syntax.RelPat,
+        left: syntax.NodePat,
+        right: syntax.NodePat,
+        conjuncts: list[syntax.Expr | None],
     ) -> None:
         src, dst = _name(left), _name(right)
         into = right.var is not None and right.var in self.scope
@@ -492,7 +492,7 @@ class _Builder:
         self._inline(right)
         self._push(conjuncts)
 
-    def _inline(self, n: ast.NodePat, skip: str | None = None) -> None:
+    def _inline(self, n: syntax.NodePat, skip: str | None = None) -> None:
         if n.props is None:
             return
         for k, v in n.props.entries:
@@ -503,7 +503,7 @@ class _Builder:
         if var is not None and var not in self.scope:
             self.scope[var] = b
 
-    def _push(self, conjuncts: list[ast.Expr | None]) -> None:
+    def _push(self, conjuncts: list[syntax.Expr | None]) -> None:
         """pushdown: the WHERE conjuncts whose variables are all bound now."""
         for i, c in enumerate(conjuncts):
             if c is None:
@@ -514,17 +514,17 @@ class _Builder:
                 conjuncts[i] = None
 
     # --- WITH / RETURN
-    def projection(self, p: ast.Projection) -> None:
+    def projection(self, p: syntax.Projection) -> None:
         items = list(p.items)
         if p.star:
             visible = sorted(v for v in self.scope if not v.startswith("__"))
-            items = [ast.Item(ast.Var(p.pos, v), v, True) for v in visible] + items
+            items = [syntax.Item(syntax.Var(p.pos, v), v, True) for v in visible] + items
         typed = [(i.alias, self.typed(i.expr, aggregates=True)) for i in items]
         grouped = [contains_aggregate(i.expr) for i in items]
         scope = {
             i.alias: (
                 self.scope.get(i.expr.name, Binding(None))
-                if isinstance(i.expr, ast.Var)
+                if isinstance(i.expr, syntax.Var)
                 else Binding(t.type)
             )
             for i, (_, t) in zip(items, typed, strict=True)
@@ -724,31 +724,35 @@ def _property_kind(type_name: str, prop: str, checker: Checker) -> str | None:
     return p.type.kind if p is not None and p.type.kind in _KINDS else None
 
 
-def _compared(e: ast.Expr) -> tuple[str, str] | None:
+def _compared(e: syntax.Expr) -> tuple[str, str] | None:
     """(variable, property) of `v.p <op> constant` (either side)."""
-    if not isinstance(e, ast.Binary) or e.op not in ("=", "<>", "<", "<=", ">", ">="):
+    if not isinstance(e, syntax.Binary) or e.op not in ("=", "<>", "<", "<=", ">", ">="):
         return None
     for left, right in ((e.left, e.right), (e.right, e.left)):
-        if isinstance(left, ast.Prop) and isinstance(left.subject, ast.Var) and _is_constant(right):
+        if (
+            isinstance(left, syntax.Prop)
+            and isinstance(left.subject, syntax.Var)
+            and _is_constant(right)
+        ):
             return left.subject.name, left.name
     return None
 
 
-def _node_property(e: ast.Expr, types: dict, checker: Checker) -> bool:
+def _node_property(e: syntax.Expr, types: dict, checker: Checker) -> bool:
     return (
-        isinstance(e, ast.Prop)
-        and isinstance(e.subject, ast.Var)
+        isinstance(e, syntax.Prop)
+        and isinstance(e.subject, syntax.Var)
         and e.subject.name in types
         and _property_kind(types[e.subject.name], e.name, checker) is not None
     )
 
 
-def _count(e: ast.Expr, types: dict, rels: dict) -> bool:
-    if not (isinstance(e, ast.Func) and e.name == "count"):
+def _count(e: syntax.Expr, types: dict, rels: dict) -> bool:
+    if not (isinstance(e, syntax.Func) and e.name == "count"):
         return False
     if e.star:
         return True
-    if len(e.args) != 1 or not isinstance(e.args[0], ast.Var):
+    if len(e.args) != 1 or not isinstance(e.args[0], syntax.Var):
         return False
     name = e.args[0].name
     return name in types or (name in rels and not e.distinct)
@@ -757,25 +761,27 @@ def _count(e: ast.Expr, types: dict, rels: dict) -> bool:
 # --- helpers ---------------------------------------------------------------------------------
 
 
-def _no_subquery(e: ast.Expr, ec: ExprCompiler) -> str:
+def _no_subquery(e: syntax.Expr, ec: ExprCompiler) -> str:
     return "TRUE"
 
 
-def _name(n: ast.NodePat) -> str:
+def _name(n: syntax.NodePat) -> str:
     """A node's variable; an anonymous node is `#` and its position (no Cypher name
     starts so), printed `()`."""
     return n.var or f"#{n.pos[0]}:{n.pos[1]}"
 
 
-def _eq(var: str, key: str, value: ast.Expr) -> ast.Expr:
-    return ast.Binary(value.pos, "=", ast.Prop(value.pos, ast.Var(value.pos, var), key), value)
+def _eq(var: str, key: str, value: syntax.Expr) -> syntax.Expr:
+    return syntax.Binary(
+        value.pos, "=", syntax.Prop(value.pos, syntax.Var(value.pos, var), key), value
+    )
 
 
-def _prop_eq(c: ast.Binary, var: str, names: tuple[str, ...]) -> tuple[str, ast.Expr] | None:
+def _prop_eq(c: syntax.Binary, var: str, names: tuple[str, ...]) -> tuple[str, syntax.Expr] | None:
     for left, right in ((c.left, c.right), (c.right, c.left)):
         if (
-            isinstance(left, ast.Prop)
-            and isinstance(left.subject, ast.Var)
+            isinstance(left, syntax.Prop)
+            and isinstance(left.subject, syntax.Var)
             and left.subject.name == var
             and left.name in names
             and _is_constant(right)
@@ -784,28 +790,28 @@ def _prop_eq(c: ast.Binary, var: str, names: tuple[str, ...]) -> tuple[str, ast.
     return None
 
 
-def _is_constant(e: ast.Expr) -> bool:
-    if isinstance(e, ast.Unary) and e.op == "-":
-        v = e.operand.value if isinstance(e.operand, ast.Lit) else None
+def _is_constant(e: syntax.Expr) -> bool:
+    if isinstance(e, syntax.Unary) and e.op == "-":
+        v = e.operand.value if isinstance(e.operand, syntax.Lit) else None
         return isinstance(v, int | float) and not isinstance(v, bool)
-    return isinstance(e, ast.Lit | ast.Param)
+    return isinstance(e, syntax.Lit | syntax.Param)
 
 
-def _reversed(rel: ast.RelPat) -> ast.RelPat:
+def _reversed(rel: syntax.RelPat) -> syntax.RelPat:
     direction = {"out": "in", "in": "out"}.get(rel.direction, "both")
     return dataclasses.replace(rel, direction=direction)
 
 
-def _conjuncts(e: ast.Expr | None) -> list[ast.Expr | None]:
+def _conjuncts(e: syntax.Expr | None) -> list[syntax.Expr | None]:
     if e is None:
         return []
-    if isinstance(e, ast.Binary) and e.op == "AND":
+    if isinstance(e, syntax.Binary) and e.op == "AND":
         return _conjuncts(e.left) + _conjuncts(e.right)
     return [e]
 
 
 def _free_vars(e: object) -> set[str]:
-    if isinstance(e, ast.Var):
+    if isinstance(e, syntax.Var):
         return {e.name}
     if isinstance(e, tuple):
         return set().union(*(_free_vars(x) for x in e)) if e else set()
@@ -815,11 +821,11 @@ def _free_vars(e: object) -> set[str]:
 
 
 def _has_subquery(e: object) -> bool:
-    if isinstance(e, ast.PatternPred | ast.Exists):
+    if isinstance(e, syntax.PatternPred | syntax.Exists):
         return True
     if isinstance(e, tuple):
         return any(_has_subquery(x) for x in e)
-    if isinstance(e, ast.Expr):
+    if isinstance(e, syntax.Expr):
         return any(_has_subquery(getattr(e, f)) for f in e.__dataclass_fields__)
     return False
 
@@ -847,11 +853,11 @@ def rel_text(
     return f"{left}{body}{right}"
 
 
-def pattern_text(p: ast.Pattern) -> str:
+def pattern_text(p: syntax.Pattern) -> str:
     """A pattern as written (inline property maps as `{...}`)."""
     chain = p.chain
 
-    def node(n: ast.NodePat) -> str:
+    def node(n: syntax.NodePat) -> str:
         text = node_text(n.var, n.labels)
         return text[:-1] + " {...})" if n.props else text
 
@@ -868,50 +874,50 @@ def pattern_text(p: ast.Pattern) -> str:
     return f"{p.path_var} = {text}" if p.path_var else text
 
 
-def show(e: ast.Expr) -> str:
+def show(e: syntax.Expr) -> str:
     """`e` as Cypher text."""
-    if isinstance(e, ast.Lit):
+    if isinstance(e, syntax.Lit):
         return _lit(e.value)
-    if isinstance(e, ast.Param):
+    if isinstance(e, syntax.Param):
         return f"${e.name}"
-    if isinstance(e, ast.Var):
+    if isinstance(e, syntax.Var):
         return "_" if e.name.startswith("#") else e.name
-    if isinstance(e, ast.Prop):
+    if isinstance(e, syntax.Prop):
         return f"{_operand(e.subject)}.{e.name}"
-    if isinstance(e, ast.Index):
+    if isinstance(e, syntax.Index):
         return f"{_operand(e.subject)}[{show(e.index)}]"
-    if isinstance(e, ast.Unary):
+    if isinstance(e, syntax.Unary):
         return f"NOT {_operand(e.operand)}" if e.op == "NOT" else f"{e.op}{_operand(e.operand)}"
-    if isinstance(e, ast.Binary):
+    if isinstance(e, syntax.Binary):
         return f"{_operand(e.left)} {e.op} {_operand(e.right)}"
-    if isinstance(e, ast.IsNull):
+    if isinstance(e, syntax.IsNull):
         return f"{_operand(e.operand)} IS {'NOT ' if e.negated else ''}NULL"
-    if isinstance(e, ast.Func):
+    if isinstance(e, syntax.Func):
         if e.star:
             return f"{e.name}(*)"
         args = ", ".join(show(a) for a in e.args)
         return f"{e.name}({'DISTINCT ' if e.distinct else ''}{args})"
-    if isinstance(e, ast.Case):
+    if isinstance(e, syntax.Case):
         subject = f" {show(e.subject)}" if e.subject is not None else ""
         whens = "".join(f" WHEN {show(w)} THEN {show(t)}" for w, t in e.whens)
         default = f" ELSE {show(e.default)}" if e.default is not None else ""
         return f"CASE{subject}{whens}{default} END"
-    if isinstance(e, ast.ListLit):
+    if isinstance(e, syntax.ListLit):
         return "[" + ", ".join(show(i) for i in e.items) + "]"
-    if isinstance(e, ast.MapLit):
+    if isinstance(e, syntax.MapLit):
         return "{" + ", ".join(f"{k}: {show(v)}" for k, v in e.entries) + "}"
-    if isinstance(e, ast.PatternPred):
-        return pattern_text(ast.Pattern(e.pos, None, e.chain))
-    if isinstance(e, ast.Exists):
+    if isinstance(e, syntax.PatternPred):
+        return pattern_text(syntax.Pattern(e.pos, None, e.chain))
+    if isinstance(e, syntax.Exists):
         inner = ", ".join(pattern_text(p) for p in e.patterns)
         where = f" WHERE {show(e.where)}" if e.where is not None else ""
         return f"EXISTS {{ {inner}{where} }}"
     return type(e).__name__
 
 
-def _operand(e: ast.Expr) -> str:
+def _operand(e: syntax.Expr) -> str:
     text = show(e)
-    return f"({text})" if isinstance(e, ast.Binary | ast.IsNull | ast.Unary) else text
+    return f"({text})" if isinstance(e, syntax.Binary | syntax.IsNull | syntax.Unary) else text
 
 
 def _lit(value: object) -> str:

@@ -1,4 +1,4 @@
-"""Cypher text to `ast.Query`: lark (cypher.lark) checks the syntax, a transformer builds
+"""Cypher text to `syntax.Query`: lark (cypher.lark) checks the syntax, a transformer builds
 the AST. Every failure is a `CypherSyntaxError` or, for a write clause, a
 `CypherWriteError` naming the API and commands that write; no lark exception escapes. A
 syntax error gives the line and column, what was found and what was expected, in words a
@@ -28,7 +28,7 @@ from lark.exceptions import (
 
 from graphlake.errors import CypherSyntaxError, CypherWriteError
 from graphlake.grammar import lark_parser
-from graphlake.query import ast
+from graphlake.query import syntax
 from graphlake.query.checker import closest
 
 __all__ = ["MAX_INT", "parse_query"]
@@ -120,18 +120,18 @@ PARSE_CACHE_ENTRIES = 256
 PARSE_CACHE_MAX_CHARS = 8_192
 
 
-def parse_query(text: str) -> ast.Query:
+def parse_query(text: str) -> syntax.Query:
     if len(text) <= PARSE_CACHE_MAX_CHARS:
         return _parse_cached(text)
     return _parse(text)
 
 
 @functools.lru_cache(maxsize=PARSE_CACHE_ENTRIES)
-def _parse_cached(text: str) -> ast.Query:
+def _parse_cached(text: str) -> syntax.Query:
     return _parse(text)
 
 
-def _parse(text: str) -> ast.Query:
+def _parse(text: str) -> syntax.Query:
     _refuse_writes(text)
     try:
         tree = _lark().parse(text)
@@ -390,7 +390,7 @@ def _float(tok: Token) -> float:
     return value
 
 
-def _pos(meta: Any) -> ast.Pos:
+def _pos(meta: Any) -> syntax.Pos:
     return (getattr(meta, "line", 1), getattr(meta, "column", 1))
 
 
@@ -398,8 +398,8 @@ def _tokens(children: list, kind: str | None = None) -> list[Token]:
     return [c for c in children if isinstance(c, Token) and (kind is None or c.type == kind)]
 
 
-def _exprs(children: list) -> list[ast.Expr]:
-    return [c for c in children if isinstance(c, ast.Expr)]
+def _exprs(children: list) -> list[syntax.Expr]:
+    return [c for c in children if isinstance(c, syntax.Expr)]
 
 
 @v_args(meta=True)
@@ -416,42 +416,42 @@ class _Build(Transformer):
         return str(t)[1:-1] if t.type == "QUOTED_NAME" else str(t)
 
     def int_lit(self, meta, ch):
-        return ast.Lit(_pos(meta), _int(ch[0]))
+        return syntax.Lit(_pos(meta), _int(ch[0]))
 
     def float_lit(self, meta, ch):
-        return ast.Lit(_pos(meta), _float(ch[0]))
+        return syntax.Lit(_pos(meta), _float(ch[0]))
 
     def string_lit(self, meta, ch):
-        return ast.Lit(_pos(meta), _unescape(str(ch[0])))
+        return syntax.Lit(_pos(meta), _unescape(str(ch[0])))
 
     def true_lit(self, meta, ch):
-        return ast.Lit(_pos(meta), True)
+        return syntax.Lit(_pos(meta), True)
 
     def false_lit(self, meta, ch):
-        return ast.Lit(_pos(meta), False)
+        return syntax.Lit(_pos(meta), False)
 
     def null_lit(self, meta, ch):
-        return ast.Lit(_pos(meta), None)
+        return syntax.Lit(_pos(meta), None)
 
     def param(self, meta, ch):
-        return ast.Param(_pos(meta), ch[0])
+        return syntax.Param(_pos(meta), ch[0])
 
     def var(self, meta, ch):
-        return ast.Var(_pos(meta), ch[0])
+        return syntax.Var(_pos(meta), ch[0])
 
     def list_lit(self, meta, ch):
-        return ast.ListLit(_pos(meta), tuple(_exprs(ch)))
+        return syntax.ListLit(_pos(meta), tuple(_exprs(ch)))
 
     def map_entry(self, meta, ch):
         return (ch[0], ch[1])
 
     def map_lit(self, meta, ch):
-        return ast.MapLit(_pos(meta), tuple(ch))
+        return syntax.MapLit(_pos(meta), tuple(ch))
 
     # --- operators
     def _binary(self, meta, ch, op):
         left, right = _exprs(ch)
-        return ast.Binary(_pos(meta), op, left, right)
+        return syntax.Binary(_pos(meta), op, left, right)
 
     def or_(self, meta, ch):
         return self._binary(meta, ch, "OR")
@@ -463,13 +463,13 @@ class _Build(Transformer):
         return self._binary(meta, ch, "AND")
 
     def not_(self, meta, ch):
-        return ast.Unary(_pos(meta), "NOT", _exprs(ch)[0])
+        return syntax.Unary(_pos(meta), "NOT", _exprs(ch)[0])
 
     def cmp_op(self, meta, ch):
         return str(ch[0])
 
     def compare(self, meta, ch):
-        return ast.Binary(_pos(meta), ch[1], ch[0], ch[2])
+        return syntax.Binary(_pos(meta), ch[1], ch[0], ch[2])
 
     def in_(self, meta, ch):
         return self._binary(meta, ch, "IN")
@@ -487,28 +487,28 @@ class _Build(Transformer):
         return self._binary(meta, ch, "=~")
 
     def is_null(self, meta, ch):
-        return ast.IsNull(_pos(meta), _exprs(ch)[0], False)
+        return syntax.IsNull(_pos(meta), _exprs(ch)[0], False)
 
     def is_not_null(self, meta, ch):
-        return ast.IsNull(_pos(meta), _exprs(ch)[0], True)
+        return syntax.IsNull(_pos(meta), _exprs(ch)[0], True)
 
     def arith(self, meta, ch):
-        return ast.Binary(_pos(meta), str(ch[1]), ch[0], ch[2])
+        return syntax.Binary(_pos(meta), str(ch[1]), ch[0], ch[2])
 
     def unary(self, meta, ch):
-        return ast.Unary(_pos(meta), str(ch[0]), ch[1])
+        return syntax.Unary(_pos(meta), str(ch[0]), ch[1])
 
     def prop(self, meta, ch):
-        return ast.Prop(_pos(meta), ch[0], ch[1])
+        return syntax.Prop(_pos(meta), ch[0], ch[1])
 
     def index(self, meta, ch):
-        return ast.Index(_pos(meta), ch[0], ch[1])
+        return syntax.Index(_pos(meta), ch[0], ch[1])
 
     def count_star(self, meta, ch):
-        return ast.Func(_pos(meta), ch[0].lower(), (), star=True)
+        return syntax.Func(_pos(meta), ch[0].lower(), (), star=True)
 
     def func_call(self, meta, ch):
-        return ast.Func(
+        return syntax.Func(
             _pos(meta), ch[0].lower(), tuple(_exprs(ch)), distinct=bool(_tokens(ch, "DISTINCT"))
         )
 
@@ -516,34 +516,34 @@ class _Build(Transformer):
         return (ch[1], ch[3])
 
     def case_expr(self, meta, ch):
-        subject = ch[1] if isinstance(ch[1], ast.Expr) else None
+        subject = ch[1] if isinstance(ch[1], syntax.Expr) else None
         whens = tuple(c for c in ch if isinstance(c, tuple))
         default = ch[-2] if _tokens(ch, "ELSE") else None
-        return ast.Case(_pos(meta), subject, whens, default)
+        return syntax.Case(_pos(meta), subject, whens, default)
 
     def pred_var(self, meta, ch):
         e = ch[0]
-        if not isinstance(e, ast.Var):
+        if not isinstance(e, syntax.Var):
             raise CypherSyntaxError(
                 "a pattern must start with a node, like (a) or (:Label)", *_pos(meta)
             )
-        return ast.NodePat(_pos(meta), e.name, (), None)
+        return syntax.NodePat(_pos(meta), e.name, (), None)
 
     def pred_node(self, meta, ch):
         return self.node_pat(meta, ch)
 
     def pattern_pred(self, meta, ch):
-        return ast.PatternPred(_pos(meta), self.chain(meta, ch))
+        return syntax.PatternPred(_pos(meta), self.chain(meta, ch))
 
     def exists_sub(self, meta, ch):
-        patterns = tuple(c for c in ch if isinstance(c, ast.Pattern))
+        patterns = tuple(c for c in ch if isinstance(c, syntax.Pattern))
         patterns += tuple(
-            ast.Pattern(_pos(meta), None, c)
+            syntax.Pattern(_pos(meta), None, c)
             for c in ch  # EXISTS ( chain )
-            if isinstance(c, ast.Chain)
+            if isinstance(c, syntax.Chain)
         )
         where = next((c[1] for c in ch if isinstance(c, tuple) and c[0] == "where"), None)
-        return ast.Exists(_pos(meta), patterns, where)
+        return syntax.Exists(_pos(meta), patterns, where)
 
     # --- patterns
     def labels(self, meta, ch):
@@ -552,8 +552,8 @@ class _Build(Transformer):
     def node_pat(self, meta, ch):
         var = next((c for c in ch if type(c) is str), None)
         labels = next((c for c in ch if isinstance(c, tuple)), ())
-        props = next((c for c in ch if isinstance(c, ast.MapLit)), None)
-        return ast.NodePat(_pos(meta), var, labels, props)
+        props = next((c for c in ch if isinstance(c, syntax.MapLit)), None)
+        return syntax.NodePat(_pos(meta), var, labels, props)
 
     def hops(self, meta, ch):
         ints = [_int(t) for t in ch if isinstance(t, Token) and t.type == "INT"]
@@ -569,12 +569,12 @@ class _Build(Transformer):
         var = next((c for c in ch if type(c) is str), None)
         labels = next((c for c in ch if isinstance(c, tuple) and isinstance(c[0], str)), ())
         hops = next((c for c in ch if isinstance(c, tuple) and isinstance(c[0], int)), None)
-        props = next((c for c in ch if isinstance(c, ast.MapLit)), None)
+        props = next((c for c in ch if isinstance(c, syntax.MapLit)), None)
         return {"var": var, "types": labels, "hops": hops, "props": props}
 
     def _rel(self, meta, ch, direction):
         detail = next((c for c in ch if isinstance(c, dict)), {})
-        return ast.RelPat(
+        return syntax.RelPat(
             _pos(meta),
             detail.get("var"),
             detail.get("types", ()),
@@ -593,35 +593,39 @@ class _Build(Transformer):
         return self._rel(meta, ch, "both")
 
     def chain(self, meta, ch):
-        nodes = tuple(c for c in ch if isinstance(c, ast.NodePat))
-        rels = tuple(c for c in ch if isinstance(c, ast.RelPat))
-        return ast.Chain(nodes, rels)
+        nodes = tuple(c for c in ch if isinstance(c, syntax.NodePat))
+        rels = tuple(c for c in ch if isinstance(c, syntax.RelPat))
+        return syntax.Chain(nodes, rels)
 
     def pattern(self, meta, ch):
         path_var = ch[0] if type(ch[0]) is str else None
-        chain = next(c for c in ch if isinstance(c, ast.Chain))
-        return ast.Pattern(_pos(meta), path_var, chain, bool(_tokens(ch, "SHORTESTPATH")))
+        chain = next(c for c in ch if isinstance(c, syntax.Chain))
+        return syntax.Pattern(_pos(meta), path_var, chain, bool(_tokens(ch, "SHORTESTPATH")))
 
     # --- clauses
     def where_clause(self, meta, ch):
         return ("where", ch[1])
 
     def match_clause(self, meta, ch):
-        patterns = tuple(c for c in ch if isinstance(c, ast.Pattern))
+        patterns = tuple(c for c in ch if isinstance(c, syntax.Pattern))
         where = next((c[1] for c in ch if isinstance(c, tuple) and c[0] == "where"), None)
-        return ast.Match(_pos(meta), bool(_tokens(ch, "OPTIONAL")), patterns, where)
+        return syntax.Match(_pos(meta), bool(_tokens(ch, "OPTIONAL")), patterns, where)
 
     def unwind_clause(self, meta, ch):
-        return ast.Unwind(_pos(meta), ch[1], ch[3])
+        return syntax.Unwind(_pos(meta), ch[1], ch[3])
 
     def proj_item(self, meta, ch):
         if len(ch) == 3:
-            return ast.Item(ch[0], ch[2], True)
+            return syntax.Item(ch[0], ch[2], True)
         text = self.text[meta.start_pos : meta.end_pos]
-        return ast.Item(ch[0], text, False)
+        return syntax.Item(ch[0], text, False)
 
     def proj_items(self, meta, ch):
-        return ("items", bool(_tokens(ch, "STAR")), tuple(c for c in ch if isinstance(c, ast.Item)))
+        return (
+            "items",
+            bool(_tokens(ch, "STAR")),
+            tuple(c for c in ch if isinstance(c, syntax.Item)),
+        )
 
     def sort_item(self, meta, ch):
         desc = any(isinstance(t, Token) and t.type in ("DESC", "DESCENDING") for t in ch)
@@ -639,7 +643,7 @@ class _Build(Transformer):
     def _projection(self, meta, ch, is_return):
         parts = {c[0]: c[1:] for c in ch if isinstance(c, tuple)}
         star, items = parts["items"]
-        return ast.Projection(
+        return syntax.Projection(
             _pos(meta),
             is_return,
             bool(_tokens(ch, "DISTINCT")),
@@ -662,7 +666,7 @@ class _Build(Transformer):
         name = next(c for c in ch if type(c) is str)
         yields = tuple(c[1:] for c in ch if isinstance(c, tuple) and c[0] == "yield")
         where = next((c[1] for c in ch if isinstance(c, tuple) and c[0] == "where"), None)
-        return ast.Call(
+        return syntax.Call(
             _pos(meta),
             name,
             tuple(_exprs(ch)),
@@ -677,4 +681,4 @@ class _Build(Transformer):
         return self._projection(meta, ch, True)
 
     def start(self, meta, ch):
-        return ast.Query(tuple(ch))
+        return syntax.Query(tuple(ch))

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
 from graphlake.errors import CypherError
-from graphlake.query import ast
+from graphlake.query import syntax
 from graphlake.query.checker import EDGE, EDGES, NODE, PATH, Binding, Checker
 from graphlake.query.expr import ExprCompiler, ident, literal
 from graphlake.query.steps import PlanStep
@@ -69,7 +69,7 @@ class Seed:
     tables: frozenset[str]
     # When the node is selected by constant properties only: (table, ((column, value),
     # ...)), answered by a Lance scan without starting DuckDB. A value given as a
-    # parameter stays an `ast.Param`, read from the plan's arguments when it runs (so a
+    # parameter stays an `syntax.Param`, read from the plan's arguments when it runs (so a
     # cached plan serves other values: `Plan.argument`).
     lookup: tuple[str, tuple[tuple[str, object], ...]] | None = None
 
@@ -137,9 +137,9 @@ class PatternCompiler:
 
     def compile(
         self,
-        patterns: tuple[ast.Pattern, ...],
+        patterns: tuple[syntax.Pattern, ...],
         scope: dict[str, Binding],
-        where: ast.Expr | None,
+        where: syntax.Expr | None,
         source: str | None,
         subquery,
     ) -> Compiled:
@@ -207,7 +207,7 @@ class PatternCompiler:
 
     # --- type inference: which node types each node pattern can be
     def _infer(
-        self, patterns: tuple[ast.Pattern, ...], scope: dict[str, Binding]
+        self, patterns: tuple[syntax.Pattern, ...], scope: dict[str, Binding]
     ) -> dict[Element, tuple[str, ...]]:
         types: dict[Element, tuple[str, ...]] = {}
         by_var: dict[str, tuple[str, ...]] = {}
@@ -253,7 +253,7 @@ class PatternCompiler:
     # --- nodes
     def _node(
         self,
-        n: ast.NodePat,
+        n: syntax.NodePat,
         at: Element,
         node_types: dict,
         scope: dict[str, Binding],
@@ -304,7 +304,7 @@ class PatternCompiler:
     def _inline(
         self,
         alias: str,
-        props: ast.MapLit | None,
+        props: syntax.MapLit | None,
         binding: Binding,
         scope: dict[str, Binding],
         out: Compiled,
@@ -330,7 +330,7 @@ class PatternCompiler:
         p = t.property(prop)
         return getattr(t, "key", None) == prop and p is not None and p.type.kind == "String"
 
-    def _bind(self, name: str, b: Binding, scope: dict, out: Compiled, pos: ast.Pos) -> None:
+    def _bind(self, name: str, b: Binding, scope: dict, out: Compiled, pos: syntax.Pos) -> None:
         if name in scope or name in out.new:
             raise CypherError(f"variable {name!r} is already defined", *pos)
         out.new[name] = b
@@ -339,7 +339,7 @@ class PatternCompiler:
     def edge_source(
         self,
         types: tuple[str, ...],
-        rel: ast.RelPat,
+        rel: syntax.RelPat,
         lt: tuple[str, ...],
         rt: tuple[str, ...],
         props: set[str] | None,
@@ -382,7 +382,7 @@ class PatternCompiler:
         self,
         alias: str,
         types: tuple[str, ...],
-        rel: ast.RelPat,
+        rel: syntax.RelPat,
         lt: tuple[str, ...],
         rt: tuple[str, ...],
         props: set[str] | None,
@@ -406,7 +406,7 @@ class PatternCompiler:
 
     def _fixed(
         self,
-        rel: ast.RelPat,
+        rel: syntax.RelPat,
         at: Element,
         left: str,
         right: str,
@@ -460,7 +460,7 @@ class PatternCompiler:
         flip = self._start_at_right(ends, scope, out, anchors)
         if flip:
             ends, aliases, end_types = ends[::-1], aliases[::-1], end_types[::-1]
-            rel = ast.RelPat(
+            rel = syntax.RelPat(
                 rel.pos,
                 rel.var,
                 rel.types,
@@ -491,7 +491,7 @@ class PatternCompiler:
         return self._anchored(ends[1], scope, anchors) > self._anchored(ends[0], scope, anchors)
 
     @staticmethod
-    def _anchored(n: ast.NodePat, scope, anchors) -> int:
+    def _anchored(n: syntax.NodePat, scope, anchors) -> int:
         """2: bound by an earlier clause; 1: selected by properties or WHERE; 0: neither."""
         if n.var is not None and n.var in scope:
             return 2
@@ -499,7 +499,7 @@ class PatternCompiler:
         return 1 if selected else 0
 
     def _frontiers(
-        self, chain: ast.Chain, k: int, node_types: dict, scope, anchors, out: Compiled
+        self, chain: syntax.Chain, k: int, node_types: dict, scope, anchors, out: Compiled
     ) -> None:
         """Anchored traversal: when a chain starts at a node selected by constants, read
         each fixed hop's edges (and the next node's rows) through Lance by the frontier
@@ -562,7 +562,7 @@ class PatternCompiler:
             out.tables[node_at(k, i + 1)] = rows
             frontier = nxt
 
-    def _lookup(self, node: ast.NodePat, table: str, anchors) -> tuple | None:
+    def _lookup(self, node: syntax.NodePat, table: str, anchors) -> tuple | None:
         """(table, column = value pairs) for a node selected by literal or parameter
         properties only (its SQL seed was checked already: the values have the right
         types); None otherwise."""
@@ -570,21 +570,21 @@ class PatternCompiler:
             return None
         pairs = []
         for key, value in node.props.entries:
-            if isinstance(value, ast.Lit):
+            if isinstance(value, syntax.Lit):
                 v = value.value
-            elif isinstance(value, ast.Param):
+            elif isinstance(value, syntax.Param):
                 v = self.checker.peek(value)  # a type decision; the value is read at run
             else:
                 return None
             if v is None or isinstance(v, list | tuple | dict):
                 return None  # `= null` matches nothing in SQL; leave those to the SQL seed
             column = "id" if self._is_text_key(Binding(NODE, (table,)), key) else key
-            pairs.append((column, value if isinstance(value, ast.Param) else v))
+            pairs.append((column, value if isinstance(value, syntax.Param) else v))
         return table, tuple(pairs)
 
     def _seed(
         self,
-        node: ast.NodePat,
+        node: syntax.NodePat,
         alias: str,
         scope,
         out,
@@ -673,7 +673,7 @@ class PatternCompiler:
         return Walk(cte, self.names.fresh("w"), types)
 
     def _shortest(
-        self, pattern: ast.Pattern, k: int, node_types, scope, out, anchors, source, subquery
+        self, pattern: syntax.Pattern, k: int, node_types, scope, out, anchors, source, subquery
     ) -> str:
         """shortestPath((a)-[:T*..n]->(b)) between bound or selected nodes: the SQL of
         its path struct."""
@@ -746,7 +746,7 @@ class PatternCompiler:
 
     def _end_seed(
         self,
-        n: ast.NodePat,
+        n: syntax.NodePat,
         at: Element,
         alias: str,
         node_types,
@@ -767,7 +767,7 @@ class PatternCompiler:
             lookup,
         )
 
-    def _seed_props(self, n: ast.NodePat) -> set[str] | None:
+    def _seed_props(self, n: syntax.NodePat) -> set[str] | None:
         return _with_inline(self.usage, n.var, n.props)
 
 
@@ -783,26 +783,26 @@ class FreshNames:
         return f"__{stem}{self.n}"
 
 
-def _with_inline(usage: dict, var: str | None, props: ast.MapLit | None) -> set[str] | None:
+def _with_inline(usage: dict, var: str | None, props: syntax.MapLit | None) -> set[str] | None:
     """The properties a pattern element reads: those the query uses and its inline map's."""
     used = props_of(usage, var)
     inline = {k for k, _ in props.entries} if props is not None else set()
     return None if used is None else used | inline
 
 
-def _constant_map(props: ast.MapLit | None) -> ast.MapLit | None:
+def _constant_map(props: syntax.MapLit | None) -> syntax.MapLit | None:
     """The entries of an inline property map whose values use no variable (None if none)."""
     if props is None:
         return None
     entries = tuple((k, v) for k, v in props.entries if not _free_vars(v) and not _has_subquery(v))
-    return ast.MapLit(props.pos, entries) if entries else None
+    return syntax.MapLit(props.pos, entries) if entries else None
 
 
 def _columns(t, fixed: tuple[str, ...], props: set[str] | None) -> tuple[str, ...]:
     return fixed + tuple(p for p in t.property_names if props is None or p in props)
 
 
-def _orientations(e, rel: ast.RelPat) -> list[tuple[str, str, bool]]:
+def _orientations(e, rel: syntax.RelPat) -> list[tuple[str, str, bool]]:
     """(left type, right type, forward) for each way `rel` can read edge type `e`."""
     if rel.direction == "out":
         return [(e.src, e.dst, True)]
@@ -841,10 +841,10 @@ def _uniqueness(rels: list[_Rel]) -> list[str]:
     return conds
 
 
-def _anchor_conditions(where: ast.Expr | None) -> dict[str, list[ast.Expr]]:
+def _anchor_conditions(where: syntax.Expr | None) -> dict[str, list[syntax.Expr]]:
     """WHERE conjuncts that mention one variable only, by variable: a walk starting at
     that variable applies them to its seed rows."""
-    out: dict[str, list[ast.Expr]] = {}
+    out: dict[str, list[syntax.Expr]] = {}
     for c in _conjuncts(where):
         names = _free_vars(c)
         if len(names) == 1 and not _has_subquery(c):
@@ -852,16 +852,16 @@ def _anchor_conditions(where: ast.Expr | None) -> dict[str, list[ast.Expr]]:
     return out
 
 
-def _conjuncts(e: ast.Expr | None) -> list[ast.Expr]:
+def _conjuncts(e: syntax.Expr | None) -> list[syntax.Expr]:
     if e is None:
         return []
-    if isinstance(e, ast.Binary) and e.op == "AND":
+    if isinstance(e, syntax.Binary) and e.op == "AND":
         return _conjuncts(e.left) + _conjuncts(e.right)
     return [e]
 
 
 def _free_vars(e: object) -> set[str]:
-    if isinstance(e, ast.Var):
+    if isinstance(e, syntax.Var):
         return {e.name}
     if isinstance(e, tuple):
         return set().union(*(_free_vars(x) for x in e)) if e else set()
@@ -871,16 +871,16 @@ def _free_vars(e: object) -> set[str]:
 
 
 def _has_subquery(e: object) -> bool:
-    if isinstance(e, ast.PatternPred | ast.Exists):
+    if isinstance(e, syntax.PatternPred | syntax.Exists):
         return True
     if isinstance(e, tuple):
         return any(_has_subquery(x) for x in e)
-    if hasattr(e, "__dataclass_fields__") and isinstance(e, ast.Expr):
+    if hasattr(e, "__dataclass_fields__") and isinstance(e, syntax.Expr):
         return any(_has_subquery(getattr(e, f)) for f in e.__dataclass_fields__)
     return False
 
 
-def _check_hops(patterns: tuple[ast.Pattern, ...]) -> None:
+def _check_hops(patterns: tuple[syntax.Pattern, ...]) -> None:
     total = 0
     for pattern in patterns:
         if pattern.shortest:

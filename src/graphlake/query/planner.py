@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from graphlake.errors import CypherError, CypherParameterError
-from graphlake.query import ast
+from graphlake.query import syntax
 from graphlake.query.calls import AlgoCall, compile_call, completed
 from graphlake.query.checker import Binding, Checker, value_type
 from graphlake.query.expr import ExprCompiler, contains_aggregate, ident
@@ -57,7 +57,7 @@ class Plan:
 
     def argument(self, value: object) -> object:
         """A seed lookup's value: a constant, or a parameter's value in `arguments`."""
-        return self.arguments[value.name] if isinstance(value, ast.Param) else value
+        return self.arguments[value.name] if isinstance(value, syntax.Param) else value
 
     def rebound(self, arguments: Mapping[str, object]) -> Plan | None:
         """This plan for other values of its parameters: the same names and types
@@ -136,12 +136,12 @@ class Plan:
         return ("WITH RECURSIVE " + ", ".join(ctes) + " " if ctes else "") + body
 
 
-def plan_query(query: ast.Query, schema: Schema, params: dict[str, object]) -> Plan:
+def plan_query(query: syntax.Query, schema: Schema, params: dict[str, object]) -> Plan:
     return _Planner(schema, params, completed(query)).plan()
 
 
 class _Planner:
-    def __init__(self, schema: Schema, params: dict[str, object], query: ast.Query):
+    def __init__(self, schema: Schema, params: dict[str, object], query: syntax.Query):
         self.checker = Checker(schema, params)
         self.query = query
         self.names = FreshNames()
@@ -166,18 +166,18 @@ class _Planner:
     def plan(self) -> Plan:
         clauses = self.query.clauses
         last = clauses[-1]
-        if not (isinstance(last, ast.Projection) and last.is_return):
+        if not (isinstance(last, syntax.Projection) and last.is_return):
             pos = getattr(last, "pos", (None, None))
             raise CypherError("a query must end with RETURN", *pos)
         columns: tuple[str, ...] = ()
         for clause in clauses:
-            if isinstance(clause, ast.Projection) and clause.is_return and clause is not last:
+            if isinstance(clause, syntax.Projection) and clause.is_return and clause is not last:
                 raise CypherError("RETURN must be the last clause (use WITH to go on)", *clause.pos)
-            if isinstance(clause, ast.Match):
+            if isinstance(clause, syntax.Match):
                 self._match(clause)
-            elif isinstance(clause, ast.Unwind):
+            elif isinstance(clause, syntax.Unwind):
                 self._unwind(clause)
-            elif isinstance(clause, ast.Call):
+            elif isinstance(clause, syntax.Call):
                 self._call(clause)
             else:
                 columns = self._projection(clause)
@@ -224,7 +224,7 @@ class _Planner:
         return ["1 AS __unit"] + [ident(v) for v in self.scope]
 
     # --- MATCH
-    def _match(self, m: ast.Match) -> None:
+    def _match(self, m: syntax.Match) -> None:
         source = self.prev
         first = len(self.steps) == 1 and not self.scope
         if m.optional:
@@ -288,13 +288,13 @@ class _Planner:
             )
         self.scope = scope
 
-    def _subquery(self, e: ast.Expr, ec: ExprCompiler) -> str:
+    def _subquery(self, e: syntax.Expr, ec: ExprCompiler) -> str:
         """A pattern predicate or EXISTS { } as a correlated EXISTS subquery."""
-        patterns: tuple[ast.Pattern, ...]
-        if isinstance(e, ast.PatternPred):
-            patterns, where = (ast.Pattern(e.pos, None, e.chain),), None
+        patterns: tuple[syntax.Pattern, ...]
+        if isinstance(e, syntax.PatternPred):
+            patterns, where = (syntax.Pattern(e.pos, None, e.chain),), None
         else:
-            assert isinstance(e, ast.Exists)
+            assert isinstance(e, syntax.Exists)
             patterns, where = e.patterns, e.where
         compiled = self.patterns.compile(patterns, ec.scope, where, None, self._subquery)
         conditions = list(compiled.conditions)
@@ -306,7 +306,7 @@ class _Planner:
         return f"EXISTS (SELECT 1 FROM {items}{cond})"
 
     # --- UNWIND
-    def _unwind(self, u: ast.Unwind) -> None:
+    def _unwind(self, u: syntax.Unwind) -> None:
         ec = ExprCompiler(self.checker, self.scope, self._subquery)
         s, t = ec.typed(u.expr)
         if u.name in self.scope:
@@ -320,7 +320,7 @@ class _Planner:
         self.scope = {**self.scope, u.name: Binding(_item_type(u.expr, self.checker))}
 
     # --- CALL (query/calls.py)
-    def _call(self, c: ast.Call) -> None:
+    def _call(self, c: syntax.Call) -> None:
         compiled = compile_call(
             c, self.checker, self.scope, self.prev, self.patterns, self.names, self._subquery
         )
@@ -329,13 +329,13 @@ class _Planner:
         self.scope = {**self.scope, **compiled.new}
 
     # --- WITH / RETURN
-    def _projection(self, p: ast.Projection) -> tuple[str, ...]:
+    def _projection(self, p: syntax.Projection) -> tuple[str, ...]:
         items = list(p.items)
         if p.star:
             visible = sorted(v for v in self.scope if not v.startswith("__"))
             if not visible:
                 raise CypherError("RETURN * / WITH * with no variables in scope", *p.pos)
-            items = [ast.Item(ast.Var(p.pos, v), v, True) for v in visible] + items
+            items = [syntax.Item(syntax.Var(p.pos, v), v, True) for v in visible] + items
         ec = ExprCompiler(self.checker, self.scope, self._subquery, allow_aggregates=True)
         select, scope, seen = [], {}, set()
         for item in items:
@@ -344,12 +344,12 @@ class _Planner:
                 raise CypherError(
                     f"column name {item.alias!r} is used twice; add AS", *item.expr.pos
                 )
-            if not p.is_return and not item.explicit and not isinstance(item.expr, ast.Var):
+            if not p.is_return and not item.explicit and not isinstance(item.expr, syntax.Var):
                 raise CypherError("an expression in WITH needs a name: add AS", *item.expr.pos)
             seen.add(item.alias)
             select.append(f"{s} AS {ident(item.alias)}")
             scope[item.alias] = (
-                self.scope[item.expr.name] if isinstance(item.expr, ast.Var) else Binding(t)
+                self.scope[item.expr.name] if isinstance(item.expr, syntax.Var) else Binding(t)
             )
         grouped = any(contains_aggregate(i.expr) for i in items)
         keys, hidden = self._order(p, scope, grouped)
@@ -374,7 +374,7 @@ class _Planner:
         return tuple(i.alias for i in items)
 
     def _order(
-        self, p: ast.Projection, scope: dict[str, Binding], grouped: bool
+        self, p: syntax.Projection, scope: dict[str, Binding], grouped: bool
     ) -> tuple[list[str], list[str]]:
         """The ORDER BY keys, and (when the projection aggregates) the extra columns of
         the grouping that the keys sort by: aggregates the projection does not list."""
@@ -394,7 +394,7 @@ class _Planner:
         for e, desc in p.order:
             # openCypher sorts null after every value: last going up, first going down.
             direction = "DESC NULLS FIRST" if desc else "ASC NULLS LAST"
-            if not isinstance(e, ast.Var) or e.name not in scope:
+            if not isinstance(e, syntax.Var) or e.name not in scope:
                 with contextlib.suppress(CypherError):
                     key = projected.get(self._before(e))
                     if key is not None:
@@ -408,11 +408,11 @@ class _Planner:
             keys.append(f"{sql} {direction}")
         return keys, hidden
 
-    def _before(self, e: ast.Expr) -> str:
+    def _before(self, e: syntax.Expr) -> str:
         """`e` compiled against the variables before the projection."""
         return ExprCompiler(self.checker, self.scope, self._subquery, allow_aggregates=True).sql(e)
 
-    def _page(self, p: ast.Projection) -> str:
+    def _page(self, p: syntax.Projection) -> str:
         out = ""
         if p.limit is not None:
             out += f" LIMIT {self._count(p.limit, 'LIMIT')}"
@@ -420,29 +420,29 @@ class _Planner:
             out += f" OFFSET {self._count(p.skip, 'SKIP')}"
         return out
 
-    def _count(self, e: ast.Expr, what: str) -> int:
-        value = self.checker.param(e) if isinstance(e, ast.Param) else getattr(e, "value", e)
+    def _count(self, e: syntax.Expr, what: str) -> int:
+        value = self.checker.param(e) if isinstance(e, syntax.Param) else getattr(e, "value", e)
         if (
-            isinstance(e, ast.Param | ast.Lit)
+            isinstance(e, syntax.Param | syntax.Lit)
             and not isinstance(value, bool)
             and isinstance(value, int)
             and value >= 0
         ):
             return value
-        error = CypherParameterError if isinstance(e, ast.Param) else CypherError
-        got = repr(value) if isinstance(e, ast.Param | ast.Lit) else "an expression"
+        error = CypherParameterError if isinstance(e, syntax.Param) else CypherError
+        got = repr(value) if isinstance(e, syntax.Param | syntax.Lit) else "an expression"
         raise error(
             f"{what} needs a non-negative integer (a literal or a parameter), got {got}", *e.pos
         )
 
 
-def _item_type(e: ast.Expr, checker: Checker) -> str | None:
+def _item_type(e: syntax.Expr, checker: Checker) -> str | None:
     """The type of a list's items when they all have one (a literal or parameter list)."""
-    if isinstance(e, ast.ListLit):
-        values = [i.value for i in e.items if isinstance(i, ast.Lit)]
+    if isinstance(e, syntax.ListLit):
+        values = [i.value for i in e.items if isinstance(i, syntax.Lit)]
         if len(values) != len(e.items):
             return None
-    elif isinstance(e, ast.Param) and isinstance(checker.param(e), list | tuple):
+    elif isinstance(e, syntax.Param) and isinstance(checker.param(e), list | tuple):
         values = list(cast("list[object] | tuple[object, ...]", checker.param(e)))
     else:
         return None

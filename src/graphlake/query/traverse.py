@@ -32,7 +32,7 @@ import pyarrow.compute as pc
 from graphlake.adjacency.csr import Csr, find_key
 from graphlake.adjacency.load import adjacency, edge_values, node_values
 from graphlake.errors import QueryError
-from graphlake.query import ast
+from graphlake.query import syntax
 from graphlake.query.checker import Checker
 from graphlake.query.pathsearch import ranges
 from graphlake.query.patterns import MAX_HOPS
@@ -71,7 +71,7 @@ class Cond:
     prop: str
     op: str
     value: object
-    expr: ast.Expr | None = None  # the constant as written (a literal or a parameter)
+    expr: syntax.Expr | None = None  # the constant as written (a literal or a parameter)
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ class Traversal:
     outputs: tuple[Output, ...]
     columns: tuple[str, ...]
     aggregate: bool
-    anchor_expr: ast.Expr | None = None
+    anchor_expr: syntax.Expr | None = None
 
     def with_params(self, params: dict[str, object]) -> Traversal | None:
         """The same traversal with other values of its parameters (same names and
@@ -113,26 +113,26 @@ class Traversal:
         return dataclasses.replace(self, anchor=anchor, conds=tuple(conds))
 
 
-def _resolve(e: ast.Expr | None, params: dict[str, object]) -> tuple[bool, object]:
-    if isinstance(e, ast.Unary):
+def _resolve(e: syntax.Expr | None, params: dict[str, object]) -> tuple[bool, object]:
+    if isinstance(e, syntax.Unary):
         ok, v = _resolve(e.operand, params)
         return (ok and _number(v)), (-v if ok and _number(v) else None)  # type: ignore[operator]
-    if isinstance(e, ast.Lit):
+    if isinstance(e, syntax.Lit):
         v = e.value
-    elif isinstance(e, ast.Param) and e.name in params:
+    elif isinstance(e, syntax.Param) and e.name in params:
         v = params[e.name]
     else:
         return False, None
     return (v is None or isinstance(v, str | int | float | bool)), v
 
 
-def recognize(query: ast.Query, checker: Checker, columns: tuple[str, ...]) -> Traversal | None:
+def recognize(query: syntax.Query, checker: Checker, columns: tuple[str, ...]) -> Traversal | None:
     """The traversal `query` is, or None when it is not of the shape above."""
     clauses = query.clauses
     if len(clauses) != 2:
         return None
     m, r = clauses
-    if not isinstance(m, ast.Match) or not isinstance(r, ast.Projection):
+    if not isinstance(m, syntax.Match) or not isinstance(r, syntax.Projection):
         return None
     if not r.is_return or r.distinct or r.star or r.order or r.skip or r.limit or r.where:
         return None
@@ -155,7 +155,7 @@ def recognize(query: ast.Query, checker: Checker, columns: tuple[str, ...]) -> T
 
 
 def _chain(
-    m: ast.Match, checker: Checker, *, lenient: bool
+    m: syntax.Match, checker: Checker, *, lenient: bool
 ) -> tuple[Traversal, list[str | None], list[str], bool] | None:
     """The MATCH's one chain as a traversal without outputs, its node variables and
     types in traversal order, and whether the traversal runs the pattern right to left;
@@ -224,7 +224,7 @@ def _chain(
     return t, names, types, reverse
 
 
-def _first_type(n: ast.NodePat, rel: ast.RelPat | None, checker: Checker) -> str | None:
+def _first_type(n: syntax.NodePat, rel: syntax.RelPat | None, checker: Checker) -> str | None:
     """The one node type an unanchored chain starts at: its label, or the endpoint type
     of its first relationship's (one) edge type."""
     if len(n.labels) == 1:
@@ -241,36 +241,40 @@ def _first_type(n: ast.NodePat, rel: ast.RelPat | None, checker: Checker) -> str
     return e.src if e.src == e.dst else None
 
 
-def _conjuncts(e: ast.Expr | None) -> list[tuple[str, str, str, object]] | None:
+def _conjuncts(e: syntax.Expr | None) -> list[tuple[str, str, str, object]] | None:
     """WHERE as (var, prop, op, constant) comparisons joined by AND, or None."""
     if e is None:
         return []
-    if isinstance(e, ast.Binary) and e.op == "AND":
+    if isinstance(e, syntax.Binary) and e.op == "AND":
         first, second = _conjuncts(e.left), _conjuncts(e.right)
         return None if first is None or second is None else first + second
-    if isinstance(e, ast.Binary) and e.op in _OPS:
+    if isinstance(e, syntax.Binary) and e.op in _OPS:
         left, right, op = e.left, e.right, e.op
-        if not isinstance(left, ast.Prop):
+        if not isinstance(left, syntax.Prop):
             left, right, op = right, left, _FLIP[op]
-        if isinstance(left, ast.Prop) and isinstance(left.subject, ast.Var) and _is_constant(right):
+        if (
+            isinstance(left, syntax.Prop)
+            and isinstance(left.subject, syntax.Var)
+            and _is_constant(right)
+        ):
             return [(left.subject.name, left.name, op, right)]
     return None
 
 
-def _simple_conjuncts(e: ast.Expr | None) -> list[tuple[str, str, str, object]]:
+def _simple_conjuncts(e: syntax.Expr | None) -> list[tuple[str, str, str, object]]:
     """The top-level conjuncts of WHERE that are (var, prop, op, constant) comparisons
     (the others are left to SQL)."""
     if e is None:
         return []
-    if isinstance(e, ast.Binary) and e.op == "AND":
+    if isinstance(e, syntax.Binary) and e.op == "AND":
         return _simple_conjuncts(e.left) + _simple_conjuncts(e.right)
     return _conjuncts(e) or []
 
 
-def _is_constant(e: ast.Expr) -> bool:
-    if isinstance(e, ast.Unary) and e.op == "-":
-        return isinstance(e.operand, ast.Lit) and _number(e.operand.value)
-    return isinstance(e, ast.Lit | ast.Param)
+def _is_constant(e: syntax.Expr) -> bool:
+    if isinstance(e, syntax.Unary) and e.op == "-":
+        return isinstance(e.operand, syntax.Lit) and _number(e.operand.value)
+    return isinstance(e, syntax.Lit | syntax.Param)
 
 
 def _number(v: object) -> bool:
@@ -279,12 +283,12 @@ def _number(v: object) -> bool:
 
 def _value(e: object, checker: Checker) -> tuple[bool, object]:
     """(usable, value) of a constant: plain strings, numbers and booleans only."""
-    if isinstance(e, ast.Unary):
+    if isinstance(e, syntax.Unary):
         ok, v = _value(e.operand, checker)
         return (ok and _number(v)), (-v if ok and _number(v) else None)  # type: ignore[operator]
-    if isinstance(e, ast.Lit):
+    if isinstance(e, syntax.Lit):
         v = e.value
-    elif isinstance(e, ast.Param):
+    elif isinstance(e, syntax.Param):
         v = checker.param(e)
     else:
         return False, None
@@ -292,8 +296,8 @@ def _value(e: object, checker: Checker) -> tuple[bool, object]:
 
 
 def _anchor(
-    n: ast.NodePat, conds: list, checker: Checker, lenient: bool = False
-) -> tuple[str | None, str, list, ast.Expr | None] | None:
+    n: syntax.NodePat, conds: list, checker: Checker, lenient: bool = False
+) -> tuple[str | None, str, list, syntax.Expr | None] | None:
     """(key, node type, the other WHERE conditions) when `n` is selected by its key
     (`lenient`: other conditions on `n` too, applied after the key's lookup)."""
     if len(n.labels) != 1:
@@ -324,14 +328,14 @@ def _anchor(
     return key, t.name, rest, value
 
 
-def _reversed(rel: ast.RelPat) -> ast.RelPat:
+def _reversed(rel: syntax.RelPat) -> syntax.RelPat:
     direction = {"out": "in", "in": "out"}.get(rel.direction, "both")
-    return ast.RelPat(rel.pos, rel.var, rel.types, direction, rel.hops, rel.props)
+    return syntax.RelPat(rel.pos, rel.var, rel.types, direction, rel.hops, rel.props)
 
 
 def _types(
-    nodes: list[ast.NodePat],
-    rels: list[ast.RelPat],
+    nodes: list[syntax.NodePat],
+    rels: list[syntax.RelPat],
     checker: Checker,
     first: str,
     lenient: bool = False,
@@ -386,33 +390,33 @@ def _cond(
     if _prop_type(type_name, prop, checker) is None:
         return None
     ok, v = _value(value, checker)
-    return Cond(i, prop, op, v, value if isinstance(value, ast.Expr) else None) if ok else None
+    return Cond(i, prop, op, v, value if isinstance(value, syntax.Expr) else None) if ok else None
 
 
 def _output(
-    e: ast.Expr,
+    e: syntax.Expr,
     names: list[str | None],
     types: list[str],
     checker: Checker,
     hops: tuple[Hop, ...] = (),
 ) -> Output | None:
     rels = [h.var for h in hops]
-    if isinstance(e, ast.Func) and e.name == "count":
+    if isinstance(e, syntax.Func) and e.name == "count":
         if e.star:
             return Output("count", None, None, pa.int64())
-        if len(e.args) == 1 and isinstance(e.args[0], ast.Var) and e.args[0].name in rels:
+        if len(e.args) == 1 and isinstance(e.args[0], syntax.Var) and e.args[0].name in rels:
             if e.distinct:
                 return None
             return Output("count", None, None, pa.int64())  # a relationship is never null
-        if len(e.args) == 1 and isinstance(e.args[0], ast.Var) and e.args[0].name in names:
+        if len(e.args) == 1 and isinstance(e.args[0], syntax.Var) and e.args[0].name in names:
             i = names.index(e.args[0].name)
             return Output("distinct" if e.distinct else "count", i, None, pa.int64())
         return None
-    if isinstance(e, ast.Prop) and isinstance(e.subject, ast.Var) and e.subject.name in names:
+    if isinstance(e, syntax.Prop) and isinstance(e.subject, syntax.Var) and e.subject.name in names:
         i = names.index(e.subject.name)
         t = _prop_type(types[i], e.name, checker)
         return None if t is None else Output("prop", i, e.name, t)
-    if isinstance(e, ast.Prop) and isinstance(e.subject, ast.Var) and e.subject.name in rels:
+    if isinstance(e, syntax.Prop) and isinstance(e.subject, syntax.Var) and e.subject.name in rels:
         i = rels.index(e.subject.name)
         t = _prop_type(hops[i].edge, e.name, checker)
         return None if t is None else Output("edge", i, e.name, t)  # position: the hop
@@ -708,7 +712,7 @@ class MatchOnCsr:
 
 
 def match_on_csr(
-    m: ast.Match,
+    m: syntax.Match,
     checker: Checker,
     usage: dict[str, set[str] | None],
     names: Collection[str],
@@ -747,7 +751,7 @@ def match_on_csr(
     return MatchOnCsr(t, tuple(out), reverse, step, sql, *counts)
 
 
-def _is_fixed(m: ast.Match, var: str) -> bool:
+def _is_fixed(m: syntax.Match, var: str) -> bool:
     return any(r.var == var and r.hops is None for r in m.patterns[0].chain.rels)
 
 
@@ -755,7 +759,7 @@ def _carried(
     t: NodeType | EdgeType,
     usage: dict[str, set[str] | None],
     name: str,
-    pattern: ast.Pattern | None,
+    pattern: syntax.Pattern | None,
     checker: Checker,
 ) -> tuple[str, ...] | None:
     """The properties a variable's value carries (as the SQL plan reads them: those the

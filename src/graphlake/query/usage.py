@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from graphlake.query import ast
+from graphlake.query import syntax
 
 ALL = None  # the variable is used whole (returned, collected): read every property
 # Functions that only need an entity's identity (or label/type), not its properties.
@@ -24,13 +24,13 @@ _IDENTITY_ONLY = (
 )
 
 
-def property_usage(query: ast.Query) -> dict[str, set[str] | None]:
+def property_usage(query: syntax.Query) -> dict[str, set[str] | None]:
     usage: dict[str, set[str] | None] = {}
     renames: list[tuple[str, str]] = []  # (old, new) from `WITH n AS m`
     for clause in query.clauses:
-        if isinstance(clause, ast.Projection):
+        if isinstance(clause, syntax.Projection):
             for item in clause.items:
-                if isinstance(item.expr, ast.Var) and not clause.is_return:
+                if isinstance(item.expr, syntax.Var) and not clause.is_return:
                     renames.append((item.expr.name, item.alias))
                     continue
                 _walk(item.expr, usage, whole=True)
@@ -72,21 +72,21 @@ def _walk(node: object, usage: dict[str, set[str] | None], whole: bool) -> None:
         for x in node:
             _walk(x, usage, whole)
         return
-    if isinstance(node, ast.Prop) and isinstance(node.subject, ast.Var):
+    if isinstance(node, syntax.Prop) and isinstance(node.subject, syntax.Var):
         _merge(usage, node.subject.name, {node.name})
         return
-    if isinstance(node, ast.Var):
+    if isinstance(node, syntax.Var):
         if whole:
             _merge(usage, node.name, ALL)
         return
-    if isinstance(node, ast.Func) and node.name in _IDENTITY_ONLY:
+    if isinstance(node, syntax.Func) and node.name in _IDENTITY_ONLY:
         for a in node.args:
-            _walk(a, usage, whole=not isinstance(a, ast.Var))
+            _walk(a, usage, whole=not isinstance(a, syntax.Var))
         return
-    if isinstance(node, ast.Binary) and node.op in ("=", "<>"):
+    if isinstance(node, syntax.Binary) and node.op in ("=", "<>"):
         # Entities compare by identity; values need no properties either way.
         for side in (node.left, node.right):
-            _walk(side, usage, whole=not isinstance(side, ast.Var))
+            _walk(side, usage, whole=not isinstance(side, syntax.Var))
         return
     if hasattr(node, "__dataclass_fields__"):
         for f in fields(node):  # type: ignore[arg-type]
