@@ -46,3 +46,27 @@ def test_optimize_of_a_fork_of_an_optimized_branch(people: gl.Graph, change: str
         w.insert("Person", [{"name": "T2"}])
     assert g.merge("dev", into="trunk", lineage="verify").outcome == "merged"
     assert g.get("Person", "Alice", branch="trunk")["age"] == (2 if change == "update" else 30)
+
+
+def test_optimize_of_an_unwritten_fork_of_a_twice_optimized_branch(people: gl.Graph) -> None:
+    """The oracle's second find: the trunk optimized, wrote and optimized again (its index
+    deltas folded, two fragments left), the fork optimized before any write of its own.
+    Rebuilding the inherited indexes before compaction was not enough: compaction mapped
+    the rebuilt segments back under the trunk's base."""
+    g = people
+    g.create_branch("trunk")
+    g.optimize("trunk")
+    with g.write("trunk") as w:
+        w.insert("Person", [{"name": "T1", "email": "t1@x.org"}])
+    g.optimize("trunk")
+    g.create_branch("dev", from_="trunk")
+    before = state(g, "dev")
+    g.optimize("dev")
+    after = state(g, "dev")
+    assert {k: v for k, v in after.items() if k != "head"} == {
+        k: v for k, v in before.items() if k != "head"
+    }
+    with g.write("dev") as w:  # a keyed write reads through the id index
+        w.delete("Person", ["Carol"], cascade=True)
+    assert g.get("Person", "T1", branch="dev")["email"] == "t1@x.org"
+    assert g.get("Person", "Alice", branch="dev")["age"] == 30

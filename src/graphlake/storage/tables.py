@@ -275,6 +275,14 @@ class TableStore:
                     ds.optimize.optimize_indices(index_names=inherited, retrain=True)
                 lock.expected = ds.version + 1
                 ds.optimize.compact_files(target_rows_per_fragment=MAX_ROWS_PER_FILE)
+                # Even so (pylance 14), compacting a fork whose inherited indexes were
+                # just rebuilt can remap their segments into this branch's tree under
+                # the parent's base again (the merge oracle found it: optimize a
+                # branch, fork it, optimize the fork, then read it by key). Build such
+                # scalar indexes afresh on this branch, which leaves no foreign base.
+                for name, column, kind in _foreign_scalar_indexes(ds):
+                    lock.expected = ds.version + 1
+                    ds.create_scalar_index(column, kind, name=name, replace=True)
 
             def before_commit() -> None:
                 lock.expected = ds.version + 1
@@ -446,6 +454,23 @@ def _inherited_indexes(ds: lance.LanceDataset) -> list[str]:
         index.name
         for index in ds.describe_indices()
         if any(getattr(seg, "base_id", None) is not None for seg in index.segments)
+    ]
+
+
+# describe_indices()'s index_type -> create_scalar_index's index_type (pylance 14)
+_SCALAR_KINDS = {"BTree": "BTREE", "Bitmap": "BITMAP", "Inverted": "INVERTED"}
+
+
+def _foreign_scalar_indexes(ds: lance.LanceDataset) -> list[tuple[str, str, str]]:
+    """(name, column, kind) of the scalar indexes of `ds` with a segment under another
+    base (see `_inherited_indexes`)."""
+    inherited = set(_inherited_indexes(ds))
+    return [
+        (index.name, index.field_names[0], _SCALAR_KINDS[index.index_type])
+        for index in ds.describe_indices()
+        if index.name in inherited
+        and index.index_type in _SCALAR_KINDS
+        and len(index.field_names) == 1
     ]
 
 
