@@ -10,10 +10,10 @@ float weight per edge) is built as a `graphlake.adjacency.Csr`, then each librar
 own process so its peak RSS is its own, converts the Csr into its structure and runs
 PageRank, weakly and strongly connected components, Louvain, Leiden (2 iterations), k-core
 and weighted shortest paths from one source. The row "graphlake" is graphlake.algo (igraph
-underneath, NetworKit's PLM with refinement for Louvain, on the machine's threads) end to
-end: each step converts again and builds the Arrow answer; "graphlake-1t" is its Louvain
-on one thread (the repeatable run). The "networkit" row's Louvain is PLM without
-refinement on a graph from GraphFromCoo. Printed per
+underneath; NetworKit's PageRank on one thread, and its PLM with refinement for Louvain on
+the machine's threads) end to end: each step converts again and builds the Arrow answer;
+"graphlake-1t" is its Louvain on one thread (the repeatable run). The "networkit" row's
+Louvain is PLM without refinement on a graph from GraphFromCoo. Printed per
 step: wall and CPU seconds (CPU time is what a busy machine does not inflate) and the
 process's peak RSS. "-" means the library has no such algorithm (or none without a Python
 callback per edge).

@@ -89,6 +89,7 @@ def test_pagerank_matches_networkx(seed: int, damping: float) -> None:
     assert ranks.keys() == want.keys()
     assert max(abs(ranks[k] - want[k]) for k in want) < 1e-6
     assert abs(sum(ranks.values()) - 1) < 1e-9
+    assert A.pagerank(csr, damping=damping).equals(got)  # repeatable, to the last bit
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -293,13 +294,13 @@ def test_edges_reach_igraph_whole_across_chunks(
     """igraph is fed a chunk of edges at a time (nodes.PAIR_CHUNK): every chunk size gives
     the CSR's edges, in the union node space of a bipartite type too."""
     csr, edges = random_graph(4, n=40, m=90)
-    whole = A.pagerank(csr)  # one chunk
+    whole = A.kcore(csr)  # one chunk
     monkeypatch.setattr(nodes, "PAIR_CHUNK", chunk)
     want = [
         (csr.src_keys.to_pylist().index(a), csr.src_keys.to_pylist().index(b)) for a, b, _ in edges
     ]
     assert sorted(nodes.edge_pairs(csr)) == sorted(want)
-    assert A.pagerank(csr).equals(whole)
+    assert A.kcore(csr).equals(whole)
     people, posts = _keys("x", 5), _keys("y", 4)
     bip = _csr(people, posts, [(people[i], posts[i % 4], f"w{i}") for i in range(5)])
     assert list(nodes.edge_pairs(bip)) == [(i, 5 + i % 4) for i in range(5)]
@@ -350,7 +351,7 @@ def test_without_igraph_a_run_names_the_extra(monkeypatch: pytest.MonkeyPatch) -
 
     monkeypatch.setitem(__import__("sys").modules, "igraph", None)  # import fails
     with pytest.raises(MissingExtraError, match=r"graphlake\[algo\]"):
-        A.pagerank(random_graph(1, n=20, m=40)[0])
+        A.kcore(random_graph(1, n=20, m=40)[0])
 
 
 def test_without_networkit_louvain_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -359,6 +360,8 @@ def test_without_networkit_louvain_names_the_extra(monkeypatch: pytest.MonkeyPat
     monkeypatch.setitem(__import__("sys").modules, "networkit", None)  # import fails
     with pytest.raises(MissingExtraError, match=r"networkit.*graphlake\[algo\]"):
         A.louvain(random_graph(1, n=20, m=40)[0])
+    with pytest.raises(MissingExtraError, match=r"pagerank needs networkit.*graphlake\[algo\]"):
+        A.pagerank(random_graph(1, n=20, m=40)[0])
 
 
 def test_louvain_threads_default_to_the_setting_then_the_cpus(
@@ -366,14 +369,15 @@ def test_louvain_threads_default_to_the_setting_then_the_cpus(
 ) -> None:
     import os
 
-    from graphlake.algo import plm
+    from graphlake.algo import nkit
 
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
-    assert plm.threads(None) == 3
-    assert plm.threads(5) == 5
+    assert nkit.threads(None) == 3
+    assert nkit.threads(5) == 5
     monkeypatch.setenv("OMP_NUM_THREADS", "")
-    assert plm.threads(None) == len(os.sched_getaffinity(0))
+    assert nkit.threads(None) == len(os.sched_getaffinity(0))
     csr, _ = random_graph(2, n=60, m=150)
     before = __import__("networkit").getMaxNumberOfThreads()
     A.louvain(csr, threads=1)
+    A.pagerank(csr)  # on one thread
     assert __import__("networkit").getMaxNumberOfThreads() == before  # put back

@@ -4,8 +4,9 @@
 components, Louvain and Leiden communities, k-core, weighted shortest paths), each
 returning an Arrow table of node `id` and its value; `run` reads the adjacency (and a
 weight column) from a snapshot and dispatches by name, for the Python API, the CLI, the
-HTTP route and Cypher's `CALL`. igraph does the computing (bench/algo.py: chosen by
-measurement); it is imported only when an algorithm runs.
+HTTP route and Cypher's `CALL`. igraph does the computing, NetworKit PageRank and
+Louvain (bench/algo.py: chosen by measurement); they are imported only when an algorithm
+runs.
 """
 
 # Every name `run.lookup` accepts (ours, then LadybugDB's): the server's body gate reads

@@ -1,15 +1,17 @@
 """Graph algorithms as pure functions on one edge type's adjacency (`Csr`).
 
 Each returns an Arrow table of node `id` (and `type` for a bipartite edge type, see
-nodes.py) and one value column, ordered by id. igraph computes, except Louvain, which
-NetworKit computes (plm.py); both are the `algo` extra, imported on first use (`import
-graphlake` stays free of them; without them a run raises `MissingExtraError`). Edges are
-directed from `src` to `dst`; algorithms on undirected graphs read each edge as
-undirected. What each does:
+nodes.py) and one value column, ordered by id. igraph computes, except PageRank and
+Louvain, which NetworKit computes (nkit.py); both are the `algo` extra, imported on first
+use (`import graphlake` stays free of them; without them a run raises
+`MissingExtraError`). Edges are directed from `src` to `dst`; algorithms on undirected
+graphs read each edge as undirected. What each does:
 
-- `pagerank`: PageRank of the directed graph (PRPACK, solved to igraph's precision, so no
-  iteration count); a parallel edge adds weight, a node without out-edges spreads its rank
-  evenly over all nodes. Ranks sum to 1.
+- `pagerank`: PageRank of the directed graph by NetworKit's power iteration, run until
+  the ranks move by at most PAGERANK_TOL in all in one step, on one thread (repeatable to
+  the last bit); a parallel edge adds weight, a self-loop is an out-edge, a node without
+  out-edges spreads its rank evenly over all nodes (as networkx and igraph). Ranks sum
+  to 1.
 - `weakly_connected_components` / `strongly_connected_components`: `component` labels
   numbered 0, 1, ... in the order of each component's smallest id.
 - `louvain` (Blondel et al.) / `leiden` (Traag et al., modularity objective): `community`
@@ -36,7 +38,7 @@ import numpy as np
 import pyarrow as pa
 
 from graphlake.adjacency.csr import Csr
-from graphlake.algo import memory, params, plm
+from graphlake.algo import memory, nkit, params, plm
 from graphlake.algo.nodes import answer, edge_pairs, node_count
 from graphlake.errors import AlgorithmError, KeyNotFoundError, MissingExtraError
 
@@ -45,6 +47,11 @@ if TYPE_CHECKING:
 
 # igraph draws from one process-wide random generator: a seeded run holds it alone.
 _RNG_LOCK = threading.Lock()
+
+# PageRank iterates until the ranks move by at most this much in all (L1 norm) in one
+# step: then no rank is further than damping / (1 - damping) times that from the exact
+# answer (under 6e-10 at the default damping).
+PAGERANK_TOL = 1e-10
 
 
 def pagerank(
@@ -55,8 +62,19 @@ def pagerank(
     max_memory_mb: int = params.MAX_MEMORY_MB,
 ) -> pa.Table:
     d = params.unit_open("damping", damping)
-    g = _graph(csr, "pagerank", max_memory_mb)
-    ranks = g.pagerank(damping=d, directed=True) if g.vcount() else []
+    limit = params.integer("max_memory_mb", max_memory_mb)
+    memory.check("pagerank", node_count(csr), csr.edge_count, limit)
+    nk = nkit.networkit("pagerank")
+    ranks = np.zeros(0)
+    if node_count(csr):
+        with nkit.running(nk, 1):  # on more threads two runs differ in the last bits
+            sinks = nk.centrality.SinkHandling.DistributeSinks
+            pr = nk.centrality.PageRank(
+                nkit.graph(nk, csr, directed=True), damp=d, tol=PAGERANK_TOL, distributeSinks=sinks
+            )
+            pr.norm = nk.centrality.Norm.L1_NORM
+            pr.run()
+            ranks = np.asarray(pr.scores(), np.float64)
     return answer(csr, *types, "rank", pa.array(ranks, pa.float64()))
 
 
@@ -87,7 +105,7 @@ def louvain(
 ) -> pa.Table:
     r = params.positive("resolution", resolution)
     s = params.seed(seed)
-    t = plm.threads(threads)
+    t = nkit.threads(threads)
     limit = params.integer("max_memory_mb", max_memory_mb)
     memory.check("louvain", node_count(csr), csr.edge_count, limit, threads=t)
     labels = plm.communities(csr, resolution=r, seed=s, threads=t)

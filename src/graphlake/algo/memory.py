@@ -8,7 +8,8 @@ undirected copy for Louvain, Leiden and k-core, the weights as a list for shorte
 and per node the result as a Python list and as Arrow columns. Checked against
 bench/algo.py at 1M nodes / 10M edges: PageRank estimated at 1.36 GB with the adjacency,
 the benchmark process held 1.47 GB resident while running it (interpreter, libraries
-and the benchmark's weights included). Louvain runs on NetworKit (plm.py): its int64 copy
+and the benchmark's weights included); on NetworKit (nkit.py: int64 offsets and targets,
+out- and in-edges, two rank vectors) 1.23 GB. Louvain runs on NetworKit (plm.py): its int64 copy
 of the targets, its undirected graph (each edge from both ends) and the coarsened graphs
 fit the same figures (at 100k nodes / 1M edges, two threads: 85 MiB measured, 128 MiB
 estimated), plus 16 bytes per node and thread (PLM's per-thread arrays).

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from graphlake.adjacency.load import adjacency
-from graphlake.algo import algorithms, memory, params, plm
+from graphlake.algo import algorithms, memory, nkit, params
 from graphlake.algo.weights import check_property, edge_weights
 from graphlake.errors import AlgorithmError
 from graphlake.schema.model import EdgeType
@@ -166,7 +166,7 @@ def _validate(options: Mapping[str, Any]) -> None:
         "resolution": params.positive,
         "iterations": params.iterations,
         "seed": lambda _n, v: params.seed(v),
-        "threads": lambda _n, v: plm.threads(v),
+        "threads": lambda _n, v: nkit.threads(v),
     }
     for key, value in options.items():
         if value is not None and key in checks:
