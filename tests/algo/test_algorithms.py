@@ -77,6 +77,15 @@ def partition(table: pa.Table, column: str) -> set[frozenset[str]]:
 SEEDS = [1, 2, 3]
 
 
+def test_pagerank_that_does_not_converge_within_the_cap_is_refused(monkeypatch) -> None:
+    csr, _ = random_graph(1)
+    monkeypatch.setattr(A, "PAGERANK_MAX_ITERATIONS", 3)  # about 20 are needed here
+    with pytest.raises(AlgorithmError, match="did not converge within 3 iterations"):
+        A.pagerank(csr)
+    monkeypatch.undo()
+    assert A.pagerank(csr).num_rows == nodes.node_count(csr)
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("damping", [0.85, 0.5])
 def test_pagerank_matches_networkx(seed: int, damping: float) -> None:
