@@ -47,11 +47,15 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def _hidden() -> dict[str, tuple[str, ...]]:
+    finders = list(sys.meta_path)
     sys.path.insert(0, str(PROBE.parent))
     try:
         from extras_absent_probe import HIDDEN  # the probe's table, read without running it
     finally:
         sys.path.remove(str(PROBE.parent))
+    # Importing the probe must hide nothing here: it once did, and every later test in
+    # this worker lost jinja2, datasets and ray (ModuleNotFoundError far from here).
+    assert sys.meta_path == finders, "importing the probe changed this process's imports"
     return HIDDEN
 
 
