@@ -13,7 +13,7 @@ import contextlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import lance
 import pyarrow as pa
@@ -458,10 +458,15 @@ def _inherited_indexes(ds: lance.LanceDataset) -> list[str]:
 
 
 # describe_indices()'s index_type -> create_scalar_index's index_type (pylance 14)
-_SCALAR_KINDS = {"BTree": "BTREE", "Bitmap": "BITMAP", "Inverted": "INVERTED"}
+ScalarKind = Literal["BTREE", "BITMAP", "INVERTED"]
+_SCALAR_KINDS: dict[str, ScalarKind] = {
+    "BTree": "BTREE",
+    "Bitmap": "BITMAP",
+    "Inverted": "INVERTED",
+}
 
 
-def _foreign_scalar_indexes(ds: lance.LanceDataset) -> list[tuple[str, str, str]]:
+def _foreign_scalar_indexes(ds: lance.LanceDataset) -> list[tuple[str, str, ScalarKind]]:
     """(name, column, kind) of the scalar indexes of `ds` with a segment under another
     base (see `_inherited_indexes`)."""
     inherited = set(_inherited_indexes(ds))
