@@ -46,7 +46,7 @@ from graphlake.errors import CypherError
 from graphlake.query import syntax
 from graphlake.query.checker import EDGE, EDGES, NODE, PATH, Binding, Checker
 from graphlake.query.expr import ExprCompiler, contains_aggregate
-from graphlake.query.patterns import MAX_HOPS
+from graphlake.query.patterns import MAX_HOPS, conjuncts_of, free_vars, has_subquery
 from graphlake.schema.model import EdgeType, NodeType
 
 Executor = Literal["sql", "csr", "pathsearch", "lance", "algo"]
@@ -333,7 +333,7 @@ class _Builder:
         outer = self.ops
         if m.optional:
             self.ops = []
-        conjuncts = _conjuncts(m.where)
+        conjuncts: list[syntax.Expr | None] = list(conjuncts_of(m.where))
         for pattern in m.patterns:
             self._pattern(pattern, conjuncts)
         for c in conjuncts:  # conditions on no variable, or with subqueries: at the end
@@ -399,7 +399,7 @@ class _Builder:
         """`n` is selected by an inline map of non-null literals and parameters alone,
         with no WHERE condition on it alone (patterns.PatternCompiler._lookup's case)."""
         if n.props is None or any(
-            c is not None and _free_vars(c) == {n.var} and not _has_subquery(c) for c in conjuncts
+            c is not None and free_vars(c) == {n.var} and not has_subquery(c) for c in conjuncts
         ):
             return False
         for _, v in n.props.entries:
@@ -445,7 +445,7 @@ class _Builder:
         if p is None or p.type.kind != "String":
             return None
         names = (t.key, "id")
-        on_n = [i for i, c in enumerate(conjuncts) if c is not None and _free_vars(c) == {n.var}]
+        on_n = [i for i, c in enumerate(conjuncts) if c is not None and free_vars(c) == {n.var}]
         if n.props is not None:  # `{key: constant}` and nothing else on the node
             entries = n.props.entries
             if len(entries) == 1 and entries[0][0] in names and _is_constant(entries[0][1]):
@@ -508,8 +508,8 @@ class _Builder:
         for i, c in enumerate(conjuncts):
             if c is None:
                 continue
-            names = _free_vars(c)
-            if names and names <= set(self.scope) and not _has_subquery(c):
+            names = free_vars(c)
+            if names and names <= set(self.scope) and not has_subquery(c):
                 self.ops.append(Filter(self.typed(c)))
                 conjuncts[i] = None
 
@@ -800,34 +800,6 @@ def _is_constant(e: syntax.Expr) -> bool:
 def _reversed(rel: syntax.RelPat) -> syntax.RelPat:
     direction = {"out": "in", "in": "out"}.get(rel.direction, "both")
     return dataclasses.replace(rel, direction=direction)
-
-
-def _conjuncts(e: syntax.Expr | None) -> list[syntax.Expr | None]:
-    if e is None:
-        return []
-    if isinstance(e, syntax.Binary) and e.op == "AND":
-        return _conjuncts(e.left) + _conjuncts(e.right)
-    return [e]
-
-
-def _free_vars(e: object) -> set[str]:
-    if isinstance(e, syntax.Var):
-        return {e.name}
-    if isinstance(e, tuple):
-        return set().union(*(_free_vars(x) for x in e)) if e else set()
-    if hasattr(e, "__dataclass_fields__"):
-        return set().union(*(_free_vars(getattr(e, f)) for f in e.__dataclass_fields__))
-    return set()
-
-
-def _has_subquery(e: object) -> bool:
-    if isinstance(e, syntax.PatternPred | syntax.Exists):
-        return True
-    if isinstance(e, tuple):
-        return any(_has_subquery(x) for x in e)
-    if isinstance(e, syntax.Expr):
-        return any(_has_subquery(getattr(e, f)) for f in e.__dataclass_fields__)
-    return False
 
 
 # --- text -----------------------------------------------------------------------------------

@@ -794,7 +794,7 @@ def _constant_map(props: syntax.MapLit | None) -> syntax.MapLit | None:
     """The entries of an inline property map whose values use no variable (None if none)."""
     if props is None:
         return None
-    entries = tuple((k, v) for k, v in props.entries if not _free_vars(v) and not _has_subquery(v))
+    entries = tuple((k, v) for k, v in props.entries if not free_vars(v) and not has_subquery(v))
     return syntax.MapLit(props.pos, entries) if entries else None
 
 
@@ -845,38 +845,41 @@ def _anchor_conditions(where: syntax.Expr | None) -> dict[str, list[syntax.Expr]
     """WHERE conjuncts that mention one variable only, by variable: a walk starting at
     that variable applies them to its seed rows."""
     out: dict[str, list[syntax.Expr]] = {}
-    for c in _conjuncts(where):
-        names = _free_vars(c)
-        if len(names) == 1 and not _has_subquery(c):
+    for c in conjuncts_of(where):
+        names = free_vars(c)
+        if len(names) == 1 and not has_subquery(c):
             out.setdefault(names.pop(), []).append(c)
     return out
 
 
-def _conjuncts(e: syntax.Expr | None) -> list[syntax.Expr]:
+def conjuncts_of(e: syntax.Expr | None) -> list[syntax.Expr]:
+    """The parts of `e` joined by AND (none for no condition)."""
     if e is None:
         return []
     if isinstance(e, syntax.Binary) and e.op == "AND":
-        return _conjuncts(e.left) + _conjuncts(e.right)
+        return conjuncts_of(e.left) + conjuncts_of(e.right)
     return [e]
 
 
-def _free_vars(e: object) -> set[str]:
+def free_vars(e: object) -> set[str]:
+    """The variables `e` (an expression, or a tuple of them) names."""
     if isinstance(e, syntax.Var):
         return {e.name}
     if isinstance(e, tuple):
-        return set().union(*(_free_vars(x) for x in e)) if e else set()
+        return set().union(*(free_vars(x) for x in e)) if e else set()
     if hasattr(e, "__dataclass_fields__"):
-        return set().union(*(_free_vars(getattr(e, f)) for f in e.__dataclass_fields__))
+        return set().union(*(free_vars(getattr(e, f)) for f in e.__dataclass_fields__))
     return set()
 
 
-def _has_subquery(e: object) -> bool:
+def has_subquery(e: object) -> bool:
+    """Whether `e` holds a pattern predicate or EXISTS (a subquery of its own)."""
     if isinstance(e, syntax.PatternPred | syntax.Exists):
         return True
     if isinstance(e, tuple):
-        return any(_has_subquery(x) for x in e)
+        return any(has_subquery(x) for x in e)
     if hasattr(e, "__dataclass_fields__") and isinstance(e, syntax.Expr):
-        return any(_has_subquery(getattr(e, f)) for f in e.__dataclass_fields__)
+        return any(has_subquery(getattr(e, f)) for f in e.__dataclass_fields__)
     return False
 
 
