@@ -58,7 +58,23 @@ class _Search:
     """What both searchers share: their answer's rows, from the search between each
     (start, target) pair (few pairs) or from each start forward (many)."""
 
-    label: str
+    def __init__(
+        self,
+        edge_type: str,
+        label: str,
+        direction: str,
+        max_depth: int,
+        max_ids: int,
+        deadline: float | None,
+        timeout_message: str,
+    ):
+        self.edge_type, self.label = edge_type, label
+        self.direction, self.max_depth, self.max_ids = direction, max_depth, max_ids
+        self._deadline, self._timeout_message = deadline, timeout_message
+
+    def _check_time(self) -> None:
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            raise QueryTimeoutError(self._timeout_message)
 
     def rows(self, starts: list[str], targets: list[str], max_pairs: int) -> pa.Table | None:
         """One shortest path from each start to each target it reaches: (start, node,
@@ -104,9 +120,8 @@ class PathSearcher(_Search):
         deadline: float | None,
         timeout_message: str,
     ):
-        self.ds, self.edge_type, self.label = ds, edge_type, label
-        self.direction, self.max_depth, self.max_ids = direction, max_depth, max_ids
-        self._deadline, self._timeout_message = deadline, timeout_message
+        super().__init__(edge_type, label, direction, max_depth, max_ids, deadline, timeout_message)
+        self.ds = ds
 
     def _pair(self, start: str, target: str) -> tuple[list[str], list[str]] | None:
         return self._between(start, target)
@@ -167,10 +182,6 @@ class PathSearcher(_Search):
                     reached.append(y)
         return reached
 
-    def _check_time(self) -> None:
-        if self._deadline is not None and time.monotonic() > self._deadline:
-            raise QueryTimeoutError(self._timeout_message)
-
 
 def _chain(parent: Parent, node: str) -> tuple[list[str], list[str]]:
     """Nodes and edges from `node` back to the search's origin (node first)."""
@@ -205,9 +216,8 @@ class CsrPathSearcher(_Search):
         deadline: float | None,
         timeout_message: str,
     ):
-        self.csr, self.edge_type, self.label = csr, edge_type, label
-        self.direction, self.max_depth, self.max_ids = direction, max_depth, max_ids
-        self._deadline, self._timeout_message = deadline, timeout_message
+        super().__init__(edge_type, label, direction, max_depth, max_ids, deadline, timeout_message)
+        self.csr = csr
         n = len(csr.src_keys)
         # parent node (-2: an origin, -1: not seen) and the edge row it was reached by.
         self._parent = [np.full(n, -1, dtype=np.int64) for _ in range(2)]
@@ -235,8 +245,7 @@ class CsrPathSearcher(_Search):
         and edge recorded (the first edge in adjacency order)."""
         if len(frontier) > self.max_ids:
             raise _TooWide
-        if self._deadline is not None and time.monotonic() > self._deadline:
-            raise QueryTimeoutError(self._timeout_message)
+        self._check_time()
         rows, nxt, edges = _csr_neighbours(self.csr, direction, frontier)
         parent = self._parent[side]
         fresh = parent[nxt] == -1
