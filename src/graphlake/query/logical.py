@@ -683,13 +683,7 @@ def _start_type(op: Expand | VarExpand, checker: Checker) -> str | None:
     """The one node type a chain with an unlabelled first node starts at: an endpoint
     type of its first relationship's (one) edge type."""
     e = checker.schema.table(op.types[0]) if len(op.types) == 1 else None
-    if not isinstance(e, EdgeType):
-        return None
-    if op.direction == "out":
-        return e.src
-    if op.direction == "in":
-        return e.dst
-    return e.src if e.src == e.dst else None
+    return e.start_type(op.direction) if isinstance(e, EdgeType) else None
 
 
 def _hop_type(op: Expand | VarExpand, here: str, checker: Checker) -> str | None:

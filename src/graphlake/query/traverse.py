@@ -232,13 +232,7 @@ def _first_type(n: syntax.NodePat, rel: syntax.RelPat | None, checker: Checker) 
     if n.labels or rel is None or len(rel.types) != 1:
         return None
     e = checker.table(rel.types[0])
-    if not isinstance(e, EdgeType):
-        return None
-    if rel.direction == "out":
-        return e.src
-    if rel.direction == "in":
-        return e.dst
-    return e.src if e.src == e.dst else None
+    return e.start_type(rel.direction) if isinstance(e, EdgeType) else None
 
 
 def _conjuncts(e: syntax.Expr | None) -> list[tuple[str, str, str, object]] | None:

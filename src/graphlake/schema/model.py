@@ -234,6 +234,15 @@ class EdgeType(TableType):
                 return c.value
         return None
 
+    def start_type(self, direction: str) -> str | None:
+        """The node type a relationship of this type followed in `direction` ("out",
+        "in", or either way) starts at: either way only when both ends are one type."""
+        if direction == "out":
+            return self.src
+        if direction == "in":
+            return self.dst
+        return self.src if self.src == self.dst else None
+
 
 @dataclass(frozen=True)
 class Schema:
