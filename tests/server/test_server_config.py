@@ -97,7 +97,7 @@ def test_the_adjacency_budget_is_its_own_limit(tmp_path: Path) -> None:
     """`adjacency_memory_mb` (default 512: sized for 10M edges) bounds the adjacency a
     Cypher query may build, not DuckDB's `sql_memory_limit_mb`, and a query worker's
     memory is the query's plus the adjacencies'."""
-    from graphlake.server.routes.tables import sql_limits
+    from graphlake.server.queries import sql_limits
 
     assert Limits().adjacency_memory_mb == 512
     assert Limits().adjacency_memory_mb * 2**20 >= 32 * 10_000_000  # load.EDGE_BYTES

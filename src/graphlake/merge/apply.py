@@ -39,7 +39,6 @@ from graphlake.merge.shown import reported
 from graphlake.merge.step import classify_step, record_step
 from graphlake.merge.timing import PhaseTimer
 from graphlake.retry import retry_while_head_moves
-from graphlake.storage.scratch import scratch
 
 if TYPE_CHECKING:
     from graphlake.repo import Repo
@@ -108,7 +107,7 @@ def _apply(
     def run() -> R.MergeResult:
         # A dry run's scratch forks and merged schema leave nothing in the root.
         with (
-            scratch(repo.tables) if dry_run else nullcontext(),
+            repo.tables.dry_run_scope() if dry_run else nullcontext(),
             MergeIntent(MergeIntents(repo.store), branch) as intent,
         ):
             return retry_while_head_moves(

@@ -39,7 +39,6 @@ from graphlake.merge.shown import reported
 from graphlake.merge.step import Pending, classify_step, own_bases, record_step, schemas_differ
 from graphlake.merge.timing import PhaseTimer
 from graphlake.retry import retry_while_head_moves
-from graphlake.storage.scratch import scratch
 
 if TYPE_CHECKING:
     from graphlake.query.data_checks import Runner
@@ -166,7 +165,7 @@ def _run(
     # A dry run's scratch forks and merged schema leave nothing in the root.
     def run() -> R.MergeResult:
         with (
-            scratch(repo.tables) if dry_run else nullcontext(),
+            repo.tables.dry_run_scope() if dry_run else nullcontext(),
             MergeIntent(MergeIntents(repo.store), into) as intent,
         ):
             return retry_while_head_moves(

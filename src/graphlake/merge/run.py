@@ -99,7 +99,7 @@ class MergeRun:
     def branch_owner(self) -> str:
         """Who owns the Lance branches this run's table effects land on: the target's
         incarnation; for a dry run a fresh scratch name on every call (the dry run's
-        `scratch` scope deletes them)."""
+        scope, `TableStore.dry_run_scope`, deletes them)."""
         return f"dry-run-{ULID()}" if self.dry_run else self.ref.incarnation
 
     def still_current(self) -> bool:

@@ -1,7 +1,8 @@
 """A streaming scan of one table at one pinned commit, held by a read lease.
 
-`Snapshot.scan(type, columns=, where=)` checks its arguments, takes a read lease on the
-snapshot's commit (`graphlake.catalog.leases`: `gc` keeps what the commit pins while
+`Snapshot.scan(type, columns=, where=)` resolves the type and builds a `Scan` of the
+snapshot's repo, commit and type: it checks its arguments, takes a read lease on the
+commit (`graphlake.catalog.leases`: `gc` keeps what the commit pins while
 the lease is live) and reads exactly that commit's Lance state, whatever later writes,
 merges, resets or branch deletions do. Rows arrive as Arrow record batches of at most
 `batch_size` rows: memory is bounded by the batch size, not the table size.
@@ -36,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import lance
 import pyarrow as pa
 
-from graphlake.catalog.commits import TableState
+from graphlake.catalog.commits import Commit, TableState
 from graphlake.catalog.leases import LEASE_S, Lease, ReadLeases
 from graphlake.errors import QueryError, ReaderError, UnknownPropertyError, clean_message
 from graphlake.read.blobs import BlobMode, BlobRef, BlobSource, check_blob_mode
@@ -44,8 +45,7 @@ from graphlake.read.filter import compile_filter
 from graphlake.repo import Repo
 
 if TYPE_CHECKING:
-    from graphlake.read.snapshot import Snapshot
-    from graphlake.schema.model import EdgeType, NodeType, TableKind
+    from graphlake.schema.model import EdgeType, NodeType
 
 __all__ = ["DEFAULT_BATCH_SIZE", "Scan", "ScanSpec", "Slice"]
 
@@ -148,14 +148,17 @@ def _lazy_field(name: str) -> pa.Field:
 
 
 class Scan:
-    """One table of a pinned commit, streamed as Arrow batches under a read lease."""
+    """One table of a pinned commit, streamed as Arrow batches under a read lease.
+
+    Built by `Snapshot.scan`, which resolves `table` (a node or edge type of the commit's
+    schema): a scan needs the repo, the commit and the type, not the snapshot."""
 
     def __init__(
         self,
-        snapshot: Snapshot,
-        name: str,
+        repo: Repo,
+        commit: Commit,
+        table: NodeType | EdgeType,
         *,
-        kind: TableKind | None = None,
         columns: Sequence[str] | None = None,
         where: str | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
@@ -166,16 +169,17 @@ class Scan:
             raise ReaderError(f"batch_size is a whole number of at least 1, not {batch_size!r}")
         if not isinstance(lease_s, int | float) or not lease_s > 0:
             raise ReaderError(f"lease_s is a number of seconds above 0, not {lease_s!r}")
-        self.snapshot = snapshot
-        self.type: NodeType | EdgeType = snapshot.type(name, kind)
-        self.name = self.type.name
+        self.repo = repo
+        self.commit = commit
+        self.type = table
+        self.name = table.name
         self.batch_size = batch_size
-        self.state = snapshot.commit.tables[self.name]
+        self.state = commit.tables[self.name]
         # The lease comes before the first table access: from here on gc keeps the state.
-        self.lease: Lease = ReadLeases(snapshot.repo.store).take(snapshot.commit.id, lease_s)
+        self.lease: Lease = ReadLeases(repo.store).take(commit.id, lease_s)
         self._finalizer = weakref.finalize(self, self.lease.release)
         try:
-            self.dataset = snapshot.repo.tables.open(self.state)
+            self.dataset = repo.tables.open(self.state)
             names = self.dataset.schema.names
             if columns is None:
                 columns = [c for c in names if c not in self.blob_columns]
@@ -203,7 +207,7 @@ class Scan:
 
     @property
     def commit_id(self) -> str:
-        return self.snapshot.commit.id
+        return self.commit.id
 
     @cached_property
     def blob_columns(self) -> frozenset[str]:
@@ -226,10 +230,9 @@ class Scan:
         return sum(n for _, n in self.fragments())
 
     def spec(self, batch_size: int | None = None) -> ScanSpec:
-        repo = self.snapshot.repo
         return ScanSpec(
-            repo.uri,
-            repo.storage_options,
+            self.repo.uri,
+            self.repo.storage_options,
             self.name,
             self.state,
             self.columns,

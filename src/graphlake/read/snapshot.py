@@ -12,6 +12,7 @@ import lance
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from graphlake.catalog.leases import LEASE_S
 from graphlake.errors import (
     QueryError,
     TypeMismatchError,
@@ -22,12 +23,12 @@ from graphlake.errors import (
 from graphlake.read.filter import compile_filter
 from graphlake.read.floats import shortest_floats
 from graphlake.read.order import KEY_ORDER, OrderBy, lance_ordering, order_names, sort_columns
+from graphlake.read.scan import DEFAULT_BATCH_SIZE, Scan
 from graphlake.schema.keys import key_string
 from graphlake.schema.model import EdgeType, NodeType, Schema, TableKind
 
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
-    from graphlake.read.scan import Scan
     from graphlake.repo import Repo
 
 
@@ -116,16 +117,10 @@ class Snapshot:
         """Stream table `name` of this commit as Arrow batches, under a read lease
         (`graphlake.read.scan.Scan`; Blob columns only when named in `columns`, as bytes
         or, `blobs="lazy"`, as row ids that `scan.blob_refs` turns into handles)."""
-        # on first use only: loads obstore (start-up time)
-        from graphlake.catalog.leases import LEASE_S
-
-        # on first use only: loads obstore (start-up time)
-        from graphlake.read.scan import DEFAULT_BATCH_SIZE, Scan
-
         return Scan(
-            self,
-            name,
-            kind=kind,
+            self.repo,
+            self.commit,
+            self.type(name, kind),
             columns=columns,
             where=where,
             batch_size=DEFAULT_BATCH_SIZE if batch_size is None else batch_size,

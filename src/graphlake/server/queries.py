@@ -5,7 +5,9 @@ the app's worker pool (graphlake.isolation via query.isolated): parsing, plannin
 prefetch, execution and the result all happen there, bounded by `query_memory_mb`
 (413) and `sql_timeout_s` (408; the worker is killed 0.5 s later at the latest). While it
 runs, the event loop checks every quarter second whether the client went away; if it did,
-the worker is killed and its slot freed.
+the worker is killed and its slot freed. `sql_limits` is the server's `[limits]` as one
+request's `SqlLimits`, shared by the SQL and Cypher routes, the UI's Query page and the
+data checks' runner.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
     from graphlake.query.data_checks import Runner
     from graphlake.read.snapshot import Snapshot
     from graphlake.read.sql import SqlLimits
+    from graphlake.server.config import Limits
 
 _DISCONNECT_POLL_S = 0.25
 
@@ -82,6 +85,23 @@ async def watched(request: Request, work: Callable[[], Any], gone: threading.Eve
         gone.set()  # also when this request itself is cancelled
 
 
+def sql_limits(limits: Limits, max_rows: int | None) -> SqlLimits:
+    """The server's `[limits]` for one SQL or Cypher request; the client may ask fewer rows."""
+    # on first use only: loads lance, duckdb, pyarrow (start-up time)
+    from graphlake.read.sql import SqlLimits
+
+    return SqlLimits(
+        max_rows=min(max_rows or limits.sql_max_rows, limits.sql_max_rows),
+        timeout_s=limits.sql_timeout_s,
+        max_query_chars=limits.sql_max_query_chars,
+        max_result_bytes=limits.sql_max_result_bytes,
+        memory_limit_mb=limits.sql_memory_limit_mb,
+        adjacency_memory_mb=limits.adjacency_memory_mb,
+        threads=limits.sql_threads,
+        timeout_name="sql_timeout_s",
+    )
+
+
 def check_runner(state: AppState) -> Runner:
     """Runs data checks' queries like SQL and Cypher requests: each in a query worker
     under the server's `[limits]` (time, memory, result bytes; no row cap: a check keeps
@@ -89,9 +109,6 @@ def check_runner(state: AppState) -> Runner:
     with its error). A dry run's merged state whose merged schema exists only in memory
     (a preview of a merge that changes the schema) cannot be opened by a worker: its
     checks run in the server process under the same DuckDB limits instead."""
-
-    # only when data checks run in query workers (keeps server start-up light)
-    from graphlake.server.routes.tables import sql_limits
 
     limits = dataclasses.replace(sql_limits(state.config.limits, None), max_rows=None)
 

@@ -3,7 +3,7 @@ removed from it when the dry run ends.
 
 A dry-run merge across schemas evolves tables to the merged layout on forks it owns, and
 names the merged schema, so it can classify the rows as the real merge would. Inside
-`with scratch(tables):`
+`with repo.tables.dry_run_scope():` (`TableStore.dry_run_scope`, which enters `scope()`)
 
 - schemas are not stored (`SchemaStore.put`): the text is kept in memory, by its id;
 - version claims of the scope's own forks (`TableStore.cas_lock`) are kept in memory:
@@ -15,22 +15,17 @@ names the merged schema, so it can classify the rows as the real merge would. In
   process killed meanwhile leaves them as any unpublished work is left, for `gc`.
 
 So a dry run (a merge preview) leaves no file in the root. The scope is a context
-variable: it covers the calling thread only, which is where merges fork and evolve.
+variable: it covers the calling thread only, which is where merges fork and evolve. This
+module holds the scope alone (what it owns and claims); the table store, the schema store
+and the data checks store read it, and the table store deletes the scope's forks.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from graphlake.storage.tables import TableStore
-
-_log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -58,21 +53,12 @@ def current() -> Scratch | None:
 
 
 @contextmanager
-def scratch(tables: TableStore) -> Iterator[Scratch]:
-    """Run a dry run inside: see the module docstring."""
-    scope = Scratch()
-    token = _current.set(scope)
+def scope() -> Iterator[Scratch]:
+    """The calling thread in a new scratch scope until the block ends (deleting what the
+    scope forked is the table store's: `TableStore.dry_run_scope`)."""
+    entered = Scratch()
+    token = _current.set(entered)
     try:
-        yield scope
+        yield entered
     finally:
         _current.reset(token)
-        for table_id, branch in reversed(scope.forks):  # children before their parents
-            try:
-                tables.delete_branch(table_id, branch)
-            except Exception:  # never hide the dry run's own result or error
-                _log.warning(
-                    "dry run: could not delete scratch branch %s of %s",
-                    branch,
-                    table_id,
-                    exc_info=True,
-                )

@@ -10,6 +10,7 @@ Lance branch from the exact state (lazy first-touch).
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -29,6 +30,8 @@ from graphlake.storage.columns import replace_column
 
 if TYPE_CHECKING:
     from graphlake.schema.model import EdgeType, NodeType
+
+_log = logging.getLogger(__name__)
 
 # Fragments of this size keep a one-row delete or update cheap at millions of rows
 # (a delete rewrites one fragment's deletion file; measured ~10 ms at 1M rows).
@@ -219,6 +222,25 @@ class TableStore:
         return TableState(
             table_id=state.table_id, lance_branch=name, version=state.version, owner=owner
         )
+
+    @contextlib.contextmanager
+    def dry_run_scope(self) -> Iterator[scratch.Scratch]:
+        """Run a dry run inside (storage/scratch.py): the Lance branches forked in it are
+        deleted when it ends, whether the dry run returned or raised."""
+        with scratch.scope() as scope:
+            try:
+                yield scope
+            finally:
+                for table_id, branch in reversed(scope.forks):  # children before parents
+                    try:
+                        self.delete_branch(table_id, branch)
+                    except Exception:  # never hide the dry run's own result or error
+                        _log.warning(
+                            "dry run: could not delete scratch branch %s of %s",
+                            branch,
+                            table_id,
+                            exc_info=True,
+                        )
 
     def delete_branch(self, table_id: str, lance_branch: str) -> None:
         """Delete a Lance branch no table state of any commit names (a dry run's fork)."""

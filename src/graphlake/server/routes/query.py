@@ -13,9 +13,8 @@ from graphlake.server.auth import ReadScope
 from graphlake.server.convert import columns_and_rows
 from graphlake.server.deps import State
 from graphlake.server.models import SqlResult
-from graphlake.server.queries import run_query_request
+from graphlake.server.queries import run_query_request, sql_limits
 from graphlake.server.routes.common import READ_ERRORS, BranchPath, errors
-from graphlake.server.routes.tables import sql_limits
 from graphlake.server.routing import ThreadedJsonRoute
 
 router = APIRouter(tags=["reads"], route_class=ThreadedJsonRoute)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
@@ -11,13 +11,9 @@ from graphlake.server.convert import columns_and_rows, table_rows
 from graphlake.server.deps import State
 from graphlake.server.models import Page, SqlRequest, SqlResult
 from graphlake.server.pages import read_page
-from graphlake.server.queries import run_query_request
+from graphlake.server.queries import run_query_request, sql_limits
 from graphlake.server.routes.common import READ_ERRORS, BranchPath, errors
 from graphlake.server.routing import ThreadedJsonRoute
-
-if TYPE_CHECKING:
-    from graphlake.read.sql import SqlLimits
-    from graphlake.server.config import Limits
 
 router = APIRouter(tags=["reads"], route_class=ThreadedJsonRoute)
 
@@ -88,20 +84,3 @@ async def sql(request: Request, branch: BranchPath, body: SqlRequest, state: Sta
     # Bounded by sql_max_result_bytes; the date range was checked by run_sql.
     columns, rows = columns_and_rows(result)
     return SqlResult(commit=commit.id, columns=columns, rows=rows)
-
-
-def sql_limits(limits: Limits, max_rows: int | None) -> SqlLimits:
-    """The server's `[limits]` for one SQL or Cypher request; the client may ask fewer rows."""
-    # on first use only: loads lance, duckdb, pyarrow (start-up time)
-    from graphlake.read.sql import SqlLimits
-
-    return SqlLimits(
-        max_rows=min(max_rows or limits.sql_max_rows, limits.sql_max_rows),
-        timeout_s=limits.sql_timeout_s,
-        max_query_chars=limits.sql_max_query_chars,
-        max_result_bytes=limits.sql_max_result_bytes,
-        memory_limit_mb=limits.sql_memory_limit_mb,
-        adjacency_memory_mb=limits.adjacency_memory_mb,
-        threads=limits.sql_threads,
-        timeout_name="sql_timeout_s",
-    )

@@ -12,7 +12,7 @@ from graphlake.errors import GraphLakeError
 from graphlake.server.convert import columns_and_rows
 from graphlake.server.deps import AppState
 from graphlake.server.errors import ApiError, status_for
-from graphlake.server.routes.tables import sql_limits
+from graphlake.server.queries import sql_limits
 from graphlake.server.ui.deps import UiRoute, app_state, check_csrf, read_form, require_session
 from graphlake.server.ui.render import render
 
