@@ -13,7 +13,7 @@ parameter out of range or a column it does not yield is a `CypherProcedureError`
 what there is); the executor runs each call on the query's snapshot first (`run_calls`,
 within the query's time and memory limits) and registers its Arrow answer under
 `AlgoCall.name`, so the step joins it to the node table(s) and everything after YIELD
-runs in DuckDB like any other step.
+runs in DuckDB like any other step (its SQL written by query.sqlgen's `procedures`).
 """
 
 from __future__ import annotations

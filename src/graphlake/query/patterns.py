@@ -12,6 +12,9 @@ A variable-length relationship is a recursive CTE, a *walk*: it starts from the 
 node's rows (a bound node, or the node whose inline properties and WHERE conditions
 select it), expands one hop per step along the `src`/`dst` columns, and never reuses an
 edge on a path (openCypher's relationship uniqueness); its depth is capped.
+
+The text of these FROM items, conditions and CTEs is written by query.sqlgen (`entities`,
+`walks`); this module decides which ones a pattern needs.
 """
 
 from __future__ import annotations

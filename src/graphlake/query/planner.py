@@ -5,7 +5,8 @@ is a struct of its id, label or type and the properties the query reads). MATCH 
 the pattern's tables to the previous step; OPTIONAL MATCH does the same over numbered
 rows and left-joins the result back; WITH and RETURN project (grouping by the
 non-aggregate items, as openCypher does); UNWIND unnests. The last step is the RETURN,
-so its ORDER BY is the statement's.
+so its ORDER BY is the statement's. This module decides what each step reads and keeps;
+the SQL text is written by query.sqlgen (its `clauses` and `select`).
 """
 
 from __future__ import annotations

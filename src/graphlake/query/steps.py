@@ -9,6 +9,8 @@ A step's kind says what its rows are, so nothing reads it back out of the CTE's 
   search), with its column list and, for a breadth-first search, its `USING KEY`;
 - "found": a walk answered by a path search outside DuckDB (its rows registered as a
   table, query.pathsearch), with the walk's columns.
+
+A step renders as a CTE and as a row count through query.sqlgen.
 """
 
 from __future__ import annotations
