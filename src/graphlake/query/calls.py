@@ -13,7 +13,7 @@ parameter out of range or a column it does not yield is a `CypherProcedureError`
 what there is); the executor runs each call on the query's snapshot first (`run_calls`,
 within the query's time and memory limits) and registers its Arrow answer under
 `AlgoCall.name`, so the step joins it to the node table(s) and everything after YIELD
-runs in DuckDB like any other step.
+runs in DuckDB like any other step (its SQL written by query.sqlgen's `procedures`).
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from graphlake.algo import NAMES
 from graphlake.algo import params as algo_params
 from graphlake.algo.run import Algorithm, check_options, lookup, run
 from graphlake.errors import AlgorithmError, CypherError, CypherNameError, CypherProcedureError
-from graphlake.query import syntax
+from graphlake.query import sqlgen, syntax
 from graphlake.query.checker import FLOAT, INT, NODE, Binding, Checker, closest, suggest
-from graphlake.query.expr import ExprCompiler, ident
+from graphlake.query.expr import ExprCompiler
 from graphlake.query.patterns import FreshNames, PatternCompiler
 from graphlake.query.usage import props_of
 
@@ -129,23 +129,17 @@ def compile_call(
             new[alias] = Binding(FLOAT if column in _FLOAT_COLUMNS else INT)
 
     relation = names.fresh("call")
-    columns, join = [], ""
+    nodes, by_label = None, False
     for column, alias in yields:
         if column == NODE_COLUMN:
             node_types = new[alias].types
-            props = props_of(patterns.usage, alias)
-            on = "__n.id = __c.id" + (" AND __n._label = __c.type" if len(node_types) > 1 else "")
-            join = f" JOIN {patterns.node_source(node_types, props)} AS __n ON {on}"
-            columns.append(f"__n AS {ident(alias)}")
-        else:
-            columns.append(f"__c.{ident(column)} AS {ident(alias)}")
-    inner = f"SELECT {', '.join(columns)} FROM {ident(relation)} AS __c{join}"
-    carried = ["1 AS __unit", *(f"__p.{ident(v)}" for v in scope)]
-    outer = [*carried, *(f"__y.{ident(alias)}" for _, alias in yields)]
-    sql = f"SELECT {', '.join(outer)} FROM {prev} AS __p, ({inner}) AS __y"
+            nodes = patterns.node_source(node_types, props_of(patterns.usage, alias))
+            by_label = len(node_types) > 1
+    cond = None
     if c.where is not None:
         cond = ExprCompiler(checker, {**scope, **new}, subquery).condition(c.where)
-        sql += f" WHERE {cond}"
+    columns = [(None if col == NODE_COLUMN else col, alias) for col, alias in yields]
+    sql = sqlgen.call(prev, scope, relation, columns, nodes, by_label, cond)
     what = (
         f"CALL {algo.name}({edge_type!r}) YIELD "
         + ", ".join(a if a == col else f"{col} AS {a}" for col, a in yields)

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 
 from graphlake import hints
 from graphlake.errors import CypherNameError, CypherParameterError, CypherTypeError
-from graphlake.query import syntax
+from graphlake.query import sqlgen, syntax
 from graphlake.schema.model import FLOAT_KINDS, INTEGER_KINDS, EdgeType, NodeType, Schema
-from graphlake.sqltext import ident
 
 # Value types the checker tracks; None means "not known before running".
 STRING, INT, FLOAT, BOOL, DATE, DATETIME, LIST, MAP = (
@@ -165,10 +164,10 @@ class Checker:
         value = self.peek(p)
         name = self.bound_names.get(p.name)
         if name is None:
-            name = self.bound_names[p.name] = f"glp_{len(self.bound_names)}"
+            name = self.bound_names[p.name] = sqlgen.param_name(len(self.bound_names))
             self.bound[name] = value
         cast = duck_type(value)
-        return f"CAST(${name} AS {cast})" if cast else f"${name}"
+        return sqlgen.param(name, cast)
 
     def param_type(self, p: syntax.Param) -> str | None:
         return value_type(self.peek(p))
@@ -237,7 +236,7 @@ def duck_type(value: object) -> str | None:
         fields = [(k, duck_type(v)) for k, v in value.items()]
         if any(t is None for _, t in fields):
             return None
-        return "STRUCT(" + ", ".join(f"{ident(k)} {t}" for k, t in fields) + ")"
+        return sqlgen.struct_type((k, t) for k, t in fields if t is not None)
     return None
 
 

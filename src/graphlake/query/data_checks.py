@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from graphlake.errors import DataCheckError, GraphLakeError, QueryError
+from graphlake.query import sqlgen
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -158,8 +159,7 @@ def _bounded_sql(text: str) -> str:
     # only when a check is validated or run: the parser, DuckDB and the executor load lazily
     from graphlake.read.sql import parse_select
 
-    # On lines of their own: a trailing `-- comment` must not swallow the wrapper.
-    return f"SELECT * FROM (\n{parse_select(text)}\n) AS _data_check LIMIT {MAX_ROWS + 1}"
+    return sqlgen.bounded(parse_select(text), MAX_ROWS + 1)
 
 
 def local_runner(limits: SqlLimits | None = None) -> Runner:

@@ -40,7 +40,7 @@ from graphlake.errors import (
     QueryTimeoutError,
     QueryTooLargeError,
 )
-from graphlake.query import traverse
+from graphlake.query import sqlgen, traverse
 from graphlake.query.calls import run_calls
 from graphlake.query.explained import LOGICAL_PLAN_KEY
 from graphlake.query.parser import parse_query
@@ -346,9 +346,7 @@ def _searched(
             continue
         name = f"{search.cte}_found"
         extra[name] = rows
-        plan = plan.with_step_sql(
-            search.cte, f"SELECT start, node, label, edges, nodes, depth FROM {name}", by
-        )
+        plan = plan.with_step_sql(search.cte, sqlgen.found(name), by)
     return plan
 
 

@@ -15,8 +15,6 @@ the query's time limit.
 
 from __future__ import annotations
 
-import datetime as dt
-import math
 from collections.abc import Callable
 
 from graphlake import sqltext
@@ -41,6 +39,7 @@ from graphlake.query.checker import (
     suggest,
     value_type,
 )
+from graphlake.query.sqlgen import literal
 from graphlake.regex import pattern_problem
 from graphlake.schema.model import VECTOR_METRICS
 
@@ -51,32 +50,6 @@ Typed = tuple[str, str | None]  # (SQL, type or None)
 
 
 ident = sqltext.ident  # re-exported: the query modules quote names through expr
-
-
-def literal(value: object) -> str:
-    """`value` as a DuckDB literal (a parameter's value, or a literal of the query)."""
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, int):
-        return f"{value}::BIGINT" if -(2**63) <= value < 2**63 else f"{value}::HUGEINT"
-    if isinstance(value, float):
-        return f"'{value}'::DOUBLE" if not math.isfinite(value) else f"{value!r}::DOUBLE"
-    if isinstance(value, str):
-        return sqltext.string_literal(value)
-    if isinstance(value, dt.datetime):
-        kind = "TIMESTAMPTZ" if value.tzinfo is not None else "TIMESTAMP"
-        return f"{kind} '{value.isoformat()}'"
-    if isinstance(value, dt.date):
-        return f"DATE '{value.isoformat()}'"
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(literal(v) for v in value) + "]"
-    if isinstance(value, dict):
-        if not value:
-            return "NULL"
-        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"no literal for {type(value).__name__}")
 
 
 # Scalar functions: name -> (SQL template over the arguments' SQL, result type, arity).

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from graphlake.isolation import Stopped, Workers
+from graphlake.query import sqlgen
 from graphlake.read.in_worker import ipc_bytes, worker_snapshot
 from graphlake.read.sql import SqlLimits, timeout_message
 
@@ -124,4 +125,4 @@ def warm() -> None:
             def datasets(self) -> dict[str, Any]:
                 return {"t": ds}
 
-        run_sql(_Warm(), "SELECT count(*) FROM t")  # type: ignore[arg-type]
+        run_sql(_Warm(), sqlgen.count_all("t"))  # type: ignore[arg-type]

@@ -12,6 +12,9 @@ A variable-length relationship is a recursive CTE, a *walk*: it starts from the 
 node's rows (a bound node, or the node whose inline properties and WHERE conditions
 select it), expands one hop per step along the `src`/`dst` columns, and never reuses an
 edge on a path (openCypher's relationship uniqueness); its depth is capped.
+
+The text of these FROM items, conditions and CTEs is written by query.sqlgen (`entities`,
+`walks`); this module decides which ones a pattern needs.
 """
 
 from __future__ import annotations
@@ -20,9 +23,9 @@ from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
 from graphlake.errors import CypherError
-from graphlake.query import syntax
+from graphlake.query import sqlgen, syntax
 from graphlake.query.checker import EDGE, EDGES, NODE, PATH, Binding, Checker
-from graphlake.query.expr import ExprCompiler, ident, literal
+from graphlake.query.expr import ExprCompiler
 from graphlake.query.steps import PlanStep
 from graphlake.query.usage import props_of
 from graphlake.schema.model import EdgeType
@@ -164,16 +167,16 @@ class PatternCompiler:
                 self._node(n, node_at(k, i), node_types, scope, out)
                 for i, n in enumerate(chain.nodes)
             ]
-            lengths, node_lists, rel_lists = [], [f"[{ident(aliases[0])}.id]"], []
+            lengths, node_lists, rel_lists = [], [sqlgen.node_list(aliases[0])], []
             for i, rel in enumerate(chain.rels):
                 left, right = chain.nodes[i], chain.nodes[i + 1]
                 lt, rt = node_types[node_at(k, i)], node_types[node_at(k, i + 1)]
                 if rel.hops is None:
                     ends = (aliases[i], aliases[i + 1])
                     r = self._fixed(rel, rel_at(k, i), *ends, lt, rt, scope, out)
-                    lengths.append("1")
-                    rel_lists.append(f"[{ident(r.alias)}._key]")
-                    node_lists.append(f"[{ident(aliases[i + 1])}.id]")
+                    lengths.append(sqlgen.ONE_HOP)
+                    rel_lists.append(sqlgen.rel_list(r.alias))
+                    node_lists.append(sqlgen.node_list(aliases[i + 1]))
                 else:
                     if source is None:
                         raise CypherError(
@@ -198,10 +201,7 @@ class PatternCompiler:
                 rels.append(r)
             if pattern.path_var is not None:
                 self._bind(pattern.path_var, Binding(PATH), scope, out, pattern.pos)
-                out.outputs[pattern.path_var] = (
-                    f"struct_pack(length := {' + '.join(lengths) or '0'}, "
-                    f"nodes := {_concat(node_lists)}, rels := {_concat(rel_lists) or '[]'})"
-                )
+                out.outputs[pattern.path_var] = sqlgen.path(lengths, node_lists, rel_lists)
         out.conditions += _uniqueness(rels)
         return out
 
@@ -265,18 +265,18 @@ class PatternCompiler:
             if b.kind != NODE:
                 raise CypherError(f"{n.var} is a {b.kind}, not a node", *n.pos)
             if set(types) != set(b.types):
-                out.conditions.append(_label_in(n.var, types))
+                out.conditions.append(sqlgen.label_in(n.var, types))
         else:
             alias = n.var or self.names.fresh("n")
             if n.var is not None:
                 self._bind(n.var, Binding(NODE, types), scope, out, n.pos)
-                out.outputs[n.var] = ident(n.var)
+                out.outputs[n.var] = sqlgen.column(n.var)
             props = _with_inline(self.usage, n.var, n.props)
             out.items.append(
-                f"{self.node_source(types, props, out.tables.get(at))} AS {ident(alias)}"
+                sqlgen.named(self.node_source(types, props, out.tables.get(at)), alias)
             )
             if not types:
-                out.conditions.append("FALSE")
+                out.conditions.append(sqlgen.FALSE)
         alias = n.var or alias
         out.conditions += self._inline(alias, n.props, Binding(NODE, types), scope, out)
         return alias
@@ -286,20 +286,14 @@ class PatternCompiler:
     ) -> str:
         """The rows of a node variable; `prefetched` names a frontier's rows of its one
         type, read in place of the whole table."""
-        if not types:
-            return "(SELECT NULL::VARCHAR AS id, NULL::VARCHAR AS _label)"
         parts = []
         for t in types:
             if prefetched is None:
                 self.tables.add(t)
-            cols = ["id", f"{literal(t)} AS _label"]
-            cols += [
-                ident(p)
-                for p in self.checker.table(t).property_names
-                if props is None or p in props
-            ]
-            parts.append(f"SELECT {', '.join(cols)} FROM {ident(prefetched or t)}")
-        return "(" + " UNION ALL BY NAME ".join(parts) + ")"
+            names = self.checker.table(t).property_names
+            read = [p for p in names if props is None or p in props]
+            parts.append(sqlgen.NodeRows(t, prefetched or t, read))
+        return sqlgen.node_rows(parts)
 
     def _inline(
         self,
@@ -317,10 +311,10 @@ class PatternCompiler:
             t = self.checker.property_type(alias, binding, key, value.pos)
             s, vt = ec.typed(value)
             self.checker.comparable("=", t, vt, value.pos)
-            conds.append(f"({ident(alias)}.{ident(key)} = {s})")
+            conds.append(sqlgen.property_equals(alias, key, s))
             if self._is_text_key(binding, key) and vt == "string":
                 # The same condition on `id` (the key's text) reaches Lance's index on id.
-                conds.append(f"({ident(alias)}.id = {s})")
+                conds.append(sqlgen.key_equals(alias, s))
         return conds
 
     def _is_text_key(self, binding: Binding, prop: str) -> bool:
@@ -353,30 +347,13 @@ class PatternCompiler:
                     continue
                 if prefetched is None:
                     self.tables.add(t)
-                a, b = ("src", "dst") if forward else ("dst", "src")
-                cols = [
-                    "id",
-                    "src",
-                    "dst",
-                    f"{literal(t)} AS _type",
-                    f"{literal(t + ':')} || id AS _key",
-                    f"{a} AS _a",
-                    f"{b} AS _b",
-                    f"{literal(a_type)} AS _al",
-                    f"{literal(b_type)} AS _bl",
-                ]
-                cols += [ident(p) for p in e.property_names if props is None or p in props]
+                read = [p for p in e.property_names if props is None or p in props]
                 # An undirected pattern reads each edge both ways, a self-loop only once.
-                loop = " WHERE src <> dst" if rel.direction == "both" and not forward else ""
-                parts.append(f"SELECT {', '.join(cols)} FROM {ident(prefetched or t)}{loop}")
-        if not parts:
-            return (
-                "(SELECT NULL::VARCHAR AS id, NULL::VARCHAR AS src, NULL::VARCHAR AS dst, "
-                "NULL::VARCHAR AS _type, NULL::VARCHAR AS _key, NULL::VARCHAR AS _a, "
-                "NULL::VARCHAR AS _b, NULL::VARCHAR AS _al, NULL::VARCHAR AS _bl "
-                "WHERE FALSE)"
-            )
-        return "(" + " UNION ALL BY NAME ".join(parts) + ")"
+                loops = rel.direction == "both" and not forward
+                parts.append(
+                    sqlgen.EdgeRows(t, prefetched or t, forward, a_type, b_type, read, loops)
+                )
+        return sqlgen.edge_rows(parts)
 
     def edge_value(
         self,
@@ -397,12 +374,7 @@ class PatternCompiler:
                 names += [
                     p for p in e.property_names if (props is None or p in props) and p not in names
                 ]
-        fields = ("id", "src", "dst", "_type", *names)
-        return (
-            "struct_pack("
-            + ", ".join(f"{ident(f)} := {ident(alias)}.{ident(f)}" for f in fields)
-            + ")"
-        )
+        return sqlgen.edge_struct(alias, names)
 
     def _fixed(
         self,
@@ -429,13 +401,8 @@ class PatternCompiler:
         if rel.var is not None:
             out.outputs[rel.var] = self.edge_value(alias, types, rel, lt, rt, props)
         src = self.edge_source(types, rel, lt, rt, props, out.tables.get(at))
-        out.items.append(f"{src} AS {ident(alias)}")
-        r, a, b = ident(alias), ident(left), ident(right)
-        out.conditions += [f"{r}._a = {a}.id", f"{r}._b = {b}.id"]
-        if len(lt) > 1:
-            out.conditions.append(f"{r}._al = {a}._label")
-        if len(rt) > 1:
-            out.conditions.append(f"{r}._bl = {b}._label")
+        out.items.append(sqlgen.named(src, alias))
+        out.conditions += sqlgen.hop(alias, left, right, len(lt) > 1, len(rt) > 1)
         out.conditions += self._inline(alias, rel.props, Binding(EDGE, types), scope, out)
         return _Rel(alias, types, None)
 
@@ -471,20 +438,16 @@ class PatternCompiler:
         walk = self._walk(
             rel, types, ends[0], aliases[0], scope, out, anchors, source, (low, high), subquery
         )
-        w, a, b = ident(walk.alias), ident(aliases[0]), ident(aliases[1])
-        out.items.append(f"(SELECT * FROM {walk.cte} WHERE depth >= {low}) AS {w}")
-        out.conditions += [f"{w}.start = {a}.id", f"{w}.node = {b}.id"]
-        if len(end_types[1]) > 1:
-            out.conditions.append(f"{w}.label = {b}._label")
-        edges = f"{w}.edges"
-        nodes = f"list_slice({w}.nodes, 2, -1)"
-        if flip:  # the walk ran right to left: the path's lists run the other way
-            edges = f"list_reverse({w}.edges)"
-            nodes = f"list_slice(list_reverse({w}.nodes), 2, -1)"
+        out.items.append(sqlgen.walk_item(walk.cte, low, walk.alias))
+        out.conditions += sqlgen.walk_ends(
+            walk.alias, aliases[0], aliases[1], len(end_types[1]) > 1
+        )
+        # flip: the walk ran right to left, the path's lists run the other way
+        length, edges, nodes = sqlgen.walk_lists(walk.alias, flip)
         if rel.var is not None:
             self._bind(rel.var, Binding(EDGES, types), scope, out, rel.pos)
             out.outputs[rel.var] = edges
-        return _Rel(walk.alias, types, walk), (f"{w}.depth", edges, nodes)
+        return _Rel(walk.alias, types, walk), (length, edges, nodes)
 
     def _start_at_right(self, ends, scope, out, anchors) -> bool:
         """Expand from the right end when only it is bound or selected."""
@@ -597,13 +560,11 @@ class PatternCompiler:
         bound node's distinct ids, or the node table filtered by the pattern's inline
         properties and the WHERE conditions on that node alone."""
         if node.var is not None and node.var in scope:
-            v = ident(node.var)
-            return f"SELECT DISTINCT {v}.id AS node, {v}._label AS label FROM {source}"
+            return sqlgen.bound_seed(node.var, source)
         if types is None:
             types = (
                 out.new[node.var].types if node.var in out.new else self.checker.node_types(node)
             )
-        a = ident(alias)
         # Only constant properties select seed rows (a seed runs before other variables
         # exist); the rest are checked where the pattern is joined.
         conds = self._inline(
@@ -612,11 +573,7 @@ class PatternCompiler:
         if node.var is not None:
             ec = ExprCompiler(self.checker, {node.var: Binding(NODE, types)}, subquery=subquery)
             conds += [ec.condition(c) for c in anchors.get(node.var, [])]
-        where = f" WHERE {' AND '.join(conds)}" if conds else ""
-        return (
-            f"SELECT {a}.id AS node, {a}._label AS label FROM "
-            f"{self.node_source(types, self._seed_props(node))} AS {a}{where}"
-        )
+        return sqlgen.selected_seed(alias, self.node_source(types, self._seed_props(node)), conds)
 
     def _walk(
         self,
@@ -639,26 +596,7 @@ class PatternCompiler:
         seed = self._seed(start, start_alias, scope, out, anchors, source, subquery)
         all_nodes = tuple(self.checker.schema.nodes)
         edges = self.edge_source(types, rel, all_nodes, all_nodes, set())
-        if targets is None:
-            union = "UNION ALL"
-            unique = "NOT list_contains(w.edges, e._key)"
-        else:
-            union = "UNION"
-            unique = (
-                f"NOT EXISTS (SELECT 1 FROM recurring.{cte} AS r WHERE r.start = w.start "
-                f"AND r.node = e._b) AND (SELECT count(*) FROM recurring.{cte} AS r WHERE "
-                f"r.node IN (SELECT node FROM ({targets}))) < (SELECT count(*) FROM ({seed})) "
-                f"* (SELECT count(*) FROM ({targets}))"
-            )
-        sql = (
-            f"SELECT node AS start, node, label, []::VARCHAR[] AS edges, [node] AS nodes, "
-            f"0 AS depth FROM ({seed}) "
-            f"{union} "
-            f"SELECT w.start, e._b, e._bl, list_append(w.edges, e._key), "
-            f"list_append(w.nodes, e._b), w.depth + 1 FROM {cte} AS w JOIN {edges} AS e "
-            f"ON e._a = w.node AND e._al = w.label "
-            f"WHERE w.depth < {hops[1]} AND {unique}"
-        )
+        sql = sqlgen.walk(cte, seed, edges, hops[1], targets)
         kind = "walk" if targets is None else "shortest paths"
         out.ctes.append(
             PlanStep(
@@ -667,7 +605,7 @@ class PatternCompiler:
                 f"{kind} {'|'.join(types)} "
                 f"*{hops[0]}..{hops[1]} from {start.var or 'an anonymous node'}",
                 sql,
-                key=() if targets is None else ("start", "node"),
+                key=() if targets is None else sqlgen.SEARCH_KEY,
             )
         )
         return Walk(cte, self.names.fresh("w"), types)
@@ -736,13 +674,12 @@ class PatternCompiler:
                     high or MAX_HOPS,
                 )
             )
-        w, a, b = ident(walk.alias), ident(aliases[0]), ident(aliases[1])
-        out.items.append(f"(SELECT * FROM {walk.cte} WHERE depth >= {low}) AS {w}")
-        out.conditions += [f"{w}.start = {a}.id", f"{w}.node = {b}.id"]
+        out.items.append(sqlgen.walk_item(walk.cte, low, walk.alias))
+        out.conditions += sqlgen.walk_ends(walk.alias, aliases[0], aliases[1])
         if rel.var is not None:
             self._bind(rel.var, Binding(EDGES, types), scope, out, rel.pos)
-            out.outputs[rel.var] = f"{w}.edges"
-        return f"struct_pack(length := {w}.depth, nodes := {w}.nodes, rels := {w}.edges)"
+            out.outputs[rel.var] = sqlgen.walk_lists(walk.alias, False)[1]
+        return sqlgen.shortest_path(walk.alias)
 
     def _end_seed(
         self,
@@ -811,18 +748,6 @@ def _orientations(e, rel: syntax.RelPat) -> list[tuple[str, str, bool]]:
     return [(e.src, e.dst, True), (e.dst, e.src, False)]
 
 
-def _label_in(var: str, types: tuple[str, ...]) -> str:
-    if not types:
-        return "FALSE"
-    return f"{ident(var)}._label IN ({', '.join(literal(t) for t in types)})"
-
-
-def _concat(parts: list[str]) -> str:
-    if not parts:
-        return ""
-    return parts[0] if len(parts) == 1 else f"list_concat({', '.join(parts)})"
-
-
 def _uniqueness(rels: list[_Rel]) -> list[str]:
     """No relationship twice in one MATCH (openCypher's relationship isomorphism)."""
     conds = []
@@ -830,14 +755,7 @@ def _uniqueness(rels: list[_Rel]) -> list[str]:
         for r2 in rels[i + 1 :]:
             if not set(r1.types) & set(r2.types):
                 continue
-            a, b = ident(r1.alias), ident(r2.alias)
-            if r1.walk and r2.walk:
-                conds.append(f"NOT list_has_any({a}.edges, {b}.edges)")
-            elif r1.walk or r2.walk:
-                w, r = (a, b) if r1.walk else (b, a)
-                conds.append(f"NOT list_contains({w}.edges, {r}._key)")
-            else:
-                conds.append(f"{a}._key <> {b}._key")
+            conds.append(sqlgen.different(r1.alias, bool(r1.walk), r2.alias, bool(r2.walk)))
     return conds
 
 

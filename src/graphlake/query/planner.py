@@ -5,23 +5,23 @@ is a struct of its id, label or type and the properties the query reads). MATCH 
 the pattern's tables to the previous step; OPTIONAL MATCH does the same over numbered
 rows and left-joins the result back; WITH and RETURN project (grouping by the
 non-aggregate items, as openCypher does); UNWIND unnests. The last step is the RETURN,
-so its ORDER BY is the statement's.
+so its ORDER BY is the statement's. This module decides what each step reads and keeps;
+the SQL text is written by query.sqlgen (its `clauses` and `select`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import cast
 
 from graphlake.errors import CypherError, CypherParameterError
-from graphlake.query import syntax
+from graphlake.query import sqlgen, syntax
 from graphlake.query.calls import AlgoCall, compile_call, completed
 from graphlake.query.checker import Binding, Checker, value_type
-from graphlake.query.expr import ExprCompiler, contains_aggregate, ident
+from graphlake.query.expr import ExprCompiler, contains_aggregate
 from graphlake.query.logical import LogicalPlan, choose_executors, first_match_on_csr, pattern_text
 from graphlake.query.logical import build as build_logical
 from graphlake.query.patterns import FreshNames, PathSearch, PatternCompiler, Prefetch, Seed
@@ -98,7 +98,7 @@ class Plan:
         return dataclasses.replace(
             self,
             steps=steps,
-            tables=frozenset(t for t in self.tables if ident(t) in text),
+            tables=frozenset(t for t in self.tables if sqlgen.mentions(text, t)),
             seeds=self.seeds[m.seeds :],
             prefetch=self.prefetch[m.prefetch :],
             searches=self.searches[m.searches :],
@@ -107,7 +107,7 @@ class Plan:
 
     def params_of(self, sql: str) -> dict[str, object]:
         """The prepared parameters `sql` names (DuckDB refuses any others)."""
-        named = set(re.findall(r"\$(glp_\d+)\b", sql))
+        named = sqlgen.param_names(sql)
         return {k: v for k, v in self.params.items() if k in named}
 
     def with_step_sql(self, cte: str, sql: str, executor: str) -> Plan:
@@ -133,7 +133,7 @@ class Plan:
             if last.kind == "walk":  # a recursive CTE: define it, count the paths it found
                 ctes.append(last.definition())
             body = last.counting_sql()
-        return ("WITH RECURSIVE " + ", ".join(ctes) + " " if ctes else "") + body
+        return sqlgen.with_ctes(ctes, body)
 
 
 def plan_query(query: syntax.Query, schema: Schema, params: dict[str, object]) -> Plan:
@@ -149,9 +149,7 @@ class _Planner:
         self.patterns = PatternCompiler(
             self.checker, property_usage(query), self.names, self.tables
         )
-        self.steps: list[PlanStep] = [
-            PlanStep("s0", "start", "start: one empty row", "SELECT 1 AS __unit")
-        ]
+        self.steps: list[PlanStep] = [PlanStep("s0", "start", "start: one empty row", sqlgen.START)]
         self.scope: dict[str, Binding] = {}
         self.seeds: list[Seed] = []
         self.prefetch: list[Prefetch] = []
@@ -220,9 +218,6 @@ class _Planner:
     def _add(self, what: str, sql: str) -> None:
         self.steps.append(PlanStep(f"s{len(self.steps)}", "clause", what, sql))
 
-    def _carried(self) -> list[str]:
-        return ["1 AS __unit"] + [ident(v) for v in self.scope]
-
     # --- MATCH
     def _match(self, m: syntax.Match) -> None:
         source = self.prev
@@ -230,10 +225,7 @@ class _Planner:
         if m.optional:
             # Number the incoming rows, match over them, and left-join back: a row with no
             # match stays, its new variables null.
-            self._add(
-                "number rows for OPTIONAL MATCH",
-                f"SELECT row_number() OVER () AS __row, * FROM {source}",
-            )
+            self._add("number rows for OPTIONAL MATCH", sqlgen.numbered(source))
             source = self.prev
         compiled = self.patterns.compile(m.patterns, self.scope, m.where, source, self._subquery)
         self.steps += compiled.ctes
@@ -247,19 +239,14 @@ class _Planner:
             ec = ExprCompiler(self.checker, scope, self._subquery)
             where_sql = ec.condition(m.where)
             conditions.append(where_sql)
-        new_cols = [f"{sql} AS {ident(v)}" for v, sql in compiled.outputs.items()]
-        where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
-        items = ", ".join([f"{source} AS __p", *compiled.items])
+        new_cols = [sqlgen.named(sql, v) for v, sql in compiled.outputs.items()]
         what = ("OPTIONAL MATCH " if m.optional else "MATCH ") + ", ".join(
             pattern_text(p) for p in m.patterns
         )
         if not m.optional:
-            cols = self._carried() + new_cols
-            self._add(what, f"SELECT {', '.join(cols)} FROM {items}{where}")
+            self._add(what, sqlgen.match(source, self.scope, new_cols, compiled.items, conditions))
             if first:  # the same rows from the adjacency (executor: csr_match)
-                bound = ", ".join(["1 AS __unit", *(ident(v) for v in compiled.outputs)])
-                sql = f"SELECT {bound} FROM {source} AS __p, {BINDINGS}"
-                sql += f" WHERE {where_sql}" if where_sql is not None else ""
+                sql = sqlgen.on_rows(source, compiled.outputs, BINDINGS, where_sql)
                 counts = (len(compiled.seeds), len(compiled.prefetch), len(compiled.searches))
                 # The traversal rebinds its parameters itself (Plan.rebound): reading
                 # their values does not tie the plan to them.
@@ -277,14 +264,11 @@ class _Planner:
                 finally:
                     self.checker.inlined = inlined
         else:
-            inner = f"SELECT __p.__row, {', '.join(['1 AS __unit', *new_cols])} FROM {items}{where}"
-            outer = [f"__o.{ident(v)}" for v in self.scope] + [
-                f"__m.{ident(v)}" for v in compiled.outputs
-            ]
             self._add(
                 what,
-                f"SELECT {', '.join(['1 AS __unit', *outer])} FROM {source} AS __o "
-                f"LEFT JOIN ({inner}) AS __m ON __m.__row = __o.__row",
+                sqlgen.optional_match(
+                    source, self.scope, compiled.outputs, new_cols, compiled.items, conditions
+                ),
             )
         self.scope = scope
 
@@ -301,9 +285,7 @@ class _Planner:
         if where is not None:
             inner = ExprCompiler(self.checker, {**ec.scope, **compiled.new}, self._subquery)
             conditions.append(inner.condition(where))
-        items = ", ".join(compiled.items) or "(SELECT 1) AS __one"
-        cond = f" WHERE {' AND '.join(conditions)}" if conditions else ""
-        return f"EXISTS (SELECT 1 FROM {items}{cond})"
+        return sqlgen.exists(compiled.items, conditions)
 
     # --- UNWIND
     def _unwind(self, u: syntax.Unwind) -> None:
@@ -312,11 +294,7 @@ class _Planner:
         if u.name in self.scope:
             raise CypherError(f"variable {u.name!r} is already defined", *u.pos)
         self.checker.expect("UNWIND", t, ("list",), u.expr.pos)
-        self._add(
-            f"UNWIND AS {u.name}",
-            f"SELECT {', '.join(self._carried())}, unnest({s}) AS {ident(u.name)} "
-            f"FROM {self.prev} AS __p",
-        )
+        self._add(f"UNWIND AS {u.name}", sqlgen.unwind(self.prev, self.scope, s, u.name))
         self.scope = {**self.scope, u.name: Binding(_item_type(u.expr, self.checker))}
 
     # --- CALL (query/calls.py)
@@ -347,28 +325,28 @@ class _Planner:
             if not p.is_return and not item.explicit and not isinstance(item.expr, syntax.Var):
                 raise CypherError("an expression in WITH needs a name: add AS", *item.expr.pos)
             seen.add(item.alias)
-            select.append(f"{s} AS {ident(item.alias)}")
+            select.append(sqlgen.named(s, item.alias))
             scope[item.alias] = (
                 self.scope[item.expr.name] if isinstance(item.expr, syntax.Var) else Binding(t)
             )
         grouped = any(contains_aggregate(i.expr) for i in items)
         keys, hidden = self._order(p, scope, grouped)
-        distinct = "DISTINCT " if p.distinct else ""
-        sql = f"SELECT {distinct}{', '.join(select + hidden)} FROM {self.prev} AS __p"
-        if grouped:
-            sql += " GROUP BY ALL"
-            if keys:
-                # Sort the groups outside the grouping: there a node or relationship kept
-                # by the projection is a column, so `a.name` reads its field (inside,
-                # DuckDB binds `a` to the ungrouped input column).
-                names = ", ".join(ident(i.alias) for i in items)
-                sql = f"SELECT {names} FROM ({sql}) AS __g"
-        if keys:
-            sql += " ORDER BY " + ", ".join(keys)
-        sql += self._page(p)
+        limit = None if p.limit is None else self._count(p.limit, "LIMIT")
+        offset = None if p.skip is None else self._count(p.skip, "SKIP")
+        cond = None
         if p.where is not None:
             cond = ExprCompiler(self.checker, scope, self._subquery).condition(p.where)
-            sql = f"SELECT * FROM ({sql}) AS __q WHERE {cond}"
+        sql = sqlgen.projection(
+            self.prev,
+            select + hidden,
+            distinct=p.distinct,
+            grouped=grouped,
+            names=[i.alias for i in items],
+            keys=keys,
+            limit=limit,
+            offset=offset,
+            condition=cond,
+        )
         self._add(("RETURN " if p.is_return else "WITH ") + ", ".join(i.alias for i in items), sql)
         self.scope = scope
         return tuple(i.alias for i in items)
@@ -388,37 +366,27 @@ class _Planner:
         projected = {}
         for item in p.items:
             with contextlib.suppress(CypherError):
-                projected[self._before(item.expr)] = ident(item.alias)
+                projected[self._before(item.expr)] = sqlgen.column(item.alias)
         keys: list[str] = []
         hidden: list[str] = []
         for e, desc in p.order:
-            # openCypher sorts null after every value: last going up, first going down.
-            direction = "DESC NULLS FIRST" if desc else "ASC NULLS LAST"
             if not isinstance(e, syntax.Var) or e.name not in scope:
                 with contextlib.suppress(CypherError):
                     key = projected.get(self._before(e))
                     if key is not None:
-                        keys.append(f"{key} {direction}")
+                        keys.append(sqlgen.sort_key(key, desc))
                         continue
             sql = ec.sql(e)
             if grouped and contains_aggregate(e):
-                name = ident(f"__order{len(hidden) + 1}")
-                hidden.append(f"{sql} AS {name}")
-                sql = name
-            keys.append(f"{sql} {direction}")
+                name = sqlgen.order_column(len(hidden) + 1)
+                hidden.append(sqlgen.named(sql, name))
+                sql = sqlgen.column(name)
+            keys.append(sqlgen.sort_key(sql, desc))
         return keys, hidden
 
     def _before(self, e: syntax.Expr) -> str:
         """`e` compiled against the variables before the projection."""
         return ExprCompiler(self.checker, self.scope, self._subquery, allow_aggregates=True).sql(e)
-
-    def _page(self, p: syntax.Projection) -> str:
-        out = ""
-        if p.limit is not None:
-            out += f" LIMIT {self._count(p.limit, 'LIMIT')}"
-        if p.skip is not None:
-            out += f" OFFSET {self._count(p.skip, 'SKIP')}"
-        return out
 
     def _count(self, e: syntax.Expr, what: str) -> int:
         value = self.checker.param(e) if isinstance(e, syntax.Param) else getattr(e, "value", e)

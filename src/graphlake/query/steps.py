@@ -9,6 +9,8 @@ A step's kind says what its rows are, so nothing reads it back out of the CTE's 
   search), with its column list and, for a breadth-first search, its `USING KEY`;
 - "found": a walk answered by a path search outside DuckDB (its rows registered as a
   table, query.pathsearch), with the walk's columns.
+
+A step renders as a CTE and as a row count through query.sqlgen.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
+from graphlake.query import sqlgen
+
 StepKind = Literal["start", "clause", "walk", "found"]
-WALK_COLUMNS = ("start", "node", "label", "edges", "nodes", "depth")
+WALK_COLUMNS = sqlgen.WALK_COLUMNS
 
 
 @dataclass(frozen=True)
@@ -37,12 +41,9 @@ class PlanStep:
 
     def definition(self) -> str:
         """The step as one CTE of a `WITH RECURSIVE` list."""
-        head = self.name
         if self.kind == "walk":
-            head += "(" + ", ".join(WALK_COLUMNS) + ")"
-            if self.key:
-                head += " USING KEY (" + ", ".join(self.key) + ")"
-        return f"{head} AS ({self.sql})"
+            return sqlgen.cte(self.name, self.sql, WALK_COLUMNS, self.key)
+        return sqlgen.cte(self.name, self.sql)
 
     def answered(self, sql: str, executor: str) -> PlanStep:
         """This walk computed by `sql` over rows a path search registered."""
@@ -52,5 +53,5 @@ class PlanStep:
     def counting_sql(self) -> str:
         """The SQL body that counts this step's rows (the CTEs before it defined)."""
         if self.kind == "walk":
-            return f"SELECT count(*) AS n FROM {self.name}"  # a generated name
-        return f"SELECT count(*) AS n FROM ({self.sql}) AS __c"
+            return sqlgen.count_rows(self.name)  # a generated name
+        return sqlgen.count_of(self.sql)
