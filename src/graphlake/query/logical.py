@@ -308,9 +308,12 @@ def _walk(ops: tuple[Op, ...]):
 # --- the builder ---------------------------------------------------------------------------
 
 
-def build(query: syntax.Query, checker: Checker) -> LogicalPlan:
+def build(
+    query: syntax.Query, checker: Checker, usage: dict[str, set[str] | None] | None = None
+) -> LogicalPlan:
     """The logical plan of `query`, which the planner has checked (so names resolve),
-    with executors chosen (`choose_executors`). `checker` is not changed."""
+    with executors chosen (`choose_executors`). `checker` is not changed; `usage`: the
+    query's property usage when the caller has it (query.usage.property_usage)."""
     b = _Builder(Checker(checker.schema, checker.params))
     clauses = []
     for clause in query.clauses:
@@ -324,7 +327,8 @@ def build(query: syntax.Query, checker: Checker) -> LogicalPlan:
             b.call(clause)
         else:
             b.projection(clause)
-    plan = LogicalPlan(tuple(b.ops), tuple(clauses), property_usage(query))
+    usage = property_usage(query) if usage is None else usage
+    plan = LogicalPlan(tuple(b.ops), tuple(clauses), usage)
     return choose_executors(plan, checker)
 
 

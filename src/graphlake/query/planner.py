@@ -183,7 +183,7 @@ class _Planner:
                 self._call(clause)
             else:
                 columns = self._projection(clause)
-        logical = build_logical(self.query, self.checker)
+        logical = build_logical(self.query, self.checker, self.patterns.usage)
         traversal, csr_match = None, None
         if logical.executors == {"csr"}:  # the executor rule put the whole query there
             traversal = traversal_of(logical, self.checker)
