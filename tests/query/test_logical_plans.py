@@ -1,9 +1,12 @@
 """Golden logical plans (query.logical): typed operators with the executor the rules
-chose, from a Schema object alone (no storage); the executor rule agrees with what the
-planner runs (query.traverse's shape, path searches) on every query of the LadybugDB
-comparison and the traversal tests."""
+chose, from a Schema object alone (no storage); the planner runs what the executor rule
+marked (the traversal is built from the operators it put on the adjacency, path searches
+where it says) on every query of the LadybugDB comparison and the traversal tests; each
+condition of the adjacency's rule with a query just inside and just outside it."""
 
 from __future__ import annotations
+
+import datetime as dt
 
 import pytest
 
@@ -305,29 +308,179 @@ SHORTEST = [
 ]
 
 
-def test_the_executor_rule_agrees_with_what_runs():
-    """csr exactly when query.traverse takes the query; pathsearch exactly when the
-    planner prepared a path search; lance exactly on the ends whose path search seeds are
-    Lance lookups (so explain's logical plan is what runs)."""
-    counts = {"csr": 0, "pathsearch": 0, "sql": 0, "lance": 0, "algo": 0}
+def _runs(plan) -> str:
+    """Where the planner runs a query: wholly on the adjacency ("csr"), its first MATCH
+    there and the rest in DuckDB ("match"), or neither ("sql")."""
+    if plan.traversal is not None:
+        return "csr"
+    return "match" if plan.csr_match is not None else "sql"
+
+
+def test_what_runs_is_what_the_rule_marked():
+    """The planner builds a traversal exactly when the executor rule marked the whole
+    plan "csr", a first MATCH's exactly when it marked the first clause's chain (and
+    nothing else); pathsearch exactly when the planner prepared a path search; lance
+    exactly on the ends whose path search seeds are Lance lookups (so explain's logical
+    plan is what runs). On the corpus, the same queries run on the adjacency as when
+    query.traverse recognized them itself (issue 28: 132 wholly, 202 first MATCHes),
+    and the two unanchored chains starting at an inline map (test_traverse.UNANCHORED's
+    last two), whose MATCH alone ran there then, now wholly."""
+    counts = {"csr": 0, "match": 0, "sql": 0, "pathsearch": 0, "lance": 0}
     for text, schema, params in _corpus():
         try:
             plan = plan_query(parse_query(text), schema, dict(params))
         except CypherError:
             continue
-        assert plan.logical is not None
-        rule = logical.choose_executors(plan.logical, Checker(schema, dict(params)))
-        if plan.traversal is None and plan.csr_match is not None:  # a first MATCH bound
-            rule = logical.first_match_on_csr(rule, len(plan.csr_match.traversal.hops))
-        assert rule == plan.logical, text
-        on_csr = rule.executors == {"csr"}
-        assert on_csr == (plan.traversal is not None), text
+        rule = plan.logical
+        assert rule is not None
+        runs = _runs(plan)
+        counts[runs] += 1
+        assert (runs == "csr") == (rule.executors == {"csr"}), text
+        first = logical.first_clause(rule)
+        marked = [op for op in first if not isinstance(op, logical.Filter)]
+        if runs == "match":
+            assert all(op.executor == "csr" for op in marked), text
+            assert {op.executor for op in first if isinstance(op, logical.Filter)} <= {"sql"}
+            assert "csr" not in {op.executor for op in rule.ops[len(first) :]}, text
+            assert len(plan.csr_match.traversal.hops) == len(marked) - 1, text
+        elif runs == "sql":
+            assert "csr" not in rule.executors, text
         assert ("pathsearch" in rule.executors) == bool(plan.searches), text
         assert _lance_ends(rule.ops) == _lookup_seeds(plan), text
-        for e in rule.executors:
-            counts[e] += 1
-    assert counts["csr"] >= 80 and counts["pathsearch"] >= 3 and counts["sql"] >= 300
-    assert counts["lance"] >= 2
+        counts["pathsearch"] += "pathsearch" in rule.executors
+        counts["lance"] += "lance" in rule.executors
+    assert counts["csr"] == 134 and counts["match"] == 202, counts
+    assert counts["pathsearch"] >= 3 and counts["sql"] >= 140 and counts["lance"] >= 2
+
+
+BOUNDS = parse_schema(
+    "node Doc { name: String @key  v: Vector(3)?  n: I64? }\n"
+    "node Num { k: I64 @key  n: I64? }\n"
+    "edge Links: Doc -> Doc\nedge Counts: Num -> Num"
+)
+
+# Each condition of the executor rule (query.logical.read_chain, _on_adjacency) with a
+# query just inside it and one just outside: where it runs.
+BOUNDARIES = [
+    # the start: a Lookup by a String key, a NodeScan of one label, or of none when the
+    # first relationship's edge type starts at one node type
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN b.name", "csr"),
+    ("MATCH (a:Person)-[:Knows]->(b) RETURN b.name", "csr"),
+    ("MATCH (a:Person|Company)-[:WorksAt]->(b) RETURN b.name", "sql"),
+    ("MATCH (a)-[:WorksAt]->(b) RETURN b.name", "csr"),
+    ("MATCH (a)-[:Knows]-(b) RETURN b.name", "csr"),
+    ("MATCH (a)-[:WorksAt]-(b) RETURN b.name", "sql"),
+    ("MATCH (a {age: 3})-[:Knows]->(b) RETURN b.name", "csr"),
+    ("MATCH (:Person {age: 3})-[:Knows]->(b) RETURN b.name", "csr"),
+    ("MATCH (a:Num {k: $k})-[:Counts]->(b) RETURN b.n", "csr"),  # a NodeScan, filtered
+    # a string anchor; `= null` is a comparison, and alone needs a hop
+    ("MATCH (a:Person {name: $none})-[:Knows]->(b) RETURN b.name", "csr"),
+    ("MATCH (a:Person {name: $s}) RETURN a.name", "match"),
+    ("MATCH (a:Person {name: $none}) RETURN a.name", "sql"),
+    ("MATCH (a:Person) RETURN a.name", "sql"),
+    # hops: one edge type, reaching the next node's type, to a new variable
+    ("MATCH (c:Company {name: $s})<-[:WorksAt]-(b) RETURN b.name", "csr"),
+    ("MATCH (a:Person {name: $s})-[:Knows|Follows]->(b) RETURN b.name", "sql"),
+    ("MATCH (a:Person {name: $s})-[]->(b) RETURN b.name", "sql"),
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b:Person) RETURN b.name", "csr"),
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b)-[:Knows]->(a) RETURN b.name", "sql"),
+    ("MATCH (a:Person {name: $s})-[:Knows {since: 2001}]->(b) RETURN b.name", "sql"),
+    # walks: over an edge type joining one node type to itself; a variable on one: bound
+    ("MATCH (a:Person {name: $s})-[:Follows*1..3]->(b) RETURN b.name", "csr"),
+    ("MATCH (a:Person {name: $s})-[:WorksAt*1..2]->(b) RETURN b.name", "sql"),
+    ("MATCH (a:Person {name: $s})-[r:Follows]->(b) RETURN b.name, r.level", "csr"),
+    ("MATCH (a:Person {name: $s})-[r:Follows*1..2]->(b) RETURN b.name", "match"),
+    # filters: a node property compared with a constant (else the first MATCH alone)
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b) WHERE 3 < b.age RETURN b.name", "csr"),
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b) WHERE b.age > -3 RETURN b.name", "csr"),
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b) WHERE b.city = $s RETURN b.name", "csr"),
+    (
+        "MATCH (a:Person {name: $s})-[:Knows]->(b) WHERE b.age > 3 OR b.age < 1 RETURN b.name",
+        "match",
+    ),
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b) WHERE b.age > a.age RETURN b.name", "match"),
+    ("MATCH (a:Person {name: $s})-[r:Knows]->(b) WHERE r.since > 2000 RETURN b.name", "match"),
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b) WHERE b.name IN $names RETURN b.name", "match"),
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b) WHERE b.born > $d RETURN b.name", "match"),
+    # an inline map is applied on the adjacency: all of it, or the MATCH is SQL
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b {age: $age}) RETURN b.name", "csr"),
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b {born: $d}) RETURN b.name", "sql"),
+    # the RETURN: node or fixed relationship properties, or counts alone
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN count(b), count(DISTINCT b)", "csr"),
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN b.name, count(*)", "match"),
+    ("MATCH (a:Person {name: $s})-[r:Knows]->(b) RETURN count(r)", "csr"),
+    ("MATCH (a:Person {name: $s})-[r:Knows]->(b) RETURN count(DISTINCT r)", "match"),
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN b.name", "csr"),
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN b.born", "match"),
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN b", "match"),
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN DISTINCT b.name", "match"),
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN b.name LIMIT 2", "match"),
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b) WITH b RETURN b.name", "match"),
+    # the first MATCH: one chain, its variables' values carried to SQL
+    (
+        "MATCH (a:Person {name: $s})-[:Knows]->(b) MATCH (c:Person {name: $t}) RETURN c.name",
+        "match",
+    ),
+    ("MATCH (a:Person {name: $s})-[:Knows]->(b), (c:Person {name: $t}) RETURN c.name", "sql"),
+    ("MATCH p = (a:Person {name: $s})-[:Knows]->(b) RETURN b.name", "sql"),
+    ("OPTIONAL MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN b.name", "sql"),
+    ("UNWIND [1] AS x MATCH (a:Person {name: $s})-[:Knows]->(b) RETURN b.name", "sql"),
+    ("MATCH (a:Doc {name: $s})-[:Links]->(b) RETURN b.name ORDER BY b.name", "match"),
+    ("MATCH (a:Doc {name: $s})-[:Links]->(b) RETURN b ORDER BY b.name", "sql"),  # a vector
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), BOUNDARIES, ids=[t for t, _ in BOUNDARIES])
+def test_the_executor_rules_boundaries(text, expected):
+    schema = BOUNDS if "Doc" in text or "Num" in text else SCHEMA
+    params = {**PARAMS, "none": None, "d": dt.date(1990, 1, 1), "k": 3}
+    assert _runs(plan_query(parse_query(text), schema, params)) == expected
+
+
+def test_a_key_among_other_conditions_anchors_the_chain():
+    """anchoring: the one key comparison on a node is its Lookup, whatever else WHERE
+    says of it, at either end of the chain; the traversal starts there."""
+    for text, anchor in [
+        ("MATCH (a:Person)-[:Knows]->(b) WHERE a.name = $s AND a.age > 3 RETURN b.name", "a"),
+        ("MATCH (a:Person)-[:Knows]->(b:Person {name: $s}) WHERE b.age > 3 RETURN a.name", "b"),
+    ]:
+        plan = plan_query(parse_query(text), SCHEMA, dict(PARAMS))
+        assert plan.logical.ops[0] == logical.Lookup(
+            anchor, "Person", "name", plan.logical.ops[0].value, executor="csr"
+        )
+        t = plan.traversal
+        assert t.anchor == "p01" and t.vars[0] == anchor
+        assert [(c.position, c.prop, c.op, c.value) for c in t.conds] == [(0, "age", ">", 3)]
+    text = "MATCH (a:Person)-[:Knows]->(b) WHERE a.name = $s AND a.name = $t RETURN b.name"
+    plan = plan_query(parse_query(text), SCHEMA, dict(PARAMS))  # two: neither anchors
+    assert isinstance(plan.logical.ops[0], logical.NodeScan) and plan.traversal.anchor is None
+
+
+def test_the_traversal_is_built_from_the_marked_operators():
+    """A first MATCH read from its end: the traversal's positions, hops and comparisons
+    come from the operators, in their order; the walk's relationship list runs back."""
+    text = (
+        "MATCH (b)-[r:Knows*1..2]->(c)<-[f:Follows]-(a:Person {name: $s}) "
+        "WHERE c.age >= 30 AND (b.age > 1 OR b.age < 0) RETURN b.name ORDER BY b.name"
+    )
+    plan = plan_query(parse_query(text), SCHEMA, dict(PARAMS))
+    m = plan.csr_match
+    assert plan.traversal is None and m is not None
+    t = m.traversal
+    assert (t.anchor, t.types, t.vars) == ("p01", ("Person",) * 3, ("a", "c", "b"))
+    assert [(h.edge, h.direction, h.low, h.high, h.var) for h in t.hops] == [
+        ("Follows", "out", 1, 1, "f"),
+        ("Knows", "in", 1, 2, "r"),
+    ]
+    assert [(c.position, c.prop, c.op, c.value) for c in t.conds] == [(1, "age", ">=", 30)]
+    assert m.reverse  # read from its end: r's list runs the other way
+    assert [(v.name, v.kind, v.index, v.props) for v in m.vars] == [
+        ("a", "node", 0, ("name",)),
+        ("c", "node", 1, ("age",)),
+        ("b", "node", 2, ("name", "age")),
+        ("f", "edge", 0, ()),
+        ("r", "edges", 1, ()),
+    ]
 
 
 def _lance_ends(ops) -> list[tuple[bool, bool]]:

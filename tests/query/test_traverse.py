@@ -245,6 +245,8 @@ UNANCHORED = [
     "MATCH (a:P {age: 10})-[:K]-(b)-[:W]->(c) RETURN count(DISTINCT c), count(*)",
     "MATCH (a:P)-[:K*0..2]-(b) WHERE a.age > 20 AND b.age < 40 RETURN a.name, b.age",
     "MATCH (a:C)<-[:W]-(b)-[:K]->(c) RETURN count(c)",
+    "MATCH (a {age: 10})-[:K]->(b) RETURN a.name, b.name",  # an unlabelled start's map
+    "MATCH (:P {age: 30})-[:K]-(b) RETURN count(*)",  # an anonymous start's
 ]
 
 

@@ -18,19 +18,26 @@ Each expression is a `Typed`: the AST expression with its type as the checker in
 Rewrite rules shape the plan as it is built, then choose executors:
 
 - anchoring: a node a constant selects by its key (`{name: $s}` on a String `@key`, or
-  `WHERE a.name = $s`) is a Lookup, not a NodeScan filtered afterwards; a chain anchored
-  at its end is read from that end;
+  the one WHERE conjunct `a.name = $s` on it) is a Lookup, not a NodeScan filtered
+  afterwards (its other conditions are Filters after the Lookup); a chain anchored at
+  its end is read from that end (its hops `backwards`);
 - pushdown: each WHERE conjunct is a Filter right after the operator that binds the last
   of its variables;
-- executor choice (`choose_executors`): a plan that is one anchored (or unanchored
-  single-label) chain of one-type hops, node property comparisons with constants and a
-  RETURN of counts or node properties runs on the adjacency ("csr",
-  query.traverse); a ShortestPath between nodes selected in its own MATCH over one edge
-  type runs as a path search ("pathsearch", query.pathsearch, which hands wide searches
-  back to SQL), and an end of it that constant properties alone select (an inline map
-  of literals and parameters, no WHERE condition on it alone) is found by a Lance
-  lookup, its operators "lance" (the search's seed: query.executor); everything else is
-  DuckDB SQL ("sql", query.planner).
+- executor choice (`choose_executors`): a plan that is one chain the adjacency runs
+  (`read_chain`: an anchored or one-label start, hops of one edge type each, node
+  property comparisons with constants) and a RETURN of counts or node or relationship
+  properties runs there ("csr"); otherwise, when the first clause is such a chain
+  (relationship variables on walks, any WHERE and an anchor without hops allowed, every
+  variable's value one its rows carry), that MATCH runs there and the rest in DuckDB
+  over its rows (its start and hops "csr", its Filters "sql"). This is the one
+  description of what runs on the adjacency: query.traverse builds its `Traversal` and
+  `MatchOnCsr` from the operators marked "csr" (`traversal_of`, `match_on_csr`), and
+  the planner asks for them only then. A ShortestPath between nodes selected in its own
+  MATCH over one edge type runs as a path search ("pathsearch", query.pathsearch, which
+  hands wide searches back to SQL), and an end of it that constant properties alone
+  select (an inline map of literals and parameters, no WHERE condition on it alone) is
+  found by a Lance lookup, its operators "lance" (the search's seed: query.executor);
+  everything else is DuckDB SQL ("sql", query.planner).
 
 `LogicalPlan.text()` prints the plan top-down, one operator a line with its executor;
 `explain=True` returns it with the per-step report (query.executor).
@@ -39,6 +46,7 @@ Rewrite rules shape the plan as it is built, then choose executors:
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -47,6 +55,7 @@ from graphlake.query import syntax
 from graphlake.query.checker import EDGE, EDGES, NODE, PATH, Binding, Checker
 from graphlake.query.expr import ExprCompiler, contains_aggregate
 from graphlake.query.patterns import MAX_HOPS, conjuncts_of, free_vars, has_subquery
+from graphlake.query.usage import property_usage, props_of
 from graphlake.schema.model import EdgeType, NodeType
 
 Executor = Literal["sql", "csr", "pathsearch", "lance", "algo"]
@@ -80,7 +89,7 @@ class Op:
 
 @dataclass(frozen=True)
 class NodeScan(Op):
-    var: str | None
+    var: str  # `#...`: an anonymous node (see `_name`)
     labels: tuple[str, ...]
 
     def detail(self) -> str:
@@ -99,7 +108,7 @@ class Argument(Op):
 
 @dataclass(frozen=True)
 class Lookup(Op):
-    var: str | None
+    var: str  # as NodeScan's
     label: str
     key: str
     value: Typed
@@ -117,6 +126,8 @@ class Expand(Op):
     dst: str
     dst_labels: tuple[str, ...]
     into: bool  # the far node is bound already: a join, not a new variable
+    # The chain is read from its end: the pattern wrote this hop the other way round.
+    backwards: bool = False
 
     def detail(self) -> str:
         far = node_text(self.dst, () if self.into else self.dst_labels)
@@ -135,6 +146,7 @@ class VarExpand(Op):
     dst: str
     dst_labels: tuple[str, ...]
     into: bool
+    backwards: bool = False  # as Expand's: its relationship list runs the other way
 
     def detail(self) -> str:
         far = node_text(self.dst, () if self.into else self.dst_labels)
@@ -177,6 +189,7 @@ class NamePath(Op):
 @dataclass(frozen=True)
 class Filter(Op):
     condition: Typed
+    inline: bool = False  # an entry of a pattern's property map (else a WHERE conjunct)
 
     def detail(self) -> str:
         return str(self.condition)
@@ -260,6 +273,12 @@ class Limit(Op):
 @dataclass(frozen=True)
 class LogicalPlan:
     ops: tuple[Op, ...]  # bottom (first run) to top (the RETURN)
+    clauses: tuple[int, ...] = ()  # where each clause's operators begin in `ops`
+    # Which properties of each variable the query reads (query.usage): what a first
+    # MATCH's rows carry when they go on to SQL (`read_chain`).
+    usage: dict[str, set[str] | None] = dataclasses.field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def text(self) -> str:
         """The plan top-down, one operator a line with its executor."""
@@ -289,11 +308,16 @@ def _walk(ops: tuple[Op, ...]):
 # --- the builder ---------------------------------------------------------------------------
 
 
-def build(query: syntax.Query, checker: Checker) -> LogicalPlan:
+def build(
+    query: syntax.Query, checker: Checker, usage: dict[str, set[str] | None] | None = None
+) -> LogicalPlan:
     """The logical plan of `query`, which the planner has checked (so names resolve),
-    with executors chosen (`choose_executors`). `checker` is not changed."""
+    with executors chosen (`choose_executors`). `checker` is not changed; `usage`: the
+    query's property usage when the caller has it (query.usage.property_usage)."""
     b = _Builder(Checker(checker.schema, checker.params))
+    clauses = []
     for clause in query.clauses:
+        clauses.append(len(b.ops))
         if isinstance(clause, syntax.Match):
             b.match(clause)
         elif isinstance(clause, syntax.Unwind):
@@ -303,7 +327,9 @@ def build(query: syntax.Query, checker: Checker) -> LogicalPlan:
             b.call(clause)
         else:
             b.projection(clause)
-    return choose_executors(LogicalPlan(tuple(b.ops)), checker)
+    usage = property_usage(query) if usage is None else usage
+    plan = LogicalPlan(tuple(b.ops), tuple(clauses), usage)
+    return choose_executors(plan, checker)
 
 
 class _Builder:
@@ -379,16 +405,17 @@ class _Builder:
             self._push(conjuncts)
             return
         # anchoring: read a chain from the end a key selects, when its start is not
-        if (
+        backwards = bool(
             rels
             and not self._selected(nodes[0], conjuncts)
             and self._selected(nodes[-1], conjuncts)
             and nodes[0].var not in self.scope
-        ):
+        )
+        if backwards:
             nodes, rels = nodes[::-1], [_reversed(r) for r in rels[::-1]]
         self._start(nodes[0], conjuncts)
         for i, rel in enumerate(rels):
-            self._hop(rel, nodes[i], nodes[i + 1], conjuncts)
+            self._hop(rel, nodes[i], nodes[i + 1], conjuncts, backwards)
         if pattern.path_var is not None:
             unnamed = dataclasses.replace(pattern, path_var=None)
             self.ops.append(NamePath(pattern.path_var, pattern_text(unnamed)))
@@ -426,16 +453,18 @@ class _Builder:
         self._bind(n.var, Binding(NODE, types))
         if found is not None:
             key, value = found
-            self.ops.append(Lookup(n.var, types[0], key, self.typed(value)))
+            self.ops.append(Lookup(_name(n), types[0], key, self.typed(value)))
         else:
-            self.ops.append(NodeScan(n.var, tuple(n.labels)))
+            self.ops.append(NodeScan(_name(n), tuple(n.labels)))
         self._inline(n, skip=found[0] if found is not None else None)
         self._push(conjuncts)
 
     def _key(
         self, n: syntax.NodePat, conjuncts: list[syntax.Expr | None], consume: bool
     ) -> tuple[str, syntax.Expr] | None:
-        """(key property, constant) when a constant selects `n` by its String key."""
+        """(key property, constant) when a constant selects `n` by its String key: its
+        inline map's one entry, or the one WHERE conjunct comparing it (other conditions
+        on `n` are Filters after its Lookup)."""
         if len(n.labels) != 1:
             return None
         t = self.checker.schema.table(n.labels[0])
@@ -446,10 +475,10 @@ class _Builder:
             return None
         names = (t.key, "id")
         on_n = [i for i, c in enumerate(conjuncts) if c is not None and free_vars(c) == {n.var}]
-        if n.props is not None:  # `{key: constant}` and nothing else on the node
+        if n.props is not None:  # `{key: constant}` and nothing else in the map
             entries = n.props.entries
             if len(entries) == 1 and entries[0][0] in names and _is_constant(entries[0][1]):
-                return None if on_n else entries[0]
+                return entries[0]
             return None
         picked = [
             (i, pair)
@@ -459,7 +488,7 @@ class _Builder:
             and n.var is not None
             and (pair := _prop_eq(c, n.var, names)) is not None
         ]
-        if len(picked) != 1 or len(on_n) != 1:
+        if len(picked) != 1:
             return None
         if consume:
             conjuncts[picked[0][0]] = None
@@ -471,6 +500,7 @@ class _Builder:
         left: syntax.NodePat,
         right: syntax.NodePat,
         conjuncts: list[syntax.Expr | None],
+        backwards: bool = False,
     ) -> None:
         src, dst = _name(left), _name(right)
         into = right.var is not None and right.var in self.scope
@@ -478,17 +508,19 @@ class _Builder:
         labels = tuple(right.labels)
         if rel.hops is None:
             self._bind(rel.var, Binding(EDGE, self.checker.edge_types(rel)))
-            op: Op = Expand(src, rel.var, types, rel.direction, dst, labels, into)
+            op: Op = Expand(src, rel.var, types, rel.direction, dst, labels, into, backwards)
         else:
             low, high = rel.hops
             self._bind(rel.var, Binding(EDGES, self.checker.edge_types(rel)))
             high = MAX_HOPS if high is None else high
-            op = VarExpand(src, rel.var, types, rel.direction, low, high, dst, labels, into)
+            op = VarExpand(
+                src, rel.var, types, rel.direction, low, high, dst, labels, into, backwards
+            )
         if not into:
             self._bind(right.var, Binding(NODE, self.checker.node_types(right)))
         self.ops.append(op)
         for k, v in rel.props.entries if rel.props is not None else ():
-            self.ops.append(Filter(self.typed(_eq(rel.var or "#rel", k, v))))
+            self.ops.append(Filter(self.typed(_eq(rel.var or "#rel", k, v)), inline=True))
         self._inline(right)
         self._push(conjuncts)
 
@@ -497,7 +529,7 @@ class _Builder:
             return
         for k, v in n.props.entries:
             if k != skip:
-                self.ops.append(Filter(self.typed(_eq(_name(n), k, v))))
+                self.ops.append(Filter(self.typed(_eq(_name(n), k, v)), inline=True))
 
     def _bind(self, var: str | None, b: Binding) -> None:
         if var is not None and var not in self.scope:
@@ -549,34 +581,255 @@ class _Builder:
 
 # --- the executor rule ---------------------------------------------------------------------
 
+# The property kinds the adjacency reads and compares (query.traverse: columns cached
+# beside it), besides a node's key (`id`).
+CSR_KINDS = ("String", "Bool", "I32", "I64", "F32", "F64")
+# The property kinds a first MATCH's rows carry on to SQL (query.traverse.bind); a variable
+# whose value needs a vector, list or blob leaves that MATCH to SQL.
+CARRIED_KINDS = frozenset(
+    ("String", "Enum", "Bool", "I32", "I64", "U32", "U64", "F32", "F64", "Date", "DateTime")
+)
+_FLIP = {"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
 
 def choose_executors(plan: LogicalPlan, checker: Checker, csr: bool = True) -> LogicalPlan:
     """Every operator with the executor that runs it (see the module docstring);
-    `csr=False` leaves the adjacency out (the planner's traversal did not take it)."""
+    `csr=False` leaves the adjacency out (the planner did not take it)."""
     ops = tuple(dataclasses.replace(op, executor=_fixed_executor(op)) for op in plan.ops)
     if csr and _on_adjacency(ops, checker):
-        return LogicalPlan(tuple(dataclasses.replace(op, executor="csr") for op in ops))
-    return LogicalPlan(_path_searches(ops, checker))
+        csr_ops = tuple(dataclasses.replace(op, executor="csr") for op in ops)
+        return dataclasses.replace(plan, ops=csr_ops)
+    ops = _path_searches(ops, checker)
+    plan = dataclasses.replace(plan, ops=ops)
+    first = first_clause(plan)
+    if csr and read_chain(first, checker, plan.usage) is not None:
+        # The first MATCH's chain on the adjacency, the rest in DuckDB over its rows (the
+        # planner's `Plan.csr_match`): the MATCH's WHERE too, so its Filters stay "sql".
+        marked = tuple(
+            op if isinstance(op, Filter) else dataclasses.replace(op, executor="csr")
+            for op in first
+        )
+        plan = dataclasses.replace(plan, ops=marked + ops[len(first) :])
+    return plan
 
 
-def first_match_on_csr(plan: LogicalPlan, hops: int) -> LogicalPlan:
-    """The plan with its first MATCH's chain (its first node and `hops` expansions) on
-    the adjacency: the planner's `Plan.csr_match`, whose rows the rest reads in DuckDB
-    (the MATCH's WHERE included, so its filters stay "sql")."""
-    ops = list(plan.ops)
+def first_clause(plan: LogicalPlan) -> tuple[Op, ...]:
+    """The operators of the query's first clause."""
+    end = plan.clauses[1] if len(plan.clauses) > 1 else len(plan.ops)
+    return plan.ops[:end]
+
+
+def _on_adjacency(ops: tuple[Op, ...], checker: Checker) -> bool:
+    """The whole plan on the adjacency: a chain (`read_chain`) then a final projection of
+    node or relationship properties, or an aggregation of counts alone."""
+    if len(ops) < 2:
+        return False
+    chain = read_chain(ops[:-1], checker)
+    if chain is None:
+        return False
+    last = ops[-1]
+    if isinstance(last, Project):
+        if last.distinct or not last.final:
+            return False
+        outputs = [csr_output(t.expr, chain, checker) for _, t in last.items]
+        return all(o is not None and o[0] in ("prop", "edge") for o in outputs)
+    if isinstance(last, Aggregate):
+        if last.keys or last.distinct or not last.final:
+            return False
+        outputs = [csr_output(t.expr, chain, checker) for _, t in last.aggregates]
+        return all(o is not None and o[0] in ("count", "distinct") for o in outputs)
+    return False
+
+
+@dataclass(frozen=True)
+class Chain:
+    """Operators the adjacency runs as one chain (`read_chain`), as query.traverse builds
+    its traversal from them."""
+
+    names: tuple[str, ...]  # the node variable at each position (`#...`: anonymous)
+    types: tuple[str, ...]  # the node type at each position
+    hops: tuple[Expand | VarExpand, ...]  # hop i joins positions i and i + 1
+    anchor: syntax.Expr | None  # the string constant its Lookup selects position 0 by
+    # The comparisons the adjacency applies: (position, property, operator, constant)
+    conds: tuple[tuple[int, str, str, syntax.Expr], ...]
+    # A first MATCH's rows: the properties each variable's value carries
+    carried: Mapping[str, tuple[str, ...]]
+
+
+def read_chain(
+    ops: Sequence[Op], checker: Checker, usage: dict[str, set[str] | None] | None = None
+) -> Chain | None:
+    """`ops` as one chain on the adjacency, or None: a Lookup by a String key (or a
+    NodeScan of one label, or of none when the first relationship's one edge type starts
+    at one node type), then hops of one edge type each to new variables (a walk over an
+    edge type joining one node type to itself), and Filters comparing a node property with
+    a constant (a string, number, boolean or null).
+
+    Without `usage`, the MATCH of a query run wholly on the adjacency: at least one hop,
+    no relationship variable on a walk, every Filter such a comparison. With `usage` (the
+    query's property usage: query.usage), the query's first MATCH, whose rows go on to
+    SQL: a walk may have a variable, a chain without hops must start at a Lookup, and a
+    WHERE conjunct of another form is left to SQL (an inline map's entries still must be
+    comparisons); every variable's value must be one the rows carry (`CARRIED_KINDS`)."""
     if not ops or not isinstance(ops[0], Lookup | NodeScan):
-        return plan
-    ops[0] = dataclasses.replace(ops[0], executor="csr")
-    left = hops
-    for i, op in enumerate(ops[1:], start=1):
-        if left == 0:
-            break
+        return None
+    first = ops[0]
+    anchor, conds = None, []
+    if isinstance(first, Lookup):
+        ok, value = constant(first.value.expr, checker)
+        if not ok:
+            return None
+        if isinstance(value, str):
+            anchor = first.value.expr
+        else:  # `= null`: a comparison (no node matches)
+            conds.append((0, first.key, "=", first.value.expr))
+        here: str | None = first.label
+    elif len(first.labels) == 1:
+        here = first.labels[0]
+    else:
+        hop = next((op for op in ops if isinstance(op, Expand | VarExpand)), None)
+        here = None if first.labels or hop is None else _start_type(hop, checker)
+    if here is None:
+        return None
+    names, types, hops = [first.var], [here], []
+    rels: dict[str, Expand | VarExpand] = {}
+    inline = {first.var: {first.key} if isinstance(first, Lookup) else set()}
+    for op in ops[1:]:
         if isinstance(op, Expand | VarExpand):
-            ops[i] = dataclasses.replace(op, executor="csr")
-            left -= 1
-        elif not isinstance(op, Filter):
-            break
-    return LogicalPlan(tuple(ops))
+            there = _hop_type(op, types[-1], checker)
+            if there is None or op.into or op.dst in names or op.dst in rels:
+                return None
+            if op.rel is not None:
+                walk = isinstance(op, VarExpand)
+                if op.rel in names or op.rel in rels or (walk and usage is None):
+                    return None
+                rels[op.rel] = op
+            names.append(op.dst)
+            types.append(there)
+            hops.append(op)
+        elif isinstance(op, Filter):
+            c = comparison(op.condition.expr)
+            at = names.index(c[0]) if c is not None and c[0] in names else None
+            if (
+                c is not None
+                and at is not None
+                and property_kind(types[at], c[1], checker) is not None
+                and constant(c[3], checker)[0]
+            ):
+                conds.append((at, c[1], c[2], c[3]))
+                if op.inline:
+                    inline.setdefault(c[0], set()).add(c[1])
+            elif op.inline or usage is None:
+                return None
+        else:
+            return None
+    if not hops and (usage is None or anchor is None):
+        return None  # a whole node table: DuckDB scans it with pushdown, faster than rows
+    carried: dict[str, tuple[str, ...]] = {}
+    if usage is not None:
+        for name, type_name in zip(names, types, strict=True):
+            if not name.startswith("#"):
+                props = carried_properties(
+                    checker.schema.require(type_name), usage, name, inline.get(name, set())
+                )
+                if props is None:
+                    return None
+                carried[name] = props
+        for name, op in rels.items():
+            edge = checker.schema.require_edge(op.types[0])
+            props = carried_properties(edge, usage, name, set()) if isinstance(op, Expand) else ()
+            if props is None:
+                return None
+            carried[name] = props
+    return Chain(tuple(names), tuple(types), tuple(hops), anchor, tuple(conds), carried)
+
+
+def csr_output(e: syntax.Expr, chain: Chain, checker: Checker) -> tuple[str, int | None] | None:
+    """What the adjacency returns for a RETURN item over `chain`: ("count", None) for
+    `count(*)` or a relationship's count, ("count" or "distinct", position) for
+    `count([DISTINCT] v)` of a node, ("prop", position) for a node's property, ("edge",
+    hop) for a fixed relationship's; None for anything else."""
+    rels = {op.rel: i for i, op in enumerate(chain.hops) if op.rel is not None}
+    if isinstance(e, syntax.Func) and e.name == "count":
+        if e.star:
+            return "count", None
+        if len(e.args) != 1 or not isinstance(e.args[0], syntax.Var):
+            return None
+        name = e.args[0].name
+        if name in rels:  # a relationship is never null
+            return None if e.distinct else ("count", None)
+        if name in chain.names:
+            return ("distinct" if e.distinct else "count"), chain.names.index(name)
+        return None
+    if not isinstance(e, syntax.Prop) or not isinstance(e.subject, syntax.Var):
+        return None
+    name = e.subject.name
+    if name in chain.names:
+        at = chain.names.index(name)
+        return ("prop", at) if property_kind(chain.types[at], e.name, checker) else None
+    if name in rels and isinstance(chain.hops[rels[name]], Expand):
+        hop = chain.hops[rels[name]]
+        return ("edge", rels[name]) if property_kind(hop.types[0], e.name, checker) else None
+    return None
+
+
+def comparison(e: syntax.Expr) -> tuple[str, str, str, syntax.Expr] | None:
+    """(variable, property, operator, constant) of `v.p <op> constant`, either way round
+    (the operator as if `v.p` were on the left)."""
+    if not isinstance(e, syntax.Binary) or e.op not in _FLIP:
+        return None
+    for left, right, op in ((e.left, e.right, e.op), (e.right, e.left, _FLIP[e.op])):
+        if (
+            isinstance(left, syntax.Prop)
+            and isinstance(left.subject, syntax.Var)
+            and _is_constant(right)
+        ):
+            return left.subject.name, left.name, op, right
+    return None
+
+
+def constant(e: syntax.Expr, checker: Checker) -> tuple[bool, object]:
+    """(usable, value) of a constant the adjacency compares with: a literal or a
+    parameter whose value is a string, number, boolean or null (its type is what the plan
+    depends on: the traversal takes new values, `Traversal.with_params`)."""
+    if isinstance(e, syntax.Unary):
+        ok, v = constant(e.operand, checker)
+        number = isinstance(v, int | float) and not isinstance(v, bool)
+        return (ok and number), (-v if ok and number else None)  # type: ignore[operator]
+    if isinstance(e, syntax.Lit):
+        v = e.value
+    elif isinstance(e, syntax.Param):
+        v = checker.peek(e)
+    else:
+        return False, None
+    return (v is None or isinstance(v, str | int | float | bool)), v
+
+
+def property_kind(type_name: str, prop: str, checker: Checker) -> str | None:
+    """The kind of a node or edge type's property the adjacency reads (`id`: String),
+    or None."""
+    if prop == "id":
+        return "String"
+    t = checker.schema.table(type_name)
+    p = None if t is None else t.property(prop)
+    return p.type.kind if p is not None and p.type.kind in CSR_KINDS else None
+
+
+def carried_properties(
+    t: NodeType | EdgeType, usage: dict[str, set[str] | None], name: str, inline: set[str]
+) -> tuple[str, ...] | None:
+    """The properties a first MATCH's row carries for variable `name` (those the query
+    uses and its inline map's, every one when it is used whole), in the schema's order;
+    None when one is of a kind the rows do not carry."""
+    used = props_of(usage, name)
+    if used is not None:
+        used = used | inline
+    props = tuple(p for p in t.property_names if used is None or p in used)
+    for p in props:
+        prop = t.property(p)
+        if prop is None or prop.type.kind not in CARRIED_KINDS:
+            return None
+    return props
 
 
 def _fixed_executor(op: Op) -> Executor:
@@ -622,63 +875,6 @@ def _edge_types(types: tuple[str, ...], checker: Checker) -> tuple[str, ...]:
     return types or tuple(checker.schema.edges)
 
 
-def _on_adjacency(ops: tuple[Op, ...], checker: Checker) -> bool:
-    """One chain from a Lookup (or a NodeScan of one label, or of none when its first
-    relationship's edge type has one start type) through hops of one edge type each (a
-    relationship variable on a hop of length one only), filters comparing node properties
-    with constants, then a final projection of node or relationship properties or an
-    aggregation of counts alone (query.traverse.recognize takes the same shapes)."""
-    if len(ops) < 3 or not isinstance(ops[0], Lookup | NodeScan):
-        return False
-    first, last = ops[0], ops[-1]
-    schema = checker.schema
-    if isinstance(first, NodeScan):
-        if len(first.labels) == 1 and isinstance(schema.table(first.labels[0]), NodeType):
-            here = first.labels[0]
-        elif first.labels or not isinstance(ops[1], Expand | VarExpand):
-            return False
-        else:
-            start = _start_type(ops[1], checker)
-            if start is None:
-                return False
-            here = start
-    else:
-        here = first.label
-    types = {first.var: here}
-    rels: dict[str, str] = {}
-    hops = 0
-    for op in ops[1:-1]:
-        if isinstance(op, Expand | VarExpand):
-            there = _hop_type(op, here, checker)
-            if there is None or op.into or op.dst in types or op.dst in rels:
-                return False
-            if op.rel is not None:
-                if op.rel in types or op.rel in rels:
-                    return False
-                rels[op.rel] = op.types[0]
-            types[op.dst] = here = there
-            hops += 1
-        elif isinstance(op, Filter):
-            compared = _compared(op.condition.expr)
-            if compared is None or compared[0] not in types:
-                return False
-            if _property_kind(types[compared[0]], compared[1], checker) is None:
-                return False
-        else:
-            return False
-    if hops == 0:
-        return False
-    if isinstance(last, Project):
-        if last.distinct or not last.final:
-            return False
-        return all(_node_property(t.expr, types | rels, checker) for _, t in last.items)
-    if isinstance(last, Aggregate):
-        if last.keys or last.distinct or not last.final:
-            return False
-        return all(_count(t.expr, types, rels) for _, t in last.aggregates)
-    return False
-
-
 def _start_type(op: Expand | VarExpand, checker: Checker) -> str | None:
     """The one node type a chain with an unlabelled first node starts at: an endpoint
     type of its first relationship's (one) edge type."""
@@ -687,9 +883,9 @@ def _start_type(op: Expand | VarExpand, checker: Checker) -> str | None:
 
 
 def _hop_type(op: Expand | VarExpand, here: str, checker: Checker) -> str | None:
-    if len(op.types) != 1 or (op.rel is not None and not isinstance(op, Expand)):
-        return None
-    e = checker.schema.table(op.types[0])
+    """The node type a hop of one edge type from a node of type `here` reaches, or None
+    (a walk: only over an edge type joining one node type to itself)."""
+    e = checker.schema.table(op.types[0]) if len(op.types) == 1 else None
     if not isinstance(e, EdgeType):
         return None
     if op.direction == "out":
@@ -705,51 +901,6 @@ def _hop_type(op: Expand | VarExpand, here: str, checker: Checker) -> str | None
     if op.dst_labels and op.dst_labels != (there,):
         return None
     return there
-
-
-_KINDS = ("String", "Bool", "I32", "I64", "F32", "F64")  # what query.traverse reads
-
-
-def _property_kind(type_name: str, prop: str, checker: Checker) -> str | None:
-    if prop == "id":
-        return "String"
-    t = checker.schema.table(type_name)
-    p = None if t is None else t.property(prop)
-    return p.type.kind if p is not None and p.type.kind in _KINDS else None
-
-
-def _compared(e: syntax.Expr) -> tuple[str, str] | None:
-    """(variable, property) of `v.p <op> constant` (either side)."""
-    if not isinstance(e, syntax.Binary) or e.op not in ("=", "<>", "<", "<=", ">", ">="):
-        return None
-    for left, right in ((e.left, e.right), (e.right, e.left)):
-        if (
-            isinstance(left, syntax.Prop)
-            and isinstance(left.subject, syntax.Var)
-            and _is_constant(right)
-        ):
-            return left.subject.name, left.name
-    return None
-
-
-def _node_property(e: syntax.Expr, types: dict, checker: Checker) -> bool:
-    return (
-        isinstance(e, syntax.Prop)
-        and isinstance(e.subject, syntax.Var)
-        and e.subject.name in types
-        and _property_kind(types[e.subject.name], e.name, checker) is not None
-    )
-
-
-def _count(e: syntax.Expr, types: dict, rels: dict) -> bool:
-    if not (isinstance(e, syntax.Func) and e.name == "count"):
-        return False
-    if e.star:
-        return True
-    if len(e.args) != 1 or not isinstance(e.args[0], syntax.Var):
-        return False
-    name = e.args[0].name
-    return name in types or (name in rels and not e.distinct)
 
 
 # --- helpers ---------------------------------------------------------------------------------

@@ -22,11 +22,11 @@ from graphlake.query import sqlgen, syntax
 from graphlake.query.calls import AlgoCall, compile_call, completed
 from graphlake.query.checker import Binding, Checker, value_type
 from graphlake.query.expr import ExprCompiler, contains_aggregate
-from graphlake.query.logical import LogicalPlan, choose_executors, first_match_on_csr, pattern_text
+from graphlake.query.logical import LogicalPlan, choose_executors, pattern_text
 from graphlake.query.logical import build as build_logical
 from graphlake.query.patterns import FreshNames, PathSearch, PatternCompiler, Prefetch, Seed
 from graphlake.query.steps import PlanStep
-from graphlake.query.traverse import BINDINGS, MatchOnCsr, Traversal, match_on_csr, recognize
+from graphlake.query.traverse import BINDINGS, MatchOnCsr, Traversal, match_on_csr, traversal_of
 from graphlake.query.usage import property_usage
 from graphlake.schema.model import Schema
 
@@ -154,7 +154,9 @@ class _Planner:
         self.seeds: list[Seed] = []
         self.prefetch: list[Prefetch] = []
         self.searches: list[PathSearch] = []
-        self.csr_match: MatchOnCsr | None = None
+        # The first MATCH's step reading its rows from the adjacency, if the logical plan
+        # puts it there: (step, SQL, its variables, its seeds, prefetches, searches).
+        self.first_match: tuple[str, str, frozenset[str], tuple[int, int, int]] | None = None
         self.calls: list[AlgoCall] = []
 
     @property
@@ -179,12 +181,16 @@ class _Planner:
                 self._call(clause)
             else:
                 columns = self._projection(clause)
-        logical = build_logical(self.query, self.checker)
-        traversal = self._traversal(logical, columns)
-        if traversal is None and logical.executors == {"csr"}:  # the rule and
-            logical = choose_executors(logical, self.checker, csr=False)  # traverse differ
-        if traversal is None and self.csr_match is not None:
-            logical = first_match_on_csr(logical, len(self.csr_match.traversal.hops))
+        logical = build_logical(self.query, self.checker, self.patterns.usage)
+        traversal, csr_match = None, None
+        if logical.executors == {"csr"}:  # the executor rule put the whole query there
+            traversal = traversal_of(logical, self.checker)
+        elif logical.ops and logical.ops[0].executor == "csr":  # its first MATCH
+            assert self.first_match is not None
+            step, sql, names, counts = self.first_match
+            csr_match = match_on_csr(logical, self.checker, step, sql, counts)
+            if {v.name for v in csr_match.vars} != names:  # not the variables SQL reads
+                csr_match, logical = None, choose_executors(logical, self.checker, csr=False)
         return Plan(
             tuple(self.steps),
             frozenset(self.tables),
@@ -198,22 +204,9 @@ class _Planner:
             dict(self.checker.bound_names),
             frozenset(self.checker.inlined),
             logical,
-            self.csr_match,
+            csr_match,
             tuple(self.calls),
         )
-
-    def _traversal(self, logical: LogicalPlan, columns: tuple[str, ...]) -> Traversal | None:
-        """The query as a traversal on the adjacency, when the executor rule chose "csr"
-        for its logical plan (query.logical.choose_executors)."""
-        if logical.executors != {"csr"}:
-            return None
-        # The traversal rebinds its parameters itself (Traversal.with_params): reading
-        # their values does not tie the plan to them.
-        inlined = set(self.checker.inlined)
-        try:
-            return recognize(self.query, self.checker, columns)
-        finally:
-            self.checker.inlined = inlined
 
     def _add(self, what: str, sql: str) -> None:
         self.steps.append(PlanStep(f"s{len(self.steps)}", "clause", what, sql))
@@ -248,21 +241,7 @@ class _Planner:
             if first:  # the same rows from the adjacency (executor: csr_match)
                 sql = sqlgen.on_rows(source, compiled.outputs, BINDINGS, where_sql)
                 counts = (len(compiled.seeds), len(compiled.prefetch), len(compiled.searches))
-                # The traversal rebinds its parameters itself (Plan.rebound): reading
-                # their values does not tie the plan to them.
-                inlined = set(self.checker.inlined)
-                try:
-                    self.csr_match = match_on_csr(
-                        m,
-                        self.checker,
-                        self.patterns.usage,
-                        compiled.outputs,
-                        self.prev,
-                        sql,
-                        counts,
-                    )
-                finally:
-                    self.checker.inlined = inlined
+                self.first_match = (self.prev, sql, frozenset(compiled.outputs), counts)
         else:
             self._add(
                 what,

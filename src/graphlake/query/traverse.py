@@ -1,14 +1,17 @@
 """Anchored traversals answered on the adjacency (graphlake.adjacency), without DuckDB.
 
-`recognize` picks out a query of one shape: `MATCH` of one chain that starts (or ends) at
-a node selected by its key (`{name: $s}` on a String `@key`, or `WHERE a.name = $s`),
-each relationship of one type, fixed or variable length (same-type edges only), optional
-comparisons of node properties with constants, then `RETURN` of counts (`count(*)`,
-`count(v)`, `count(DISTINCT v)`) or of node properties and fixed relationships'
-properties. A query that only starts with such a chain (WITH, ORDER BY, any WHERE,
-relationship variables, later clauses, ...) runs that MATCH here and the rest as SQL
-over its rows (`match_on_csr`, `bind`); anything else is planned as SQL, as before. The
-planner runs first either way, so errors and their positions are the SQL path's.
+Which queries run here is the logical plan's executor rule (query.logical
+`choose_executors`, `read_chain`): `MATCH` of one chain that starts (or ends) at a node
+selected by its key (`{name: $s}` on a String `@key`, or `WHERE a.name = $s`) or at
+every node of one type, each relationship of one type, fixed or variable length
+(same-type edges only), optional comparisons of node properties with constants, then
+`RETURN` of counts (`count(*)`, `count(v)`, `count(DISTINCT v)`) or of node properties
+and fixed relationships' properties. A query that only starts with such a chain (WITH,
+ORDER BY, any WHERE, relationship variables, later clauses, ...) runs that MATCH here and
+the rest as SQL over its rows (`match_on_csr`, `bind`); anything else is planned as SQL.
+This module builds the `Traversal` (`traversal_of`) or `MatchOnCsr` from the logical
+operators the rule marked "csr", never from the AST. The planner runs first either way,
+so errors and their positions are the SQL path's.
 
 `run` expands the chain level by level in numpy over the CSR: every partial path is a row
 of arrays (the node id at each pattern position, the edge row of each hop), so
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -34,17 +37,26 @@ from graphlake.adjacency.load import adjacency, edge_values, node_values
 from graphlake.errors import QueryError
 from graphlake.query import syntax
 from graphlake.query.checker import Checker
+from graphlake.query.logical import (
+    Aggregate,
+    Chain,
+    Expand,
+    LogicalPlan,
+    Project,
+    VarExpand,
+    constant,
+    csr_output,
+    first_clause,
+    read_chain,
+)
 from graphlake.query.pathsearch import ranges
-from graphlake.query.patterns import MAX_HOPS
-from graphlake.query.usage import props_of
 from graphlake.schema.arrow import arrow_type
-from graphlake.schema.model import EdgeType, NodeType
+from graphlake.schema.model import NodeType
 
 if TYPE_CHECKING:
     from graphlake.read.snapshot import Snapshot
 
 MAX_PATHS = 5_000_000  # partial paths one traversal may hold (beyond: the SQL executor)
-_KINDS = ("String", "Bool", "I32", "I64", "F32", "F64")  # properties read or compared
 _OPS = {
     "=": pc.equal,
     "<>": pc.not_equal,
@@ -53,7 +65,6 @@ _OPS = {
     ">": pc.greater,
     ">=": pc.greater_equal,
 }
-_FLIP = {"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
 @dataclass(frozen=True)
@@ -116,7 +127,8 @@ class Traversal:
 def _resolve(e: syntax.Expr | None, params: dict[str, object]) -> tuple[bool, object]:
     if isinstance(e, syntax.Unary):
         ok, v = _resolve(e.operand, params)
-        return (ok and _number(v)), (-v if ok and _number(v) else None)  # type: ignore[operator]
+        number = isinstance(v, int | float) and not isinstance(v, bool)
+        return (ok and number), (-v if ok and number else None)  # type: ignore[operator]
     if isinstance(e, syntax.Lit):
         v = e.value
     elif isinstance(e, syntax.Param) and e.name in params:
@@ -126,295 +138,57 @@ def _resolve(e: syntax.Expr | None, params: dict[str, object]) -> tuple[bool, ob
     return (v is None or isinstance(v, str | int | float | bool)), v
 
 
-def recognize(query: syntax.Query, checker: Checker, columns: tuple[str, ...]) -> Traversal | None:
-    """The traversal `query` is, or None when it is not of the shape above."""
-    clauses = query.clauses
-    if len(clauses) != 2:
-        return None
-    m, r = clauses
-    if not isinstance(m, syntax.Match) or not isinstance(r, syntax.Projection):
-        return None
-    if not r.is_return or r.distinct or r.star or r.order or r.skip or r.limit or r.where:
-        return None
-    chain = _chain(m, checker, lenient=False)
-    if chain is None:
-        return None
-    found, names, types, _ = chain
+def traversal_of(plan: LogicalPlan, checker: Checker) -> Traversal:
+    """The traversal of a logical plan the executor rule put wholly on the adjacency
+    (query.logical.choose_executors: a chain, then the RETURN)."""
+    ops = plan.ops
+    chain = read_chain(ops[:-1], checker)
+    last = ops[-1]
+    assert chain is not None and isinstance(last, Project | Aggregate), "not a csr plan"
+    items = last.items if isinstance(last, Project) else last.aggregates
     outputs = []
-    for item in r.items:
-        o = _output(item.expr, names, types, checker, found.hops)
-        if o is None:
-            return None
-        outputs.append(o)
-    aggregate = {o.kind not in ("prop", "edge") for o in outputs}
-    if len(aggregate) != 1:
-        return None
+    for _, typed in items:
+        found = csr_output(typed.expr, chain, checker)
+        assert found is not None, "not a csr plan"
+        kind, at = found
+        if kind in ("count", "distinct"):
+            outputs.append(Output(kind, at, None, pa.int64()))
+            continue
+        assert isinstance(typed.expr, syntax.Prop) and at is not None
+        prop = typed.expr.name
+        owner = chain.types[at] if kind == "prop" else chain.hops[at].types[0]
+        outputs.append(Output(kind, at, prop, _arrow_type(owner, prop, checker)))
     return dataclasses.replace(
-        found, outputs=tuple(outputs), columns=columns, aggregate=aggregate.pop()
+        _traversal(chain, checker),
+        outputs=tuple(outputs),
+        columns=tuple(alias for alias, _ in items),
+        aggregate=isinstance(last, Aggregate),
     )
 
 
-def _chain(
-    m: syntax.Match, checker: Checker, *, lenient: bool
-) -> tuple[Traversal, list[str | None], list[str], bool] | None:
-    """The MATCH's one chain as a traversal without outputs, its node variables and
-    types in traversal order, and whether the traversal runs the pattern right to left;
-    None when it is not of that shape. `lenient` (a MATCH whose rows go on to SQL, see
-    `match_on_csr`): relationship variables and chains without relationships are allowed,
-    and WHERE may hold anything (its simple conjuncts also prune on the adjacency)."""
-    if m.optional or len(m.patterns) != 1:
-        return None
-    pattern = m.patterns[0]
-    if pattern.shortest or pattern.path_var is not None:
-        return None
-    if lenient:
-        conds: list | None = _simple_conjuncts(m.where)
-    else:
-        conds = _conjuncts(m.where)
-    if conds is None:
-        return None
-    chain = pattern.chain
-    nodes, rels = list(chain.nodes), list(chain.rels)
-    if not rels and not lenient:
-        return None
-    reverse = False
-    found = _anchor(nodes[0], conds, checker, lenient)
-    if found is None and rels:
-        found = _anchor(nodes[-1], conds, checker, lenient)
-        if found is not None:
-            nodes, rels = nodes[::-1], [_reversed(x) for x in rels[::-1]]
-            reverse = True
-    if found is None:  # every node of the first one's (single) label
-        first = _first_type(nodes[0], rels[0] if rels else None, checker)
-        if first is None:
-            return None
-        found = (None, first, conds, None)
-    anchor, anchor_type, conds, anchor_expr = found
-    typed = _types(nodes, rels, checker, anchor_type, lenient)
-    if typed is None:
-        return None
-    types, hops = typed
-    names = [n.var for n in nodes]
-    named = [v for v in names + [h.var for h in hops] if v is not None]
-    if len(set(named)) != len(named):
-        return None
-    where: list[Cond] = []
-    for n, i in zip(nodes, range(len(nodes)), strict=True):
-        if n.props is not None and (i > 0 or anchor is None):
-            for key, entry in n.props.entries:
-                c = _cond(i, key, "=", entry, types[i], checker)
-                if c is None:
-                    return None  # an inline property is applied here only: all or none
-                where.append(c)
-    for var, prop, op, value in conds:
-        if var not in names:
-            if lenient:
-                continue  # a relationship's property: SQL applies it
-            return None
-        i = names.index(var)
-        c = _cond(i, prop, op, value, types[i], checker)
-        if c is None:
-            if lenient:
-                continue
-            return None
-        where.append(c)
-    t = Traversal(
-        anchor, tuple(types), tuple(names), tuple(hops), tuple(where), (), (), False, anchor_expr
-    )
-    return t, names, types, reverse
+def _traversal(chain: Chain, checker: Checker) -> Traversal:
+    """The chain's traversal, without outputs."""
+    anchor: str | None = None
+    if chain.anchor is not None:
+        value = constant(chain.anchor, checker)[1]
+        assert isinstance(value, str)
+        anchor = value
+    conds = tuple(Cond(at, prop, op, constant(e, checker)[1], e) for at, prop, op, e in chain.conds)
+    hops = tuple(Hop(op.types[0], op.direction, *_bounds(op), op.rel) for op in chain.hops)
+    names = tuple(None if n.startswith("#") else n for n in chain.names)
+    return Traversal(anchor, chain.types, names, hops, conds, (), (), False, chain.anchor)
 
 
-def _first_type(n: syntax.NodePat, rel: syntax.RelPat | None, checker: Checker) -> str | None:
-    """The one node type an unanchored chain starts at: its label, or the endpoint type
-    of its first relationship's (one) edge type."""
-    if len(n.labels) == 1:
-        return n.labels[0] if isinstance(checker.table(n.labels[0]), NodeType) else None
-    if n.labels or rel is None or len(rel.types) != 1:
-        return None
-    e = checker.table(rel.types[0])
-    return e.start_type(rel.direction) if isinstance(e, EdgeType) else None
+def _bounds(op: Expand | VarExpand) -> tuple[int, int]:
+    return (op.low, op.high) if isinstance(op, VarExpand) else (1, 1)
 
 
-def _conjuncts(e: syntax.Expr | None) -> list[tuple[str, str, str, object]] | None:
-    """WHERE as (var, prop, op, constant) comparisons joined by AND, or None."""
-    if e is None:
-        return []
-    if isinstance(e, syntax.Binary) and e.op == "AND":
-        first, second = _conjuncts(e.left), _conjuncts(e.right)
-        return None if first is None or second is None else first + second
-    if isinstance(e, syntax.Binary) and e.op in _OPS:
-        left, right, op = e.left, e.right, e.op
-        if not isinstance(left, syntax.Prop):
-            left, right, op = right, left, _FLIP[op]
-        if (
-            isinstance(left, syntax.Prop)
-            and isinstance(left.subject, syntax.Var)
-            and _is_constant(right)
-        ):
-            return [(left.subject.name, left.name, op, right)]
-    return None
-
-
-def _simple_conjuncts(e: syntax.Expr | None) -> list[tuple[str, str, str, object]]:
-    """The top-level conjuncts of WHERE that are (var, prop, op, constant) comparisons
-    (the others are left to SQL)."""
-    if e is None:
-        return []
-    if isinstance(e, syntax.Binary) and e.op == "AND":
-        return _simple_conjuncts(e.left) + _simple_conjuncts(e.right)
-    return _conjuncts(e) or []
-
-
-def _is_constant(e: syntax.Expr) -> bool:
-    if isinstance(e, syntax.Unary) and e.op == "-":
-        return isinstance(e.operand, syntax.Lit) and _number(e.operand.value)
-    return isinstance(e, syntax.Lit | syntax.Param)
-
-
-def _number(v: object) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool)
-
-
-def _value(e: object, checker: Checker) -> tuple[bool, object]:
-    """(usable, value) of a constant: plain strings, numbers and booleans only."""
-    if isinstance(e, syntax.Unary):
-        ok, v = _value(e.operand, checker)
-        return (ok and _number(v)), (-v if ok and _number(v) else None)  # type: ignore[operator]
-    if isinstance(e, syntax.Lit):
-        v = e.value
-    elif isinstance(e, syntax.Param):
-        v = checker.param(e)
-    else:
-        return False, None
-    return (v is None or isinstance(v, str | int | float | bool)), v
-
-
-def _anchor(
-    n: syntax.NodePat, conds: list, checker: Checker, lenient: bool = False
-) -> tuple[str | None, str, list, syntax.Expr | None] | None:
-    """(key, node type, the other WHERE conditions) when `n` is selected by its key
-    (`lenient`: other conditions on `n` too, applied after the key's lookup)."""
-    if len(n.labels) != 1:
-        return None
-    t = checker.table(n.labels[0])
-    if not isinstance(t, NodeType):
-        return None
-    p = t.property(t.key)
-    if p is None or p.type.kind != "String":
-        return None
-    entries = list(n.props.entries) if n.props is not None else []
-    if len(entries) > 1 or (entries and entries[0][0] not in (t.key, "id")):
-        return None
-    rest = list(conds)
-    if not entries:
-        picked = [c for c in conds if c[0] == n.var and c[1] in (t.key, "id") and c[2] == "="]
-        if n.var is None or len(picked) != 1:
-            return None
-        rest.remove(picked[0])
-        value = picked[0][3]
-    else:
-        value = entries[0][1]
-    ok, key = _value(value, checker)
-    if not ok or not isinstance(key, str):
-        return None
-    if not lenient and any(c[0] == n.var for c in rest):
-        return None  # more conditions on the anchor: SQL
-    return key, t.name, rest, value
-
-
-def _reversed(rel: syntax.RelPat) -> syntax.RelPat:
-    direction = {"out": "in", "in": "out"}.get(rel.direction, "both")
-    return syntax.RelPat(rel.pos, rel.var, rel.types, direction, rel.hops, rel.props)
-
-
-def _types(
-    nodes: list[syntax.NodePat],
-    rels: list[syntax.RelPat],
-    checker: Checker,
-    first: str,
-    lenient: bool = False,
-) -> tuple[list[str], list[Hop]] | None:
-    types, hops = [first], []
-    if nodes[0].labels and tuple(nodes[0].labels) != (first,):
-        return None
-    for rel, node in zip(rels, nodes[1:], strict=True):
-        variable = rel.var is not None and not lenient and rel.hops is not None
-        if variable or rel.props is not None or len(rel.types) != 1:
-            return None
-        e = checker.table(rel.types[0])
-        if not isinstance(e, EdgeType):
-            return None
-        here = types[-1]
-        if rel.direction == "out":
-            if e.src != here:
-                return None
-            there = e.dst
-        elif rel.direction == "in":
-            if e.dst != here:
-                return None
-            there = e.src
-        else:
-            if e.src != e.dst or e.src != here:
-                return None
-            there = here
-        low, high = (1, 1) if rel.hops is None else rel.hops
-        high = MAX_HOPS if high is None else high
-        if rel.hops is not None and (e.src != e.dst or low > high or high > MAX_HOPS):
-            return None
-        if node.labels and tuple(node.labels) != (there,):
-            return None
-        types.append(there)
-        hops.append(Hop(e.name, rel.direction, low, high, rel.var))
-    return types, hops
-
-
-def _prop_type(type_name: str, prop: str, checker: Checker) -> pa.DataType | None:
-    t = checker.table(type_name)
+def _arrow_type(type_name: str, prop: str, checker: Checker) -> pa.DataType:
     if prop == "id":
         return pa.string()
-    p = t.property(prop)
-    if p is None or p.type.kind not in _KINDS:
-        return None
+    p = checker.table(type_name).property(prop)
+    assert p is not None
     return arrow_type(p.type)
-
-
-def _cond(
-    i: int, prop: str, op: str, value: object, type_name: str, checker: Checker
-) -> Cond | None:
-    if _prop_type(type_name, prop, checker) is None:
-        return None
-    ok, v = _value(value, checker)
-    return Cond(i, prop, op, v, value if isinstance(value, syntax.Expr) else None) if ok else None
-
-
-def _output(
-    e: syntax.Expr,
-    names: list[str | None],
-    types: list[str],
-    checker: Checker,
-    hops: tuple[Hop, ...] = (),
-) -> Output | None:
-    rels = [h.var for h in hops]
-    if isinstance(e, syntax.Func) and e.name == "count":
-        if e.star:
-            return Output("count", None, None, pa.int64())
-        if len(e.args) == 1 and isinstance(e.args[0], syntax.Var) and e.args[0].name in rels:
-            if e.distinct:
-                return None
-            return Output("count", None, None, pa.int64())  # a relationship is never null
-        if len(e.args) == 1 and isinstance(e.args[0], syntax.Var) and e.args[0].name in names:
-            i = names.index(e.args[0].name)
-            return Output("distinct" if e.distinct else "count", i, None, pa.int64())
-        return None
-    if isinstance(e, syntax.Prop) and isinstance(e.subject, syntax.Var) and e.subject.name in names:
-        i = names.index(e.subject.name)
-        t = _prop_type(types[i], e.name, checker)
-        return None if t is None else Output("prop", i, e.name, t)
-    if isinstance(e, syntax.Prop) and isinstance(e.subject, syntax.Var) and e.subject.name in rels:
-        i = rels.index(e.subject.name)
-        t = _prop_type(hops[i].edge, e.name, checker)
-        return None if t is None else Output("edge", i, e.name, t)  # position: the hop
-    return None
 
 
 # --- execution ---------------------------------------------------------------------------
@@ -669,11 +443,6 @@ def _project(
 # --- a MATCH whose rows go on to SQL -------------------------------------------------------
 
 BINDINGS = "__csr_bindings"  # the name the executor registers a MATCH's bindings under
-# Property types a binding carries (from columns cached beside the adjacency); a variable
-# whose value needs a vector, list or blob is left to SQL.
-_CARRIED = frozenset(
-    ("String", "Enum", "Bool", "I32", "I64", "U32", "U64", "F32", "F64", "Date", "DateTime")
-)
 
 
 @dataclass(frozen=True)
@@ -706,70 +475,25 @@ class MatchOnCsr:
 
 
 def match_on_csr(
-    m: syntax.Match,
-    checker: Checker,
-    usage: dict[str, set[str] | None],
-    names: Collection[str],
-    step: str,
-    sql: str,
-    counts: tuple[int, int, int],
-) -> MatchOnCsr | None:
-    """The first MATCH of a query (`names`: the variables the SQL plan binds in it) on
-    the adjacency, or None when it is not one chain of the traversal shape: one pattern
-    without a path variable, every relationship of one type without a property map (a
-    variable-length one over an edge type joining one node type to itself), starting (or
-    ending) at a node selected by its key, or at every node of one type."""
-    found = _chain(m, checker, lenient=True)
-    if found is None:
-        return None
-    t, _, types, reverse = found
-    if not t.hops and t.anchor is None:
-        return None  # a whole node table: DuckDB scans it with pushdown, faster than bindings
-    out: list[Var] = []
-    for i, name in enumerate(t.vars):
-        if name is not None:
-            props = _carried(checker.table(types[i]), usage, name, m.patterns[0], checker)
-            if props is None:
-                return None
-            out.append(Var(name, "node", i, types[i], props))
-    for i, hop in enumerate(t.hops):
-        if hop.var is not None:
-            fixed = (hop.low, hop.high) == (1, 1) and _is_fixed(m, hop.var)
-            edge = checker.table(hop.edge)
-            props = _carried(edge, usage, hop.var, None, checker) if fixed else ()
-            if props is None:
-                return None
-            out.append(Var(hop.var, "edge" if fixed else "edges", i, hop.edge, props))
-    if {v.name for v in out} != set(names):
-        return None
-    return MatchOnCsr(t, tuple(out), reverse, step, sql, *counts)
-
-
-def _is_fixed(m: syntax.Match, var: str) -> bool:
-    return any(r.var == var and r.hops is None for r in m.patterns[0].chain.rels)
-
-
-def _carried(
-    t: NodeType | EdgeType,
-    usage: dict[str, set[str] | None],
-    name: str,
-    pattern: syntax.Pattern | None,
-    checker: Checker,
-) -> tuple[str, ...] | None:
-    """The properties a variable's value carries (as the SQL plan reads them: those the
-    query uses and its inline map's, every one when it is used whole); None when one is
-    of a type bindings do not carry."""
-    used = props_of(usage, name)
-    if used is not None and pattern is not None:
-        for n in pattern.chain.nodes:
-            if n.var == name and n.props is not None:
-                used = used | {k for k, _ in n.props.entries}
-    props = tuple(p for p in t.property_names if used is None or p in used)
-    for p in props:
-        prop = t.property(p)
-        if prop is None or prop.type.kind not in _CARRIED:
-            return None
-    return props
+    plan: LogicalPlan, checker: Checker, step: str, sql: str, counts: tuple[int, int, int]
+) -> MatchOnCsr:
+    """The query's first MATCH on the adjacency, from the operators of its first clause
+    the executor rule put there (query.logical.choose_executors), with the plan's step
+    that reads its rows (`step`, `sql`) and the numbers of the MATCH's own seeds,
+    prefetches and searches (`counts`)."""
+    chain = read_chain(first_clause(plan), checker, plan.usage)
+    assert chain is not None, "not a first MATCH on the adjacency"
+    out = [
+        Var(name, "node", i, chain.types[i], chain.carried[name])
+        for i, name in enumerate(chain.names)
+        if not name.startswith("#")
+    ]
+    for i, op in enumerate(chain.hops):
+        if op.rel is not None:
+            kind = "edge" if isinstance(op, Expand) else "edges"
+            out.append(Var(op.rel, kind, i, op.types[0], chain.carried[op.rel]))
+    reverse = any(op.backwards for op in chain.hops)
+    return MatchOnCsr(_traversal(chain, checker), tuple(out), reverse, step, sql, *counts)
 
 
 def bind(
