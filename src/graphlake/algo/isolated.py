@@ -103,3 +103,21 @@ def algo_job(
     if table.nbytes <= whole_bytes:
         return table.num_rows, ipc_bytes(table), True
     return table.num_rows, ipc_bytes(table.slice(offset, limit)), False
+
+
+def warm() -> None:
+    """Load the algorithm libraries (when installed) and start NetworKit's OpenMP threads
+    (`OMP_NUM_THREADS` of them: the server's `algo_threads`) before the worker's limit is
+    set (graphlake.isolation), as the query libraries are: their code and thread stacks
+    are then part of the worker's size when ready, not of a job's memory, and a library
+    can never fail to load under the limit (which read as a missing extra)."""
+    try:
+        import igraph
+        import networkit as nk
+    except ModuleNotFoundError:  # no `algo` extra: algorithm runs say so themselves
+        return
+    igraph.Graph(n=3, edges=[(0, 1), (1, 2)]).connected_components()
+    g = nk.graph.Graph(4)
+    for a, b in ((0, 1), (1, 2), (2, 3)):
+        g.addEdge(a, b)
+    nk.community.PLM(g, refine=True, par="balanced").run()  # an OpenMP parallel region

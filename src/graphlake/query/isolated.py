@@ -125,3 +125,8 @@ def warm() -> None:
                 return {"t": ds}
 
         run_sql(_Warm(), "SELECT count(*) FROM t")  # type: ignore[arg-type]
+
+    # in the worker process only: the parent never loads these
+    from graphlake.algo.isolated import warm as warm_algorithms
+
+    warm_algorithms()  # CALL and POST /algo run in these workers too
