@@ -302,15 +302,21 @@ def _serve(conn: Connection, memory_mb: int, warm: str | None) -> None:
             return  # its state after a failed allocation is not to be trusted
         except GraphLakeError as exc:
             _send_or_exit(conn, ("error", _picklable(exc)))
-        except RuntimeError as exc:
-            if "can't start new thread" not in str(exc):
-                _send_or_exit(conn, ("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
-                continue
-            # a thread's stack did not fit the address-space limit: out of memory too
-            _send_or_exit(conn, ("memory", None))
-            return
         except Exception as exc:
+            if _out_of_memory(exc):
+                _send_or_exit(conn, ("memory", None))
+                return  # as after a MemoryError
             _send_or_exit(conn, ("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+
+
+def _out_of_memory(exc: Exception) -> bool:
+    """A failed allocation under the limit that surfaced as another error: a thread whose
+    stack did not fit (`RuntimeError: can't start new thread`), or DuckDB's
+    `OutOfMemoryException` outside a query's own error handling (a connection that could
+    not be made, seen with a worker's headroom of 129 MB)."""
+    if isinstance(exc, RuntimeError) and "can't start new thread" in str(exc):
+        return True
+    return type(exc).__name__ == "OutOfMemoryException"
 
 
 def _send_or_exit(conn: Connection, message: tuple) -> None:

@@ -44,7 +44,7 @@ def workers(monkeypatch) -> Workers:
     # the worker imports the test's jobs by name
     path = os.environ.get("PYTHONPATH", "")
     monkeypatch.setenv("PYTHONPATH", f"{ROOT}{os.pathsep}{path}" if path else str(ROOT))
-    pool = Workers(1, 32, None, threads=1)
+    pool = Workers(1, 32, "duckdb:connect", threads=1)  # DuckDB loaded before the limit
     yield pool
     pool.close()
 
@@ -59,6 +59,16 @@ def test_a_thread_past_the_address_space_limit_is_out_of_memory(workers: Workers
     assert workers.run(job, (4,), timeout_s=60, stopped=STOPPED) == "started"
 
 
+def test_duckdb_out_of_memory_outside_a_query_is_out_of_memory(workers: Workers) -> None:
+    with pytest.raises(QueryTooLargeError, match="out of memory"):
+        workers.run(
+            "tests.algo.worker_jobs:duckdb_out_of_memory", (), timeout_s=60, stopped=STOPPED
+        )
+    with pytest.raises(RuntimeError, match="InvalidInputException: not memory"):
+        workers.run("tests.algo.worker_jobs:duckdb_other_error", (), timeout_s=60, stopped=STOPPED)
+
+
 def test_workers_start_with_their_thread_count(workers: Workers) -> None:
     env = workers.run("tests.algo.worker_jobs:thread_env", (), timeout_s=60, stopped=STOPPED)
     assert env == {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+

@@ -19,3 +19,17 @@ def thread_env() -> dict[str, str | None]:
     import os
 
     return {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+
+
+def duckdb_out_of_memory() -> None:
+    """DuckDB's out-of-memory error raised outside a query's own error handling (as
+    `duckdb.connect` raised it under a worker's tight address-space limit)."""
+    import duckdb
+
+    raise duckdb.OutOfMemoryException("Out of Memory Error: Allocation failure")
+
+
+def duckdb_other_error() -> None:
+    import duckdb
+
+    raise duckdb.InvalidInputException("not memory")
