@@ -112,11 +112,12 @@ def threads(pid: int) -> int:
 
 
 class Sampler:
-    """Peaks of the tree's RSS, one worker's RSS and one worker's threads, every 20 ms."""
+    """Peaks of the tree's RSS, the server's, one worker's RSS and one worker's threads
+    (all of its threads: Lance's and DuckDB's pools too), every 20 ms."""
 
     def __init__(self, pid: int):
         self.pid = pid
-        self.tree_peak = self.worker_peak = self.worker_threads = 0
+        self.tree_peak = self.server_peak = self.worker_peak = self.worker_threads = 0
         self._stop = threading.Event()
 
     def __enter__(self) -> Sampler:
@@ -129,6 +130,7 @@ class Sampler:
             pids = tree(self.pid)
             sizes = [rss(p) for p in pids]
             self.tree_peak = max(self.tree_peak, sum(sizes))
+            self.server_peak = max(self.server_peak, sizes[0])
             workers = pids[1:]
             if workers:
                 self.worker_peak = max(self.worker_peak, max(sizes[1:]))
@@ -259,6 +261,15 @@ ATTACKS: list[tuple[str, list[Request]]] = [  # label, the requests sent at once
     ("CALL leiden iterations 1000", [cypher("CALL leiden('Knows', {iterations: 1000})")]),
 ]
 
+BIG_ANSWERS: list[tuple[str, list[Request]]] = [
+    ("pagerank x4 concurrent", [algo("pagerank", damping=d) for d in (0.5, 0.6, 0.7, 0.8)]),
+    (
+        "wcc + pagerank x4 concurrent",
+        [algo("wcc")] + [algo("pagerank", damping=d) for d in (0.55, 0.65, 0.75)],
+    ),
+    ("CALL wcc YIELD all", [cypher("CALL wcc('Knows') YIELD node, component RETURN count(*)")]),
+]
+
 
 def attack(url: str, pid: int, label: str, requests: list[Request]) -> dict[str, Any]:
     import httpx
@@ -298,6 +309,7 @@ def attack(url: str, pid: int, label: str, requests: list[Request]) -> dict[str,
         "errors": errors,
         "seconds": max(a[2] for a in answers),
         "tree_peak_mb": sampler.tree_peak / 2**20,
+        "server_peak_mb": sampler.server_peak / 2**20,
         "worker_peak_mb": sampler.worker_peak / 2**20,
         "worker_threads": sampler.worker_threads,
         "health": health,
@@ -314,6 +326,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--adjacency-mb", type=int, default=512, help="adjacency_memory_mb")
     p.add_argument("--timeout", type=float, default=10.0, help="sql_timeout_s")
     p.add_argument("--only", help="comma-separated attack labels (substring match)")
+    p.add_argument(
+        "--big-answers",
+        action="store_true",
+        help="only the attacks on answer size: x4 concurrent pagerank / wcc with distinct "
+        "parameters (use a graph of many nodes, e.g. --nodes 1600000 --edges 1600000)",
+    )
     p.add_argument("--json", action="store_true", help="also print the figures as JSON")
     args = p.parse_args(argv)
 
@@ -346,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
         cache_mb, result_mb = 128, 32  # the defaults: algo_cache_mb, sql_max_result_bytes
         bound = base / 2**20 + args.reads * (args.query_mb + args.adjacency_mb)
         bound += cache_mb + args.reads * result_mb
-        chosen = ATTACKS
+        chosen = BIG_ANSWERS if args.big_answers else ATTACKS
         if args.only:
             wanted = args.only.split(",")
             chosen = [a for a in ATTACKS if any(w in a[0] for w in wanted)]
@@ -380,6 +398,7 @@ def main(argv: list[str] | None = None) -> int:
             ",".join(str(s) for s in r["statuses"]),
             f"{r['seconds']:.1f}",
             f"{r['tree_peak_mb']:.0f}",
+            f"{r['server_peak_mb']:.0f}",
             f"{r['worker_peak_mb']:.0f}",
             str(r["worker_threads"]),
             "ok" if r["health"] == 200 else str(r["health"]),
@@ -387,7 +406,8 @@ def main(argv: list[str] | None = None) -> int:
         ]
         for r in results
     ]
-    header = ["attack", "status", "s", "tree MB", "worker MB", "thr", "health", "error"]
+    header = ["attack", "status", "s", "tree MB", "server MB", "worker MB", "thr", "health"]
+    header.append("error")
     print(render_table(header, rows))
     worst = max(r["tree_peak_mb"] for r in results) if results else 0
     print(f"peak tree RSS {worst:.0f} MB of the bound {bound:.0f} MB; server alive after: {alive}")

@@ -25,6 +25,7 @@ LIMITS = {
     "adjacency_memory_mb": 256,  # the worker's headroom: 1 + 256 MB above its ready size
     "algo_threads": 1,
     "sql_timeout_s": 20,
+    "sql_max_result_bytes": 32768,  # a 2,000-node answer (36 KB) is larger
 }
 SCHEMA = """
 node Person { name: String @key }
@@ -106,15 +107,19 @@ def test_both_doors_hold_a_run_to_query_memory_mb(reader: httpx.Client) -> None:
         assert "query_memory_mb" in error["message"]
     alive(reader)
     # The small edge type's estimate fits: both doors answer, with the same ranks.
-    r = algo(reader, "pagerank", "Likes", damping=0.8)
+    r = reader.post(
+        "/branches/main/algo/pagerank",
+        json={"edge_type": "Likes", "params": {"damping": 0.8}, "limit": 1000},
+    )
     assert r.status_code == 200, r.text
     by_algo = dict(r.json()["rows"])
     r = cypher(
         reader,
-        "CALL pagerank('Likes', {damping: 0.8}) YIELD node, rank RETURN node.name, rank",
+        "CALL pagerank('Likes', {damping: 0.8}) YIELD node, rank "
+        "RETURN node.name AS n, rank ORDER BY n LIMIT 1000",
     )
     assert r.status_code == 200, r.text
-    assert dict(r.json()["rows"]) == by_algo and len(by_algo) == NODES
+    assert dict(r.json()["rows"]) == by_algo and len(by_algo) == 1000
 
 
 def test_threads_are_capped_at_algo_threads(reader: httpx.Client, server: Server) -> None:
@@ -149,11 +154,34 @@ def test_threads_are_capped_at_algo_threads(reader: httpx.Client, server: Server
 def test_louvain_in_the_server_is_repeatable(reader: httpx.Client) -> None:
     """Cypher's CALL keeps no answer: each request runs Louvain again, and the runs agree
     (one thread; on more, NetworKit's PLM may answer differently run to run)."""
-    text = "CALL louvain('Likes') YIELD node, community RETURN node.name AS n, community ORDER BY n"
+    text = (
+        "CALL louvain('Likes') YIELD node, community "
+        "RETURN node.name AS n, community ORDER BY n LIMIT 1000"
+    )
     first = cypher(reader, text)
     assert first.status_code == 200, first.text
     for _ in range(2):
         assert cypher(reader, text).json()["rows"] == first.json()["rows"]
+
+
+def test_an_answer_larger_than_a_result_does_not_cross_whole(reader: httpx.Client) -> None:
+    """Only an answer within sql_max_result_bytes crosses from the worker whole to be kept
+    (the server takes in no more per request): a larger one's pages each run again, and
+    agree (Louvain on its one thread)."""
+    url = "/branches/main/algo/louvain"
+    pages = [
+        reader.post(url, json={"edge_type": "Likes", "offset": o, "limit": 1000})
+        for o in (0, 1000, 0)
+    ]
+    assert [p.status_code for p in pages] == [200] * 3, pages[0].text
+    assert [p.json()["cached"] for p in pages] == [False] * 3  # 2,000 rows: 36 KB
+    assert pages[0].json()["rows"] == pages[2].json()["rows"]
+    assert pages[0].json()["total"] == NODES and len(pages[1].json()["rows"]) == 1000
+    small = {"edge_type": "Likes", "params": {"source": "p00000"}}
+    url = "/branches/main/algo/shortest_paths"
+    assert reader.post(url, json=small).json()["cached"] is False  # 3 rows: kept
+    again = reader.post(url, json={**small, "offset": 1})
+    assert again.json()["cached"] is True and again.json()["total"] == 3, again.text
 
 
 def test_limits_cannot_be_passed_as_parameters(reader: httpx.Client) -> None:

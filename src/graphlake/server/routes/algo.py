@@ -105,7 +105,10 @@ async def algo(
                 max_threads=limits.algo_threads,
                 adjacency_memory_mb=limits.adjacency_memory_mb,
                 cancelled=gone.is_set,
-                whole_bytes=state.algo_answers.budget_bytes,
+                # the whole answer crosses from the worker only when it may be kept and
+                # is no larger than any other result the server takes in (a SQL result's
+                # cap): the server's memory per request stays sql_max_result_bytes
+                whole_bytes=min(state.algo_answers.budget_bytes, limits.sql_max_result_bytes),
             )
         if whole:
             state.algo_answers.put(key, table)
