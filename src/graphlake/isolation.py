@@ -61,7 +61,7 @@ class Stopped:
 
 
 class _Worker:
-    def __init__(self, memory_mb: int, warm: str | None):
+    def __init__(self, memory_mb: int, warm: str | None, threads: int | None = None):
         parent, child = socket.socketpair()
         with child:
             self.proc = subprocess.Popen(
@@ -75,7 +75,7 @@ class _Worker:
                 ],
                 pass_fds=(child.fileno(),),
                 stdin=subprocess.DEVNULL,
-                env={**os.environ, "MALLOC_ARENA_MAX": "2"},
+                env={**os.environ, "MALLOC_ARENA_MAX": "2", **_thread_env(threads)},
             )
         self.conn = Connection(parent.detach())
         self.rss_cap = 0  # bytes; set when the worker reports ready
@@ -110,10 +110,14 @@ class _Worker:
 class Workers:
     """At most `count` worker processes, each job bounded by `memory_mb` above the
     worker's own size once ready; `warm` ("module:function") runs once in each new worker
-    before its limit is set."""
+    before its limit is set; `threads`: the worker's `OMP_NUM_THREADS` (and OpenBLAS's),
+    the thread count of the OpenMP and BLAS code it runs unless a job sets its own."""
 
-    def __init__(self, count: int, memory_mb: int, warm: str | None = None):
+    def __init__(
+        self, count: int, memory_mb: int, warm: str | None = None, threads: int | None = None
+    ):
         self.count, self.memory_mb, self.warm = count, memory_mb, warm
+        self.threads = threads
         self._lock = threading.Condition()
         self._idle: list[_Worker] = []
         self._live = 0  # started or starting, idle or busy
@@ -132,7 +136,7 @@ class Workers:
             ).start()
 
     def _spawn(self) -> _Worker:
-        worker = _Worker(self.memory_mb, self.warm)
+        worker = _Worker(self.memory_mb, self.warm, self.threads)
         try:
             worker.wait_ready(self.memory_mb)
         except BaseException:
@@ -241,18 +245,26 @@ class Workers:
         raise value
 
 
-_POOLS: dict[tuple[int, int, str | None], Workers] = {}
+_POOLS: dict[tuple[int, int, str | None, int | None], Workers] = {}
 _POOLS_LOCK = threading.Lock()
 
 
-def shared_workers(count: int, memory_mb: int, warm: str | None = None) -> Workers:
+def shared_workers(
+    count: int, memory_mb: int, warm: str | None = None, threads: int | None = None
+) -> Workers:
     """The process's pool for these settings (servers in one process share it)."""
-    key = (count, memory_mb, warm)
+    key = (count, memory_mb, warm, threads)
     with _POOLS_LOCK:
         pool = _POOLS.get(key)
         if pool is None:
-            pool = _POOLS[key] = Workers(count, memory_mb, warm)
+            pool = _POOLS[key] = Workers(count, memory_mb, warm, threads)
         return pool
+
+
+def _thread_env(threads: int | None) -> dict[str, str]:
+    if threads is None:
+        return {}
+    return {"OMP_NUM_THREADS": str(threads), "OPENBLAS_NUM_THREADS": str(threads)}
 
 
 @atexit.register
@@ -291,7 +303,20 @@ def _serve(conn: Connection, memory_mb: int, warm: str | None) -> None:
         except GraphLakeError as exc:
             _send_or_exit(conn, ("error", _picklable(exc)))
         except Exception as exc:
+            if _out_of_memory(exc):
+                _send_or_exit(conn, ("memory", None))
+                return  # as after a MemoryError
             _send_or_exit(conn, ("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+
+
+def _out_of_memory(exc: Exception) -> bool:
+    """A failed allocation under the limit that surfaced as another error: a thread whose
+    stack did not fit (`RuntimeError: can't start new thread`), or DuckDB's
+    `OutOfMemoryException` outside a query's own error handling (a connection that could
+    not be made, seen with a worker's headroom of 129 MB)."""
+    if isinstance(exc, RuntimeError) and "can't start new thread" in str(exc):
+        return True
+    return type(exc).__name__ == "OutOfMemoryException"
 
 
 def _send_or_exit(conn: Connection, message: tuple) -> None:

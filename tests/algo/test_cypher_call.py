@@ -290,11 +290,14 @@ def test_memory_limit_refuses_before_running_and_timeout_stops(stored, monkeypat
     g, _ = stored
     snap = g.snapshot("main")
     text = "CALL pagerank('Knows') YIELD node, rank RETURN node.name, rank"
-    assert run_query(snap, text, limits=SqlLimits(memory_limit_mb=64)).num_rows == N
-    # The query's memory limit is the run's: an estimate past it refuses the whole query.
+    assert run_query(snap, text, limits=SqlLimits(algo_memory_mb=64)).num_rows == N
+    # The run's memory limit (the server's query_memory_mb, as for POST /algo): an estimate
+    # past it refuses the whole query. DuckDB's memory_limit_mb is not the run's limit.
     monkeypatch.setattr(memory, "_BASE", (2**20, 0))  # 1 MiB per edge: ~150 MiB here
     with pytest.raises(AlgorithmMemoryError, match="more than the limit of 64 MB"):
-        run_query(snap, text, limits=SqlLimits(memory_limit_mb=64))
+        run_query(snap, text, limits=SqlLimits(algo_memory_mb=64, memory_limit_mb=1024))
+    limits = SqlLimits(algo_memory_mb=1024, memory_limit_mb=64)
+    assert run_query(snap, text, limits=limits).num_rows == N
     monkeypatch.undo()
 
     real = calls.run

@@ -109,3 +109,19 @@ def test_the_adjacency_budget_is_its_own_limit(tmp_path: Path) -> None:
     path.write_text("[limits]\nadjacency_memory_mb = 0\n")
     with pytest.raises(ConfigError, match="adjacency_memory_mb"):
         load_config(path, env={})
+
+
+def test_algorithm_runs_have_one_memory_rule_and_a_thread_cap(tmp_path: Path) -> None:
+    """A graph algorithm run, through POST /algo or Cypher's CALL, is held to
+    query_memory_mb (not DuckDB's sql_memory_limit_mb) and algo_threads (default 2)."""
+    from graphlake.server.routes.tables import sql_limits
+
+    assert Limits().algo_threads == 2
+    path = tmp_path / "c.toml"
+    path.write_text("[limits]\nquery_memory_mb = 300\nsql_memory_limit_mb = 64\nalgo_threads = 1\n")
+    carried = sql_limits(load_config(path, env={}).limits, None)
+    assert (carried.algo_memory_mb, carried.algo_threads) == (300, 1)
+    assert (carried.memory_limit_mb, carried.threads) == (64, 2)
+    path.write_text("[limits]\nalgo_threads = 0\n")
+    with pytest.raises(ConfigError, match="algo_threads"):
+        load_config(path, env={})

@@ -189,10 +189,12 @@ def _igraph() -> Any:
     """igraph (the `algo` extra), or a one-line `MissingExtraError`."""
     try:
         import igraph  # the `algo` extra, on use: a missing one is its typed error
-    except ImportError:
+    except ModuleNotFoundError:
         raise MissingExtraError(
             "graph algorithms need igraph: pip install 'graphlake[algo]'"
         ) from None
+    except ImportError as exc:  # installed, but it could not be loaded (e.g. out of memory)
+        raise AlgorithmError(f"igraph is installed but failed to load: {exc}") from None
     return igraph
 
 

@@ -1,12 +1,14 @@
 """Algorithms run in a `graphlake.isolation.Workers` pool (the server's path), as SQL and
 Cypher queries do (query/isolated.py): the parent sends the root, storage options,
 commit, algorithm, edge type, options and the rows wanted; the worker opens the graph
-(kept open for the next job on the same root), runs `run.run` with the pool's memory as
-`max_memory_mb` (so a run estimated past it is refused with `AlgorithmMemoryError`
-before it starts; the pool's own limit catches what the estimate misses), and sends back
-the total row count and the asked-for slice as Arrow IPC bytes, or the whole answer when
-it is at most `whole_bytes` (Arrow buffer bytes), so the caller can keep it for the next
-page (server/algo_cache.py)."""
+(kept open for the next job on the same root), runs `run.run` with the run's own memory
+limit as `max_memory_mb` (the server's `query_memory_mb`, as for a Cypher `CALL`: a run
+estimated past it is refused with `AlgorithmMemoryError` before it starts; the pool's own
+limit, `query_memory_mb + adjacency_memory_mb` above the worker's ready size, catches
+what the estimate misses) and `max_threads` (`algo_threads`), with the worker's
+adjacency cache held to `adjacency_memory_mb`, and sends back the total row count and the
+asked-for slice as Arrow IPC bytes, or the whole answer when it is at most `whole_bytes`
+(Arrow buffer bytes), so the caller can keep it for the next page (server/algo_cache.py)."""
 
 from __future__ import annotations
 
@@ -36,12 +38,16 @@ def run_isolated(
     limit: int,
     timeout_s: float | None,
     timeout_name: str,
+    memory_mb: int,
     memory_name: str,
+    max_threads: int | None = None,
+    adjacency_memory_mb: int | None = None,
     cancelled: Callable[[], bool] | None = None,
     whole_bytes: int = 0,
 ) -> tuple[int, pa.Table, bool]:
     """(rows in the whole answer, rows offset..offset+limit of algorithm `name`, False),
-    or (rows, the whole answer, True) when it has at most `whole_bytes`."""
+    or (rows, the whole answer, True) when it has at most `whole_bytes`. `memory_mb`: the
+    run's `max_memory_mb` (its estimate's limit), named `memory_name` in errors."""
     repo = snapshot.repo
     args = (
         repo.uri,
@@ -50,10 +56,12 @@ def run_isolated(
         name,
         edge_type,
         dict(options),
-        workers.memory_mb,
+        memory_mb,
         offset,
         limit,
         whole_bytes,
+        max_threads,
+        adjacency_memory_mb,
     )
     stopped = Stopped(
         timeout=lambda _elapsed: (
@@ -61,8 +69,9 @@ def run_isolated(
             "smaller edge type or raise the limit"
         ),
         memory=lambda: (
-            f"the algorithm needs more memory than allowed ({workers.memory_mb} MB, the limit "
-            f"{memory_name}); run it on a smaller edge type or raise the limit"
+            f"the algorithm needs more memory than its query worker may hold "
+            f"({workers.memory_mb} MB: the limit {memory_name} plus the worker's adjacency "
+            "cache); run it on a smaller edge type or raise the limit"
         ),
     )
     total, data, whole = workers.run(
@@ -89,17 +98,46 @@ def algo_job(
     offset: int,
     limit: int,
     whole_bytes: int = 0,
+    max_threads: int | None = None,
+    adjacency_memory_mb: int | None = None,
 ) -> tuple[int, bytes, bool]:
     # in the worker process only: the parent never loads igraph
-    from graphlake.algo.run import run
+    from graphlake.algo.run import check_options, lookup, run
 
+    # before `run` binds them: a parameter named like its own keywords (max_memory_mb,
+    # max_threads) is refused as unknown, never taken as a limit
+    check_options(lookup(name), options)
+    if adjacency_memory_mb is not None:
+        # in the worker process only: the parent never loads these
+        from graphlake.adjacency.cache import set_budget
+
+        set_budget(adjacency_memory_mb * 2**20)  # the worker's cache: the server's, as Cypher's
     table = run(
         worker_snapshot(uri, storage_options, commit),
         name,
         edge_type,
         max_memory_mb=memory_mb,
+        max_threads=max_threads,
         **options,
     )
     if table.nbytes <= whole_bytes:
         return table.num_rows, ipc_bytes(table), True
     return table.num_rows, ipc_bytes(table.slice(offset, limit)), False
+
+
+def warm() -> None:
+    """Load the algorithm libraries (when installed) and start NetworKit's OpenMP threads
+    (`OMP_NUM_THREADS` of them: the server's `algo_threads`) before the worker's limit is
+    set (graphlake.isolation), as the query libraries are: their code and thread stacks
+    are then part of the worker's size when ready, not of a job's memory, and a library
+    can never fail to load under the limit (which read as a missing extra)."""
+    try:
+        import igraph
+        import networkit as nk
+    except ModuleNotFoundError:  # no `algo` extra: algorithm runs say so themselves
+        return
+    igraph.Graph(n=3, edges=[(0, 1), (1, 2)]).connected_components()
+    g = nk.graph.Graph(4)
+    for a, b in ((0, 1), (1, 2), (2, 3)):
+        g.addEdge(a, b)
+    nk.community.PLM(g, refine=True, par="balanced").run()  # an OpenMP parallel region

@@ -52,5 +52,6 @@ def check(
         raise AlgorithmMemoryError(
             f"{algorithm} on {nodes:,} nodes and {edges:,} edges needs about "
             f"{need / 2**20:,.0f} MB, more than the limit of {limit_mb:,} MB "
-            f"(max_memory_mb); raise the limit or run it on a smaller edge type"
+            f"(max_memory_mb; in the server, query_memory_mb); raise the limit or run it "
+            "on a smaller edge type"
         )

@@ -54,9 +54,13 @@ def networkit(algorithm: str) -> Any:
     """networkit (the `algo` extra), or a one-line `MissingExtraError` naming `algorithm`."""
     try:
         import networkit as nk  # the `algo` extra, on use: a missing one is its typed error
-    except ImportError:
+    except ModuleNotFoundError:
         raise MissingExtraError(
             f"{algorithm} needs networkit: pip install 'graphlake[algo]'"
+        ) from None
+    except ImportError as exc:  # installed, but it could not be loaded (e.g. out of memory)
+        raise AlgorithmError(
+            f"{algorithm}: networkit is installed but failed to load: {exc}"
         ) from None
     return nk
 

@@ -116,10 +116,16 @@ def run(
     edge_type: str,
     *,
     max_memory_mb: int = params.MAX_MEMORY_MB,
+    max_threads: int | None = None,
     **options: Any,
 ) -> pa.Table:
-    """The answer of algorithm `name` on `edge_type` at `snapshot` (see algorithms.py)."""
+    """The answer of algorithm `name` on `edge_type` at `snapshot` (see algorithms.py).
+
+    `max_threads` (the server's `algo_threads`; None: no cap) is the most threads the run
+    may use: a `threads` above it is refused (`AlgorithmError`), and without `threads`
+    Louvain then runs on one, its repeatable run (the cap's default, see `capped`)."""
     algo = lookup(name)
+    options = capped(algo, options, max_threads)
     check_options(algo, options)
     limit = params.integer("max_memory_mb", max_memory_mb)
     if limit < 1:
@@ -141,6 +147,30 @@ def run(
             csr, source, w, types=(edge.src, edge.dst), max_memory_mb=limit
         )
     return algo.function(csr, types=(edge.src, edge.dst), max_memory_mb=limit, **kwargs)
+
+
+def capped(algo: Algorithm, options: Mapping[str, Any], max_threads: int | None) -> dict[str, Any]:
+    """`options` under a thread cap: a `threads` above `max_threads` is refused, and an
+    algorithm that takes `threads` gets 1 when none is given (repeatable: the pages of one
+    answer, each a run of its own when the answer is not kept, must agree). PageRank and
+    the igraph algorithms run on one thread whatever the cap. No cap: `options` as given."""
+    out = dict(options)
+    if max_threads is None:
+        return out
+    cap = params.integer("max_threads", max_threads)
+    if cap < 1:
+        raise AlgorithmError(f"max_threads must be at least 1, not {max_threads!r}")
+    if "threads" not in algo.params:
+        return out
+    asked = out.get("threads")
+    if asked is None:
+        out["threads"] = 1
+    elif nkit.threads(asked) > cap:
+        raise AlgorithmError(
+            f"threads must be at most {cap} here, not {asked!r} (the most threads one "
+            "algorithm run may use: max_threads, the server's limit algo_threads)"
+        )
+    return out
 
 
 def check_options(algo: Algorithm, options: Mapping[str, Any]) -> None:

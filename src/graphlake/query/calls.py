@@ -36,6 +36,7 @@ from graphlake.query.usage import props_of
 
 if TYPE_CHECKING:
     from graphlake.read.snapshot import Snapshot
+    from graphlake.read.sql import SqlLimits
 
 NODE_COLUMN = "node"
 _FLOAT_COLUMNS = ("rank", "distance")  # every other value column is an integer
@@ -152,19 +153,27 @@ def run_calls(
     snapshot: Snapshot,
     calls: tuple[AlgoCall, ...],
     check: Callable[[], None],
-    memory_limit_mb: int | None,
+    limits: SqlLimits,
 ) -> dict[str, pa.Table]:
     """Each call's answer by its relation name. `check` raises past the query's deadline
     (before and after each run: an algorithm itself cannot be interrupted in-process; the
-    server's worker is killed at the deadline); `memory_limit_mb` (the query's) is each
-    run's `max_memory_mb`, so a run estimated past it is refused before it starts
-    (`AlgorithmMemoryError`), never answered in part."""
-    limit = algo_params.MAX_MEMORY_MB if memory_limit_mb is None else memory_limit_mb
+    server's worker is killed at the deadline); `limits.algo_memory_mb` is each run's
+    `max_memory_mb` (the server's `query_memory_mb`, as for POST /algo; not DuckDB's
+    `memory_limit_mb`), so a run estimated past it is refused before it starts
+    (`AlgorithmMemoryError`), never answered in part; `limits.algo_threads` its
+    `max_threads`."""
+    memory_mb = limits.algo_memory_mb
+    limit = algo_params.MAX_MEMORY_MB if memory_mb is None else memory_mb
     answers: dict[str, pa.Table] = {}
     for call in calls:
         check()
         answers[call.name] = run(
-            snapshot, call.algorithm, call.edge_type, max_memory_mb=limit, **call.options
+            snapshot,
+            call.algorithm,
+            call.edge_type,
+            max_memory_mb=limit,
+            max_threads=limits.algo_threads,
+            **call.options,
         )
         check()
     return answers

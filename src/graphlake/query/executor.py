@@ -196,7 +196,7 @@ def _run_sql(
     sql_limits = dataclasses.replace(limits, max_query_chars=None)
     clock.check()
     extra, frontiers = _prefetched(snapshot, plan, clock, sql_limits)
-    extra.update(run_calls(snapshot, plan.calls, clock.check, limits.memory_limit_mb))
+    extra.update(run_calls(snapshot, plan.calls, clock.check, limits))
     plan = _searched(snapshot, plan, frontiers, extra, clock)
     if bound is not None:
         extra.update(bound[1])

@@ -126,3 +126,8 @@ def warm() -> None:
                 return {"t": ds}
 
         run_sql(_Warm(), sqlgen.count_all("t"))  # type: ignore[arg-type]
+
+    # in the worker process only: the parent never loads these
+    from graphlake.algo.isolated import warm as warm_algorithms
+
+    warm_algorithms()  # CALL and POST /algo run in these workers too

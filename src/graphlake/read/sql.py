@@ -60,6 +60,11 @@ class SqlLimits:
     # a query worker (None: memory_limit_mb bounds the build, the cache keeps its own)
     adjacency_memory_mb: int | None = None
     threads: int | None = None
+    # a graph algorithm run of a Cypher CALL (query/calls.py): its memory estimate's limit
+    # (None: the algorithms' default) and the most threads it may use (None: no cap); the
+    # server gives both doors to its algorithms, /algo and CALL, the same values
+    algo_memory_mb: int | None = None
+    algo_threads: int | None = None
     timeout_name: str = "timeout_s"  # what to raise, as the timeout message says
 
 

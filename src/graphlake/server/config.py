@@ -17,8 +17,10 @@ A config file is TOML (`.toml`) or JSON (any other suffix):
     max_concurrent_loads = 1      # /load requests running at once (503 beyond)
     max_concurrent_reads = 4      # table reads and SQL queries running at once (503 beyond);
                                   # also the number of query worker processes
-    query_memory_mb = 512         # memory one SQL or Cypher query may take in its worker
-                                  # process (413 beyond); see graphlake/isolation.py
+    query_memory_mb = 512         # memory one SQL or Cypher query, or one graph algorithm
+                                  # run (POST /algo and Cypher's CALL alike: its estimate
+                                  # is refused past it before it starts), may take in its
+                                  # worker process (413 beyond); see graphlake/isolation.py
     adjacency_memory_mb = 512     # adjacencies a query worker keeps for Cypher traversals
                                   # (its cache's budget; the largest one a query may build,
                                   # larger ones run as SQL); sized for 10M edges (about
@@ -31,6 +33,10 @@ A config file is TOML (`.toml`) or JSON (any other suffix):
     sql_max_result_bytes = 33554432  # Arrow bytes of a SQL result
     sql_memory_limit_mb = 256     # DuckDB's memory_limit per query (it never spills to disk)
     sql_threads = 2               # DuckDB threads per query
+    algo_threads = 2              # the most threads one graph algorithm run may use (POST
+                                  # /algo and CALL; a larger `threads` is 400; Louvain's
+                                  # default there is 1, its repeatable run); each query
+                                  # worker starts with OMP_NUM_THREADS set to it
     algo_cache_mb = 128           # completed graph algorithm answers kept for their next
                                   # pages (Arrow bytes; server/algo_cache.py)
     page_max_rows = 10000         # largest `limit` of a table read
@@ -124,6 +130,7 @@ class Limits:
     sql_max_result_bytes: int = 32 * 1024 * 1024
     sql_memory_limit_mb: int = 256
     sql_threads: int = 2
+    algo_threads: int = 2
     algo_cache_mb: int = 128
     page_max_rows: int = 10_000
     log_max_commits: int = 10_000

@@ -68,10 +68,13 @@ class AppState:
     @property
     def workers(self) -> Workers:
         """The query worker processes (graphlake.isolation): one per read slot, shared by
-        the apps of one process that have the same limits."""
+        the apps of one process that have the same limits. Each starts with
+        `OMP_NUM_THREADS` = `algo_threads` (NetworKit's and BLAS's thread pools)."""
         limits = self.config.limits
         memory_mb = limits.query_memory_mb + limits.adjacency_memory_mb  # see config.Limits
-        return shared_workers(limits.max_concurrent_reads, memory_mb, QUERY_WARM)
+        return shared_workers(
+            limits.max_concurrent_reads, memory_mb, QUERY_WARM, threads=limits.algo_threads
+        )
 
 
 def _state(request: Request) -> AppState:

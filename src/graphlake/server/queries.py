@@ -98,6 +98,8 @@ def sql_limits(limits: Limits, max_rows: int | None) -> SqlLimits:
         memory_limit_mb=limits.sql_memory_limit_mb,
         adjacency_memory_mb=limits.adjacency_memory_mb,
         threads=limits.sql_threads,
+        algo_memory_mb=limits.query_memory_mb,  # a CALL's run: as POST /algo's
+        algo_threads=limits.algo_threads,
         timeout_name="sql_timeout_s",
     )
 

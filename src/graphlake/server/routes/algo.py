@@ -1,7 +1,9 @@
 """`POST /branches/{b}/algo/{name}`: a graph algorithm on one edge type of the branch's
 head (any revision the path names), run in a query worker process like /query
 (server/queries.py): bounded by `query_memory_mb` (413, refused up front when the
-estimate passes it) and `sql_timeout_s` (408), cancelled with its client. A completed
+estimate passes it; the same limit as a Cypher `CALL`), `algo_threads` (a `threads`
+above it is 400; Louvain's default there is one thread, repeatable) and `sql_timeout_s`
+(408), cancelled with its client. A completed
 answer is kept by commit, algorithm, edge type and parameters (server/algo_cache.py), so
 the next page of it is a slice, not another run."""
 
@@ -35,7 +37,8 @@ class AlgoRequest(BaseModel):
         default_factory=dict,
         max_length=8,
         description="The algorithm's parameters: damping (pagerank), resolution, seed "
-        "(louvain, leiden), threads (louvain; 1: repeatable), iterations (leiden), source "
+        "(louvain, leiden), threads (louvain; at most the server's algo_threads; default 1, "
+        "repeatable), iterations (leiden), source "
         "and weight (shortest_paths).",
         examples=[{"damping": 0.85}],
     )
@@ -97,9 +100,15 @@ async def algo(
                 limit=limit,
                 timeout_s=limits.sql_timeout_s,
                 timeout_name="sql_timeout_s",
+                memory_mb=limits.query_memory_mb,
                 memory_name="query_memory_mb",
+                max_threads=limits.algo_threads,
+                adjacency_memory_mb=limits.adjacency_memory_mb,
                 cancelled=gone.is_set,
-                whole_bytes=state.algo_answers.budget_bytes,
+                # the whole answer crosses from the worker only when it may be kept and
+                # is no larger than any other result the server takes in (a SQL result's
+                # cap): the server's memory per request stays sql_max_result_bytes
+                whole_bytes=min(state.algo_answers.budget_bytes, limits.sql_max_result_bytes),
             )
         if whole:
             state.algo_answers.put(key, table)
