@@ -114,7 +114,7 @@ def test_the_adjacency_budget_is_its_own_limit(tmp_path: Path) -> None:
 def test_algorithm_runs_have_one_memory_rule_and_a_thread_cap(tmp_path: Path) -> None:
     """A graph algorithm run, through POST /algo or Cypher's CALL, is held to
     query_memory_mb (not DuckDB's sql_memory_limit_mb) and algo_threads (default 2)."""
-    from graphlake.server.routes.tables import sql_limits
+    from graphlake.server.queries import sql_limits
 
     assert Limits().algo_threads == 2
     path = tmp_path / "c.toml"
