@@ -622,7 +622,7 @@ class _Typer:
         return value_type(e.value)
 
     def _param(self, e: syntax.Param, place: Place) -> str | None:
-        return value_type(self.checker.peek(e))
+        return self.checker.param_type(e)
 
     def _var(self, e: syntax.Var, place: Place) -> str | None:
         return self.binding(e.name, e.pos).kind

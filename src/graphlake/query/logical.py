@@ -1,8 +1,8 @@
 """The logical plan of a checked Cypher query: typed operators over typed expressions.
 
-`build` turns the AST (after the planner has checked it: names, labels, properties and
-types resolved against the schema) into a pipeline of operators, from the first
-(bottom) to the RETURN (top):
+`build` turns the bound query (query.binder: names, labels, properties and types
+resolved against the schema) into a pipeline of operators, from the first (bottom) to
+the RETURN (top):
 
     NodeScan, Lookup       the first node of a chain: every node of its labels, or the
                            one a constant selects by its key
@@ -14,7 +14,8 @@ types resolved against the schema) into a pipeline of operators, from the first
     Project, Aggregate     WITH / RETURN without and with aggregates
     Sort, Skip, Limit      ORDER BY, SKIP, LIMIT
 
-Each expression is a `Typed`: the AST expression with its type as the checker infers it.
+Each expression is a `Typed`: the AST expression with the type the binder gave it (read
+by its place in the query; an inline property map's `key = value` filter is a boolean).
 Rewrite rules shape the plan as it is built, then choose executors:
 
 - anchoring: a node a constant selects by its key (`{name: $s}` on a String `@key`, or

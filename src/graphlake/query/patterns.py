@@ -8,6 +8,10 @@ orienting columns stay inside the match: a relationship variable's value is a st
 `id`, `src`, `dst`, `_type` and properties. Variables already bound by an earlier clause
 are referenced by name and add no FROM item.
 
+The binder (query.binder) has bound the patterns and checked their limits: the node
+types each node pattern can be (`BoundQuery.node_types`, by `Element`), the variables and
+the types of inline property values come from there.
+
 A variable-length relationship is a recursive CTE, a *walk*: it starts from the anchor
 node's rows (a bound node, or the node whose inline properties and WHERE conditions
 select it), expands one hop per step along the `src`/`dst` columns, and never reuses an

@@ -1,4 +1,6 @@
-"""A checked Cypher query to one DuckDB statement: a chain of CTEs, one per clause.
+"""A bound Cypher query (query.binder) to one DuckDB statement: a chain of CTEs, one per
+clause. The binder has checked the query; the planner reads its scopes, node types and
+expression types from the `BoundQuery` and writes SQL.
 
 Each step's rows are the bindings so far: one column per variable (a node or relationship
 is a struct of its id, label or type and the properties the query reads). MATCH joins
