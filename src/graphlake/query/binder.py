@@ -65,6 +65,7 @@ MAX_PATTERN_HOPS = 2 * MAX_HOPS
 
 Place = tuple[object, ...]  # an expression's place in the query (see the module docstring)
 Scope = Mapping[str, Binding]
+Anchors = tuple[tuple[syntax.Expr, Place], ...]  # WHERE conjuncts on one variable
 
 AGGREGATES = ("count", "sum", "avg", "min", "max", "collect")
 TEMPORAL_FIELDS = ("year", "month", "day", "hour", "minute", "second")
@@ -170,6 +171,9 @@ class BoundQuery:
     scopes: tuple[Scope, ...]  # the variables in force after each clause, in order
     types: Mapping[Place, str | None]  # every expression's type (None: not known)
     node_types: Mapping[Place, Mapping[Element, tuple[str, ...]]]  # per MATCH/subquery
+    # Per MATCH/subquery, its WHERE conjuncts on one variable (with their places), by
+    # variable: they select the start of a walk (query.patterns' seeds).
+    anchors: Mapping[Place, Mapping[str, Anchors]]
     subquery_scopes: Mapping[Place, Scope]  # the scope at each pattern predicate/EXISTS
     # ORDER BY keys that do not type before the projection ("order_before") or, repeating
     # a projected expression (so sorting by its column), after it ("order").
@@ -199,6 +203,7 @@ class _Binder:
         self.scope: dict[str, Binding] = {}
         self.types: dict[Place, str | None] = {}
         self.node_types: dict[Place, Mapping[Element, tuple[str, ...]]] = {}
+        self.anchors: dict[Place, Mapping[str, Anchors]] = {}
         self.subquery_scopes: dict[Place, Scope] = {}
         self.failed: dict[Place, CypherError] = {}
         self.calls: dict[int, procedures.ResolvedCall] = {}
@@ -227,6 +232,7 @@ class _Binder:
             tuple(scopes),
             MappingProxyType(self.types),
             MappingProxyType(self.node_types),
+            MappingProxyType(self.anchors),
             MappingProxyType(self.subquery_scopes),
             MappingProxyType(self.failed),
             MappingProxyType(self.calls),
@@ -259,7 +265,7 @@ class _Binder:
         _check_hops(patterns)
         types = self._infer(patterns, scope)
         self.node_types[place] = MappingProxyType(types)
-        anchors = anchors_of(where, child(place, "where"))
+        anchors = self.anchors[place] = _anchors_of(where, child(place, "where"))
         new: dict[str, Binding] = {}
         for k, pattern in enumerate(patterns):
             chain = pattern.chain
@@ -316,7 +322,7 @@ class _Binder:
         types: Mapping[Element, tuple[str, ...]],
         scope: Scope,
         new: dict[str, Binding],
-        anchors: Mapping[str, list[tuple[syntax.Expr, Place]]],
+        anchors: Mapping[str, Anchors],
         nested: bool,
     ) -> None:
         """shortestPath((a)-[:T*..n]->(b)): one relationship between nodes bound before
@@ -357,7 +363,7 @@ class _Binder:
         n: syntax.NodePat,
         types: tuple[str, ...],
         scope: Scope,
-        anchors: Mapping[str, list[tuple[syntax.Expr, Place]]],
+        anchors: Mapping[str, Anchors],
     ) -> None:
         """The constants and WHERE conditions that select a walk's (or an anchored
         chain's) start node, typed where query.patterns' seed compiles them (first)."""
@@ -372,7 +378,7 @@ class _Binder:
                 t = self.checker.property_type(name, binding, key, value.pos)
                 vt = typer.typed(value, inline_place(n, m))
                 self.checker.comparable("=", t, vt, value.pos)
-        for c, at in anchors.get(n.var, []) if n.var is not None else ():
+        for c, at in anchors.get(n.var, ()) if n.var is not None else ():
             self.typer(inner).condition(c, at)
 
     def _node(
@@ -928,17 +934,16 @@ def _check_variable(rel: syntax.RelPat) -> None:
         )
 
 
-def anchors_of(
-    where: syntax.Expr | None, place: Place
-) -> dict[str, list[tuple[syntax.Expr, Place]]]:
+def _anchors_of(where: syntax.Expr | None, place: Place) -> Mapping[str, Anchors]:
     """WHERE conjuncts (`where` at `place`) that mention one variable only, by variable,
     each with its place: a walk starting at that variable applies them to its seed rows."""
-    out: dict[str, list[tuple[syntax.Expr, Place]]] = {}
+    out: dict[str, Anchors] = {}
     for c, at in conjunct_places(where, place):
         names = free_vars(c)
         if len(names) == 1 and not has_subquery(c):
-            out.setdefault(names.pop(), []).append((c, at))
-    return out
+            name = names.pop()
+            out[name] = (*out.get(name, ()), (c, at))
+    return MappingProxyType(out)
 
 
 def anchored(n: syntax.NodePat, scope: Scope, anchors: Mapping[str, object]) -> int:

@@ -30,8 +30,6 @@ from graphlake.query.binder import (
     Element,
     Place,
     anchored,
-    anchors_of,
-    child,
     free_vars,
     has_subquery,
     inline_place,
@@ -143,7 +141,6 @@ class PatternCompiler:
         self,
         patterns: tuple[syntax.Pattern, ...],
         scope: Mapping[str, Binding],
-        where: syntax.Expr | None,
         source: str | None,
         subquery: Subquery | None,
         place: Place,
@@ -153,7 +150,7 @@ class PatternCompiler:
         None inside a pattern predicate."""
         out = Compiled()
         node_types = self.bound.node_types[place]
-        anchors = anchors_of(where, child(place, "where"))
+        anchors = self.bound.anchors[place]
         rels: list[_Rel] = []
         for k, pattern in enumerate(patterns):
             if pattern.shortest:
@@ -540,7 +537,7 @@ class PatternCompiler:
         conds = self._inline(alias, node, Binding(NODE, types), constant=True)
         if node.var is not None:
             ec = ExprCompiler(self.checker, self.bound, subquery)
-            conds += [ec.condition(c, at) for c, at in anchors.get(node.var, [])]
+            conds += [ec.condition(c, at) for c, at in anchors.get(node.var, ())]
         where = f" WHERE {' AND '.join(conds)}" if conds else ""
         return (
             f"SELECT {a}.id AS node, {a}._label AS label FROM "

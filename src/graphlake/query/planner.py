@@ -237,9 +237,7 @@ class _Planner:
                 f"SELECT row_number() OVER () AS __row, * FROM {source}",
             )
             source = self.prev
-        compiled = self.patterns.compile(
-            m.patterns, self.scope, m.where, source, self._subquery, (i,)
-        )
+        compiled = self.patterns.compile(m.patterns, self.scope, source, self._subquery, (i,))
         self.steps += compiled.ctes
         self.seeds += compiled.seeds
         self.prefetch += compiled.prefetch
@@ -298,7 +296,7 @@ class _Planner:
             assert isinstance(e, syntax.Exists)
             patterns, where = e.patterns, e.where
         scope = self.bound.subquery_scopes[place]
-        compiled = self.patterns.compile(patterns, scope, where, None, self._subquery, place)
+        compiled = self.patterns.compile(patterns, scope, None, self._subquery, place)
         conditions = list(compiled.conditions)
         if where is not None:
             conditions.append(self.exprs.condition(where, child(place, "where")))
