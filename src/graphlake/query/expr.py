@@ -25,15 +25,9 @@ from typing import cast
 
 from graphlake import sqltext
 from graphlake.query import syntax
-from graphlake.query.binder import (
-    AGGREGATES,
-    TEMPORAL_FIELDS,
-    BoundQuery,
-    Place,
-    child,
-    contains_aggregate,
-)
+from graphlake.query.binder import BoundQuery
 from graphlake.query.checker import DATE, DATETIME, EDGE, INT, LIST, NODE, PATH, STRING, Checker
+from graphlake.query.typer import AGGREGATES, TEMPORAL_FIELDS, Place, child, contains_aggregate
 
 __all__ = ["AGGREGATES", "ExprCompiler", "contains_aggregate", "ident", "literal"]
 
