@@ -199,3 +199,26 @@ def test_internal_aliases_never_show_in_errors():
     with pytest.raises(CypherNameError) as e:
         _bind("MATCH (:Person {name: x}) RETURN 1")
     assert str(e.value).endswith("variable 'x' is not defined")  # no `(known: __n1)`
+
+
+def test_a_cached_plan_is_bound_once(monkeypatch):
+    from graphlake.query import plancache, planner
+
+    binds = []
+
+    def counted(*args):
+        binds.append(args[0])
+        return bind(*args)
+
+    monkeypatch.setattr(planner, "bind", counted)
+    cache = plancache.PlanCache()
+    q = "MATCH (a:Person {name: $s}) WHERE a.name =~ $re RETURN a.age"
+
+    def get(params):
+        return cache.plan(q, "s1", params, lambda: plan_query(parse_query(q), SCHEMA, params))
+
+    get({"s": "p01", "re": "p.*"})
+    plan = get({"s": "p02", "re": "p.*"})  # another value of a prepared parameter
+    assert len(binds) == 1 and plan.arguments == {"s": "p02", "re": "p.*"}
+    get({"s": "p02", "re": "q.*"})  # the binder read the regex: bound again
+    assert len(binds) == 2 and cache.hits == 1
