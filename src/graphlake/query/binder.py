@@ -24,8 +24,9 @@ inline property map's value by its pattern element's position), never by the ide
 an AST object. The later stages read it instead of deriving names and types again:
 query.expr writes SQL for the types it finds there, query.patterns reads the node types,
 query.planner its scopes, query.logical the types of its `Typed` expressions. The
-structural limits of patterns (hops, shortestPath's shape) are checked where patterns
-become SQL (query.patterns).
+limits of patterns (hops, shortestPath's shape and ends) are checked here too, in the
+order query.patterns meets them, so a query with several errors reports the one it
+always did.
 """
 
 from __future__ import annotations
@@ -458,7 +459,7 @@ class _Binder:
             scope[item.alias] = (
                 self.scope[item.expr.name] if isinstance(item.expr, syntax.Var) else Binding(t)
             )
-        grouped = any(contains_aggregate(i.expr) for i in items)
+        grouped = any(contains_aggregate(it.expr) for it in items)
         # ORDER BY sees the projected names and, unless the projection aggregates or is
         # DISTINCT, the variables before it too; a key that repeats a projected
         # expression (typed before the projection: "order_before") sorts by its column.
