@@ -124,6 +124,12 @@ def test_an_order_key_that_repeats_a_projected_expression_sorts_by_its_column():
     with pytest.raises(CypherNameError, match="variable 'c' is not defined") as e:
         _bind("MATCH (a:Person)-[:WorksAt]->(c) RETURN c.name, count(*) ORDER BY c.city")
     assert (e.value.line, e.value.column) == (1, 67)
+    # a repeat is told by its SQL: upper() is toUpper()'s SQL, lower() is not
+    text = "MATCH (a:Person) RETURN toUpper(a.name), count(*) ORDER BY {}(a.name)"
+    plan = plan_query(parse_query(text.format("upper")), SCHEMA, {})
+    assert plan.sql.endswith('ORDER BY "toUpper(a.name)" ASC NULLS LAST')
+    with pytest.raises(CypherNameError, match="variable 'a' is not defined"):
+        plan_query(parse_query(text.format("lower")), SCHEMA, {})
 
 
 def test_the_logical_plan_and_the_sql_agree_on_types():

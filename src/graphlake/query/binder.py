@@ -445,10 +445,8 @@ class _Binder:
         before = self.typer(self.scope, aggregates=True)
         scope: dict[str, Binding] = {}
         seen: set[str] = set()
-        types: list[str | None] = []
         for j, item in enumerate(items):
             t = before.typed(item.expr, (i, "items", j))
-            types.append(t)
             if item.alias in seen:
                 raise CypherError(
                     f"column name {item.alias!r} is used twice; add AS", *item.expr.pos
@@ -461,31 +459,28 @@ class _Binder:
             )
         grouped = any(contains_aggregate(it.expr) for it in items)
         # ORDER BY sees the projected names and, unless the projection aggregates or is
-        # DISTINCT, the variables before it too; a key that repeats a projected
-        # expression (typed before the projection: "order_before") sorts by its column.
+        # DISTINCT, the variables before it too. A key that repeats a projected
+        # expression sorts by its column (the planner compares their SQL, typed before
+        # the projection: "order_before"), so it need not type after the projection:
+        # its error then waits in `failed` for the planner, raised if it is no repeat.
         visible = scope if grouped or p.distinct else {**self.scope, **scope}
         for j, (e, _) in enumerate(p.order):
             order = self.typer(visible, aggregates=grouped)
+            at, ahead = (i, "order", j), (i, "order_before", j)
             if isinstance(e, syntax.Var) and e.name in scope:
-                order.typed(e, (i, "order", j))
+                order.typed(e, at)
                 continue
             try:
-                before.typed(e, (i, "order_before", j))
+                before.typed(e, ahead)
             except CypherError as exc:
-                self.failed[(i, "order_before", j)] = exc
-                order.typed(e, (i, "order", j))
+                self.failed[ahead] = exc
+                order.typed(e, at)
                 continue
-            written = len(items) - len(p.items)  # the items not spelled out from `*`
-            explicit = zip(p.items, types[written:], strict=True)
-            same = [t for item, t in explicit if _shape(item.expr) == _shape(e)]
-            if not same:
-                order.typed(e, (i, "order", j))
-                continue
-            try:  # the key sorts by the item's column: it need not type after the projection
-                order.typed(e, (i, "order", j))
+            try:
+                order.typed(e, at)
             except CypherError as exc:
-                self.failed[(i, "order", j)] = exc
-                self.types[(i, "order", j)] = same[-1]  # the column's type
+                self.failed[at] = exc
+                self.types[at] = self.types[ahead]  # a projected column's type
         for what, count in (("LIMIT", p.limit), ("SKIP", p.skip)):
             if count is not None:
                 self._count(count, what)
@@ -608,16 +603,6 @@ def has_subquery(e: object) -> bool:
     if hasattr(e, "__dataclass_fields__") and isinstance(e, syntax.Expr):
         return any(has_subquery(getattr(e, f)) for f in e.__dataclass_fields__)
     return False
-
-
-def _shape(e: object) -> object:
-    """An AST value without its positions: two expressions written alike are equal."""
-    if isinstance(e, tuple):
-        return tuple(_shape(x) for x in e)
-    if hasattr(e, "__dataclass_fields__"):
-        fields = (_shape(getattr(e, f)) for f in e.__dataclass_fields__ if f != "pos")
-        return (type(e).__name__, *fields)
-    return (type(e).__name__, e)
 
 
 def orientations(e, rel: syntax.RelPat) -> list[tuple[str, str, bool]]:
