@@ -98,8 +98,9 @@ class BoundQuery:
     # variable: they select the start of a walk (query.patterns' seeds).
     anchors: Mapping[Place, Mapping[str, Anchors]]
     subquery_scopes: Mapping[Place, Scope]  # the scope at each pattern predicate/EXISTS
-    # ORDER BY keys that do not type before the projection ("order_before") or, repeating
-    # a projected expression (so sorting by its column), after it ("order").
+    # ORDER BY keys that do not type before the projection ("order_before"), or only
+    # before it ("order": the planner raises it unless the key repeats a projected
+    # column's SQL, and then sorts by that column).
     failed: Mapping[Place, CypherError]
     calls: Mapping[int, procedures.ResolvedCall]  # by clause index
     inlined: frozenset[str]  # parameters whose values the binding read (Checker.inlined)
