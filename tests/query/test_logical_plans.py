@@ -271,9 +271,11 @@ def test_expressions_are_typed():
 
 
 def test_the_builder_does_not_change_the_planners_checker():
+    from graphlake.query.binder import bind  # (bench/compiler_corpus.py imports this module)
+
     checker = Checker(SCHEMA, dict(PARAMS))
     text = "MATCH (a:Person {name: $s}) WHERE a.age > $age RETURN a.name"
-    logical.build(parse_query(text), checker)
+    logical.build(bind(parse_query(text), SCHEMA, PARAMS), checker)
     assert checker.bound == {} and checker.inlined == set()
 
 

@@ -249,3 +249,56 @@ def test_a_call_step_joins_the_answer_to_the_node_rows():
 def test_bounded_keeps_a_trailing_comment_inside():
     con = duckdb.connect()
     assert len(con.execute(sqlgen.bounded("SELECT * FROM range(10) -- all", 3)).fetchall()) == 3
+
+
+# --- expressions (sqlgen.expressions): what each writes means Cypher's semantics in DuckDB
+
+sx = sqlgen.expressions
+
+
+def _value(sql: str) -> object:
+    return duckdb.connect().execute(f"SELECT {sql}").fetchone()[0]
+
+
+@pytest.mark.parametrize(
+    ("sql", "value"),
+    [
+        (sx.list_index("[10, 20, 30]", "0"), 10),  # Cypher counts from 0
+        (sx.list_index("[10, 20, 30]", "-1"), 30),  # and -1 is the last item
+        (sx.int_divide("7", "2"), 3),  # integers divide to an integer
+        (sx.divide("7", "2"), 3.5),
+        (sx.in_list("1", []), False),
+        (sx.in_values("3", "[1, NULL]"), None),  # no match and a null: null
+        (sx.in_values("1", "[1, NULL]"), True),
+        (sx.map_of([]), None),  # the empty map is null
+        (sx.map_of([("k", "1")]), {"k": 1}),
+        (sx.range_of("1", "3"), [1, 2, 3]),  # Cypher's range includes its end
+        (sx.range_of("3", "1", "-1"), [3, 2, 1]),
+        (sx.substring("'hello'", "1", "3"), "ell"),  # from 0
+        (sx.concat_strings("'a'", "1"), "a1"),
+        (sx.xor("TRUE", "FALSE"), True),
+        (sx.aggregate("sum", "x", False, False, True).replace("x", "NULL::BIGINT"), 0),
+        (sx.case("1", [("1", "'one'")], "'other'"), "one"),
+        (sx.length("'abc'", string=True), 3),
+        (sx.length("[1, 2]", string=False), 2),
+        (sx.string_match("=~", "'abc'", "'a.c'"), True),
+        (sx.temporal_field("DATE '2024-03-02'", "month"), 3),
+    ],
+)
+def test_expressions_mean_cyphers_semantics(sql: str, value: object):
+    assert _value(sql) == value
+
+
+def test_vector_distance_nulls_a_missing_vector():
+    a, b = "[1.0, 0.0]", "[0.0, 1.0]"
+    assert _value(sx.vector_distance(a, b, "cosine")) == pytest.approx(1.0)
+    assert _value(sx.vector_distance(a, b, "l2")) == pytest.approx(2.0)
+    assert _value(sx.vector_distance(a, b, "dot")) == pytest.approx(1.0)
+    assert _value(sx.vector_distance("NULL", b, "cosine")) is None
+
+
+def test_entities_compare_and_count_by_identity():
+    assert sx.identity_comparison("=", '"a"', '"b"') == '("a".id = "b".id)'
+    assert sx.aggregate("count", '"a"', True, True, False) == 'count(DISTINCT "a".id)'
+    collect = sx.aggregate("collect", '"a"', False, True, False)
+    assert collect == 'coalesce(list("a") FILTER (WHERE "a" IS NOT NULL), [])'

@@ -1,9 +1,11 @@
-"""Names and types of a Cypher query against the schema of the queried commit.
+"""The schema's and the parameters' answers to a Cypher query, and the type rules.
 
-The checker answers the planner's questions ("which node types can `n` be?", "does `r`
-have `since`?", "what type is this expression?") and raises the typed errors, with the
-line and column of the offending token and a "did you mean" when a name is close to one
-the schema knows.
+The checker answers the binder's questions (query.binder: "which node types can this
+pattern be?", "does `r` have `since`?", "can these two types be compared?", "what is
+`$p`?") and raises the typed errors, with the line and column of the offending token
+and a "did you mean" when a name is close to one the schema knows. It also holds what
+the SQL of one plan needs of the parameters: the prepared parameters (`bind`) and the
+names whose values the plan depends on (`inlined`).
 """
 
 from __future__ import annotations

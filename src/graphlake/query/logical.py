@@ -1,8 +1,8 @@
 """The logical plan of a checked Cypher query: typed operators over typed expressions.
 
-`build` turns the AST (after the planner has checked it: names, labels, properties and
-types resolved against the schema) into a pipeline of operators, from the first
-(bottom) to the RETURN (top):
+`build` turns the bound query (query.binder: names, labels, properties and types
+resolved against the schema) into a pipeline of operators, from the first (bottom) to
+the RETURN (top):
 
     NodeScan, Lookup       the first node of a chain: every node of its labels, or the
                            one a constant selects by its key
@@ -14,7 +14,8 @@ types resolved against the schema) into a pipeline of operators, from the first
     Project, Aggregate     WITH / RETURN without and with aggregates
     Sort, Skip, Limit      ORDER BY, SKIP, LIMIT
 
-Each expression is a `Typed`: the AST expression with its type as the checker infers it.
+Each expression is a `Typed`: the AST expression with the type the binder gave it (read
+by its place in the query; an inline property map's `key = value` filter is a boolean).
 Rewrite rules shape the plan as it is built, then choose executors:
 
 - anchoring: a node a constant selects by its key (`{name: $s}` on a String `@key`, or
@@ -50,11 +51,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from graphlake.errors import CypherError
 from graphlake.query import syntax
-from graphlake.query.checker import EDGE, EDGES, NODE, PATH, Binding, Checker
-from graphlake.query.expr import ExprCompiler, contains_aggregate
-from graphlake.query.patterns import MAX_HOPS, conjuncts_of, free_vars, has_subquery
+from graphlake.query.binder import (
+    MAX_HOPS,
+    BoundQuery,
+    Place,
+    conjunct_places,
+    conjuncts_of,
+    contains_aggregate,
+    free_vars,
+    has_subquery,
+    inline_place,
+    projected_items,
+)
+from graphlake.query.checker import BOOL, EDGE, EDGES, NODE, PATH, Binding, Checker
 from graphlake.query.usage import property_usage, props_of
 from graphlake.schema.model import EdgeType, NodeType
 
@@ -67,7 +77,7 @@ Executor = Literal["sql", "csr", "pathsearch", "lance", "algo"]
 @dataclass(frozen=True)
 class Typed:
     expr: syntax.Expr
-    type: str | None  # the checker's type (None: not known before running)
+    type: str | None  # the binder's type (None: not known before running)
 
     def __str__(self) -> str:
         return show(self.expr)
@@ -309,41 +319,43 @@ def _walk(ops: tuple[Op, ...]):
 
 
 def build(
-    query: syntax.Query, checker: Checker, usage: dict[str, set[str] | None] | None = None
+    bound: BoundQuery, checker: Checker, usage: dict[str, set[str] | None] | None = None
 ) -> LogicalPlan:
-    """The logical plan of `query`, which the planner has checked (so names resolve),
-    with executors chosen (`choose_executors`). `checker` is not changed; `usage`: the
-    query's property usage when the caller has it (query.usage.property_usage)."""
-    b = _Builder(Checker(checker.schema, checker.params))
+    """The logical plan of the bound query (so names resolve and every expression has
+    its type), with executors chosen (`choose_executors`). `checker` is not changed;
+    `usage`: the query's property usage when the caller has it
+    (query.usage.property_usage)."""
+    b = _Builder(bound, Checker(checker.schema, checker.params))
     clauses = []
-    for clause in query.clauses:
+    for i, clause in enumerate(bound.query.clauses):
+        b.clause = i
         clauses.append(len(b.ops))
         if isinstance(clause, syntax.Match):
             b.match(clause)
         elif isinstance(clause, syntax.Unwind):
-            b.ops.append(Unwind(b.typed(clause.expr), clause.name))
+            b.ops.append(Unwind(b.typed(clause.expr, (i, "expr")), clause.name))
             b.scope[clause.name] = Binding(None)
         elif isinstance(clause, syntax.Call):
             b.call(clause)
         else:
             b.projection(clause)
-    usage = property_usage(query) if usage is None else usage
+    usage = property_usage(bound.query) if usage is None else usage
     plan = LogicalPlan(tuple(b.ops), tuple(clauses), usage)
     return choose_executors(plan, checker)
 
 
 class _Builder:
-    def __init__(self, checker: Checker):
+    def __init__(self, bound: BoundQuery, checker: Checker):
+        self.bound = bound
         self.checker = checker
         self.ops: list[Op] = []
         self.scope: dict[str, Binding] = {}
+        self.clause = 0  # the index of the clause being built
+        self.conjunct_at: list[Place] = []  # the places of the MATCH's WHERE conjuncts
 
-    def typed(self, e: syntax.Expr, aggregates: bool = False) -> Typed:
-        ec = ExprCompiler(self.checker, self.scope, _no_subquery, allow_aggregates=aggregates)
-        try:
-            return Typed(e, ec.typed(e)[1])
-        except CypherError:  # checked by the planner; a narrower scope there typed it
-            return Typed(e, None)
+    def typed(self, e: syntax.Expr, place: Place) -> Typed:
+        """`e` (at `place`) with the type the binder gave it."""
+        return Typed(e, self.bound.type_at(place))
 
     # --- CALL
     def call(self, c: syntax.Call) -> None:
@@ -352,7 +364,7 @@ class _Builder:
         for alias in aliases:
             self.scope[alias] = Binding(None)
         if c.where is not None:
-            self.ops.append(Filter(self.typed(c.where)))
+            self.ops.append(Filter(self.typed(c.where, (self.clause, "where"))))
 
     # --- MATCH
     def match(self, m: syntax.Match) -> None:
@@ -360,11 +372,12 @@ class _Builder:
         if m.optional:
             self.ops = []
         conjuncts: list[syntax.Expr | None] = list(conjuncts_of(m.where))
+        self.conjunct_at = [at for _, at in conjunct_places(m.where, (self.clause, "where"))]
         for pattern in m.patterns:
             self._pattern(pattern, conjuncts)
-        for c in conjuncts:  # conditions on no variable, or with subqueries: at the end
+        for n, c in enumerate(conjuncts):  # conditions on no variable, or with subqueries
             if c is not None:
-                self.ops.append(Filter(self.typed(c)))
+                self.ops.append(Filter(self.typed(c, self.conjunct_at[n])))
         if m.optional:
             inner = tuple(self.ops)
             self.ops = outer
@@ -452,8 +465,8 @@ class _Builder:
         found = self._key(n, conjuncts, consume=True)
         self._bind(n.var, Binding(NODE, types))
         if found is not None:
-            key, value = found
-            self.ops.append(Lookup(_name(n), types[0], key, self.typed(value)))
+            key, value, at = found
+            self.ops.append(Lookup(_name(n), types[0], key, self.typed(value, at)))
         else:
             self.ops.append(NodeScan(_name(n), tuple(n.labels)))
         self._inline(n, skip=found[0] if found is not None else None)
@@ -461,10 +474,10 @@ class _Builder:
 
     def _key(
         self, n: syntax.NodePat, conjuncts: list[syntax.Expr | None], consume: bool
-    ) -> tuple[str, syntax.Expr] | None:
-        """(key property, constant) when a constant selects `n` by its String key: its
-        inline map's one entry, or the one WHERE conjunct comparing it (other conditions
-        on `n` are Filters after its Lookup)."""
+    ) -> tuple[str, syntax.Expr, Place] | None:
+        """(key property, constant, its place) when a constant selects `n` by its String
+        key: its inline map's one entry, or the one WHERE conjunct comparing it (other
+        conditions on `n` are Filters after its Lookup)."""
         if len(n.labels) != 1:
             return None
         t = self.checker.schema.table(n.labels[0])
@@ -478,7 +491,7 @@ class _Builder:
         if n.props is not None:  # `{key: constant}` and nothing else in the map
             entries = n.props.entries
             if len(entries) == 1 and entries[0][0] in names and _is_constant(entries[0][1]):
-                return entries[0]
+                return (*entries[0], inline_place(n, 0))
             return None
         picked = [
             (i, pair)
@@ -490,9 +503,10 @@ class _Builder:
         ]
         if len(picked) != 1:
             return None
+        at, (key, value, side) = picked[0]
         if consume:
-            conjuncts[picked[0][0]] = None
-        return picked[0][1]
+            conjuncts[at] = None
+        return key, value, (*self.conjunct_at[at], side)
 
     def _hop(
         self,
@@ -520,7 +534,7 @@ class _Builder:
             self._bind(right.var, Binding(NODE, self.checker.node_types(right)))
         self.ops.append(op)
         for k, v in rel.props.entries if rel.props is not None else ():
-            self.ops.append(Filter(self.typed(_eq(rel.var or "#rel", k, v)), inline=True))
+            self.ops.append(Filter(Typed(_eq(rel.var or "#rel", k, v), BOOL), inline=True))
         self._inline(right)
         self._push(conjuncts)
 
@@ -529,7 +543,7 @@ class _Builder:
             return
         for k, v in n.props.entries:
             if k != skip:
-                self.ops.append(Filter(self.typed(_eq(_name(n), k, v)), inline=True))
+                self.ops.append(Filter(Typed(_eq(_name(n), k, v), BOOL), inline=True))
 
     def _bind(self, var: str | None, b: Binding) -> None:
         if var is not None and var not in self.scope:
@@ -542,24 +556,22 @@ class _Builder:
                 continue
             names = free_vars(c)
             if names and names <= set(self.scope) and not has_subquery(c):
-                self.ops.append(Filter(self.typed(c)))
+                self.ops.append(Filter(self.typed(c, self.conjunct_at[i])))
                 conjuncts[i] = None
 
     # --- WITH / RETURN
     def projection(self, p: syntax.Projection) -> None:
-        items = list(p.items)
-        if p.star:
-            visible = sorted(v for v in self.scope if not v.startswith("__"))
-            items = [syntax.Item(syntax.Var(p.pos, v), v, True) for v in visible] + items
-        typed = [(i.alias, self.typed(i.expr, aggregates=True)) for i in items]
-        grouped = [contains_aggregate(i.expr) for i in items]
+        i = self.clause
+        items = projected_items(p, self.bound.scope_before(i))
+        typed = [(it.alias, self.typed(it.expr, (i, "items", j))) for j, it in enumerate(items)]
+        grouped = [contains_aggregate(item.expr) for item in items]
         scope = {
-            i.alias: (
-                self.scope.get(i.expr.name, Binding(None))
-                if isinstance(i.expr, syntax.Var)
+            item.alias: (
+                self.scope.get(item.expr.name, Binding(None))
+                if isinstance(item.expr, syntax.Var)
                 else Binding(t.type)
             )
-            for i, (_, t) in zip(items, typed, strict=True)
+            for item, (_, t) in zip(items, typed, strict=True)
         }
         if any(grouped):
             keys = tuple(t for t, g in zip(typed, grouped, strict=True) if not g)
@@ -567,16 +579,16 @@ class _Builder:
             self.ops.append(Aggregate(keys, aggs, p.distinct, p.is_return))
         else:
             self.ops.append(Project(tuple(typed), p.distinct, p.is_return))
-        if p.order:  # ORDER BY also sees the variables before a plain projection
-            self.scope = scope if any(grouped) or p.distinct else {**self.scope, **scope}
-            self.ops.append(Sort(tuple((self.typed(e, True), d) for e, d in p.order)))
+        if p.order:
+            order = tuple((self.typed(e, (i, "order", j)), d) for j, (e, d) in enumerate(p.order))
+            self.ops.append(Sort(order))
         self.scope = scope
         if p.skip is not None:
-            self.ops.append(Skip(self.typed(p.skip)))
+            self.ops.append(Skip(self.typed(p.skip, (i, "skip"))))
         if p.limit is not None:
-            self.ops.append(Limit(self.typed(p.limit)))
+            self.ops.append(Limit(self.typed(p.limit, (i, "limit"))))
         if p.where is not None:
-            self.ops.append(Filter(self.typed(p.where)))
+            self.ops.append(Filter(self.typed(p.where, (i, "where"))))
 
 
 # --- the executor rule ---------------------------------------------------------------------
@@ -906,10 +918,6 @@ def _hop_type(op: Expand | VarExpand, here: str, checker: Checker) -> str | None
 # --- helpers ---------------------------------------------------------------------------------
 
 
-def _no_subquery(e: syntax.Expr, ec: ExprCompiler) -> str:
-    return "TRUE"
-
-
 def _name(n: syntax.NodePat) -> str:
     """A node's variable; an anonymous node is `#` and its position (no Cypher name
     starts so), printed `()`."""
@@ -922,8 +930,11 @@ def _eq(var: str, key: str, value: syntax.Expr) -> syntax.Expr:
     )
 
 
-def _prop_eq(c: syntax.Binary, var: str, names: tuple[str, ...]) -> tuple[str, syntax.Expr] | None:
-    for left, right in ((c.left, c.right), (c.right, c.left)):
+def _prop_eq(
+    c: syntax.Binary, var: str, names: tuple[str, ...]
+) -> tuple[str, syntax.Expr, str] | None:
+    """(property, constant, the constant's side) of `var.property = constant`."""
+    for left, right, side in ((c.left, c.right, "right"), (c.right, c.left, "left")):
         if (
             isinstance(left, syntax.Prop)
             and isinstance(left.subject, syntax.Var)
@@ -931,7 +942,7 @@ def _prop_eq(c: syntax.Binary, var: str, names: tuple[str, ...]) -> tuple[str, s
             and left.name in names
             and _is_constant(right)
         ):
-            return left.name, right
+            return left.name, right, side
     return None
 
 

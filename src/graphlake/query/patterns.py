@@ -8,6 +8,10 @@ orienting columns stay inside the match: a relationship variable's value is a st
 `id`, `src`, `dst`, `_type` and properties. Variables already bound by an earlier clause
 are referenced by name and add no FROM item.
 
+The binder (query.binder) has bound the patterns and checked their limits: the node
+types each node pattern can be (`BoundQuery.node_types`, by `Element`), the variables and
+the types of inline property values come from there.
+
 A variable-length relationship is a recursive CTE, a *walk*: it starts from the anchor
 node's rows (a bound node, or the node whose inline properties and WHERE conditions
 select it), expands one hop per step along the `src`/`dst` columns, and never reuses an
@@ -19,40 +23,30 @@ The text of these FROM items, conditions and CTEs is written by query.sqlgen (`e
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple
 
-from graphlake.errors import CypherError
 from graphlake.query import sqlgen, syntax
+from graphlake.query.binder import (
+    MAX_HOPS,
+    BoundQuery,
+    Element,
+    Place,
+    anchored,
+    free_vars,
+    has_subquery,
+    inline_place,
+    node_at,
+    rel_at,
+)
+from graphlake.query.binder import orientations as _orientations
 from graphlake.query.checker import EDGE, EDGES, NODE, PATH, Binding, Checker
-from graphlake.query.expr import ExprCompiler
+from graphlake.query.expr import ExprCompiler, Subquery
 from graphlake.query.steps import PlanStep
 from graphlake.query.usage import props_of
 from graphlake.schema.model import EdgeType
 
-MAX_HOPS = 10  # the depth of an unbounded `*`, and the largest upper bound allowed
-# Hops of one MATCH's patterns together: a fixed relationship counts one, a variable-length
-# one its upper bound (an unbounded `*` MAX_HOPS); shortestPath is capped by MAX_HOPS alone.
-MAX_PATTERN_HOPS = 2 * MAX_HOPS
-
-
-class Element(NamedTuple):
-    """A pattern element's place in one MATCH (or pattern predicate): its pattern's
-    index and its index among its chain's nodes or relationships. State about elements
-    (inferred node types, prefetched sources) is keyed on it, not on the identity of
-    AST objects."""
-
-    pattern: int
-    kind: Literal["node", "rel"]
-    position: int
-
-
-def node_at(pattern: int, position: int) -> Element:
-    return Element(pattern, "node", position)
-
-
-def rel_at(pattern: int, position: int) -> Element:
-    return Element(pattern, "rel", position)
+__all__ = ["MAX_HOPS"]  # re-exported: query.traverse and tests import it from here
 
 
 @dataclass
@@ -132,8 +126,16 @@ class _Rel:
 
 
 class PatternCompiler:
-    def __init__(self, checker: Checker, usage: dict, names: FreshNames, tables: set[str]):
+    def __init__(
+        self,
+        checker: Checker,
+        bound: BoundQuery,
+        usage: dict,
+        names: FreshNames,
+        tables: set[str],
+    ):
         self.checker = checker
+        self.bound = bound
         self.usage = usage
         self.names = names
         self.tables = tables
@@ -141,23 +143,23 @@ class PatternCompiler:
     def compile(
         self,
         patterns: tuple[syntax.Pattern, ...],
-        scope: dict[str, Binding],
-        where: syntax.Expr | None,
+        scope: Mapping[str, Binding],
         source: str | None,
-        subquery,
+        subquery: Subquery | None,
+        place: Place,
     ) -> Compiled:
-        """`source`: the CTE holding the earlier clauses' rows (walk anchors start there);
+        """The patterns of the MATCH (or subquery) at `place`, which the binder bound:
+        `source` is the CTE holding the earlier clauses' rows (walk anchors start there);
         None inside a pattern predicate."""
-        _check_hops(patterns)
         out = Compiled()
-        node_types = self._infer(patterns, scope)
-        anchors = _anchor_conditions(where)
+        node_types = self.bound.node_types[place]
+        anchors = self.bound.anchors[place]
         rels: list[_Rel] = []
         for k, pattern in enumerate(patterns):
             if pattern.shortest:
                 path = self._shortest(pattern, k, node_types, scope, out, anchors, source, subquery)
                 if pattern.path_var is not None:
-                    self._bind(pattern.path_var, Binding(PATH), scope, out, pattern.pos)
+                    self._bind(pattern.path_var, Binding(PATH), out)
                     out.outputs[pattern.path_var] = path
                 continue
             chain = pattern.chain
@@ -178,12 +180,6 @@ class PatternCompiler:
                     rel_lists.append(sqlgen.rel_list(r.alias))
                     node_lists.append(sqlgen.node_list(aliases[i + 1]))
                 else:
-                    if source is None:
-                        raise CypherError(
-                            "variable-length relationships are not supported "
-                            "inside a pattern predicate",
-                            *rel.pos,
-                        )
                     r, parts = self._variable(
                         rel,
                         (left, right),
@@ -200,76 +196,29 @@ class PatternCompiler:
                     node_lists.append(parts[2])
                 rels.append(r)
             if pattern.path_var is not None:
-                self._bind(pattern.path_var, Binding(PATH), scope, out, pattern.pos)
+                self._bind(pattern.path_var, Binding(PATH), out)
                 out.outputs[pattern.path_var] = sqlgen.path(lengths, node_lists, rel_lists)
         out.conditions += _uniqueness(rels)
         return out
-
-    # --- type inference: which node types each node pattern can be
-    def _infer(
-        self, patterns: tuple[syntax.Pattern, ...], scope: dict[str, Binding]
-    ) -> dict[Element, tuple[str, ...]]:
-        types: dict[Element, tuple[str, ...]] = {}
-        by_var: dict[str, tuple[str, ...]] = {}
-        for k, p in enumerate(patterns):
-            for j, n in enumerate(p.chain.nodes):
-                t = self.checker.node_types(n)
-                if n.var in scope and scope[n.var].kind == NODE:
-                    t = tuple(x for x in t if x in scope[n.var].types)
-                if n.var is not None:
-                    t = tuple(x for x in t if x in by_var.get(n.var, t))
-                    by_var[n.var] = t
-                types[node_at(k, j)] = t
-        for _ in range(3):  # narrow by the relationships' endpoint types until stable
-            for k, p in enumerate(patterns):
-                for i, rel in enumerate(p.chain.rels):
-                    left, right = node_at(k, i), node_at(k, i + 1)
-                    edges = [self.checker.table(e) for e in self.checker.edge_types(rel)]
-                    lt, rt = types[left], types[right]
-                    fits = [
-                        o
-                        for e in edges
-                        for o in _orientations(e, rel)
-                        if rel.hops is not None or (o[0] in lt and o[1] in rt)
-                    ]
-                    # A walk may also end where it starts (zero hops).
-                    stay = rel.hops is not None and rel.hops[0] == 0
-                    types[left] = tuple(
-                        t for t in lt if any(o[0] == t for o in fits) or (stay and t in rt)
-                    )
-                    types[right] = tuple(
-                        t for t in rt if any(o[1] == t for o in fits) or (stay and t in lt)
-                    )
-            for k, p in enumerate(patterns):  # one variable, one set of types
-                for j, n in enumerate(p.chain.nodes):
-                    if n.var is not None:
-                        by_var[n.var] = tuple(t for t in by_var[n.var] if t in types[node_at(k, j)])
-            for k, p in enumerate(patterns):
-                for j, n in enumerate(p.chain.nodes):
-                    if n.var is not None:
-                        types[node_at(k, j)] = by_var[n.var]
-        return types
 
     # --- nodes
     def _node(
         self,
         n: syntax.NodePat,
         at: Element,
-        node_types: dict,
-        scope: dict[str, Binding],
+        node_types: Mapping[Element, tuple[str, ...]],
+        scope: Mapping[str, Binding],
         out: Compiled,
     ) -> str:
         types = node_types[at]
         if n.var is not None and (n.var in scope or n.var in out.new):
-            b = scope.get(n.var) or out.new[n.var]
-            if b.kind != NODE:
-                raise CypherError(f"{n.var} is a {b.kind}, not a node", *n.pos)
+            b = scope.get(n.var) or out.new[n.var]  # a node: the binder checked it
             if set(types) != set(b.types):
                 out.conditions.append(sqlgen.label_in(n.var, types))
         else:
             alias = n.var or self.names.fresh("n")
             if n.var is not None:
-                self._bind(n.var, Binding(NODE, types), scope, out, n.pos)
+                self._bind(n.var, Binding(NODE, types), out)
                 out.outputs[n.var] = sqlgen.column(n.var)
             props = _with_inline(self.usage, n.var, n.props)
             out.items.append(
@@ -278,7 +227,7 @@ class PatternCompiler:
             if not types:
                 out.conditions.append(sqlgen.FALSE)
         alias = n.var or alias
-        out.conditions += self._inline(alias, n.props, Binding(NODE, types), scope, out)
+        out.conditions += self._inline(alias, n, Binding(NODE, types))
         return alias
 
     def node_source(
@@ -298,21 +247,23 @@ class PatternCompiler:
     def _inline(
         self,
         alias: str,
-        props: syntax.MapLit | None,
+        element: syntax.NodePat | syntax.RelPat,
         binding: Binding,
-        scope: dict[str, Binding],
-        out: Compiled,
+        constant: bool = False,
     ) -> list[str]:
-        if props is None:
+        """The conditions of an inline property map (with `constant`, of its entries
+        whose values use no variable only)."""
+        if element.props is None:
             return []
-        ec = ExprCompiler(self.checker, {**scope, **out.new, alias: binding})
+        ec = ExprCompiler(self.checker, self.bound)
         conds = []
-        for key, value in props.entries:
-            t = self.checker.property_type(alias, binding, key, value.pos)
-            s, vt = ec.typed(value)
-            self.checker.comparable("=", t, vt, value.pos)
+        for m, (key, value) in enumerate(element.props.entries):
+            if constant and (free_vars(value) or has_subquery(value)):
+                continue
+            at = inline_place(element, m)
+            s = ec.sql(value, at)
             conds.append(sqlgen.property_equals(alias, key, s))
-            if self._is_text_key(binding, key) and vt == "string":
+            if self._is_text_key(binding, key) and self.bound.type_at(at) == "string":
                 # The same condition on `id` (the key's text) reaches Lance's index on id.
                 conds.append(sqlgen.key_equals(alias, s))
         return conds
@@ -324,10 +275,9 @@ class PatternCompiler:
         p = t.property(prop)
         return getattr(t, "key", None) == prop and p is not None and p.type.kind == "String"
 
-    def _bind(self, name: str, b: Binding, scope: dict, out: Compiled, pos: syntax.Pos) -> None:
-        if name in scope or name in out.new:
-            raise CypherError(f"variable {name!r} is already defined", *pos)
-        out.new[name] = b
+    @staticmethod
+    def _bind(name: str, b: Binding, out: Compiled) -> None:
+        out.new[name] = b  # new: the binder checked it
 
     # --- relationships
     def edge_source(
@@ -384,44 +334,24 @@ class PatternCompiler:
         right: str,
         lt: tuple[str, ...],
         rt: tuple[str, ...],
-        scope: dict[str, Binding],
+        scope: Mapping[str, Binding],
         out: Compiled,
     ) -> _Rel:
         types = self.checker.edge_types(rel)
         alias = rel.var or self.names.fresh("r")
         if rel.var is not None:
-            if rel.var in scope or rel.var in out.new:
-                raise CypherError(
-                    f"relationship variable {rel.var!r} is already bound; "
-                    f"a relationship can be matched only once",
-                    *rel.pos,
-                )
-            self._bind(rel.var, Binding(EDGE, types), scope, out, rel.pos)
+            self._bind(rel.var, Binding(EDGE, types), out)
         props = _with_inline(self.usage, rel.var, rel.props)
         if rel.var is not None:
             out.outputs[rel.var] = self.edge_value(alias, types, rel, lt, rt, props)
         src = self.edge_source(types, rel, lt, rt, props, out.tables.get(at))
         out.items.append(sqlgen.named(src, alias))
         out.conditions += sqlgen.hop(alias, left, right, len(lt) > 1, len(rt) > 1)
-        out.conditions += self._inline(alias, rel.props, Binding(EDGE, types), scope, out)
+        out.conditions += self._inline(alias, rel, Binding(EDGE, types))
         return _Rel(alias, types, None)
 
     def _variable(self, rel, ends, aliases, end_types, scope, out, anchors, source, subquery):
-        low, high = rel.hops
-        if high is not None and high > MAX_HOPS:
-            raise CypherError(
-                f"a variable-length relationship may span at most {MAX_HOPS} "
-                f"hops (got *{low}..{high})",
-                *rel.pos,
-            )
-        if high is not None and low > high:
-            raise CypherError(f"*{low}..{high}: the lower bound is above the upper one", *rel.pos)
-        if rel.props is not None:
-            raise CypherError(
-                "property maps on variable-length relationships are not "
-                "supported; filter with WHERE",
-                *rel.pos,
-            )
+        low, high = rel.hops  # within the limits: the binder checked them
         high = MAX_HOPS if high is None else high
         types = self.checker.edge_types(rel)
         flip = self._start_at_right(ends, scope, out, anchors)
@@ -445,24 +375,22 @@ class PatternCompiler:
         # flip: the walk ran right to left, the path's lists run the other way
         length, edges, nodes = sqlgen.walk_lists(walk.alias, flip)
         if rel.var is not None:
-            self._bind(rel.var, Binding(EDGES, types), scope, out, rel.pos)
+            self._bind(rel.var, Binding(EDGES, types), out)
             out.outputs[rel.var] = edges
         return _Rel(walk.alias, types, walk), (length, edges, nodes)
 
     def _start_at_right(self, ends, scope, out, anchors) -> bool:
         """Expand from the right end when only it is bound or selected."""
-        return self._anchored(ends[1], scope, anchors) > self._anchored(ends[0], scope, anchors)
-
-    @staticmethod
-    def _anchored(n: syntax.NodePat, scope, anchors) -> int:
-        """2: bound by an earlier clause; 1: selected by properties or WHERE; 0: neither."""
-        if n.var is not None and n.var in scope:
-            return 2
-        selected = _constant_map(n.props) is not None or (n.var is not None and n.var in anchors)
-        return 1 if selected else 0
+        return anchored(ends[1], scope, anchors) > anchored(ends[0], scope, anchors)
 
     def _frontiers(
-        self, chain: syntax.Chain, k: int, node_types: dict, scope, anchors, out: Compiled
+        self,
+        chain: syntax.Chain,
+        k: int,
+        node_types: Mapping[Element, tuple[str, ...]],
+        scope,
+        anchors,
+        out: Compiled,
     ) -> None:
         """Anchored traversal: when a chain starts at a node selected by constants, read
         each fixed hop's edges (and the next node's rows) through Lance by the frontier
@@ -473,7 +401,7 @@ class PatternCompiler:
             first.var in scope
             or first.var in out.new
             or len(types) != 1
-            or self._anchored(first, scope, anchors) != 1
+            or anchored(first, scope, anchors) != 1
         ):
             return
         frontier = self.names.fresh("f")
@@ -567,12 +495,10 @@ class PatternCompiler:
             )
         # Only constant properties select seed rows (a seed runs before other variables
         # exist); the rest are checked where the pattern is joined.
-        conds = self._inline(
-            alias, _constant_map(node.props), Binding(NODE, types), scope, Compiled()
-        )
+        conds = self._inline(alias, node, Binding(NODE, types), constant=True)
         if node.var is not None:
-            ec = ExprCompiler(self.checker, {node.var: Binding(NODE, types)}, subquery=subquery)
-            conds += [ec.condition(c) for c in anchors.get(node.var, [])]
+            ec = ExprCompiler(self.checker, self.bound, subquery)
+            conds += [ec.condition(c, at) for c, at in anchors.get(node.var, ())]
         return sqlgen.selected_seed(alias, self.node_source(types, self._seed_props(node)), conds)
 
     def _walk(
@@ -615,27 +541,10 @@ class PatternCompiler:
     ) -> str:
         """shortestPath((a)-[:T*..n]->(b)) between bound or selected nodes: the SQL of
         its path struct."""
-        chain = pattern.chain
-        if len(chain.rels) != 1 or source is None:
-            raise CypherError(
-                "shortestPath takes one relationship between two nodes, outside pattern predicates",
-                *pattern.pos,
-            )
+        chain = pattern.chain  # its shape and ends checked by the binder
         rel = chain.rels[0]
         low, high = rel.hops or (1, 1)
-        if low > 1 or (high is not None and high > MAX_HOPS):
-            raise CypherError(f"shortestPath spans 0 or 1 to at most {MAX_HOPS} hops", *rel.pos)
-        if rel.props is not None:
-            raise CypherError(
-                "property maps in shortestPath are not supported; filter with WHERE", *rel.pos
-            )
         ends = chain.nodes
-        if not all(self._anchored(n, scope, anchors) for n in ends):
-            raise CypherError(
-                "shortestPath needs both end nodes bound: by an earlier MATCH, "
-                "inline properties, or a WHERE condition on each",
-                *pattern.pos,
-            )
         aliases = [self._node(n, node_at(k, i), node_types, scope, out) for i, n in enumerate(ends)]
         types = self.checker.edge_types(rel)
         targets = self._seed(ends[1], aliases[1], scope, out, anchors, source, subquery)
@@ -677,7 +586,7 @@ class PatternCompiler:
         out.items.append(sqlgen.walk_item(walk.cte, low, walk.alias))
         out.conditions += sqlgen.walk_ends(walk.alias, aliases[0], aliases[1])
         if rel.var is not None:
-            self._bind(rel.var, Binding(EDGES, types), scope, out, rel.pos)
+            self._bind(rel.var, Binding(EDGES, types), out)
             out.outputs[rel.var] = sqlgen.walk_lists(walk.alias, False)[1]
         return sqlgen.shortest_path(walk.alias)
 
@@ -727,25 +636,8 @@ def _with_inline(usage: dict, var: str | None, props: syntax.MapLit | None) -> s
     return None if used is None else used | inline
 
 
-def _constant_map(props: syntax.MapLit | None) -> syntax.MapLit | None:
-    """The entries of an inline property map whose values use no variable (None if none)."""
-    if props is None:
-        return None
-    entries = tuple((k, v) for k, v in props.entries if not free_vars(v) and not has_subquery(v))
-    return syntax.MapLit(props.pos, entries) if entries else None
-
-
 def _columns(t, fixed: tuple[str, ...], props: set[str] | None) -> tuple[str, ...]:
     return fixed + tuple(p for p in t.property_names if props is None or p in props)
-
-
-def _orientations(e, rel: syntax.RelPat) -> list[tuple[str, str, bool]]:
-    """(left type, right type, forward) for each way `rel` can read edge type `e`."""
-    if rel.direction == "out":
-        return [(e.src, e.dst, True)]
-    if rel.direction == "in":
-        return [(e.dst, e.src, False)]
-    return [(e.src, e.dst, True), (e.dst, e.src, False)]
 
 
 def _uniqueness(rels: list[_Rel]) -> list[str]:
@@ -757,62 +649,3 @@ def _uniqueness(rels: list[_Rel]) -> list[str]:
                 continue
             conds.append(sqlgen.different(r1.alias, bool(r1.walk), r2.alias, bool(r2.walk)))
     return conds
-
-
-def _anchor_conditions(where: syntax.Expr | None) -> dict[str, list[syntax.Expr]]:
-    """WHERE conjuncts that mention one variable only, by variable: a walk starting at
-    that variable applies them to its seed rows."""
-    out: dict[str, list[syntax.Expr]] = {}
-    for c in conjuncts_of(where):
-        names = free_vars(c)
-        if len(names) == 1 and not has_subquery(c):
-            out.setdefault(names.pop(), []).append(c)
-    return out
-
-
-def conjuncts_of(e: syntax.Expr | None) -> list[syntax.Expr]:
-    """The parts of `e` joined by AND (none for no condition)."""
-    if e is None:
-        return []
-    if isinstance(e, syntax.Binary) and e.op == "AND":
-        return conjuncts_of(e.left) + conjuncts_of(e.right)
-    return [e]
-
-
-def free_vars(e: object) -> set[str]:
-    """The variables `e` (an expression, or a tuple of them) names."""
-    if isinstance(e, syntax.Var):
-        return {e.name}
-    if isinstance(e, tuple):
-        return set().union(*(free_vars(x) for x in e)) if e else set()
-    if hasattr(e, "__dataclass_fields__"):
-        return set().union(*(free_vars(getattr(e, f)) for f in e.__dataclass_fields__))
-    return set()
-
-
-def has_subquery(e: object) -> bool:
-    """Whether `e` holds a pattern predicate or EXISTS (a subquery of its own)."""
-    if isinstance(e, syntax.PatternPred | syntax.Exists):
-        return True
-    if isinstance(e, tuple):
-        return any(has_subquery(x) for x in e)
-    if hasattr(e, "__dataclass_fields__") and isinstance(e, syntax.Expr):
-        return any(has_subquery(getattr(e, f)) for f in e.__dataclass_fields__)
-    return False
-
-
-def _check_hops(patterns: tuple[syntax.Pattern, ...]) -> None:
-    total = 0
-    for pattern in patterns:
-        if pattern.shortest:
-            continue
-        for rel in pattern.chain.rels:
-            high = MAX_HOPS if rel.hops is None or rel.hops[1] is None else rel.hops[1]
-            total += 1 if rel.hops is None else min(high, MAX_HOPS)  # more: refused later
-            if total > MAX_PATTERN_HOPS:
-                raise CypherError(
-                    f"a MATCH may span at most {MAX_PATTERN_HOPS} hops in total (a "
-                    f"relationship counts one, a variable-length one its upper bound); "
-                    f"split the pattern with WITH or shorten it",
-                    *rel.pos,
-                )

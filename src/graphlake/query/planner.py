@@ -1,4 +1,6 @@
-"""A checked Cypher query to one DuckDB statement: a chain of CTEs, one per clause.
+"""A bound Cypher query (query.binder) to one DuckDB statement: a chain of CTEs, one per
+clause. The binder has checked the query; the planner reads its scopes, node types and
+expression types from the `BoundQuery` and writes SQL.
 
 Each step's rows are the bindings so far: one column per variable (a node or relationship
 is a struct of its id, label or type and the properties the query reads). MATCH joins
@@ -15,12 +17,12 @@ import contextlib
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import cast
 
-from graphlake.errors import CypherError, CypherParameterError
+from graphlake.errors import CypherError
 from graphlake.query import sqlgen, syntax
+from graphlake.query.binder import BoundQuery, Place, bind, child, projected_items
 from graphlake.query.calls import AlgoCall, compile_call, completed
-from graphlake.query.checker import Binding, Checker, value_type
+from graphlake.query.checker import Binding, Checker
 from graphlake.query.expr import ExprCompiler, contains_aggregate
 from graphlake.query.logical import LogicalPlan, choose_executors, pattern_text
 from graphlake.query.logical import build as build_logical
@@ -137,18 +139,24 @@ class Plan:
 
 
 def plan_query(query: syntax.Query, schema: Schema, params: dict[str, object]) -> Plan:
-    return _Planner(schema, params, completed(query)).plan()
+    query = completed(query)
+    return _Planner(schema, params, bind(query, schema, params)).plan()
 
 
 class _Planner:
-    def __init__(self, schema: Schema, params: dict[str, object], query: syntax.Query):
+    def __init__(self, schema: Schema, params: dict[str, object], bound: BoundQuery):
         self.checker = Checker(schema, params)
-        self.query = query
+        # Parameters whose values the binding read (UNWIND lists, regexes, CALL
+        # arguments): the plan depends on them too.
+        self.checker.inlined |= bound.inlined
+        self.bound = bound
+        self.query = bound.query
         self.names = FreshNames()
         self.tables: set[str] = set()
         self.patterns = PatternCompiler(
-            self.checker, property_usage(query), self.names, self.tables
+            self.checker, bound, property_usage(self.query), self.names, self.tables
         )
+        self.exprs = ExprCompiler(self.checker, bound, self._subquery)
         self.steps: list[PlanStep] = [PlanStep("s0", "start", "start: one empty row", sqlgen.START)]
         self.scope: dict[str, Binding] = {}
         self.seeds: list[Seed] = []
@@ -164,24 +172,18 @@ class _Planner:
         return next(s.name for s in reversed(self.steps) if s.is_rows)
 
     def plan(self) -> Plan:
-        clauses = self.query.clauses
-        last = clauses[-1]
-        if not (isinstance(last, syntax.Projection) and last.is_return):
-            pos = getattr(last, "pos", (None, None))
-            raise CypherError("a query must end with RETURN", *pos)
         columns: tuple[str, ...] = ()
-        for clause in clauses:
-            if isinstance(clause, syntax.Projection) and clause.is_return and clause is not last:
-                raise CypherError("RETURN must be the last clause (use WITH to go on)", *clause.pos)
+        for i, clause in enumerate(self.query.clauses):  # the binder checked their order
             if isinstance(clause, syntax.Match):
-                self._match(clause)
+                self._match(i, clause)
             elif isinstance(clause, syntax.Unwind):
-                self._unwind(clause)
+                self._unwind(i, clause)
             elif isinstance(clause, syntax.Call):
-                self._call(clause)
+                self._call(i, clause)
             else:
-                columns = self._projection(clause)
-        logical = build_logical(self.query, self.checker, self.patterns.usage)
+                columns = self._projection(i, clause)
+            self.scope = dict(self.bound.scopes[i])
+        logical = build_logical(self.bound, self.checker, self.patterns.usage)
         traversal, csr_match = None, None
         if logical.executors == {"csr"}:  # the executor rule put the whole query there
             traversal = traversal_of(logical, self.checker)
@@ -212,7 +214,7 @@ class _Planner:
         self.steps.append(PlanStep(f"s{len(self.steps)}", "clause", what, sql))
 
     # --- MATCH
-    def _match(self, m: syntax.Match) -> None:
+    def _match(self, i: int, m: syntax.Match) -> None:
         source = self.prev
         first = len(self.steps) == 1 and not self.scope
         if m.optional:
@@ -220,17 +222,15 @@ class _Planner:
             # match stays, its new variables null.
             self._add("number rows for OPTIONAL MATCH", sqlgen.numbered(source))
             source = self.prev
-        compiled = self.patterns.compile(m.patterns, self.scope, m.where, source, self._subquery)
+        compiled = self.patterns.compile(m.patterns, self.scope, source, self._subquery, (i,))
         self.steps += compiled.ctes
         self.seeds += compiled.seeds
         self.prefetch += compiled.prefetch
         self.searches += compiled.searches
-        scope = {**self.scope, **compiled.new}
         conditions = list(compiled.conditions)
         where_sql = None
         if m.where is not None:
-            ec = ExprCompiler(self.checker, scope, self._subquery)
-            where_sql = ec.condition(m.where)
+            where_sql = self.exprs.condition(m.where, (i, "where"))
             conditions.append(where_sql)
         new_cols = [sqlgen.named(sql, v) for v, sql in compiled.outputs.items()]
         what = ("OPTIONAL MATCH " if m.optional else "MATCH ") + ", ".join(
@@ -249,113 +249,87 @@ class _Planner:
                     source, self.scope, compiled.outputs, new_cols, compiled.items, conditions
                 ),
             )
-        self.scope = scope
 
-    def _subquery(self, e: syntax.Expr, ec: ExprCompiler) -> str:
-        """A pattern predicate or EXISTS { } as a correlated EXISTS subquery."""
+    def _subquery(self, e: syntax.Expr, place: Place) -> str:
+        """A pattern predicate or EXISTS { } (at `place`) as a correlated EXISTS subquery."""
         patterns: tuple[syntax.Pattern, ...]
         if isinstance(e, syntax.PatternPred):
             patterns, where = (syntax.Pattern(e.pos, None, e.chain),), None
         else:
             assert isinstance(e, syntax.Exists)
             patterns, where = e.patterns, e.where
-        compiled = self.patterns.compile(patterns, ec.scope, where, None, self._subquery)
+        scope = self.bound.subquery_scopes[place]
+        compiled = self.patterns.compile(patterns, scope, None, self._subquery, place)
         conditions = list(compiled.conditions)
         if where is not None:
-            inner = ExprCompiler(self.checker, {**ec.scope, **compiled.new}, self._subquery)
-            conditions.append(inner.condition(where))
+            conditions.append(self.exprs.condition(where, child(place, "where")))
         return sqlgen.exists(compiled.items, conditions)
 
     # --- UNWIND
-    def _unwind(self, u: syntax.Unwind) -> None:
-        ec = ExprCompiler(self.checker, self.scope, self._subquery)
-        s, t = ec.typed(u.expr)
-        if u.name in self.scope:
-            raise CypherError(f"variable {u.name!r} is already defined", *u.pos)
-        self.checker.expect("UNWIND", t, ("list",), u.expr.pos)
+    def _unwind(self, i: int, u: syntax.Unwind) -> None:
+        s = self.exprs.sql(u.expr, (i, "expr"))
         self._add(f"UNWIND AS {u.name}", sqlgen.unwind(self.prev, self.scope, s, u.name))
-        self.scope = {**self.scope, u.name: Binding(_item_type(u.expr, self.checker))}
 
     # --- CALL (query/calls.py)
-    def _call(self, c: syntax.Call) -> None:
+    def _call(self, i: int, c: syntax.Call) -> None:
+        where = None if c.where is None else self.exprs.condition(c.where, (i, "where"))
         compiled = compile_call(
-            c, self.checker, self.scope, self.prev, self.patterns, self.names, self._subquery
+            self.bound.calls[i], self.scope, self.prev, self.patterns, self.names, where
         )
         self.calls.append(compiled.call)
         self._add(compiled.what, compiled.sql)
-        self.scope = {**self.scope, **compiled.new}
 
     # --- WITH / RETURN
-    def _projection(self, p: syntax.Projection) -> tuple[str, ...]:
-        items = list(p.items)
-        if p.star:
-            visible = sorted(v for v in self.scope if not v.startswith("__"))
-            if not visible:
-                raise CypherError("RETURN * / WITH * with no variables in scope", *p.pos)
-            items = [syntax.Item(syntax.Var(p.pos, v), v, True) for v in visible] + items
-        ec = ExprCompiler(self.checker, self.scope, self._subquery, allow_aggregates=True)
-        select, scope, seen = [], {}, set()
-        for item in items:
-            s, t = ec.typed(item.expr)
-            if item.alias in seen:
-                raise CypherError(
-                    f"column name {item.alias!r} is used twice; add AS", *item.expr.pos
-                )
-            if not p.is_return and not item.explicit and not isinstance(item.expr, syntax.Var):
-                raise CypherError("an expression in WITH needs a name: add AS", *item.expr.pos)
-            seen.add(item.alias)
-            select.append(sqlgen.named(s, item.alias))
-            scope[item.alias] = (
-                self.scope[item.expr.name] if isinstance(item.expr, syntax.Var) else Binding(t)
-            )
-        grouped = any(contains_aggregate(i.expr) for i in items)
-        keys, hidden = self._order(p, scope, grouped)
-        limit = None if p.limit is None else self._count(p.limit, "LIMIT")
-        offset = None if p.skip is None else self._count(p.skip, "SKIP")
+    def _projection(self, i: int, p: syntax.Projection) -> tuple[str, ...]:
+        items = projected_items(p, self.scope)
+        select = [
+            sqlgen.named(self.exprs.sql(item.expr, (i, "items", j)), item.alias)
+            for j, item in enumerate(items)
+        ]
+        grouped = any(contains_aggregate(item.expr) for item in items)
+        keys, hidden = self._order(i, p, items, grouped)
+        limit = None if p.limit is None else self._count(p.limit)
+        offset = None if p.skip is None else self._count(p.skip)
         cond = None
         if p.where is not None:
-            cond = ExprCompiler(self.checker, scope, self._subquery).condition(p.where)
+            cond = self.exprs.condition(p.where, (i, "where"))
         sql = sqlgen.projection(
             self.prev,
             select + hidden,
             distinct=p.distinct,
             grouped=grouped,
-            names=[i.alias for i in items],
+            names=[item.alias for item in items],
             keys=keys,
             limit=limit,
             offset=offset,
             condition=cond,
         )
         self._add(("RETURN " if p.is_return else "WITH ") + ", ".join(i.alias for i in items), sql)
-        self.scope = scope
         return tuple(i.alias for i in items)
 
     def _order(
-        self, p: syntax.Projection, scope: dict[str, Binding], grouped: bool
+        self, i: int, p: syntax.Projection, items: list[syntax.Item], grouped: bool
     ) -> tuple[list[str], list[str]]:
         """The ORDER BY keys, and (when the projection aggregates) the extra columns of
         the grouping that the keys sort by: aggregates the projection does not list."""
         if not p.order:
             return [], []
-        # ORDER BY sees the projected names and, unless the projection aggregates or is
-        # DISTINCT, the variables before it too.
-        visible = scope if grouped or p.distinct else {**self.scope, **scope}
-        ec = ExprCompiler(self.checker, visible, self._subquery, allow_aggregates=grouped)
+        scope = self.bound.scopes[i]  # the projected names
         # An ORDER BY expression that repeats a projected one sorts by that column.
         projected = {}
-        for item in p.items:
-            with contextlib.suppress(CypherError):
-                projected[self._before(item.expr)] = sqlgen.column(item.alias)
+        for j, item in enumerate(items):
+            if j >= len(items) - len(p.items):  # not an item `*` spelled out
+                projected[self.exprs.sql(item.expr, (i, "items", j))] = sqlgen.column(item.alias)
         keys: list[str] = []
         hidden: list[str] = []
-        for e, desc in p.order:
+        for j, (e, desc) in enumerate(p.order):
             if not isinstance(e, syntax.Var) or e.name not in scope:
                 with contextlib.suppress(CypherError):
-                    key = projected.get(self._before(e))
+                    key = projected.get(self._before(e, (i, "order_before", j)))
                     if key is not None:
                         keys.append(sqlgen.sort_key(key, desc))
                         continue
-            sql = ec.sql(e)
+            sql = self._before(e, (i, "order", j))
             if grouped and contains_aggregate(e):
                 name = sqlgen.order_column(len(hidden) + 1)
                 hidden.append(sqlgen.named(sql, name))
@@ -363,35 +337,17 @@ class _Planner:
             keys.append(sqlgen.sort_key(sql, desc))
         return keys, hidden
 
-    def _before(self, e: syntax.Expr) -> str:
-        """`e` compiled against the variables before the projection."""
-        return ExprCompiler(self.checker, self.scope, self._subquery, allow_aggregates=True).sql(e)
+    def _before(self, e: syntax.Expr, place: Place) -> str:
+        """An ORDER BY key compiled against the variables before the projection
+        ("order_before") or after it ("order"): the binder's error when it does not type
+        there."""
+        failed = self.bound.failed.get(place)
+        if failed is not None:
+            raise failed
+        return self.exprs.sql(e, place)
 
-    def _count(self, e: syntax.Expr, what: str) -> int:
+    def _count(self, e: syntax.Expr) -> int:
+        """A LIMIT or SKIP count: a literal or a parameter (the binder checked it)."""
         value = self.checker.param(e) if isinstance(e, syntax.Param) else getattr(e, "value", e)
-        if (
-            isinstance(e, syntax.Param | syntax.Lit)
-            and not isinstance(value, bool)
-            and isinstance(value, int)
-            and value >= 0
-        ):
-            return value
-        error = CypherParameterError if isinstance(e, syntax.Param) else CypherError
-        got = repr(value) if isinstance(e, syntax.Param | syntax.Lit) else "an expression"
-        raise error(
-            f"{what} needs a non-negative integer (a literal or a parameter), got {got}", *e.pos
-        )
-
-
-def _item_type(e: syntax.Expr, checker: Checker) -> str | None:
-    """The type of a list's items when they all have one (a literal or parameter list)."""
-    if isinstance(e, syntax.ListLit):
-        values = [i.value for i in e.items if isinstance(i, syntax.Lit)]
-        if len(values) != len(e.items):
-            return None
-    elif isinstance(e, syntax.Param) and isinstance(checker.param(e), list | tuple):
-        values = list(cast("list[object] | tuple[object, ...]", checker.param(e)))
-    else:
-        return None
-    types = {value_type(v) for v in values} - {None}
-    return types.pop() if len(types) == 1 else None
+        assert isinstance(value, int)
+        return value

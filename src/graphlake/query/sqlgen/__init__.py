@@ -15,14 +15,18 @@ none reads a schema or an AST. Names and values are quoted only here (`ident`,
   uniqueness conditions;
 - `walks`: the walk and shortest-path recursive CTEs, their seeds, FROM items and path
   values;
-- `procedures`: a CALL's step.
+- `procedures`: a CALL's step;
+- `expressions`: Cypher expressions (operators, functions, CASE, lists and maps,
+  temporal fields, regular expressions, vector distances), which `query.expr` picks by
+  the binder's types (used as a module: `sqlgen.expressions.comparison(...)`).
 
 `tests/query/test_sql_in_one_place.py` fails when another module of `graphlake.query`
-(but `expr.py`, whose expressions move here next) writes SQL or quotes by itself.
+writes SQL or quotes by itself.
 """
 
 from __future__ import annotations
 
+from graphlake.query.sqlgen import expressions
 from graphlake.query.sqlgen.clauses import (
     START,
     carried,
@@ -117,6 +121,7 @@ __all__ = [
     "edge_rows",
     "edge_struct",
     "exists",
+    "expressions",
     "found",
     "hop",
     "ident",
