@@ -486,3 +486,23 @@ def test_row_cap_timeout_and_length_limits(social):
             "MATCH (n:Person) RETURN n.name, n.age, n.city",
             limits=SqlLimits(max_query_chars=40),
         )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("toInteger(2.7)", 2),  # openCypher truncates toward zero; DuckDB's cast rounds
+        ("toInteger(-2.7)", -2),
+        ("toInteger('2.7')", 2),
+        ("toInteger(' -2.7 ')", -2),
+        ("toInteger('9007199254740993')", 9007199254740993),  # past 2**53: read exactly
+        ("toInteger(9007199254740993)", 9007199254740993),
+        ("toInteger('1e3')", 1000),
+        ("toInteger('abc')", None),
+        ("toInteger(null)", None),
+        ("toInteger($v)", 3),
+    ],
+)
+def test_to_integer_truncates_and_keeps_every_digit(loops, text, expected):
+    got = loops.query(f"RETURN {text} AS v", {"v": 3.9})
+    assert got.to_pylist() == [{"v": expected}]

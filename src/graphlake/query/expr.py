@@ -194,6 +194,9 @@ class ExprCompiler:
     def _fn_labels(self, e: syntax.Func, place: Place) -> str:
         return sx.labels(self._args(e, place)[0])
 
+    def _fn_tointeger(self, e: syntax.Func, place: Place) -> str:
+        return sx.to_integer(self._args(e, place)[0], self._type(child(place, "args", 0)))
+
     def _fn_type(self, e: syntax.Func, place: Place) -> str:
         return sx.edge_type(self._args(e, place)[0])
 

@@ -58,6 +58,7 @@ __all__ = [
     "string_match",
     "substring",
     "temporal_field",
+    "to_integer",
     "variable",
     "vector_distance",
     "xor",
@@ -79,7 +80,6 @@ SCALARS: dict[str, str] = {
     "reverse": "reverse({0})",
     "split": "string_split({0}, {1})",
     "tostring": "CAST({0} AS VARCHAR)",
-    "tointeger": "TRY_CAST(TRY_CAST({0} AS DOUBLE) AS BIGINT)",
     "tofloat": "TRY_CAST({0} AS DOUBLE)",
     "toboolean": "TRY_CAST({0} AS BOOLEAN)",
     "abs": "abs({0})",
@@ -264,6 +264,19 @@ def case(subject: str | None, whens: Sequence[tuple[str, str]], default: str | N
 def scalar(name: str, args: Sequence[str]) -> str:
     """A scalar function of `SCALARS` over its arguments' SQL."""
     return SCALARS[name].format(*args)
+
+
+def to_integer(arg: str, kind: str | None) -> str:
+    """Cypher's `toInteger`: a number truncated toward zero (DuckDB's casts round, so
+    2.7 would be 3), a string of digits read exactly (through DOUBLE, a value past 2**53
+    would not be), anything else through its number; null when it is none."""
+    if kind == "integer":
+        return arg
+    truncated = f"TRY_CAST(trunc(TRY_CAST({arg} AS DOUBLE)) AS BIGINT)"
+    if kind != "string":
+        return truncated
+    digits = f"CASE WHEN regexp_full_match(trim({arg}), '[+-]?[0-9]+') THEN trim({arg}) END"
+    return f"COALESCE(TRY_CAST({digits} AS BIGINT), {truncated})"
 
 
 def now(name: str) -> str:
