@@ -131,9 +131,9 @@ def warm() -> None:
     set (graphlake.isolation), as the query libraries are: their code and thread stacks
     are then part of the worker's size when ready, not of a job's memory, and a library
     can never fail to load under the limit (which read as a missing extra)."""
-    try:
-        import igraph
-        import networkit as nk
+    try:  # the `algo` extra, optional: loaded here, in the worker, on purpose
+        import igraph  # the other algorithms
+        import networkit as nk  # Louvain and PageRank
     except ModuleNotFoundError:  # no `algo` extra: algorithm runs say so themselves
         return
     igraph.Graph(n=3, edges=[(0, 1), (1, 2)]).connected_components()
