@@ -3,6 +3,9 @@
     .venv/bin/python bench/query.py                    # 100k and 1M Person nodes
     .venv/bin/python bench/query.py --sizes 100000     # one size
     .venv/bin/python bench/query.py --quick            # 1k nodes, for the smoke test
+    .venv/bin/python bench/query.py --sizes 1000000 --cold-only --workdir /tmp/bq
+        # only the fresh processes and the adjacency figures; the generated graph is kept
+        # in /tmp/bq and reused by the next run (each run works on a copy)
 
 `Person` nodes with 10 random `Knows` edges each. For each size: 1-, 2- and 3-hop
 neighbourhoods of one start node (count and return), a filtered 2-hop, a 1-hop returning a
@@ -153,9 +156,13 @@ import graphlake as gl
 g = gl.Graph.open(sys.argv[1])
 g.snapshot()  # imports Lance, PyArrow (and pandas, when installed)
 from graphlake.query import executor  # imports DuckDB
+from graphlake import probes
 imported = time.perf_counter()
-g.query(sys.argv[2], {"s": sys.argv[3]})
-print(imported - t, time.perf_counter() - t, time.process_time() - c)
+with probes.collect() as how:  # how the adjacency came: built, loaded, derived
+    g.query(sys.argv[2], {"s": sys.argv[3]})
+first, cpu = time.perf_counter() - t, time.process_time() - c
+how = "+".join(k.split(".", 1)[1] for k in sorted(how) if k.startswith("adjacency.")) or "-"
+print(imported - t, first, cpu, how)
 """
 
 
@@ -210,12 +217,13 @@ def _rows(table) -> list:
 
 def run_graphlake(root: Path, params: list[dict], warmup: int) -> dict:
     """Warm latencies (ms) per query with the adjacency executor and with the SQL one,
-    and the adjacency executor's answers."""
+    the adjacency executor's CPU ms (`time.process_time`: steadier than wall time on a
+    busy machine) and its answers."""
     import graphlake as gl
     from graphlake.query import executor
 
     g = gl.Graph.open(str(root))
-    out: dict = {"csr": {}, "sql": {}, "answers": {}}
+    out: dict = {"csr": {}, "sql": {}, "cpu": {}, "answers": {}}
     for mode in ("csr", "sql"):
         executor.CSR_TRAVERSAL = mode == "csr"
         for name, (text, _) in QUERIES.items():
@@ -223,9 +231,11 @@ def run_graphlake(root: Path, params: list[dict], warmup: int) -> dict:
                 g.query(text, p, max_rows=1_000_000)
             out[mode][name] = []
             for p in params:
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 table = g.query(text, p, max_rows=1_000_000)
                 out[mode][name].append((time.perf_counter() - t) * 1000)
+                if mode == "csr":
+                    out["cpu"].setdefault(name, []).append((time.process_time() - c) * 1000)
                 if mode == "csr":
                     out["answers"].setdefault(name, []).append(_rows(table))
     executor.CSR_TRAVERSAL = True
@@ -245,8 +255,8 @@ def fresh_process(root: Path, start: str, *, persist: bool = True) -> dict:
         timeout=1800,
         env=env,
     )
-    imported, first, cpu = (float(x) for x in done.stdout.split())
-    return {"imports_s": imported, "first_s": first, "cpu_s": cpu}
+    imported, first, cpu, how = done.stdout.split()
+    return {"imports_s": float(imported), "first_s": float(first), "cpu_s": float(cpu), "how": how}
 
 
 def cold_starts(root: Path, start: str) -> dict:
@@ -327,18 +337,44 @@ def run_ladybug(folder: Path, person: Path, knows: Path, params: list[dict], war
     return json.loads(done.stdout)
 
 
-def one_size(n: int, reps: int, warmup: int) -> dict:
+def prepare(n: int, workdir: Path | None) -> tuple[Path, Path, Path, float]:
+    """(folder, person.parquet, knows.parquet, build seconds) with a new graph in
+    folder/g. With `workdir`, the files and the built graph are kept in workdir/n<N>
+    and reused by later runs (the build of 1M nodes takes minutes), each run querying a
+    fresh copy of the graph (the bench merges a row into it)."""
+    if workdir is None:
+        folder = Path(tempfile.mkdtemp(prefix=f"bench-query-{n}-"))
+        person, knows = write_parquet(folder, n)
+        return folder, person, knows, build_graph(folder / "g", person, knows)
+    folder = workdir / f"n{n}"
+    person, knows = folder / "person.parquet", folder / "knows.parquet"
+    pristine, built = folder / "pristine", folder / "build_s"
+    if not built.exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        person, knows = write_parquet(folder, n)
+        built.write_text(str(build_graph(pristine, person, knows)))
+    shutil.rmtree(folder / "g", ignore_errors=True)
+    shutil.copytree(pristine, folder / "g")
+    shutil.rmtree(folder / "g" / "_graphlake" / "derived", ignore_errors=True)
+    return folder, person, knows, float(built.read_text())
+
+
+def one_size(
+    n: int, reps: int, warmup: int, workdir: Path | None = None, cold_only: bool = False
+) -> dict:
     import random
 
-    folder = Path(tempfile.mkdtemp(prefix=f"bench-query-{n}-"))
+    folder, person, knows, build_s = prepare(n, workdir)
     try:
-        person, knows = write_parquet(folder, n)
-        build_s = build_graph(folder / "g", person, knows)
         rng = random.Random(n)
         params = [
             {"s": f"p{rng.randrange(n):07d}", "t": f"p{rng.randrange(n):07d}"} for _ in range(reps)
         ]
         cold = cold_starts(folder / "g", params[0]["s"])
+        if cold_only:
+            figures = adjacency_figures(folder / "g", params[0]["s"])
+            return {"n": n, "build_s": build_s, "cold": cold, "cold_only": True, **figures}
         gl_ms = run_graphlake(folder / "g", params, warmup)
         lb = run_ladybug(folder, person, knows, params, warmup)
         mismatched = [
@@ -351,6 +387,7 @@ def one_size(n: int, reps: int, warmup: int) -> dict:
             "n": n,
             "build_s": build_s,
             "graphlake": {k: median(v) for k, v in gl_ms["csr"].items()},
+            "graphlake_cpu": {k: median(v) for k, v in gl_ms["cpu"].items()},
             "sql": {k: median(v) for k, v in gl_ms["sql"].items()},
             "ladybug": {k: median(v) for k, v in lb["ms"].items()},
             "ladybug_import_s": lb["import_s"],
@@ -358,7 +395,7 @@ def one_size(n: int, reps: int, warmup: int) -> dict:
             **figures,
         }
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(folder if workdir is None else folder / "g", ignore_errors=True)
 
 
 def _json_rows(answers: list) -> list:
@@ -367,12 +404,14 @@ def _json_rows(answers: list) -> list:
 
 
 def report(results: list[dict]) -> str:
+    if all(r.get("cold_only") for r in results):
+        return "\n".join([*_adjacency_lines(results), _machine_line()])
     header = (
         ["query"]
         + [
             f"{who} {r['n']:,} ms"
             for r in results
-            for who in ("graphlake", "graphlake sql", "ladybug")
+            for who in ("graphlake", "graphlake CPU", "graphlake sql", "ladybug")
         ]
         + ["graphlake/ladybug", "graphlake/sql"]
     )
@@ -383,41 +422,14 @@ def report(results: list[dict]) -> str:
         for r in results:
             cells += [
                 f"{r['graphlake'][name]:.2f}",
+                f"{r['graphlake_cpu'][name]:.2f}",
                 f"{r['sql'][name]:.2f}",
                 f"{r['ladybug'][name]:.2f}",
             ]
         cells.append(f"{last['graphlake'][name] / last['ladybug'][name]:.1f}x")
         cells.append(f"{last['graphlake'][name] / last['sql'][name]:.2f}x")
         rows.append(cells)
-    lines = [render_table(header, rows), ""]
-    for r in results:
-        lines.append(
-            f"{r['n']:,} nodes, {r['n'] * EDGES_PER_NODE:,} edges: graphlake load + "
-            f"optimize {r['build_s']:.1f} s (not needed to query; shown for "
-            f"scale), LadybugDB import {r['ladybug_import_s']:.1f} s"
-        )
-        lines.append(
-            f"  adjacency: {r['bytes_per_edge']:.1f} bytes per edge in all (node ids and "
-            f"edge rows {r['int_bytes_per_edge_direction']:.1f} per direction, offsets "
-            f"{r['offset_bytes_per_edge']:.1f}, the rest edge ids and node keys); full build "
-            f"{r['full_s'] * 1000:.0f} ms (again after the merge: {r['rebuild_s'] * 1000:.0f} "
-            f"ms), delta after a one-row merge {r['delta_s'] * 1000:.1f} ms"
-        )
-        for what, label in (
-            ("built", "adjacency built, not persisted"),
-            ("built_saved", "adjacency built and persisted"),
-            ("loaded", "persisted adjacency loaded"),
-        ):
-            c = r["cold"][what]
-            lines.append(
-                f"  fresh process, {label}: first 1-hop count after {c['first_s']:.2f} s "
-                f"(open + imports {c['imports_s']:.2f} s; CPU {c['cpu_s']:.2f} s)"
-            )
-        c = r["after_merge"]
-        lines.append(
-            f"  fresh process after the one-row merge (the older entry loaded + the delta): "
-            f"{c['first_s']:.2f} s (CPU {c['cpu_s']:.2f} s)"
-        )
+    lines = [render_table(header, rows), "", *_adjacency_lines(results)]
     lines += ["", f"targets (from this run) at {last['n']:,} nodes:"]
 
     def verdict(ok: bool) -> str:
@@ -453,10 +465,52 @@ def report(results: list[dict]) -> str:
         f"  first query in a fresh process <= {FRESH_TARGET_S:.0f} s (adjacency persisted): "
         f"{first:.2f} s -> {verdict(first <= FRESH_TARGET_S)}"
     )
+    lines.append(_machine_line())
+    return "\n".join(lines)
+
+
+def _adjacency_lines(results: list[dict]) -> list[str]:
+    """Per size: the load, the adjacency's size, build and delta, and the fresh
+    processes (with how each got its adjacency: built, loaded, derived_from_persisted)."""
+    lines = []
+    for r in results:
+        imported = r.get("ladybug_import_s")
+        ladybug = "" if imported is None else f", LadybugDB import {imported:.1f} s"
+        lines.append(
+            f"{r['n']:,} nodes, {r['n'] * EDGES_PER_NODE:,} edges: graphlake load + "
+            f"optimize {r['build_s']:.1f} s (not needed to query; shown for scale){ladybug}"
+        )
+        lines.append(
+            f"  adjacency: {r['bytes_per_edge']:.1f} bytes per edge in all (node ids and "
+            f"edge rows {r['int_bytes_per_edge_direction']:.1f} per direction, offsets "
+            f"{r['offset_bytes_per_edge']:.1f}, the rest edge ids and node keys); full build "
+            f"{r['full_s'] * 1000:.0f} ms (again after the merge: {r['rebuild_s'] * 1000:.0f} "
+            f"ms), delta after a one-row merge {r['delta_s'] * 1000:.1f} ms"
+        )
+        for what, label in (
+            ("built", "adjacency built, not persisted"),
+            ("built_saved", "adjacency built and persisted"),
+            ("loaded", "persisted adjacency loaded"),
+        ):
+            c = r["cold"][what]
+            lines.append(
+                f"  fresh process, {label}: first 1-hop count after {c['first_s']:.2f} s "
+                f"(open + imports {c['imports_s']:.2f} s; CPU {c['cpu_s']:.2f} s; "
+                f"adjacency {c['how']})"
+            )
+        c = r["after_merge"]
+        lines.append(
+            f"  fresh process after the one-row merge (the older entry loaded + the delta): "
+            f"{c['first_s']:.2f} s (open + imports {c['imports_s']:.2f} s; CPU "
+            f"{c['cpu_s']:.2f} s; adjacency {c['how']})"
+        )
+    return lines
+
+
+def _machine_line() -> str:
     import duckdb
 
-    lines.append(f"machine: {machine()}, duckdb {duckdb.__version__}, load {load_average()}")
-    return "\n".join(lines)
+    return f"machine: {machine()}, duckdb {duckdb.__version__}, load {load_average()}"
 
 
 def main() -> None:
@@ -464,10 +518,23 @@ def main() -> None:
     parser.add_argument("--sizes", default="100000,1000000", help="Comma-separated Person counts.")
     parser.add_argument("--reps", type=int, default=7, help="Start nodes timed per query.")
     parser.add_argument("--quick", action="store_true", help="1k nodes, 1 rep.")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        help="Keep the generated files and graph here and reuse them in later runs "
+        "(each run queries a copy).",
+    )
+    parser.add_argument(
+        "--cold-only",
+        action="store_true",
+        help="Only the fresh processes and the adjacency figures (no warm timings, no LadybugDB).",
+    )
     args = parser.parse_args()
     sizes = [1000] if args.quick else [int(s) for s in args.sizes.split(",")]
     reps = 1 if args.quick else args.reps
-    results = [one_size(n, reps, warmup=1) for n in sizes]
+    results = [
+        one_size(n, reps, warmup=1, workdir=args.workdir, cold_only=args.cold_only) for n in sizes
+    ]
     print(report(results))
 
 

@@ -4,12 +4,14 @@ without edges, and empty tables."""
 
 from __future__ import annotations
 
+import gc
 import random
 
 import numpy as np
 import pyarrow as pa
 import pytest
 
+from graphlake.adjacency import csr
 from graphlake.adjacency.csr import from_edges, stable_order
 
 
@@ -146,3 +148,28 @@ def test_stable_order_is_numpys_stable_argsort(n):
         values = rng.integers(0, max(n, 1), m).astype(np.int32) if n else np.zeros(0, np.int32)
         values[: m // 2] = values[m // 2 : 2 * (m // 2)]  # ties, which must keep their order
         assert np.array_equal(stable_order(values, n), np.argsort(values, kind="stable"))
+
+
+@pytest.mark.parametrize(
+    "n", [0, 1, 63, 4095, csr.SAMPLED_FROM, csr.SAMPLED_FROM + 1, 64 * 100, 64 * 100 + 1, 10_007]
+)
+def test_find_key_finds_every_key_and_no_other(n):
+    rng = random.Random(n)
+    keys = sorted({f"k{rng.randrange(10**9):09d}" for _ in range(n)} | {"k", "k~"})
+    array = pa.array(keys)
+    for i, key in enumerate(keys):
+        assert csr.find_key(array, key) == i
+    between = [keys[i] + "0" for i in range(len(keys) - 1)]  # after keys[i], before i+1
+    for key in ["", "a", "j", "k0", "l", "k~~", *between[:: max(1, n // 500)]]:
+        assert csr.find_key(array, key) == -1
+
+
+def test_a_key_sample_is_built_once_and_dropped_with_its_array():
+    array = pa.array([f"k{i:06d}" for i in range(csr.SAMPLED_FROM * 2)])
+    assert csr.find_key(array, "k000100") == 100
+    sample = csr._sample(array)
+    assert csr._sample(array) is sample and len(sample) == 2 * csr.SAMPLED_FROM // 64
+    key = id(array)
+    del array
+    gc.collect()
+    assert key not in csr._samples

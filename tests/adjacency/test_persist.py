@@ -13,6 +13,7 @@ import shutil
 import pytest
 
 import graphlake as gl
+from graphlake import probes
 from graphlake.adjacency import load, persist
 from graphlake.adjacency.cache import CACHE
 from graphlake.adjacency.csr import from_edges
@@ -93,8 +94,9 @@ def test_a_head_build_is_persisted_and_loaded(g):
     for edge in ("K", "W"):
         path, states = entry(g, edge)
         assert persist.load(path, states).equals(fresh(g, edge))
-    got = cold(g, "K")
-    assert g.builds == ["K", "W"]  # loaded, not built
+    with probes.collect() as how:
+        got = cold(g, "K")
+    assert g.builds == ["K", "W"] and how == {"adjacency.loaded": 1}  # loaded, not built
     assert got.same_type and not cold(g, "W").same_type
     # Traversals on the loaded adjacency answer as on a built one.
     q = "MATCH (a:P {name: 'p01'})-[:K*1..3]->(b) RETURN count(*) AS n"
@@ -111,8 +113,9 @@ def test_persisted_equals_fresh_after_writes_merges_optimize_and_gc(g):
         w.insert("P", [{"name": "p00a"}, {"name": "zz"}])
         w.insert("K", [{"src": "zz", "dst": "p00a", "id": "k999"}])
         w.delete("K", ["k001"])
-    cold(g, "K")  # from the older entry plus the lineage delta
-    assert g.builds == ["K"]
+    with probes.collect() as how:
+        cold(g, "K")  # from the older entry plus the lineage delta
+    assert g.builds == ["K"] and how == {"adjacency.derived_from_persisted": 1}
     path, states = entry(g, "K")  # and saved for the next process
     assert persist.load(path, states).equals(fresh(g, "K"))
     g.create_branch("a")

@@ -236,6 +236,51 @@ def test_writes_after_a_stale_hint_land_on_the_real_head(
     assert store.get(hint_key("main")) == str(moved.seq).encode()
 
 
+# --- the newest entry seen ------------------------------------------------------------------
+
+
+def test_a_seen_head_is_confirmed_by_one_existence_check(root: Root) -> None:
+    counting = CountingStore(root.uri, root.options)
+    refs = RefStore(counting)
+    last = _advance(refs, "feat/x", 3)
+    counting.calls.clear()
+    for _ in range(3):
+        assert refs.head("feat/x") == last
+    assert counting.calls == {"exists": 3}  # no hint, no entry read: only seq+1 probed
+
+
+def test_a_seen_head_follows_other_writers(root: Root) -> None:
+    """Two RefStores share nothing but the root, as two processes do."""
+    counting = CountingStore(root.uri, root.options)
+    mine, theirs = RefStore(counting), RefStore(root.open())
+    first = mine.create("main", C1)
+    assert mine.head("main") == first
+    moved = theirs.cas("main", theirs.head("main"), C2)  # type: ignore[arg-type]
+    moved = theirs.cas("main", moved, C3)
+    assert mine.head("main") == moved
+    counting.calls.clear()
+    assert mine.head("main") == moved
+    assert counting.calls == {"exists": 1}
+    theirs.delete("main")
+    tomb = mine.head("main")
+    assert tomb is not None and tomb.is_tombstone
+    again = theirs.create("main", C4)
+    assert mine.head("main") == again and again.incarnation != first.incarnation
+    with pytest.raises(ConcurrentWriteError):  # mine's old entry is no base for a CAS
+        mine.cas("main", moved, C1)
+
+
+def test_a_seen_head_needs_no_hint(root: Root) -> None:
+    """A writer that died before refreshing the hint: the entry itself is what counts."""
+    store = root.open()
+    mine, theirs = RefStore(store), RefStore(root.open())
+    first = mine.create("main", C1)
+    assert mine.head("main") == first
+    moved = theirs.cas("main", first, C2)
+    store.put(hint_key("main"), b"1")  # as if the hint write was lost
+    assert mine.head("main") == moved
+
+
 class LostAckStore(ObjectStore):
     """Reports a create as lost although it landed: what a retried request can look like."""
 

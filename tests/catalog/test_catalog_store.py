@@ -29,6 +29,17 @@ def test_put_get_overwrite(store: ObjectStore) -> None:
     assert store.exists("a/b.bin")
 
 
+def test_exists_is_true_for_objects_only(store: ObjectStore) -> None:
+    # A local root answers with a stat (refs.py probes one key per query): it must agree
+    # with S3, where a "folder" is only a prefix and a key below an object is absent.
+    store.put("e/f%2Fx/1.json", b"1")
+    assert store.exists("e/f%2Fx/1.json")
+    assert not store.exists("e/f%2Fx")
+    assert not store.exists("e")
+    assert not store.exists("e/f%2Fx/1.json/below")
+    assert not store.exists("e/f%2Fx/2.json")
+
+
 def test_create_is_conditional(store: ObjectStore) -> None:
     assert store.create("c/x", b"first") is True
     assert store.create("c/x", b"second") is False
@@ -91,12 +102,16 @@ def test_percent_in_keys_is_kept_literally(store: ObjectStore) -> None:
     assert store.get("refs/feat%2Fx/1") == b"a"
 
 
-@pytest.mark.parametrize("key", ["", "/abs", "a/../b", "..", "a//b", "a/./b", "a/", "a\\b", "a\nb"])
+@pytest.mark.parametrize(
+    "key", ["", "/abs", "a/../b", "..", "a//b", "a/./b", "a/", "a\\b", "a\nb", "a\x7fb", "a\x00"]
+)
 def test_bad_keys_are_refused(store: ObjectStore, key: str) -> None:
     with pytest.raises(GraphLakeError, match="invalid storage key"):
         store.put(key, b"x")
     with pytest.raises(GraphLakeError, match="invalid storage key"):
         store.get(key)
+    with pytest.raises(GraphLakeError, match="invalid storage key"):
+        store.exists(key)
 
 
 def test_local_root_forms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

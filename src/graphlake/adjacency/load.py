@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from graphlake import probes
 from graphlake.adjacency import persist
 from graphlake.adjacency.cache import CACHE
 from graphlake.adjacency.csr import Csr, from_edges
@@ -56,10 +57,13 @@ def adjacency(snapshot: Snapshot, edge_type: str, *, max_bytes: int | None = Non
 
 def _obtain(snapshot: Snapshot, edge: EdgeType, key: tuple) -> Csr:
     """Derived from a cached one of other states, else persisted for these states, else
-    derived from a persisted one, else built (and persisted at a branch head)."""
+    derived from a persisted one, else built (and persisted at a branch head). Which
+    of the four it was is counted in `probes` (`adjacency.derived_from_cached`,
+    `.loaded`, `.derived_from_persisted`, `.built`: tests and bench/query.py read it)."""
     ids = _table_ids(key)
     derived = _derived(snapshot, edge, CACHE.recent(lambda k: _table_ids(k) == ids))
     if derived is not None:
+        probes.add("adjacency.derived_from_cached")
         return derived
     base = persist.folder(_local_root(snapshot))
     states: persist.Key = key[1:]
@@ -67,13 +71,16 @@ def _obtain(snapshot: Snapshot, edge: EdgeType, key: tuple) -> Csr:
         path = base / states[0][0] / persist.entry_name(states)
         loaded = persist.load(path, states)
         if loaded is not None:
+            probes.add("adjacency.loaded")
             return loaded
         persist.discard(path)  # damaged or foreign, if there at all: a build replaces it
         derived = _derived(snapshot, edge, _persisted(base, key))
         if derived is not None:
+            probes.add("adjacency.derived_from_persisted")
             if _at_head(snapshot):  # the next process loads it instead of deriving again
                 persist.save_later(base, states, derived)
             return derived
+    probes.add("adjacency.built")
     built = _build(snapshot, edge)
     if base is not None and _at_head(snapshot):
         persist.save(base, states, built)

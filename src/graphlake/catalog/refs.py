@@ -16,10 +16,18 @@ continues the same sequence with a new `incarnation`.
 successful write, so it can lag (a writer died, or two hint writes landed out of order) but
 it never names an entry that does not exist. `head()` starts at the hint and probes forward,
 so finding the head costs O(1) requests in the usual case, never a listing of all entries.
+
+A `RefStore` also remembers the newest entry it has seen of each branch (read or written).
+Entries are immutable, never removed, and dense, so the head is at or after a seq once
+seen: `head()` then starts its probe there, and when nothing follows (no entry seq+1,
+one existence check: a `stat` on a local root, a HEAD request on S3) the remembered entry
+is the head, without reading the hint or the entry again. A write by another process
+creates seq+1 first, so the next `head()` in every process sees it.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -120,6 +128,13 @@ def _parse_entry(data: bytes, where: str) -> RefEntry:
     return entry
 
 
+@functools.lru_cache(maxsize=1024)
+def _branch_dir(branch: str) -> str:
+    """The folder of a branch's entries (validated once per name: an invalid name
+    raises and is not cached)."""
+    return f"{REFS_DIR}/{encode_name(validate_branch_name(branch))}"
+
+
 def _check_commit_id(commit_id: str) -> str:
     if not is_commit_id(commit_id):
         raise ValueError(f"{commit_id!r} is not a full commit id")
@@ -131,12 +146,16 @@ class RefStore:
 
     def __init__(self, store: ObjectStore) -> None:
         self._store = store
+        # The newest entry seen of each branch (module docstring): where head() starts.
+        self._seen: dict[str, RefEntry] = {}
 
     # --- keys --------------------------------------------------------------------------
 
     @staticmethod
     def _dir(branch: str) -> str:
-        return f"{REFS_DIR}/{encode_name(validate_branch_name(branch))}"
+        if not isinstance(branch, str):  # unhashable or not a name: the usual error
+            validate_branch_name(branch)
+        return _branch_dir(branch)
 
     @classmethod
     def _entry_key(cls, branch: str, seq: int) -> str:
@@ -198,6 +217,16 @@ class RefStore:
 
     def head(self, branch: str) -> RefEntry | None:
         """Newest entry of `branch` (a tombstone if deleted), None if it never existed."""
+        self._dir(branch)  # an invalid name raises InvalidNameError (validated once)
+        seen = self._seen.get(branch)
+        if seen is not None:  # at or before the head: one probe when nothing followed it
+            last = self._last_from(branch, seen.seq)
+            if last == seen.seq:
+                return seen
+            found = self._entry(branch, last)
+            if found is None:
+                raise GraphLakeError(f"ref entry {last} of branch {branch!r} disappeared")
+            return self._remember(branch, found)
         hint = self._read_hint(branch)
         entry = self._entry(branch, hint) if hint is not None else None
         if entry is None:
@@ -210,11 +239,18 @@ class RefStore:
             start = entry.seq
         last = self._last_from(branch, start)
         if entry is not None and last == entry.seq:
-            return entry
+            return self._remember(branch, entry)
         found = self._entry(branch, last)
         if found is None:
             raise GraphLakeError(f"ref entry {last} of branch {branch!r} disappeared")
-        return found
+        return self._remember(branch, found)
+
+    def _remember(self, branch: str, entry: RefEntry) -> RefEntry:
+        """Keep `entry` as the newest seen of `branch` unless a newer one is (threads)."""
+        seen = self._seen.get(branch)
+        if seen is None or seen.seq < entry.seq:
+            self._seen[branch] = entry
+        return entry
 
     def history(self, branch: str) -> list[RefEntry]:
         """Every entry of `branch`, oldest first (the reflog); [] if it never existed."""
@@ -278,6 +314,7 @@ class RefStore:
         data = _entry_bytes(entry)
         if not self._store.create(key, data) and self._store.get(key) != data:
             return False
+        self._remember(branch, entry)
         self._write_hint(branch, entry.seq)
         return True
 

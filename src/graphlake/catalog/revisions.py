@@ -180,11 +180,10 @@ class Resolver:
     # --- helpers ------------------------------------------------------------------------
 
     def _branch_head(self, name: object) -> Commit | None:
-        try:
-            validate_branch_name(name)  # type: ignore[arg-type]
+        try:  # head() validates the name (once per name: refs._branch_dir)
+            ref = self._refs.head(name)  # type: ignore[arg-type]
         except InvalidNameError:
             return None
-        ref = self._refs.head(name)  # type: ignore[arg-type]
         if ref is None or ref.commit is None:
             tag = self._tags.get(name) if self._tags is not None else None  # type: ignore[arg-type]
             return self._commits.get(tag.commit) if tag is not None else None
