@@ -73,14 +73,7 @@ class RefTargets:
         self._store.create(key, b"{}")  # a fresh ULID: the create meets no object
         try:
             faults.hit("ref_target.after_pin")
-            if commit_id in Sweeps(self._store).condemned():
-                raise CommitNotFoundError(
-                    f"commit {commit_id[:12]} is not reachable from any branch, tag or "
-                    "recent reflog entry, and a running gc is removing it"
-                )
-            # The object itself, not a cached copy: another process's gc may have run.
-            if not self._store.exists(CommitStore.key(commit_id)):
-                raise CommitNotFoundError(f"commit {commit_id[:12]} was removed by gc")
+            Sweeps(self._store).check_kept(commit_id)
             faults.hit("ref_target.before_ref")
             yield
         finally:
@@ -141,6 +134,20 @@ class Sweeps:
         body = {"commits": sorted(commits), "time": time.time()}
         self._store.create(key, json.dumps(body, sort_keys=True).encode("utf-8"))
         return SweepNotice(self._store, key)
+
+    def check_kept(self, commit_id: str) -> None:
+        """Raise `CommitNotFoundError` if a notice names `commit_id` or its object is gone.
+
+        The second half of a claim's handshake (a ref writer's pin, a reader's lease):
+        call it only after the claim object exists."""
+        if commit_id in self.condemned():
+            raise CommitNotFoundError(
+                f"commit {commit_id[:12]} is not reachable from any branch, tag or "
+                "recent reflog entry, and a running gc is removing it"
+            )
+        # The object itself, not a cached copy: another process's gc may have run.
+        if not self._store.exists(CommitStore.key(commit_id)):
+            raise CommitNotFoundError(f"commit {commit_id[:12]} was removed by gc")
 
     def condemned(self) -> set[str]:
         """Every commit a notice names (one listing; usually there is none)."""

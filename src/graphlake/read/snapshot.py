@@ -13,7 +13,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from graphlake.catalog.leases import LEASE_S
+from graphlake.catalog.names import validate_branch_name
+from graphlake.catalog.revisions import parse_revision
 from graphlake.errors import (
+    CommitNotFoundError,
+    InvalidNameError,
     QueryError,
     TypeMismatchError,
     UnknownPropertyError,
@@ -33,9 +37,13 @@ if TYPE_CHECKING:
 
 
 class Snapshot:
-    def __init__(self, repo: Repo, commit: Commit):
+    """`commit` of `repo`; `revision` is what it was resolved from (`Graph.snapshot`), if
+    anything: a scan refused because gc is removing the commit resolves it once more."""
+
+    def __init__(self, repo: Repo, commit: Commit, revision: str | None = None):
         self.repo = repo
         self.commit = commit
+        self.revision = revision
 
     @property
     def schema(self) -> Schema:
@@ -116,17 +124,52 @@ class Snapshot:
     ) -> Scan:
         """Stream table `name` of this commit as Arrow batches, under a read lease
         (`graphlake.read.scan.Scan`; Blob columns only when named in `columns`, as bytes
-        or, `blobs="lazy"`, as row ids that `scan.blob_refs` turns into handles)."""
-        return Scan(
-            self.repo,
-            self.commit,
-            self.type(name, kind),
-            columns=columns,
-            where=where,
-            batch_size=DEFAULT_BATCH_SIZE if batch_size is None else batch_size,
-            lease_s=LEASE_S if lease_s is None else lease_s,
-            blobs=blobs,
-        )
+        or, `blobs="lazy"`, as row ids that `scan.blob_refs` turns into handles).
+
+        Every reader (`to_torch`, `to_ray`, `to_hf`, `to_polars`, export) takes its lease
+        here. If a running gc is removing the commit (or removed it: the lease is refused,
+        see `graphlake.catalog.leases`), a snapshot of a revision that follows a branch
+        (`main`, `main~2`) resolves it once more and scans that commit (`scan.commit_id`
+        says which: the branch moved on); any other raises `CommitNotFoundError`."""
+        options: dict[str, Any] = {
+            "columns": columns,
+            "where": where,
+            "batch_size": DEFAULT_BATCH_SIZE if batch_size is None else batch_size,
+            "lease_s": LEASE_S if lease_s is None else lease_s,
+            "blobs": blobs,
+        }
+        try:
+            return Scan(self.repo, self.commit, self.type(name, kind), **options)
+        except CommitNotFoundError as refused:
+            again = self._again(refused)
+        try:
+            return Scan(self.repo, again, Snapshot(self.repo, again).type(name, kind), **options)
+        except CommitNotFoundError as refused:  # once only: a branch head is never condemned
+            raise self._refusal(refused) from None
+
+    def _again(self, refused: CommitNotFoundError) -> Commit:
+        """The commit the snapshot's revision names now, if it follows a branch."""
+        if self.revision is not None and self._follows_branch(self.revision):
+            again = self.repo.resolve(self.revision)
+            if again.id != self.commit.id:
+                return again
+        raise self._refusal(refused) from None
+
+    def _follows_branch(self, revision: str) -> bool:
+        """Whether `revision` starts at a branch (a branch, or one with `~N`/`^N` steps)."""
+        for name in (revision, parse_revision(revision).base):
+            try:
+                ref = self.repo.refs.head(validate_branch_name(name))
+            except InvalidNameError:
+                continue
+            if ref is not None and ref.commit is not None:
+                return True
+        return False
+
+    def _refusal(self, refused: CommitNotFoundError) -> CommitNotFoundError:
+        if self.revision is None:
+            return refused
+        return CommitNotFoundError(f"cannot read revision {self.revision!r}: {refused}")
 
     def get(self, name: str, key: Any) -> dict[str, Any] | None:
         """The row with key `key` as Python values (float32 as its shortest decimal, see
