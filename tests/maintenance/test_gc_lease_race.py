@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import shutil
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +154,47 @@ def test_a_scan_of_a_branch_gc_did_not_announce_reads_the_resolved_commit(
     assert gc(g).commit_objects == 0
     assert outcome[0].commit_id == tip  # no retry needed: gc kept it
     assert read(outcome[0]) == TIP_ROWS
+    settled(g)
+
+
+@pytest.mark.parametrize("by", ["branch", "commit"])
+def test_a_leased_snapshot_is_kept_re_resolved_or_refused(
+    graph: tuple[gl.Graph, str, str], monkeypatch: pytest.MonkeyPatch, by: str
+) -> None:
+    """`Snapshot.leased` (what `graphlake export` holds) follows the same rules."""
+    g, _parent, tip = graph
+    snap = g.snapshot("side" if by == "branch" else tip)
+    g.reset_branch("side", g.head("main").id)
+    with ExitStack() as held:
+        outcome = at(monkeypatch, "gc.after_notice", lambda: held.enter_context(snap.leased()))
+        assert gc(g).commit_objects == 2
+        if by == "commit":
+            assert len(outcome) == 1 and isinstance(outcome[0], CommitNotFoundError), outcome
+            assert f"revision {tip!r}" in str(outcome[0])
+        else:
+            assert outcome[0].commit.id == g.head("side").id != tip
+            assert g.repo.store.list(LEASES_DIR) != []  # held until the block ends
+            rows = outcome[0].read("Person").to_pylist()
+            assert sorted((r["name"], r["age"]) for r in rows) == MAIN_ROWS
+    settled(g)
+
+
+def test_an_export_of_a_commit_gc_announced_is_refused_and_writes_nothing(
+    graph: tuple[gl.Graph, str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from graphlake.cli.app import app
+
+    g, _parent, tip = graph
+    g.delete_branch("side")
+    out = tmp_path / "out.jsonl"
+    argv = ["export", str(g.uri), "Person", "-o", str(out), "--branch", tip]
+    outcome = at(monkeypatch, "gc.after_notice", lambda: CliRunner().invoke(app, argv))
+    assert gc(g).commit_objects == 2
+    assert outcome[0].exit_code == 1, outcome[0].output
+    assert "running gc is removing it" in " ".join(outcome[0].output.split())
+    assert not out.exists()
     settled(g)
 
 

@@ -17,8 +17,8 @@ without a gap.
 Nothing is held forever: a lease expires `lease_s` after its last renewal. A `Lease`
 renews itself from a daemon thread every `lease_s / 3` until `release()` (or until its
 process ends: a killed reader's lease simply runs out). Expired leases are ignored by
-everyone and deleted by `gc`. A clock that runs behind the reader's by more than the
-lease may see the lease as expired: give such hosts a longer lease.
+everyone and deleted by `gc`. A gc whose clock runs ahead of the reader's by more than
+the lease sees the lease as expired: give readers on such hosts a longer lease.
 
 Ordering, not time, closes the window between a reader resolving its revision and gc
 listing the leases: a lease takes part in the handshake of `graphlake.catalog.reclaim`

@@ -5,14 +5,15 @@ under a read lease that `gc` honours (see `graphlake.read.scan`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import lance
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from graphlake.catalog.leases import LEASE_S
+from graphlake.catalog.leases import LEASE_S, ReadLeases
 from graphlake.catalog.names import validate_branch_name
 from graphlake.catalog.revisions import parse_revision
 from graphlake.errors import (
@@ -34,6 +35,8 @@ from graphlake.schema.model import EdgeType, NodeType, Schema, TableKind
 if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
     from graphlake.repo import Repo
+
+T = TypeVar("T")
 
 
 class Snapshot:
@@ -138,12 +141,30 @@ class Snapshot:
             "lease_s": LEASE_S if lease_s is None else lease_s,
             "blobs": blobs,
         }
+        return self._claimed(lambda s: Scan(s.repo, s.commit, s.type(name, kind), **options))
+
+    @contextmanager
+    def leased(self, lease_s: float = LEASE_S) -> Iterator[Snapshot]:
+        """This snapshot under a read lease for the block, for a reader that reads the
+        tables itself (`graphlake export`). Refused as `scan` is; a branch revision is
+        then resolved once more and the block gets a snapshot of that commit."""
+        snap, lease = self._claimed(
+            lambda s: (s, ReadLeases(s.repo.store).take(s.commit.id, lease_s))
+        )
         try:
-            return Scan(self.repo, self.commit, self.type(name, kind), **options)
+            yield snap
+        finally:
+            lease.release()
+
+    def _claimed(self, claim: Callable[[Snapshot], T]) -> T:
+        """`claim(self)`; if a running gc is removing the commit (CommitNotFoundError),
+        `claim` of the commit the revision names now, once (see `scan`)."""
+        try:
+            return claim(self)
         except CommitNotFoundError as refused:
-            again = self._again(refused)
+            again = Snapshot(self.repo, self._again(refused), self.revision)
         try:
-            return Scan(self.repo, again, Snapshot(self.repo, again).type(name, kind), **options)
+            return claim(again)
         except CommitNotFoundError as refused:  # once only: a branch head is never condemned
             raise self._refusal(refused) from None
 
