@@ -14,7 +14,9 @@ reads the branch's head. Never a scan whose files gc removed.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import shutil
+import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
@@ -24,7 +26,7 @@ import pytest
 
 import graphlake as gl
 from graphlake import faults
-from graphlake.catalog.leases import LEASES_DIR
+from graphlake.catalog.leases import LEASES_DIR, Lease, ReadLeases
 from graphlake.catalog.reclaim import SWEEPS_DIR
 from graphlake.errors import CommitNotFoundError
 from graphlake.read.scan import Scan
@@ -255,4 +257,23 @@ def test_a_killed_gc_keeps_refusing_leases_until_the_next_one_completes(
         snap.scan("Person")  # its files may be half gone: refused
     assert g.repo.store.list(LEASES_DIR) == []
     assert gc(g).commit_objects == 2
+    settled(g)
+
+
+def test_a_lease_that_ran_out_and_lost_its_commit_says_so_at_renewal(
+    graph: tuple[gl.Graph, str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    g, _parent, tip = graph
+    g.delete_branch("side")
+    monkeypatch.setattr(Lease, "_run", lambda self: None)  # as if the process were stopped
+    lease = ReadLeases(g.repo.store).take(tip, lease_s=0.2)
+    time.sleep(0.3)
+    assert gc(g).commit_objects == 2  # the lease had run out: it protected nothing
+    with caplog.at_level(logging.ERROR, logger="graphlake.catalog.leases"):
+        lease.renew()
+    assert f"read lease on {tip} ran out before its renewal" in caplog.text
+    assert "removed by gc" in caplog.text
+    lease.release()
     settled(g)

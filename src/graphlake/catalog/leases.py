@@ -56,6 +56,7 @@ from graphlake import faults
 from graphlake.catalog.commits import is_commit_id
 from graphlake.catalog.reclaim import Sweeps
 from graphlake.catalog.store import ObjectStore
+from graphlake.errors import CommitNotFoundError
 
 __all__ = ["LEASES_DIR", "Lease", "LeaseInfo", "ReadLeases"]
 
@@ -176,14 +177,26 @@ class Lease:
         return self._stop.is_set()
 
     def renew(self) -> None:
-        """A new lease object from now; the old one is deleted once the new one exists."""
+        """A new lease object from now; the old one is deleted once the new one exists.
+
+        A lease that ran out before it was renewed (the process was stopped, renewals
+        failed) protected nothing meanwhile: the commit is checked again, and if a gc is
+        removing it or removed it, that is logged as an error (reads of it may fail)."""
         with self._lock:
             if self._stop.is_set():
                 return
             old = self.current
+            lapsed = old is not None and not old.live(time.time())
             self.current = self._leases.create(self.commit_id, self.lease_s)
             if old is not None:
                 self._leases.delete(old)
+        if lapsed:
+            try:
+                self._leases.check_kept(self.commit_id)
+            except CommitNotFoundError as exc:
+                _log.error(
+                    "the read lease on %s ran out before its renewal: %s", self.commit_id, exc
+                )
 
     def _run(self) -> None:
         while not self._stop.wait(self.lease_s / 3):
