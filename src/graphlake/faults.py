@@ -47,6 +47,9 @@ GC_POINTS = (
 # A tag, reset or branch create naming a commit (catalog/reclaim.py): its pin exists,
 # gc's notices not read yet; the commit is checked, its ref not written yet.
 REF_TARGET_POINTS = ("ref_target.after_pin", "ref_target.before_ref")
+# A reader taking a read lease (catalog/leases.py): the lease object exists, gc's
+# notices not read yet; the commit is checked, no table opened yet.
+READ_LEASE_POINTS = ("read_lease.after_create", "read_lease.after_check")
 
 POINTS: tuple[str, ...] = (
     *(f"{op}.{step}" for op in OPERATIONS for step in STEPS),
@@ -54,6 +57,7 @@ POINTS: tuple[str, ...] = (
     *INGEST_POINTS,
     *GC_POINTS,
     *REF_TARGET_POINTS,
+    *READ_LEASE_POINTS,
 )
 
 _counts: dict[str, int] = {}

@@ -710,7 +710,7 @@ class Graph:
         # on first use only: loads lance, pyarrow, lark (start-up time)
         from graphlake.read.snapshot import Snapshot
 
-        return Snapshot(self.repo, self.resolve(branch))
+        return Snapshot(self.repo, self.resolve(branch), branch)
 
     def nodes(
         self,

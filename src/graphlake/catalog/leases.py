@@ -17,13 +17,27 @@ without a gap.
 Nothing is held forever: a lease expires `lease_s` after its last renewal. A `Lease`
 renews itself from a daemon thread every `lease_s / 3` until `release()` (or until its
 process ends: a killed reader's lease simply runs out). Expired leases are ignored by
-everyone and deleted by `gc`. A clock that runs behind the reader's by more than the
-lease may see the lease as expired: give such hosts a longer lease.
+everyone and deleted by `gc`. A gc whose clock runs ahead of the reader's by more than
+the lease sees the lease as expired: give readers on such hosts a longer lease.
 
-Ordering: a reader takes its lease right after resolving its revision and before it
-opens a table. A `gc` that listed leases just before the lease was made does not see
-it; its grace period (default one hour: only files older than the cutoff are removed)
-covers that window, as it covers a concurrent writer's fresh work.
+Ordering, not time, closes the window between a reader resolving its revision and gc
+listing the leases: a lease takes part in the handshake of `graphlake.catalog.reclaim`
+as a ref writer's pin does. The reader (`Lease`) creates its lease object, then reads
+gc's notices and checks that the commit object still exists, and only then opens a
+table. gc reads the leases with its roots, publishes its notice of what it will remove,
+then reads the live leases again and keeps what they reach. So either the lease existed
+when gc re-read the leases (gc keeps the commit), or the reader read the notices after
+gc published its notice (the lease is refused), or both; a reader that finds no notice
+and finds the commit object is covered too, since a notice is withdrawn only after its
+commits are gone. A refused lease is deleted at once and `Lease` raises
+`CommitNotFoundError`: the reader must not open the commit's tables (some files may be
+gone already). `Snapshot.scan`, where every reader takes its lease, then resolves a
+revision that follows a branch once more (a branch head is never condemned) and raises
+for one naming a commit or a tag. This holds for any grace period, 0 included.
+
+The lease protects only while it is live: a reader must keep its process alive (the
+daemon thread renews it). A process stopped for longer than `lease_s` (suspended, or a
+renewal failing that long) lets the lease run out, and a gc may then remove the commit.
 """
 
 from __future__ import annotations
@@ -38,8 +52,11 @@ import threading
 import time
 from dataclasses import dataclass
 
+from graphlake import faults
 from graphlake.catalog.commits import is_commit_id
+from graphlake.catalog.reclaim import Sweeps
 from graphlake.catalog.store import ObjectStore
+from graphlake.errors import CommitNotFoundError
 
 __all__ = ["LEASES_DIR", "Lease", "LeaseInfo", "ReadLeases"]
 
@@ -101,6 +118,11 @@ class ReadLeases:
     def delete(self, info: LeaseInfo) -> None:
         self._store.delete(info.key)
 
+    def check_kept(self, commit_id: str) -> None:
+        """`CommitNotFoundError` if a running gc is removing `commit_id` (or removed it):
+        one listing of gc's notices and one existence check (`Sweeps.check_kept`)."""
+        Sweeps(self._store).check_kept(commit_id)
+
     def take(self, commit_id: str, lease_s: float = LEASE_S) -> Lease:
         """A self-renewing lease on `commit_id` (see `Lease`)."""
         return Lease(self, commit_id, lease_s)
@@ -123,7 +145,11 @@ class ReadLeases:
 class Lease:
     """A live lease on one commit, renewed every `lease_s / 3` by a daemon thread until
     `release()`. Renewal is best effort: a failed renewal is logged and retried at the
-    next tick (the previous lease object stays until a new one exists)."""
+    next tick (the previous lease object stays until a new one exists).
+
+    Made only on a commit gc keeps: after creating the lease object it reads gc's
+    notices and checks the commit object (see the module docstring); a commit a running
+    gc is removing, or removed, raises `CommitNotFoundError`, with no lease left."""
 
     def __init__(self, leases: ReadLeases, commit_id: str, lease_s: float = LEASE_S) -> None:
         if not lease_s > 0:
@@ -134,6 +160,13 @@ class Lease:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self.current: LeaseInfo | None = leases.create(commit_id, lease_s)
+        try:
+            faults.hit("read_lease.after_create")
+            leases.check_kept(commit_id)
+            faults.hit("read_lease.after_check")
+        except BaseException:
+            self.release()  # the lease object goes at once; no renewal starts
+            raise
         self._thread = threading.Thread(
             target=self._run, name=f"graphlake-lease-{commit_id[:7]}", daemon=True
         )
@@ -144,14 +177,26 @@ class Lease:
         return self._stop.is_set()
 
     def renew(self) -> None:
-        """A new lease object from now; the old one is deleted once the new one exists."""
+        """A new lease object from now; the old one is deleted once the new one exists.
+
+        A lease that ran out before it was renewed (the process was stopped, renewals
+        failed) protected nothing meanwhile: the commit is checked again, and if a gc is
+        removing it or removed it, that is logged as an error (reads of it may fail)."""
         with self._lock:
             if self._stop.is_set():
                 return
             old = self.current
+            lapsed = old is not None and not old.live(time.time())
             self.current = self._leases.create(self.commit_id, self.lease_s)
             if old is not None:
                 self._leases.delete(old)
+        if lapsed:
+            try:
+                self._leases.check_kept(self.commit_id)
+            except CommitNotFoundError as exc:
+                _log.error(
+                    "the read lease on %s ran out before its renewal: %s", self.commit_id, exc
+                )
 
     def _run(self) -> None:
         while not self._stop.wait(self.lease_s / 3):

@@ -1,33 +1,47 @@
-"""The handshake that keeps `gc` from removing a commit a new ref is about to name.
+"""The handshake that keeps `gc` from removing a commit a new ref is about to name, or a
+reader is about to read.
 
 A tag, a reset or a new branch may name any commit by id, also one nothing reaches (a
 commit id from an old log, an expired reflog entry). A `gc` that read its roots before
 that ref existed would remove the commit under it; the ref would then name nothing.
 "gc never changes history" needs the two to meet somewhere, with no lock server and
-the same code on local folders and S3. They meet in two kinds of plain object:
+the same code on local folders and S3. A reader is in the same position: it resolved a
+commit (a branch that has moved on since, an old commit id) and takes a read lease on
+it (`graphlake.catalog.leases`) after gc may have listed the leases. They meet in plain
+objects:
 
     _graphlake/reclaim/pins/<expires_ms:015d>-<ulid>-<commit_id>.json
         a ref writer is about to name <commit_id> (live while a tag, reset or branch
         create runs; deleted when it ends, expiring by itself if its writer dies)
     _graphlake/reclaim/sweeps/<ulid>.json   {"commits": [...]}
         a running gc's notice: the commit objects it is about to remove
+    _graphlake/leases/<expires_ms:015d>-<ulid>-<commit_id>.json
+        a reader's lease (catalog/leases.py), which plays the part of a pin for as long
+        as the reader holds it
 
 The order on each side is what makes it safe (a store is read-your-writes consistent,
 local and S3 alike):
 
 - ref writer (`RefTargets.pinned`): create the pin; read the notices; check that the
-  commit object still exists; write the ref; delete the pin. A commit a notice names,
-  or that is gone, is refused with `CommitNotFoundError` before any ref is written.
-- gc: read its roots; publish a notice naming what it will remove; read the live pins
-  and the refs and tags again, and keep whatever they reach; remove; delete the notice.
+  commit object still exists (`Sweeps.check_kept`); write the ref; delete the pin. A
+  commit a notice names, or that is gone, is refused with `CommitNotFoundError` before
+  any ref is written.
+- reader (`Lease`): create the lease; read the notices and check the commit object
+  (`Sweeps.check_kept`); only then open a table. A refused lease is deleted at once and
+  raises `CommitNotFoundError` (`Snapshot.scan` resolves a branch revision once more).
+- gc: read its roots (the live leases among them); publish a notice naming what it will
+  remove; read the live pins, the live leases and the refs and tags again, and keep
+  whatever they reach; remove; delete the notice.
 
-Either the writer's pin exists before gc reads the pins (gc keeps the commit), or the
-writer reads the notices after gc published its notice (the writer refuses), or both
-(gc keeps it and the writer refuses: safe, and the writer can simply try again). A
-notice is deleted only after the commits it names are gone, so a writer that finds no
-notice and still finds the commit object is safe too. A gc killed between its notice
-and its end leaves the notice: the commits it names stay refused (some of their Lance
-versions may be gone) until the next completed gc removes them and the notice.
+Either the writer's pin (the reader's lease) exists before gc re-reads them (gc keeps
+the commit), or the writer (reader) reads the notices after gc published its notice (it
+refuses), or both (gc keeps it and the writer refuses: safe, and it can simply try
+again). A notice is deleted only after the commits it names are gone, so a writer or
+reader that finds no notice and still finds the commit object is safe too. A gc killed
+between its notice and its end leaves the notice: the commits it names stay refused
+(some of their Lance versions may be gone) until the next completed gc removes them and
+the notice. None of this depends on gc's grace period or on clocks (beyond a lease's
+expiry): it holds with `grace=0`.
 """
 
 from __future__ import annotations
@@ -73,14 +87,7 @@ class RefTargets:
         self._store.create(key, b"{}")  # a fresh ULID: the create meets no object
         try:
             faults.hit("ref_target.after_pin")
-            if commit_id in Sweeps(self._store).condemned():
-                raise CommitNotFoundError(
-                    f"commit {commit_id[:12]} is not reachable from any branch, tag or "
-                    "recent reflog entry, and a running gc is removing it"
-                )
-            # The object itself, not a cached copy: another process's gc may have run.
-            if not self._store.exists(CommitStore.key(commit_id)):
-                raise CommitNotFoundError(f"commit {commit_id[:12]} was removed by gc")
+            Sweeps(self._store).check_kept(commit_id)
             faults.hit("ref_target.before_ref")
             yield
         finally:
@@ -141,6 +148,20 @@ class Sweeps:
         body = {"commits": sorted(commits), "time": time.time()}
         self._store.create(key, json.dumps(body, sort_keys=True).encode("utf-8"))
         return SweepNotice(self._store, key)
+
+    def check_kept(self, commit_id: str) -> None:
+        """Raise `CommitNotFoundError` if a notice names `commit_id` or its object is gone.
+
+        The second half of a claim's handshake (a ref writer's pin, a reader's lease):
+        call it only after the claim object exists."""
+        if commit_id in self.condemned():
+            raise CommitNotFoundError(
+                f"commit {commit_id[:12]} is not reachable from any branch, tag or "
+                "recent reflog entry, and a running gc is removing it"
+            )
+        # The object itself, not a cached copy: another process's gc may have run.
+        if not self._store.exists(CommitStore.key(commit_id)):
+            raise CommitNotFoundError(f"commit {commit_id[:12]} was removed by gc")
 
     def condemned(self) -> set[str]:
         """Every commit a notice names (one listing; usually there is none)."""

@@ -87,14 +87,15 @@ def export(
     # on first use only: loads lance, duckdb, pyarrow (start-up time)
     from graphlake.read.sql import sql_stream
 
-    snapshot = Graph.open(root).snapshot(branch)
-    source: AbstractContextManager[W.Batches]
-    if table is not None:
-        source = nullcontext(W.table_batches(snapshot, table, order))
-    else:
-        source = sql_stream(snapshot, query or "")
-    with source as (schema, batches):
-        rows = W.write_atomically(output, force, lambda f: W.WRITERS[fmt](f, schema, batches))
+    # A read lease for the whole export: gc keeps the commit while it is written out.
+    with Graph.open(root).snapshot(branch).leased() as snapshot:
+        source: AbstractContextManager[W.Batches]
+        if table is not None:
+            source = nullcontext(W.table_batches(snapshot, table, order))
+        else:
+            source = sql_stream(snapshot, query or "")
+        with source as (schema, batches):
+            rows = W.write_atomically(output, force, lambda f: W.WRITERS[fmt](f, schema, batches))
     summary = {
         "file": str(output),
         "format": fmt.value,

@@ -19,11 +19,12 @@ branches nothing kept uses, with their version claims; unreachable commit object
 Also kept: the commit of every live read lease (a pinned reader: see
 `graphlake.catalog.leases`) and what it reaches, like a branch head; everything a commit
 younger than the cutoff reaches, reachable or not (no kept commit loses its parents);
-and what a tag, reset or branch create that lands while gc runs names, even a commit
-gc found unreachable: before removing anything gc publishes a notice of the commits it
-will remove, then re-reads the ref writers' pins and the branches and tags, and keeps
-what they reach; a ref writer that reads the notice first refuses instead
-(`graphlake.catalog.reclaim`). The notice is withdrawn once its commits are gone.
+and what a tag, reset or branch create that lands, or a read lease taken, while gc runs
+names, even a commit gc found unreachable: before removing anything gc publishes a
+notice of the commits it will remove, then re-reads the ref writers' pins, the read
+leases and the branches and tags, and keeps what they reach; a ref writer or reader
+that reads the notice first refuses instead (`graphlake.catalog.reclaim`). The notice is
+withdrawn once its commits are gone.
 
 Also removed, when older than the cutoff: persisted adjacencies (derived state, see
 `graphlake.adjacency.persist`) whose table states are no live branch head's, and
@@ -112,12 +113,14 @@ def gc(
     if dry_run:
         _sweep(repo, roots, unreached, cutoff, report, dry_run, progress)
         return report
-    # The handshake with tags, resets and branch creates that name an old commit
-    # (catalog/reclaim.py): announce what goes, then keep whatever a ref writer has
-    # pinned or a branch or tag names by now. Withdrawn only once all of it is gone.
+    # The handshake with tags, resets and branch creates that name an old commit, and
+    # with readers taking a lease (catalog/reclaim.py, catalog/leases.py): announce what
+    # goes, then keep whatever a ref writer has pinned, a reader has leased or a branch
+    # or tag names by now. Withdrawn only once all of it is gone.
     notice = Sweeps(repo.store).announce(c for c, _ in unreached if c not in roots.commits)
     faults.hit("gc.after_notice")
     extend(repo, roots, RefTargets(repo.store).live(), strict=False)
+    extend(repo, roots, ReadLeases(repo.store).live_commits(), strict=False)
     extend(repo, roots, ref_targets(repo))
     _sweep(repo, roots, unreached, cutoff, report, dry_run, progress)
     notice.withdraw()

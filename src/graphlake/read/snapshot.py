@@ -5,15 +5,20 @@ under a read lease that `gc` honours (see `graphlake.read.scan`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import lance
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from graphlake.catalog.leases import LEASE_S
+from graphlake.catalog.leases import LEASE_S, ReadLeases
+from graphlake.catalog.names import validate_branch_name
+from graphlake.catalog.revisions import parse_revision
 from graphlake.errors import (
+    CommitNotFoundError,
+    InvalidNameError,
     QueryError,
     TypeMismatchError,
     UnknownPropertyError,
@@ -31,11 +36,17 @@ if TYPE_CHECKING:
     from graphlake.catalog.commits import Commit
     from graphlake.repo import Repo
 
+T = TypeVar("T")
+
 
 class Snapshot:
-    def __init__(self, repo: Repo, commit: Commit):
+    """`commit` of `repo`; `revision` is what it was resolved from (`Graph.snapshot`), if
+    anything: a scan refused because gc is removing the commit resolves it once more."""
+
+    def __init__(self, repo: Repo, commit: Commit, revision: str | None = None):
         self.repo = repo
         self.commit = commit
+        self.revision = revision
 
     @property
     def schema(self) -> Schema:
@@ -116,17 +127,70 @@ class Snapshot:
     ) -> Scan:
         """Stream table `name` of this commit as Arrow batches, under a read lease
         (`graphlake.read.scan.Scan`; Blob columns only when named in `columns`, as bytes
-        or, `blobs="lazy"`, as row ids that `scan.blob_refs` turns into handles)."""
-        return Scan(
-            self.repo,
-            self.commit,
-            self.type(name, kind),
-            columns=columns,
-            where=where,
-            batch_size=DEFAULT_BATCH_SIZE if batch_size is None else batch_size,
-            lease_s=LEASE_S if lease_s is None else lease_s,
-            blobs=blobs,
+        or, `blobs="lazy"`, as row ids that `scan.blob_refs` turns into handles).
+
+        Every reader (`to_torch`, `to_ray`, `to_hf`, `to_polars`, export) takes its lease
+        here. If a running gc is removing the commit (or removed it: the lease is refused,
+        see `graphlake.catalog.leases`), a snapshot of a revision that follows a branch
+        (`main`, `main~2`) resolves it once more and scans that commit (`scan.commit_id`
+        says which: the branch moved on); any other raises `CommitNotFoundError`."""
+        options: dict[str, Any] = {
+            "columns": columns,
+            "where": where,
+            "batch_size": DEFAULT_BATCH_SIZE if batch_size is None else batch_size,
+            "lease_s": LEASE_S if lease_s is None else lease_s,
+            "blobs": blobs,
+        }
+        return self._claimed(lambda s: Scan(s.repo, s.commit, s.type(name, kind), **options))
+
+    @contextmanager
+    def leased(self, lease_s: float = LEASE_S) -> Iterator[Snapshot]:
+        """This snapshot under a read lease for the block, for a reader that reads the
+        tables itself (`graphlake export`). Refused as `scan` is; a branch revision is
+        then resolved once more and the block gets a snapshot of that commit."""
+        snap, lease = self._claimed(
+            lambda s: (s, ReadLeases(s.repo.store).take(s.commit.id, lease_s))
         )
+        try:
+            yield snap
+        finally:
+            lease.release()
+
+    def _claimed(self, claim: Callable[[Snapshot], T]) -> T:
+        """`claim(self)`; if a running gc is removing the commit (CommitNotFoundError),
+        `claim` of the commit the revision names now, once (see `scan`)."""
+        try:
+            return claim(self)
+        except CommitNotFoundError as refused:
+            again = Snapshot(self.repo, self._again(refused), self.revision)
+        try:
+            return claim(again)
+        except CommitNotFoundError as refused:  # once only: a branch head is never condemned
+            raise self._refusal(refused) from None
+
+    def _again(self, refused: CommitNotFoundError) -> Commit:
+        """The commit the snapshot's revision names now, if it follows a branch."""
+        if self.revision is not None and self._follows_branch(self.revision):
+            again = self.repo.resolve(self.revision)
+            if again.id != self.commit.id:
+                return again
+        raise self._refusal(refused) from None
+
+    def _follows_branch(self, revision: str) -> bool:
+        """Whether `revision` starts at a branch (a branch, or one with `~N`/`^N` steps)."""
+        for name in (revision, parse_revision(revision).base):
+            try:
+                ref = self.repo.refs.head(validate_branch_name(name))
+            except InvalidNameError:
+                continue
+            if ref is not None and ref.commit is not None:
+                return True
+        return False
+
+    def _refusal(self, refused: CommitNotFoundError) -> CommitNotFoundError:
+        if self.revision is None:
+            return refused
+        return CommitNotFoundError(f"cannot read revision {self.revision!r}: {refused}")
 
     def get(self, name: str, key: Any) -> dict[str, Any] | None:
         """The row with key `key` as Python values (float32 as its shortest decimal, see
