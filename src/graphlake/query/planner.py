@@ -15,16 +15,34 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from graphlake.errors import CypherError
 from graphlake.query import sqlgen, syntax
-from graphlake.query.binder import BoundQuery, Place, bind, child, projected_items
+from graphlake.query.binder import BoundQuery, Place, bind, child
 from graphlake.query.calls import AlgoCall, compile_call, completed
 from graphlake.query.checker import Binding, Checker
 from graphlake.query.expr import ExprCompiler, contains_aggregate
-from graphlake.query.logical import LogicalPlan, choose_executors, pattern_text
+from graphlake.query.logical import (
+    Aggregate,
+    Argument,
+    Filter,
+    Limit,
+    LogicalPlan,
+    Lookup,
+    NodeScan,
+    Op,
+    OptionalJoin,
+    ProcedureCall,
+    Project,
+    Skip,
+    Sort,
+    Typed,
+    Unwind,
+    choose_executors,
+    pattern_text,
+)
 from graphlake.query.logical import build as build_logical
 from graphlake.query.patterns import FreshNames, PathSearch, PatternCompiler, Prefetch, Seed
 from graphlake.query.steps import PlanStep
@@ -140,7 +158,26 @@ class Plan:
 
 def plan_query(query: syntax.Query, schema: Schema, params: dict[str, object]) -> Plan:
     query = completed(query)
-    return _Planner(schema, params, bind(query, schema, params)).plan()
+    bound = bind(query, schema, params)
+    usage = property_usage(bound.query)
+    return lower(build_logical(bound, Checker(schema, params), usage), bound, schema, params)
+
+
+def lower(
+    logical: LogicalPlan, bound: BoundQuery, schema: Schema, params: dict[str, object]
+) -> Plan:
+    """The SQL plan of `logical`, the logical plan of `bound` (query.logical.build, or
+    one rewritten from it): each clause's operators lowered to one step (`LOWERINGS`)."""
+    return _Planner(schema, params, bound).plan(logical)
+
+
+def clause_ops(logical: LogicalPlan) -> list[tuple[int, tuple[Op, ...]]]:
+    """(clause index, its operators) for each clause of the plan, in order."""
+    ends = (*logical.clauses[1:], len(logical.ops))
+    return [
+        (i, logical.ops[start:end])
+        for i, (start, end) in enumerate(zip(logical.clauses, ends, strict=True))
+    ]
 
 
 class _Planner:
@@ -166,24 +203,16 @@ class _Planner:
         # puts it there: (step, SQL, its variables, its seeds, prefetches, searches).
         self.first_match: tuple[str, str, frozenset[str], tuple[int, int, int]] | None = None
         self.calls: list[AlgoCall] = []
+        self.columns: tuple[str, ...] = ()
 
     @property
     def prev(self) -> str:
         return next(s.name for s in reversed(self.steps) if s.is_rows)
 
-    def plan(self) -> Plan:
-        columns: tuple[str, ...] = ()
-        for i, clause in enumerate(self.query.clauses):  # the binder checked their order
-            if isinstance(clause, syntax.Match):
-                self._match(i, clause)
-            elif isinstance(clause, syntax.Unwind):
-                self._unwind(i, clause)
-            elif isinstance(clause, syntax.Call):
-                self._call(i, clause)
-            else:
-                columns = self._projection(i, clause)
+    def plan(self, logical: LogicalPlan) -> Plan:
+        for i, ops in clause_ops(logical):
+            LOWERINGS[type(ops[0])](self, i, ops)
             self.scope = dict(self.bound.scopes[i])
-        logical = build_logical(self.bound, self.checker, self.patterns.usage)
         traversal, csr_match = None, None
         if logical.executors == {"csr"}:  # the executor rule put the whole query there
             traversal = traversal_of(logical, self.checker)
@@ -196,7 +225,7 @@ class _Planner:
         return Plan(
             tuple(self.steps),
             frozenset(self.tables),
-            columns,
+            self.columns,
             tuple(self.seeds),
             tuple(self.prefetch),
             tuple(self.searches),
@@ -214,6 +243,14 @@ class _Planner:
         self.steps.append(PlanStep(f"s{len(self.steps)}", "clause", what, sql))
 
     # --- MATCH
+    def _lower_match(self, i: int, ops: tuple[Op, ...]) -> None:
+        """A MATCH's operators (a pattern's start, hops, Filters; an OPTIONAL MATCH's
+        OptionalJoin): still compiled from the clause (query.patterns), its WHERE as the
+        step's conditions rather than where the pushdown puts its Filters."""
+        m = self.query.clauses[i]
+        assert isinstance(m, syntax.Match)
+        self._match(i, m)
+
     def _match(self, i: int, m: syntax.Match) -> None:
         source = self.prev
         first = len(self.steps) == 1 and not self.scope
@@ -266,70 +303,86 @@ class _Planner:
         return sqlgen.exists(compiled.items, conditions)
 
     # --- UNWIND
-    def _unwind(self, i: int, u: syntax.Unwind) -> None:
-        s = self.exprs.sql(u.expr, (i, "expr"))
-        self._add(f"UNWIND AS {u.name}", sqlgen.unwind(self.prev, self.scope, s, u.name))
+    def _unwind(self, i: int, ops: tuple[Op, ...]) -> None:
+        (u,) = ops
+        assert isinstance(u, Unwind)
+        s = self._sql(u.expr)
+        self._add(f"UNWIND AS {u.var}", sqlgen.unwind(self.prev, self.scope, s, u.var))
 
     # --- CALL (query/calls.py)
-    def _call(self, i: int, c: syntax.Call) -> None:
-        where = None if c.where is None else self.exprs.condition(c.where, (i, "where"))
-        compiled = compile_call(
-            self.bound.calls[i], self.scope, self.prev, self.patterns, self.names, where
-        )
+    def _call(self, i: int, ops: tuple[Op, ...]) -> None:
+        c, *rest = ops
+        assert isinstance(c, ProcedureCall) and c.resolved is not None
+        where = None
+        for op in rest:  # YIELD ... WHERE
+            assert isinstance(op, Filter) and where is None
+            where = self._sql(op.condition)
+        compiled = compile_call(c.resolved, self.scope, self.prev, self.patterns, self.names, where)
         self.calls.append(compiled.call)
         self._add(compiled.what, compiled.sql)
 
     # --- WITH / RETURN
-    def _projection(self, i: int, p: syntax.Projection) -> tuple[str, ...]:
-        items = projected_items(p, self.scope)
-        select = [
-            sqlgen.named(self.exprs.sql(item.expr, (i, "items", j)), item.alias)
-            for j, item in enumerate(items)
-        ]
-        grouped = any(contains_aggregate(item.expr) for item in items)
-        keys, hidden = self._order(i, p, items, grouped)
-        limit = None if p.limit is None else self._count(p.limit)
-        offset = None if p.skip is None else self._count(p.skip)
-        cond = None
-        if p.where is not None:
-            cond = self.exprs.condition(p.where, (i, "where"))
+    def _projection(self, i: int, ops: tuple[Op, ...]) -> None:
+        """Project or Aggregate, then its Sort, Skip, Limit and Filter (WITH's WHERE):
+        one SELECT."""
+        p, *rest = ops
+        assert isinstance(p, Project | Aggregate)
+        sort, skip, limit, where = None, None, None, None
+        for op in rest:
+            if isinstance(op, Sort):
+                sort = op
+            elif isinstance(op, Skip):
+                skip = op
+            elif isinstance(op, Limit):
+                limit = op
+            else:
+                assert isinstance(op, Filter), f"{type(op).__name__} after a projection"
+                where = op
+        select = [sqlgen.named(self._sql(t), alias) for alias, t in p.items]
+        grouped = isinstance(p, Aggregate)
+        keys, hidden = ([], []) if sort is None else self._order(i, p, sort, grouped)
         sql = sqlgen.projection(
             self.prev,
             select + hidden,
             distinct=p.distinct,
             grouped=grouped,
-            names=[item.alias for item in items],
+            names=[alias for alias, _ in p.items],
             keys=keys,
-            limit=limit,
-            offset=offset,
-            condition=cond,
+            limit=None if limit is None else self._count(limit.count.expr),
+            offset=None if skip is None else self._count(skip.count.expr),
+            condition=None if where is None else self._sql(where.condition),
         )
-        self._add(("RETURN " if p.is_return else "WITH ") + ", ".join(i.alias for i in items), sql)
-        return tuple(i.alias for i in items)
+        self.columns = tuple(alias for alias, _ in p.items)
+        self._add(("RETURN " if p.final else "WITH ") + ", ".join(self.columns), sql)
+
+    def _sql(self, t: Typed) -> str:
+        """A typed expression's SQL, compiled at the place the binder typed it."""
+        assert t.place is not None, f"{t} has no place"
+        return self.exprs.sql(t.expr, t.place)
 
     def _order(
-        self, i: int, p: syntax.Projection, items: list[syntax.Item], grouped: bool
+        self, i: int, p: Project | Aggregate, sort: Sort, grouped: bool
     ) -> tuple[list[str], list[str]]:
         """The ORDER BY keys, and (when the projection aggregates) the extra columns of
         the grouping that the keys sort by: aggregates the projection does not list."""
-        if not p.order:
-            return [], []
         scope = self.bound.scopes[i]  # the projected names
         # An ORDER BY expression that repeats a projected one sorts by that column.
         projected = {}
-        for j, item in enumerate(items):
-            if j >= len(items) - len(p.items):  # not an item `*` spelled out
-                projected[self.exprs.sql(item.expr, (i, "items", j))] = sqlgen.column(item.alias)
+        for j, (alias, t) in enumerate(p.items):
+            if j >= p.starred:  # not an item `*` spelled out
+                projected[self._sql(t)] = sqlgen.column(alias)
         keys: list[str] = []
         hidden: list[str] = []
-        for j, (e, desc) in enumerate(p.order):
+        for (t, desc), before in zip(sort.keys, sort.before, strict=True):
+            e = t.expr
             if not isinstance(e, syntax.Var) or e.name not in scope:
                 with contextlib.suppress(CypherError):
-                    key = projected.get(self._before(e, (i, "order_before", j)))
+                    key = projected.get(self._before(e, before))
                     if key is not None:
                         keys.append(sqlgen.sort_key(key, desc))
                         continue
-            sql = self._before(e, (i, "order", j))
+            assert t.place is not None
+            sql = self._before(e, t.place)
             if grouped and contains_aggregate(e):
                 name = sqlgen.order_column(len(hidden) + 1)
                 hidden.append(sqlgen.named(sql, name))
@@ -351,3 +404,18 @@ class _Planner:
         value = self.checker.param(e) if isinstance(e, syntax.Param) else getattr(e, "value", e)
         assert isinstance(value, int)
         return value
+
+
+# How each clause's operators become its step: by the kind of its first operator, which
+# lowers the operators after it in the clause too (a MATCH's hops and Filters, a
+# projection's Sort, Skip, Limit and Filter, a CALL's Filter).
+LOWERINGS: Mapping[type[Op], Callable[[_Planner, int, tuple[Op, ...]], None]] = {
+    NodeScan: _Planner._lower_match,
+    Lookup: _Planner._lower_match,
+    Argument: _Planner._lower_match,
+    OptionalJoin: _Planner._lower_match,
+    Unwind: _Planner._unwind,
+    ProcedureCall: _Planner._call,
+    Project: _Planner._projection,
+    Aggregate: _Planner._projection,
+}
