@@ -27,19 +27,23 @@ from graphlake.query.expr import ExprCompiler, contains_aggregate
 from graphlake.query.logical import (
     Aggregate,
     Argument,
+    Expand,
     Filter,
     Limit,
     LogicalPlan,
     Lookup,
+    NamePath,
     NodeScan,
     Op,
     OptionalJoin,
     ProcedureCall,
     Project,
+    ShortestPath,
     Skip,
     Sort,
     Typed,
     Unwind,
+    VarExpand,
     choose_executors,
     pattern_text,
 )
@@ -211,7 +215,9 @@ class _Planner:
 
     def plan(self, logical: LogicalPlan) -> Plan:
         for i, ops in clause_ops(logical):
-            LOWERINGS[type(ops[0])](self, i, ops)
+            lowering = LOWERINGS[type(ops[0])]
+            assert all(type(op) in lowering.follows for op in ops[1:]), ops
+            lowering.lower(self, i, ops)
             self.scope = dict(self.bound.scopes[i])
         traversal, csr_match = None, None
         if logical.executors == {"csr"}:  # the executor rule put the whole query there
@@ -406,16 +412,29 @@ class _Planner:
         return value
 
 
-# How each clause's operators become its step: by the kind of its first operator, which
-# lowers the operators after it in the clause too (a MATCH's hops and Filters, a
-# projection's Sort, Skip, Limit and Filter, a CALL's Filter).
-LOWERINGS: Mapping[type[Op], Callable[[_Planner, int, tuple[Op, ...]], None]] = {
-    NodeScan: _Planner._lower_match,
-    Lookup: _Planner._lower_match,
-    Argument: _Planner._lower_match,
-    OptionalJoin: _Planner._lower_match,
-    Unwind: _Planner._unwind,
-    ProcedureCall: _Planner._call,
-    Project: _Planner._projection,
-    Aggregate: _Planner._projection,
+@dataclass(frozen=True)
+class Lowering:
+    """How a clause whose first operator is of one kind becomes its step: `lower` (a
+    `_Planner` method taking the clause's index and operators), which lowers the
+    operators after the first too, each of a kind in `follows`."""
+
+    lower: Callable[[_Planner, int, tuple[Op, ...]], None]
+    follows: frozenset[type[Op]]
+
+
+_MATCH = Lowering(
+    _Planner._lower_match,
+    frozenset((NodeScan, Lookup, Argument, Expand, VarExpand, ShortestPath, NamePath, Filter)),
+)
+_PROJECTION = Lowering(_Planner._projection, frozenset((Sort, Skip, Limit, Filter)))
+# By the kind of a clause's first operator.
+LOWERINGS: Mapping[type[Op], Lowering] = {
+    NodeScan: _MATCH,
+    Lookup: _MATCH,
+    Argument: _MATCH,
+    OptionalJoin: _MATCH,
+    Unwind: Lowering(_Planner._unwind, frozenset()),
+    ProcedureCall: Lowering(_Planner._call, frozenset((Filter,))),
+    Project: _PROJECTION,
+    Aggregate: _PROJECTION,
 }
