@@ -42,6 +42,13 @@ Rewrite rules shape the plan as it is built, then choose executors:
 
 `LogicalPlan.text()` prints the plan top-down, one operator a line with its executor;
 `explain=True` returns it with the per-step report (query.executor).
+
+The SQL is lowered from this plan (query.planner `lower`, one lowering per kind of a
+clause's first operator), so an operator carries what its SQL needs: each `Typed` its
+binder place (where query.expr compiles it), Project and Aggregate their items in the
+order written and how many are `*` spelled out, Sort the places its keys type before the
+projection, ProcedureCall the binder's resolved call. The MATCH operators are not
+lowered yet: the planner compiles a MATCH from its patterns (query.patterns).
 """
 
 from __future__ import annotations

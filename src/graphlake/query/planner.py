@@ -1,14 +1,34 @@
-"""A bound Cypher query (query.binder) to one DuckDB statement: a chain of CTEs, one per
-clause. The binder has checked the query; the planner reads its scopes, node types and
-expression types from the `BoundQuery` and writes SQL.
+"""The logical plan of a bound Cypher query (query.logical, over query.binder's
+`BoundQuery`) lowered to one DuckDB statement: a chain of CTEs, one step per clause.
+
+`plan_query` binds the query, builds its logical plan (typed operators, rewrite rules,
+executors) and `lower`s it: the planner walks `LogicalPlan.ops` clause by clause
+(`clause_ops`) and dispatches on the kind of each clause's first operator (`LOWERINGS`):
+its `Lowering` turns that operator and the ones after it in the clause (each of a kind it
+declares) into the clause's step, through query.sqlgen's builders. From the operators:
+
+    Unwind                          the list unnested (`sqlgen.unwind`)
+    Project, Aggregate              WITH / RETURN: the items in the order written,
+      + Sort, Skip, Limit, Filter   grouped by the non-aggregates for an Aggregate (as
+                                    openCypher does), sorted, paged, then WITH's WHERE:
+                                    one SELECT (`sqlgen.projection`)
+    ProcedureCall (+ Filter)        the algorithm's rows joined to the node table(s)
+                                    (query.calls, YIELD ... WHERE)
+
+Each `Typed` expression is compiled at its binder place (query.expr). A MATCH (NodeScan,
+Lookup or Argument first; its Expand, VarExpand, ShortestPath, NamePath and Filters) and
+an OPTIONAL MATCH (OptionalJoin: the incoming rows numbered, matched, left-joined back)
+are still compiled from the clause's patterns (query.patterns: FROM items, walks, seeds,
+prefetches, path searches) with its WHERE whole as the step's conditions, not from the
+operators: the anchoring rule reverses chains and the pushdown splits the WHERE, and the
+SQL keeps the shape it had (`bench/compiler_corpus.py` holds it byte for byte).
 
 Each step's rows are the bindings so far: one column per variable (a node or relationship
-is a struct of its id, label or type and the properties the query reads). MATCH joins
-the pattern's tables to the previous step; OPTIONAL MATCH does the same over numbered
-rows and left-joins the result back; WITH and RETURN project (grouping by the
-non-aggregate items, as openCypher does); UNWIND unnests. The last step is the RETURN,
-so its ORDER BY is the statement's. This module decides what each step reads and keeps;
-the SQL text is written by query.sqlgen (its `clauses` and `select`).
+is a struct of its id, label or type and the properties the query reads). The last step
+is the RETURN, so its ORDER BY is the statement's. The SQL text is written by
+query.sqlgen (its `clauses` and `select`) alone. The executors the logical plan chose
+decide what else the `Plan` carries: the whole query as a traversal on the adjacency, or
+its first MATCH's rows read from there (query.traverse).
 """
 
 from __future__ import annotations
@@ -250,17 +270,27 @@ class _Planner:
 
     # --- MATCH
     def _lower_match(self, i: int, ops: tuple[Op, ...]) -> None:
-        """A MATCH's operators (a pattern's start, hops, Filters; an OPTIONAL MATCH's
-        OptionalJoin): still compiled from the clause (query.patterns), its WHERE as the
-        step's conditions rather than where the pushdown puts its Filters."""
+        """A MATCH's operators (each pattern's start, hops, Filters): its FROM items,
+        walks, seeds and conditions are still compiled from the clause's patterns
+        (query.patterns), its WHERE whole as the step's conditions (not where the
+        pushdown puts its Filters), so the SQL is what it was."""
         m = self.query.clauses[i]
-        assert isinstance(m, syntax.Match)
-        self._match(i, m)
+        assert isinstance(m, syntax.Match) and not m.optional
+        self._match(i, m, optional=False)
 
-    def _match(self, i: int, m: syntax.Match) -> None:
+    def _optional(self, i: int, ops: tuple[Op, ...]) -> None:
+        """An OptionalJoin: the incoming rows numbered, its MATCH (compiled from the
+        clause, as `_lower_match`) over them, left-joined back."""
+        (join,) = ops
+        assert isinstance(join, OptionalJoin)
+        m = self.query.clauses[i]
+        assert isinstance(m, syntax.Match) and m.optional
+        self._match(i, m, optional=True)
+
+    def _match(self, i: int, m: syntax.Match, optional: bool) -> None:
         source = self.prev
         first = len(self.steps) == 1 and not self.scope
-        if m.optional:
+        if optional:
             # Number the incoming rows, match over them, and left-join back: a row with no
             # match stays, its new variables null.
             self._add("number rows for OPTIONAL MATCH", sqlgen.numbered(source))
@@ -276,10 +306,10 @@ class _Planner:
             where_sql = self.exprs.condition(m.where, (i, "where"))
             conditions.append(where_sql)
         new_cols = [sqlgen.named(sql, v) for v, sql in compiled.outputs.items()]
-        what = ("OPTIONAL MATCH " if m.optional else "MATCH ") + ", ".join(
+        what = ("OPTIONAL MATCH " if optional else "MATCH ") + ", ".join(
             pattern_text(p) for p in m.patterns
         )
-        if not m.optional:
+        if not optional:
             self._add(what, sqlgen.match(source, self.scope, new_cols, compiled.items, conditions))
             if first:  # the same rows from the adjacency (executor: csr_match)
                 sql = sqlgen.on_rows(source, compiled.outputs, BINDINGS, where_sql)
@@ -432,7 +462,7 @@ LOWERINGS: Mapping[type[Op], Lowering] = {
     NodeScan: _MATCH,
     Lookup: _MATCH,
     Argument: _MATCH,
-    OptionalJoin: _MATCH,
+    OptionalJoin: Lowering(_Planner._optional, frozenset()),
     Unwind: Lowering(_Planner._unwind, frozenset()),
     ProcedureCall: Lowering(_Planner._call, frozenset((Filter,))),
     Project: _PROJECTION,
