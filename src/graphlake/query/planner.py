@@ -183,8 +183,7 @@ class Plan:
 def plan_query(query: syntax.Query, schema: Schema, params: dict[str, object]) -> Plan:
     query = completed(query)
     bound = bind(query, schema, params)
-    usage = property_usage(bound.query)
-    return lower(build_logical(bound, Checker(schema, params), usage), bound, schema, params)
+    return lower(build_logical(bound, Checker(schema, params)), bound, schema, params)
 
 
 def lower(
@@ -192,7 +191,8 @@ def lower(
 ) -> Plan:
     """The SQL plan of `logical`, the logical plan of `bound` (query.logical.build, or
     one rewritten from it): each clause's operators lowered to one step (`LOWERINGS`)."""
-    return _Planner(schema, params, bound).plan(logical)
+    usage = logical.usage or property_usage(bound.query)  # the query's (query.usage)
+    return _Planner(schema, params, bound, usage).plan(logical)
 
 
 def clause_ops(logical: LogicalPlan) -> list[tuple[int, tuple[Op, ...]]]:
@@ -205,7 +205,13 @@ def clause_ops(logical: LogicalPlan) -> list[tuple[int, tuple[Op, ...]]]:
 
 
 class _Planner:
-    def __init__(self, schema: Schema, params: dict[str, object], bound: BoundQuery):
+    def __init__(
+        self,
+        schema: Schema,
+        params: dict[str, object],
+        bound: BoundQuery,
+        usage: dict[str, set[str] | None],
+    ):
         self.checker = Checker(schema, params)
         # Parameters whose values the binding read (UNWIND lists, regexes, CALL
         # arguments): the plan depends on them too.
@@ -214,9 +220,7 @@ class _Planner:
         self.query = bound.query
         self.names = FreshNames()
         self.tables: set[str] = set()
-        self.patterns = PatternCompiler(
-            self.checker, bound, property_usage(self.query), self.names, self.tables
-        )
+        self.patterns = PatternCompiler(self.checker, bound, usage, self.names, self.tables)
         self.exprs = ExprCompiler(self.checker, bound, self._subquery)
         self.steps: list[PlanStep] = [PlanStep("s0", "start", "start: one empty row", sqlgen.START)]
         self.scope: dict[str, Binding] = {}
