@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from graphlake.query import logical, syntax
 from graphlake.query.binder import bind
 from graphlake.query.calls import completed
@@ -96,3 +98,25 @@ def test_a_plan_edited_by_hand_lowers_to_its_operators():
     assert sql.endswith("LIMIT 1") and " ORDER BY " not in sql
     same = "UNWIND [3, 1, 2] AS x RETURN DISTINCT x LIMIT 1"
     assert sql == plan_query(parse_query(same), SCHEMA, dict(PARAMS)).sql
+
+
+def test_a_projection_lowers_from_its_operators():
+    """An Aggregate's columns in its items' order, WITH's WHERE from its Filter."""
+    text = "UNWIND [1, 2, 2] AS x WITH x, count(*) AS c WHERE c > 1 RETURN x, c"
+    plan = logical.build(_bound(text), Checker(SCHEMA, dict(PARAMS)))
+    unwind, agg, where, final = plan.ops
+    assert isinstance(agg, logical.Aggregate) and isinstance(where, logical.Filter)
+    assert [a for a, _ in agg.keys] == ["x"] and [a for a, _ in agg.aggregates] == ["c"]
+    swapped = dataclasses.replace(agg, items=agg.items[::-1])
+    edited = dataclasses.replace(plan, ops=(unwind, swapped, final), clauses=(0, 1, 2))
+    sql = _lowered(edited, text)
+    same = "UNWIND [1, 2, 2] AS x WITH count(*) AS c, x RETURN x, c"
+    assert sql == plan_query(parse_query(same), SCHEMA, dict(PARAMS)).sql
+    assert _lowered(plan, text) == plan_query(parse_query(text), SCHEMA, dict(PARAMS)).sql
+
+
+def test_a_plan_without_its_clauses_is_refused():
+    text = "UNWIND [1] AS x RETURN x"
+    plan = logical.build(_bound(text), Checker(SCHEMA, dict(PARAMS)))
+    with pytest.raises(ValueError, match="clauses"):
+        _lowered(dataclasses.replace(plan, clauses=()), text)

@@ -197,6 +197,8 @@ def lower(
 
 def clause_ops(logical: LogicalPlan) -> list[tuple[int, tuple[Op, ...]]]:
     """(clause index, its operators) for each clause of the plan, in order."""
+    if logical.ops and (not logical.clauses or logical.clauses[0] != 0):
+        raise ValueError("a logical plan's `clauses` must say where each clause begins")
     ends = (*logical.clauses[1:], len(logical.ops))
     return [
         (i, logical.ops[start:end])
