@@ -42,6 +42,13 @@ Rewrite rules shape the plan as it is built, then choose executors:
 
 `LogicalPlan.text()` prints the plan top-down, one operator a line with its executor;
 `explain=True` returns it with the per-step report (query.executor).
+
+The SQL is lowered from this plan (query.planner `lower`, one lowering per kind of a
+clause's first operator), so an operator carries what its SQL needs: each `Typed` its
+binder place (where query.expr compiles it), Project and Aggregate their items in the
+order written and how many are `*` spelled out, Sort the places its keys type before the
+projection, ProcedureCall the binder's resolved call. The MATCH operators are not
+lowered yet: the planner compiles a MATCH from its patterns (query.patterns).
 """
 
 from __future__ import annotations
@@ -65,6 +72,7 @@ from graphlake.query.binder import (
     projected_items,
 )
 from graphlake.query.checker import BOOL, EDGE, EDGES, NODE, PATH, Binding, Checker
+from graphlake.query.procedures import ResolvedCall
 from graphlake.query.usage import property_usage, props_of
 from graphlake.schema.model import EdgeType, NodeType
 
@@ -78,6 +86,10 @@ Executor = Literal["sql", "csr", "pathsearch", "lance", "algo"]
 class Typed:
     expr: syntax.Expr
     type: str | None  # the binder's type (None: not known before running)
+    # Where the binder typed it (query.binder's `Place`), by which the SQL lowering
+    # (query.planner) compiles it; None for a condition the builder writes (an inline
+    # property map's `key = value`).
+    place: Place | None = dataclasses.field(default=None, compare=False)
 
     def __str__(self) -> str:
         return show(self.expr)
@@ -217,6 +229,9 @@ class ProcedureCall(Op):
 
     name: str
     yields: tuple[str, ...]
+    # The binder's checked call (algorithm, edge type, options, yielded columns): what
+    # the lowering (query.calls.compile_call) makes its step of.
+    resolved: ResolvedCall | None = dataclasses.field(default=None, compare=False)
 
     def detail(self) -> str:
         return f"{self.name}() YIELD {', '.join(self.yields)}" if self.yields else f"{self.name}()"
@@ -236,9 +251,10 @@ Item = tuple[str, Typed]  # (column name, expression)
 
 @dataclass(frozen=True)
 class Project(Op):
-    items: tuple[Item, ...]
+    items: tuple[Item, ...]  # in the order written (`*` spelled out first)
     distinct: bool = False
     final: bool = False  # RETURN (else WITH)
+    starred: int = 0  # how many of `items` are `*` spelled out (the visible variables)
 
     def detail(self) -> str:
         return ("DISTINCT " if self.distinct else "") + items_text(self.items)
@@ -246,10 +262,21 @@ class Project(Op):
 
 @dataclass(frozen=True)
 class Aggregate(Op):
-    keys: tuple[Item, ...]
-    aggregates: tuple[Item, ...]
+    """A projection with aggregates: grouped by its other items (`keys`), as openCypher
+    does; `items` keeps the order written, the step's columns."""
+
+    items: tuple[Item, ...]
     distinct: bool = False
     final: bool = False
+    starred: int = 0
+
+    @property
+    def keys(self) -> tuple[Item, ...]:
+        return tuple(it for it in self.items if not contains_aggregate(it[1].expr))
+
+    @property
+    def aggregates(self) -> tuple[Item, ...]:
+        return tuple(it for it in self.items if contains_aggregate(it[1].expr))
 
     def detail(self) -> str:
         keys = items_text(self.keys) or "()"
@@ -259,6 +286,9 @@ class Aggregate(Op):
 @dataclass(frozen=True)
 class Sort(Op):
     keys: tuple[tuple[Typed, bool], ...]  # (expression, descending)
+    # Where the binder typed each key against the variables before the projection (its
+    # "order_before" place): a key repeating a projected item sorts by that column.
+    before: tuple[Place, ...] = dataclasses.field(default=(), compare=False)
 
     def detail(self) -> str:
         return ", ".join(f"{k}{' DESC' if d else ''}" for k, d in self.keys)
@@ -355,12 +385,13 @@ class _Builder:
 
     def typed(self, e: syntax.Expr, place: Place) -> Typed:
         """`e` (at `place`) with the type the binder gave it."""
-        return Typed(e, self.bound.type_at(place))
+        return Typed(e, self.bound.type_at(place), place)
 
     # --- CALL
     def call(self, c: syntax.Call) -> None:
         aliases = tuple(alias for _, alias in c.yields or ())
-        self.ops.append(ProcedureCall(c.name, aliases, executor="algo"))
+        resolved = self.bound.calls[self.clause]
+        self.ops.append(ProcedureCall(c.name, aliases, resolved, executor="algo"))
         for alias in aliases:
             self.scope[alias] = Binding(None)
         if c.where is not None:
@@ -573,15 +604,12 @@ class _Builder:
             )
             for item, (_, t) in zip(items, typed, strict=True)
         }
-        if any(grouped):
-            keys = tuple(t for t, g in zip(typed, grouped, strict=True) if not g)
-            aggs = tuple(t for t, g in zip(typed, grouped, strict=True) if g)
-            self.ops.append(Aggregate(keys, aggs, p.distinct, p.is_return))
-        else:
-            self.ops.append(Project(tuple(typed), p.distinct, p.is_return))
+        kind = Aggregate if any(grouped) else Project
+        starred = len(items) - len(p.items)
+        self.ops.append(kind(tuple(typed), p.distinct, p.is_return, starred))
         if p.order:
             order = tuple((self.typed(e, (i, "order", j)), d) for j, (e, d) in enumerate(p.order))
-            self.ops.append(Sort(order))
+            self.ops.append(Sort(order, tuple((i, "order_before", j) for j in range(len(order)))))
         self.scope = scope
         if p.skip is not None:
             self.ops.append(Skip(self.typed(p.skip, (i, "skip"))))

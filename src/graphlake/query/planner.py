@@ -1,30 +1,72 @@
-"""A bound Cypher query (query.binder) to one DuckDB statement: a chain of CTEs, one per
-clause. The binder has checked the query; the planner reads its scopes, node types and
-expression types from the `BoundQuery` and writes SQL.
+"""The logical plan of a bound Cypher query (query.logical, over query.binder's
+`BoundQuery`) lowered to one DuckDB statement: a chain of CTEs, one step per clause.
+
+`plan_query` binds the query, builds its logical plan (typed operators, rewrite rules,
+executors) and `lower`s it: the planner walks `LogicalPlan.ops` clause by clause
+(`clause_ops`) and dispatches on the kind of each clause's first operator (`LOWERINGS`):
+its `Lowering` turns that operator and the ones after it in the clause (each of a kind it
+declares) into the clause's step, through query.sqlgen's builders. From the operators:
+
+    Unwind                          the list unnested (`sqlgen.unwind`)
+    Project, Aggregate              WITH / RETURN: the items in the order written,
+      + Sort, Skip, Limit, Filter   grouped by the non-aggregates for an Aggregate (as
+                                    openCypher does), sorted, paged, then WITH's WHERE:
+                                    one SELECT (`sqlgen.projection`)
+    ProcedureCall (+ Filter)        the algorithm's rows joined to the node table(s)
+                                    (query.calls, YIELD ... WHERE)
+
+Each `Typed` expression is compiled at its binder place (query.expr). A MATCH (NodeScan,
+Lookup or Argument first; its Expand, VarExpand, ShortestPath, NamePath and Filters) and
+an OPTIONAL MATCH (OptionalJoin: the incoming rows numbered, matched, left-joined back)
+are still compiled from the clause's patterns (query.patterns: FROM items, walks, seeds,
+prefetches, path searches) with its WHERE whole as the step's conditions, not from the
+operators: the anchoring rule reverses chains and the pushdown splits the WHERE, and the
+SQL keeps the shape it had (`bench/compiler_corpus.py` holds it byte for byte).
 
 Each step's rows are the bindings so far: one column per variable (a node or relationship
-is a struct of its id, label or type and the properties the query reads). MATCH joins
-the pattern's tables to the previous step; OPTIONAL MATCH does the same over numbered
-rows and left-joins the result back; WITH and RETURN project (grouping by the
-non-aggregate items, as openCypher does); UNWIND unnests. The last step is the RETURN,
-so its ORDER BY is the statement's. This module decides what each step reads and keeps;
-the SQL text is written by query.sqlgen (its `clauses` and `select`).
+is a struct of its id, label or type and the properties the query reads). The last step
+is the RETURN, so its ORDER BY is the statement's. The SQL text is written by
+query.sqlgen (its `clauses` and `select`) alone. The executors the logical plan chose
+decide what else the `Plan` carries: the whole query as a traversal on the adjacency, or
+its first MATCH's rows read from there (query.traverse).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from graphlake.errors import CypherError
 from graphlake.query import sqlgen, syntax
-from graphlake.query.binder import BoundQuery, Place, bind, child, projected_items
+from graphlake.query.binder import BoundQuery, Place, bind, child
 from graphlake.query.calls import AlgoCall, compile_call, completed
 from graphlake.query.checker import Binding, Checker
 from graphlake.query.expr import ExprCompiler, contains_aggregate
-from graphlake.query.logical import LogicalPlan, choose_executors, pattern_text
+from graphlake.query.logical import (
+    Aggregate,
+    Argument,
+    Expand,
+    Filter,
+    Limit,
+    LogicalPlan,
+    Lookup,
+    NamePath,
+    NodeScan,
+    Op,
+    OptionalJoin,
+    ProcedureCall,
+    Project,
+    ShortestPath,
+    Skip,
+    Sort,
+    Typed,
+    Unwind,
+    VarExpand,
+    choose_executors,
+    pattern_text,
+)
 from graphlake.query.logical import build as build_logical
 from graphlake.query.patterns import FreshNames, PathSearch, PatternCompiler, Prefetch, Seed
 from graphlake.query.steps import PlanStep
@@ -140,11 +182,38 @@ class Plan:
 
 def plan_query(query: syntax.Query, schema: Schema, params: dict[str, object]) -> Plan:
     query = completed(query)
-    return _Planner(schema, params, bind(query, schema, params)).plan()
+    bound = bind(query, schema, params)
+    return lower(build_logical(bound, Checker(schema, params)), bound, schema, params)
+
+
+def lower(
+    logical: LogicalPlan, bound: BoundQuery, schema: Schema, params: dict[str, object]
+) -> Plan:
+    """The SQL plan of `logical`, the logical plan of `bound` (query.logical.build, or
+    one rewritten from it): each clause's operators lowered to one step (`LOWERINGS`)."""
+    usage = logical.usage or property_usage(bound.query)  # the query's (query.usage)
+    return _Planner(schema, params, bound, usage).plan(logical)
+
+
+def clause_ops(logical: LogicalPlan) -> list[tuple[int, tuple[Op, ...]]]:
+    """(clause index, its operators) for each clause of the plan, in order."""
+    if logical.ops and (not logical.clauses or logical.clauses[0] != 0):
+        raise ValueError("a logical plan's `clauses` must say where each clause begins")
+    ends = (*logical.clauses[1:], len(logical.ops))
+    return [
+        (i, logical.ops[start:end])
+        for i, (start, end) in enumerate(zip(logical.clauses, ends, strict=True))
+    ]
 
 
 class _Planner:
-    def __init__(self, schema: Schema, params: dict[str, object], bound: BoundQuery):
+    def __init__(
+        self,
+        schema: Schema,
+        params: dict[str, object],
+        bound: BoundQuery,
+        usage: dict[str, set[str] | None],
+    ):
         self.checker = Checker(schema, params)
         # Parameters whose values the binding read (UNWIND lists, regexes, CALL
         # arguments): the plan depends on them too.
@@ -153,9 +222,7 @@ class _Planner:
         self.query = bound.query
         self.names = FreshNames()
         self.tables: set[str] = set()
-        self.patterns = PatternCompiler(
-            self.checker, bound, property_usage(self.query), self.names, self.tables
-        )
+        self.patterns = PatternCompiler(self.checker, bound, usage, self.names, self.tables)
         self.exprs = ExprCompiler(self.checker, bound, self._subquery)
         self.steps: list[PlanStep] = [PlanStep("s0", "start", "start: one empty row", sqlgen.START)]
         self.scope: dict[str, Binding] = {}
@@ -166,24 +233,18 @@ class _Planner:
         # puts it there: (step, SQL, its variables, its seeds, prefetches, searches).
         self.first_match: tuple[str, str, frozenset[str], tuple[int, int, int]] | None = None
         self.calls: list[AlgoCall] = []
+        self.columns: tuple[str, ...] = ()
 
     @property
     def prev(self) -> str:
         return next(s.name for s in reversed(self.steps) if s.is_rows)
 
-    def plan(self) -> Plan:
-        columns: tuple[str, ...] = ()
-        for i, clause in enumerate(self.query.clauses):  # the binder checked their order
-            if isinstance(clause, syntax.Match):
-                self._match(i, clause)
-            elif isinstance(clause, syntax.Unwind):
-                self._unwind(i, clause)
-            elif isinstance(clause, syntax.Call):
-                self._call(i, clause)
-            else:
-                columns = self._projection(i, clause)
+    def plan(self, logical: LogicalPlan) -> Plan:
+        for i, ops in clause_ops(logical):
+            lowering = LOWERINGS[type(ops[0])]
+            assert all(type(op) in lowering.follows for op in ops[1:]), ops
+            lowering.lower(self, i, ops)
             self.scope = dict(self.bound.scopes[i])
-        logical = build_logical(self.bound, self.checker, self.patterns.usage)
         traversal, csr_match = None, None
         if logical.executors == {"csr"}:  # the executor rule put the whole query there
             traversal = traversal_of(logical, self.checker)
@@ -196,7 +257,7 @@ class _Planner:
         return Plan(
             tuple(self.steps),
             frozenset(self.tables),
-            columns,
+            self.columns,
             tuple(self.seeds),
             tuple(self.prefetch),
             tuple(self.searches),
@@ -214,10 +275,28 @@ class _Planner:
         self.steps.append(PlanStep(f"s{len(self.steps)}", "clause", what, sql))
 
     # --- MATCH
-    def _match(self, i: int, m: syntax.Match) -> None:
+    def _lower_match(self, i: int, ops: tuple[Op, ...]) -> None:
+        """A MATCH's operators (each pattern's start, hops, Filters): its FROM items,
+        walks, seeds and conditions are still compiled from the clause's patterns
+        (query.patterns), its WHERE whole as the step's conditions (not where the
+        pushdown puts its Filters), so the SQL is what it was."""
+        m = self.query.clauses[i]
+        assert isinstance(m, syntax.Match) and not m.optional
+        self._match(i, m, optional=False)
+
+    def _optional(self, i: int, ops: tuple[Op, ...]) -> None:
+        """An OptionalJoin: the incoming rows numbered, its MATCH (compiled from the
+        clause, as `_lower_match`) over them, left-joined back."""
+        (join,) = ops
+        assert isinstance(join, OptionalJoin)
+        m = self.query.clauses[i]
+        assert isinstance(m, syntax.Match) and m.optional
+        self._match(i, m, optional=True)
+
+    def _match(self, i: int, m: syntax.Match, optional: bool) -> None:
         source = self.prev
         first = len(self.steps) == 1 and not self.scope
-        if m.optional:
+        if optional:
             # Number the incoming rows, match over them, and left-join back: a row with no
             # match stays, its new variables null.
             self._add("number rows for OPTIONAL MATCH", sqlgen.numbered(source))
@@ -233,10 +312,10 @@ class _Planner:
             where_sql = self.exprs.condition(m.where, (i, "where"))
             conditions.append(where_sql)
         new_cols = [sqlgen.named(sql, v) for v, sql in compiled.outputs.items()]
-        what = ("OPTIONAL MATCH " if m.optional else "MATCH ") + ", ".join(
+        what = ("OPTIONAL MATCH " if optional else "MATCH ") + ", ".join(
             pattern_text(p) for p in m.patterns
         )
-        if not m.optional:
+        if not optional:
             self._add(what, sqlgen.match(source, self.scope, new_cols, compiled.items, conditions))
             if first:  # the same rows from the adjacency (executor: csr_match)
                 sql = sqlgen.on_rows(source, compiled.outputs, BINDINGS, where_sql)
@@ -266,70 +345,86 @@ class _Planner:
         return sqlgen.exists(compiled.items, conditions)
 
     # --- UNWIND
-    def _unwind(self, i: int, u: syntax.Unwind) -> None:
-        s = self.exprs.sql(u.expr, (i, "expr"))
-        self._add(f"UNWIND AS {u.name}", sqlgen.unwind(self.prev, self.scope, s, u.name))
+    def _unwind(self, i: int, ops: tuple[Op, ...]) -> None:
+        (u,) = ops
+        assert isinstance(u, Unwind)
+        s = self._sql(u.expr)
+        self._add(f"UNWIND AS {u.var}", sqlgen.unwind(self.prev, self.scope, s, u.var))
 
     # --- CALL (query/calls.py)
-    def _call(self, i: int, c: syntax.Call) -> None:
-        where = None if c.where is None else self.exprs.condition(c.where, (i, "where"))
-        compiled = compile_call(
-            self.bound.calls[i], self.scope, self.prev, self.patterns, self.names, where
-        )
+    def _call(self, i: int, ops: tuple[Op, ...]) -> None:
+        c, *rest = ops
+        assert isinstance(c, ProcedureCall) and c.resolved is not None
+        where = None
+        for op in rest:  # YIELD ... WHERE
+            assert isinstance(op, Filter) and where is None
+            where = self._sql(op.condition)
+        compiled = compile_call(c.resolved, self.scope, self.prev, self.patterns, self.names, where)
         self.calls.append(compiled.call)
         self._add(compiled.what, compiled.sql)
 
     # --- WITH / RETURN
-    def _projection(self, i: int, p: syntax.Projection) -> tuple[str, ...]:
-        items = projected_items(p, self.scope)
-        select = [
-            sqlgen.named(self.exprs.sql(item.expr, (i, "items", j)), item.alias)
-            for j, item in enumerate(items)
-        ]
-        grouped = any(contains_aggregate(item.expr) for item in items)
-        keys, hidden = self._order(i, p, items, grouped)
-        limit = None if p.limit is None else self._count(p.limit)
-        offset = None if p.skip is None else self._count(p.skip)
-        cond = None
-        if p.where is not None:
-            cond = self.exprs.condition(p.where, (i, "where"))
+    def _projection(self, i: int, ops: tuple[Op, ...]) -> None:
+        """Project or Aggregate, then its Sort, Skip, Limit and Filter (WITH's WHERE):
+        one SELECT."""
+        p, *rest = ops
+        assert isinstance(p, Project | Aggregate)
+        sort, skip, limit, where = None, None, None, None
+        for op in rest:
+            if isinstance(op, Sort):
+                sort = op
+            elif isinstance(op, Skip):
+                skip = op
+            elif isinstance(op, Limit):
+                limit = op
+            else:
+                assert isinstance(op, Filter), f"{type(op).__name__} after a projection"
+                where = op
+        select = [sqlgen.named(self._sql(t), alias) for alias, t in p.items]
+        grouped = isinstance(p, Aggregate)
+        keys, hidden = ([], []) if sort is None else self._order(i, p, sort, grouped)
         sql = sqlgen.projection(
             self.prev,
             select + hidden,
             distinct=p.distinct,
             grouped=grouped,
-            names=[item.alias for item in items],
+            names=[alias for alias, _ in p.items],
             keys=keys,
-            limit=limit,
-            offset=offset,
-            condition=cond,
+            limit=None if limit is None else self._count(limit.count.expr),
+            offset=None if skip is None else self._count(skip.count.expr),
+            condition=None if where is None else self._sql(where.condition),
         )
-        self._add(("RETURN " if p.is_return else "WITH ") + ", ".join(i.alias for i in items), sql)
-        return tuple(i.alias for i in items)
+        self.columns = tuple(alias for alias, _ in p.items)
+        self._add(("RETURN " if p.final else "WITH ") + ", ".join(self.columns), sql)
+
+    def _sql(self, t: Typed) -> str:
+        """A typed expression's SQL, compiled at the place the binder typed it."""
+        assert t.place is not None, f"{t} has no place"
+        return self.exprs.sql(t.expr, t.place)
 
     def _order(
-        self, i: int, p: syntax.Projection, items: list[syntax.Item], grouped: bool
+        self, i: int, p: Project | Aggregate, sort: Sort, grouped: bool
     ) -> tuple[list[str], list[str]]:
         """The ORDER BY keys, and (when the projection aggregates) the extra columns of
         the grouping that the keys sort by: aggregates the projection does not list."""
-        if not p.order:
-            return [], []
         scope = self.bound.scopes[i]  # the projected names
         # An ORDER BY expression that repeats a projected one sorts by that column.
         projected = {}
-        for j, item in enumerate(items):
-            if j >= len(items) - len(p.items):  # not an item `*` spelled out
-                projected[self.exprs.sql(item.expr, (i, "items", j))] = sqlgen.column(item.alias)
+        for j, (alias, t) in enumerate(p.items):
+            if j >= p.starred:  # not an item `*` spelled out
+                projected[self._sql(t)] = sqlgen.column(alias)
         keys: list[str] = []
         hidden: list[str] = []
-        for j, (e, desc) in enumerate(p.order):
+        for (t, desc), before in zip(sort.keys, sort.before, strict=True):
+            e = t.expr
             if not isinstance(e, syntax.Var) or e.name not in scope:
                 with contextlib.suppress(CypherError):
-                    key = projected.get(self._before(e, (i, "order_before", j)))
+                    key = projected.get(self._before(e, before))
                     if key is not None:
                         keys.append(sqlgen.sort_key(key, desc))
                         continue
-            sql = self._before(e, (i, "order", j))
+            assert t.place is not None
+            sql = self._before(e, t.place)
             if grouped and contains_aggregate(e):
                 name = sqlgen.order_column(len(hidden) + 1)
                 hidden.append(sqlgen.named(sql, name))
@@ -351,3 +446,31 @@ class _Planner:
         value = self.checker.param(e) if isinstance(e, syntax.Param) else getattr(e, "value", e)
         assert isinstance(value, int)
         return value
+
+
+@dataclass(frozen=True)
+class Lowering:
+    """How a clause whose first operator is of one kind becomes its step: `lower` (a
+    `_Planner` method taking the clause's index and operators), which lowers the
+    operators after the first too, each of a kind in `follows`."""
+
+    lower: Callable[[_Planner, int, tuple[Op, ...]], None]
+    follows: frozenset[type[Op]]
+
+
+_MATCH = Lowering(
+    _Planner._lower_match,
+    frozenset((NodeScan, Lookup, Argument, Expand, VarExpand, ShortestPath, NamePath, Filter)),
+)
+_PROJECTION = Lowering(_Planner._projection, frozenset((Sort, Skip, Limit, Filter)))
+# By the kind of a clause's first operator.
+LOWERINGS: Mapping[type[Op], Lowering] = {
+    NodeScan: _MATCH,
+    Lookup: _MATCH,
+    Argument: _MATCH,
+    OptionalJoin: Lowering(_Planner._optional, frozenset()),
+    Unwind: Lowering(_Planner._unwind, frozenset()),
+    ProcedureCall: Lowering(_Planner._call, frozenset((Filter,))),
+    Project: _PROJECTION,
+    Aggregate: _PROJECTION,
+}

@@ -1,0 +1,122 @@
+"""The SQL planner lowers the logical plan (query.planner `lower`, `LOWERINGS`): each
+clause's operators become its step, by the kind of the clause's first operator; a plan
+edited by hand lowers to the SQL its operators say, not the query's text."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from graphlake.query import logical, syntax
+from graphlake.query.binder import bind
+from graphlake.query.calls import completed
+from graphlake.query.checker import Checker
+from graphlake.query.parser import parse_query
+from graphlake.query.planner import LOWERINGS, clause_ops, lower, plan_query
+from tests.query import test_logical_plans as golden
+
+SCHEMA, PARAMS = golden.SCHEMA, golden.PARAMS
+
+# Every operator kind at least once (with the golden and comparison corpus)
+EXTRA = [
+    "MATCH (a:Person) OPTIONAL MATCH (a)-[:Knows]->(b) RETURN a.name, b.name",
+    "MATCH (a:Person) MATCH (a)-[:Knows]->(b) RETURN b.name",
+    "MATCH p = (a:Person)-[:Knows]->(b) RETURN length(p)",
+    "MATCH p = shortestPath((a:Person {name: $s})-[:Knows*..4]->(b:Person {name: $t})) "
+    "RETURN length(p)",
+    "UNWIND $names AS n WITH n, count(*) AS c WHERE c > 0 RETURN n ORDER BY n SKIP 1 LIMIT 2",
+]
+
+
+def _plans():
+    texts = [(t, s, p) for t, s, p in golden._corpus()]
+    texts += [(t, SCHEMA, PARAMS) for t in EXTRA]
+    for text, schema, params in texts:
+        yield plan_query(parse_query(text), schema, dict(params)).logical
+
+
+def test_every_operator_kind_has_exactly_one_lowering():
+    """A clause's first operator picks its lowering (`LOWERINGS`: one per kind), which
+    lowers the clause's other operators too, each of a kind it declares (`follows`): so
+    every operator is lowered by exactly one lowering, its clause's. Every operator kind
+    occurs, at the head of a clause or after one."""
+    seen: set[type] = set()
+    for plan in _plans():
+        assert plan is not None
+        for _, ops in clause_ops(plan):
+            lowering = LOWERINGS[type(ops[0])]
+            assert {type(op) for op in ops[1:]} <= lowering.follows, [o.line() for o in ops]
+            for op in ops:
+                seen.add(type(op))
+                if isinstance(op, logical.OptionalJoin):
+                    seen |= {type(o) for o in op.ops}
+    kinds = set(_subclasses(logical.Op))
+    assert seen == kinds, kinds ^ seen
+    followers = set().union(*(lowering.follows for lowering in LOWERINGS.values()))
+    assert set(LOWERINGS) | followers == kinds
+
+
+def _subclasses(cls: type) -> list[type]:
+    return [c for s in cls.__subclasses__() for c in (s, *_subclasses(s))]
+
+
+def _bound(text: str):
+    return bind(completed(parse_query(text)), SCHEMA, dict(PARAMS))
+
+
+def _lowered(plan: logical.LogicalPlan, text: str) -> str:
+    return lower(plan, _bound(text), SCHEMA, dict(PARAMS)).sql
+
+
+def test_the_built_plan_lowers_to_the_planners_sql():
+    text = "UNWIND [3, 1, 2] AS x RETURN x ORDER BY x DESC LIMIT 2"
+    plan = logical.build(_bound(text), Checker(SCHEMA, dict(PARAMS)))
+    assert _lowered(plan, text) == plan_query(parse_query(text), SCHEMA, dict(PARAMS)).sql
+
+
+def test_a_plan_edited_by_hand_lowers_to_its_operators():
+    text = "UNWIND [3, 1, 2] AS x RETURN x ORDER BY x DESC LIMIT 2"
+    plan = logical.build(_bound(text), Checker(SCHEMA, dict(PARAMS)))
+    assert [type(op).__name__ for op in plan.ops] == ["Unwind", "Project", "Sort", "Limit"]
+    unwind, project, _, limit = plan.ops
+    assert isinstance(limit, logical.Limit) and isinstance(project, logical.Project)
+    before = _lowered(plan, text)
+    assert " ORDER BY " in before and before.endswith("LIMIT 2")
+
+    # LIMIT 1, no ORDER BY, DISTINCT: the SQL follows the operators
+    one = dataclasses.replace(limit.count, expr=syntax.Lit(limit.count.expr.pos, 1))
+    edited = dataclasses.replace(
+        plan,
+        ops=(
+            unwind,
+            dataclasses.replace(project, distinct=True),
+            dataclasses.replace(limit, count=one),
+        ),
+    )
+    sql = _lowered(edited, text)
+    assert sql.endswith("LIMIT 1") and " ORDER BY " not in sql
+    same = "UNWIND [3, 1, 2] AS x RETURN DISTINCT x LIMIT 1"
+    assert sql == plan_query(parse_query(same), SCHEMA, dict(PARAMS)).sql
+
+
+def test_a_projection_lowers_from_its_operators():
+    """An Aggregate's columns in its items' order, WITH's WHERE from its Filter."""
+    text = "UNWIND [1, 2, 2] AS x WITH x, count(*) AS c WHERE c > 1 RETURN x, c"
+    plan = logical.build(_bound(text), Checker(SCHEMA, dict(PARAMS)))
+    unwind, agg, where, final = plan.ops
+    assert isinstance(agg, logical.Aggregate) and isinstance(where, logical.Filter)
+    assert [a for a, _ in agg.keys] == ["x"] and [a for a, _ in agg.aggregates] == ["c"]
+    swapped = dataclasses.replace(agg, items=agg.items[::-1])
+    edited = dataclasses.replace(plan, ops=(unwind, swapped, final), clauses=(0, 1, 2))
+    sql = _lowered(edited, text)
+    same = "UNWIND [1, 2, 2] AS x WITH count(*) AS c, x RETURN x, c"
+    assert sql == plan_query(parse_query(same), SCHEMA, dict(PARAMS)).sql
+    assert _lowered(plan, text) == plan_query(parse_query(text), SCHEMA, dict(PARAMS)).sql
+
+
+def test_a_plan_without_its_clauses_is_refused():
+    text = "UNWIND [1] AS x RETURN x"
+    plan = logical.build(_bound(text), Checker(SCHEMA, dict(PARAMS)))
+    with pytest.raises(ValueError, match="clauses"):
+        _lowered(dataclasses.replace(plan, clauses=()), text)
