@@ -1,8 +1,8 @@
 """Arrow tables a generated statement reads (a first MATCH's bindings, prefetched rows,
 a CALL's answer) are lent through handles of DuckDB's client registry under a leading
-WITH (read.sql._lend) instead of `con.register` / `unregister`: the answers, their order
-and their schema are those of the registered path, and nothing stays on the pooled
-connection after the statement."""
+WITH (read.sql._lend) instead of `con.register` / `unregister`: the answers (their order
+under ORDER BY) and their schema are those of the registered path, and nothing stays on
+the pooled connection after the statement."""
 
 from __future__ import annotations
 
@@ -39,6 +39,10 @@ class Lent:
         return out
 
 
+def _rows(table: pa.Table) -> list:
+    return sorted((tuple(r.values()) for r in table.to_pylist()), key=repr)
+
+
 def _registered(g, q: str, monkeypatch, explain: bool = False) -> pa.Table:
     with monkeypatch.context() as m:
         m.setattr(sql, "_lend", lambda con, statement, relations, handles: statement)
@@ -52,8 +56,10 @@ def test_lent_tables_answer_as_registered_ones(social, monkeypatch) -> None:
     for q in QUERIES:
         got = social.query(q, PARAMS)
         expected = _registered(social, q, monkeypatch)
-        if not got.equals(expected):  # rows, order, schema
+        if got.schema != expected.schema or _rows(got) != _rows(expected):
             bad.append(q)
+        elif " ORDER BY " in q and not got.equals(expected):  # a total order
+            bad.append(f"order: {q}")
     assert not bad, f"{len(bad)} differ:\n" + "\n".join(bad[:10])
     assert lent.tables >= len(QUERIES) // 2  # most of them read bindings
 
