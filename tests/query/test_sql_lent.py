@@ -1,15 +1,16 @@
-"""Arrow tables a generated statement reads (a first MATCH's bindings, prefetched rows,
-a CALL's answer) are lent through handles of DuckDB's client registry under a leading
-WITH (read.sql._lend) instead of `con.register` / `unregister`: the answers (their order
-under ORDER BY) and their schema are those of the registered path, and nothing stays on
-the pooled connection after the statement."""
+"""Arrow tables and Lance datasets a generated statement reads (a first MATCH's
+bindings, prefetched rows, a CALL's answer, whole tables) are lent through handles of
+DuckDB's client registry under a leading WITH (read.sql._lend) instead of
+`con.register` / `unregister`: the answers (their order under ORDER BY) and their schema
+are those of the registered path, and nothing stays on the pooled connection after the
+statement."""
 
 from __future__ import annotations
 
 import pyarrow as pa
 import pytest
 
-from graphlake.query import traverse
+from graphlake.query import executor, traverse
 from graphlake.read import sql
 from tests.query.queries import bound
 from tests.query.test_bindings import HAND
@@ -49,7 +50,9 @@ def _registered(g, q: str, monkeypatch, explain: bool = False) -> pa.Table:
         return g.query(q, PARAMS, explain=explain)
 
 
-def test_lent_tables_answer_as_registered_ones(social, monkeypatch) -> None:
+@pytest.mark.parametrize("csr", [True, False])  # False: the SQL executor, Lance datasets
+def test_lent_tables_answer_as_registered_ones(social, monkeypatch, csr) -> None:
+    monkeypatch.setattr(executor, "CSR_TRAVERSAL", csr)
     lent = Lent()
     monkeypatch.setattr(sql, "_lend", lent)
     bad = []
