@@ -199,3 +199,59 @@ def test_a_forked_child_gets_its_own_deadline_thread() -> None:
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+# Generated SQL runs by one call of DuckDB's client (read.sql._reader: no lazy relation
+# parsed and bound first); its answers, limits and timeout are those of `con.sql`'s.
+DIRECT = [
+    ("SELECT name, age FROM Person ORDER BY name", None),
+    ("SELECT count(*) AS n, max(age) AS m FROM Person WHERE age > $a", {"a": 20}),
+    ("SELECT name FROM Person WHERE name = $n OR name = $m ORDER BY 1", {"n": "p02", "m": "p03"}),
+    ("SELECT CAST(NULL AS DATE) AS d, [1, 2] AS l, {'x': 1} AS s", None),
+]
+
+
+@pytest.mark.parametrize(("text", "params"), DIRECT)
+def test_generated_sql_answers_as_con_sql(social, text, params) -> None:
+    snap = social.snapshot("main")
+    assert sql._submitter() is not None  # this DuckDB has the one-call run
+    direct = sql.run_sql(snap, text, params=params, pooled=True, generated=True)
+    checked = sql.run_sql(snap, text, params=params)  # user SQL: con.sql's relation
+    assert direct.equals(checked) and direct.num_rows > 0
+
+
+def test_without_the_one_call_run_generated_sql_uses_con_sql(social, monkeypatch) -> None:
+    snap = social.snapshot("main")
+    text, params = DIRECT[1]
+    expected = sql.run_sql(snap, text, params=params, pooled=True, generated=True)
+    monkeypatch.setattr(sql, "_submitter", lambda: None)
+    assert sql.run_sql(snap, text, params=params, pooled=True, generated=True).equals(expected)
+
+
+def test_generated_sql_keeps_its_limits(social) -> None:
+    snap = social.snapshot("main")
+    with pytest.raises(QueryError, match="more than 2 rows"):
+        sql.run_sql(snap, "SELECT * FROM range(10)", max_rows=2, pooled=True, generated=True)
+    with pytest.raises(QueryError, match="larger than 100 bytes"):
+        sql.run_sql(
+            snap,
+            "SELECT * FROM range(100000)",
+            limits=SqlLimits(max_result_bytes=100),
+            pooled=True,
+            generated=True,
+        )
+    with pytest.raises(QueryError, match="outside years"):
+        sql.run_sql(snap, "SELECT 'infinity'::DATE AS d", pooled=True, generated=True)
+    started = time.monotonic()
+    with pytest.raises(QueryError, match="timed out"):
+        sql.run_sql(
+            snap,
+            "SELECT count(*) FROM range(100000000000)",
+            timeout_s=0.2,
+            pooled=True,
+            generated=True,
+        )
+    assert time.monotonic() - started < 10
+    assert sql.run_sql(snap, "SELECT 1 AS one", pooled=True, generated=True).to_pylist() == [
+        {"one": 1}
+    ]

@@ -7,8 +7,10 @@ user statement reaches a pooled connection; its configuration (no external acces
 temp directory, the memory and thread limits it was opened with) is locked when it is
 made, and connections are kept apart by those limits. A connection is lent to one caller
 at a time; it comes back only after a query that succeeded, with every relation the
-caller registered dropped; anything else (an error, a timeout) closes it. A forked child
-process starts with an empty pool (connections are not shared across processes).
+caller registered dropped (the Arrow tables run_sql lends through handles of DuckDB's
+client registry are released with the handles); anything else (an error, a timeout)
+closes it. A forked child process starts with an empty pool (connections are not shared
+across processes).
 """
 
 from __future__ import annotations
