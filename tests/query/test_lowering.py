@@ -13,6 +13,7 @@ from graphlake.query.binder import bind
 from graphlake.query.calls import completed
 from graphlake.query.checker import Checker
 from graphlake.query.parser import parse_query
+from graphlake.query.patterns import patterns_of
 from graphlake.query.planner import LOWERINGS, clause_ops, lower, plan_query
 from tests.query import test_logical_plans as golden
 
@@ -26,6 +27,15 @@ EXTRA = [
     "MATCH p = shortestPath((a:Person {name: $s})-[:Knows*..4]->(b:Person {name: $t})) "
     "RETURN length(p)",
     "UNWIND $names AS n WITH n, count(*) AS c WHERE c > 0 RETURN n ORDER BY n SKIP 1 LIMIT 2",
+]
+# Chains the anchoring rule reads from their end (their hops `backwards`)
+BACKWARDS = [
+    "MATCH (a:Person)-[:Knows*1..2]->(b:Person {name: $s}) RETURN a.name",
+    "MATCH (c)-[:Follows]->(a)-[r:Knows {since: 3}]->(b:Person {name: $s}) RETURN c.name",
+    "MATCH q = (a {age: 3})<-[:Knows*2..]-(:Person)-[:WorksAt]->(b:Company) "
+    "WHERE b.name = $s RETURN length(q)",
+    "MATCH (x:Person) OPTIONAL MATCH (x)-[:Knows]->()-[:Follows]-(b:Person {name: $t}) "
+    "RETURN x.name, b.age",
 ]
 
 
@@ -120,3 +130,45 @@ def test_a_plan_without_its_clauses_is_refused():
     plan = logical.build(_bound(text), Checker(SCHEMA, dict(PARAMS)))
     with pytest.raises(ValueError, match="clauses"):
         _lowered(dataclasses.replace(plan, clauses=()), text)
+
+
+# --- MATCH: its patterns read from its operators (patterns.patterns_of)
+
+
+def _written(p: syntax.Pattern) -> syntax.Pattern:
+    """A pattern without the positions of its property maps and of itself (which the
+    operators do not carry: nothing compiles at them)."""
+
+    def unplaced(m: syntax.MapLit | None) -> syntax.MapLit | None:
+        return None if m is None else dataclasses.replace(m, pos=(0, 0))
+
+    chain = p.chain
+    nodes = tuple(dataclasses.replace(n, props=unplaced(n.props)) for n in chain.nodes)
+    rels = tuple(dataclasses.replace(r, props=unplaced(r.props)) for r in chain.rels)
+    return dataclasses.replace(p, pos=(0, 0), chain=syntax.Chain(nodes, rels))
+
+
+def test_a_match_lowers_the_patterns_its_operators_say():
+    """Every MATCH and OPTIONAL MATCH of the corpus: the patterns read from its operators
+    are the ones written (each element where the binder placed it; chains read backwards
+    turned back; shortestPath's ends; path names), so the pattern compiler sees them."""
+    texts = [(t, s, p) for t, s, p in golden._corpus()]
+    texts += [(t, SCHEMA, PARAMS) for t in EXTRA + BACKWARDS]
+    matches = backwards = 0
+    for text, schema, params in texts:
+        query = completed(parse_query(text))
+        plan = plan_query(query, schema, dict(params)).logical
+        assert plan is not None
+        for i, ops in clause_ops(plan):
+            clause = query.clauses[i]
+            if not isinstance(clause, syntax.Match):
+                continue
+            if clause.optional:
+                (join,) = ops
+                assert isinstance(join, logical.OptionalJoin)
+                ops = join.ops
+            got = [_written(p) for p in patterns_of(ops)]
+            assert got == [_written(p) for p in clause.patterns], text
+            matches += 1
+            backwards += any(getattr(op, "backwards", False) for op in ops)
+    assert matches > 500 and backwards >= 6, (matches, backwards)
