@@ -172,3 +172,106 @@ def test_a_match_lowers_the_patterns_its_operators_say():
             matches += 1
             backwards += any(getattr(op, "backwards", False) for op in ops)
     assert matches > 500 and backwards >= 6, (matches, backwards)
+
+
+def _match_sql(plan: logical.LogicalPlan, text: str) -> list[str]:
+    return [s.sql for s in lower(plan, _bound(text), SCHEMA, dict(PARAMS)).steps]
+
+
+def _planned(text: str) -> list[str]:
+    return [s.sql for s in plan_query(parse_query(text), SCHEMA, dict(PARAMS)).steps]
+
+
+def _edit(text: str, kind: type, **changes) -> logical.LogicalPlan:
+    """The plan of `text` with its one operator of `kind` changed, executors chosen again."""
+    checker = Checker(SCHEMA, dict(PARAMS))
+    plan = logical.build(_bound(text), checker)
+    (at,) = [j for j, op in enumerate(plan.ops) if isinstance(op, kind)]
+    ops = list(plan.ops)
+    ops[at] = dataclasses.replace(ops[at], **changes)
+    return logical.choose_executors(dataclasses.replace(plan, ops=tuple(ops)), checker)
+
+
+def _since(value: int) -> syntax.Expr:
+    """`r.since = value`, as an inline map entry's Filter (at its place in the text)."""
+    pos = (1, 35)
+    return syntax.Binary(
+        pos, "=", syntax.Prop(pos, syntax.Var(pos, "r"), "since"), syntax.Lit(pos, value)
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "changes", "same"),
+    [
+        # an Expand's direction and types
+        (
+            "MATCH (a:Person)-[:Knows]->(b:Person) RETURN a.name, b.name",
+            logical.Expand,
+            {"direction": "in", "types": ("Follows",)},
+            "MATCH (a:Person)<-[:Follows]-(b:Person) RETURN a.name, b.name",
+        ),
+        # a relationship's inline Filter
+        (
+            "MATCH (a:Person)-[r:Knows {since: 3}]->(b) RETURN b.name",
+            logical.Filter,
+            {"condition": logical.Typed(_since(5), "bool")},
+            "MATCH (a:Person)-[r:Knows {since: 5}]->(b) RETURN b.name",
+        ),
+        # a VarExpand's bounds
+        (
+            "MATCH (a:Person {name: $s})-[:Knows*1..2]->(b) RETURN DISTINCT b.name",
+            logical.VarExpand,
+            {"low": 2, "high": 3},
+            "MATCH (a:Person {name: $s})-[:Knows*2..3]->(b) RETURN DISTINCT b.name",
+        ),
+        # a Lookup's value
+        (
+            "MATCH (a:Person {name: 'p01'})-[:Knows]->(b) RETURN b.name",
+            logical.Lookup,
+            {"value": logical.Typed(syntax.Lit((1, 24), "p02"), "string", ("inline", (1, 7), 0))},
+            "MATCH (a:Person {name: 'p02'})-[:Knows]->(b) RETURN b.name",
+        ),
+        # a ShortestPath's bounds
+        (
+            "MATCH p = shortestPath((a:Person {name: $s})-[:Knows*..4]->(b:Person {name: $t})) "
+            "RETURN length(p)",
+            logical.ShortestPath,
+            {"high": 2, "hops": (1, 2)},
+            "MATCH p = shortestPath((a:Person {name: $s})-[:Knows*..2]->(b:Person {name: $t})) "
+            "RETURN length(p)",
+        ),
+    ],
+)
+def test_a_match_plan_edited_by_hand_lowers_to_its_operators(text, kind, changes, same):
+    edited = _edit(text, kind, **changes)
+    assert _match_sql(edited, text) == _planned(same)
+    assert _match_sql(edited, text) != _planned(text)
+
+
+def test_a_backwards_chain_lowers_as_written():
+    """The anchoring rule reads `(a)-[:Knows]->(b {name: $s})` from b; turned back, the
+    lowering compiles the pattern as written (its walk starts at b by the pattern
+    compiler's own rule), and a plan whose hop is not backwards reads the reverse pattern."""
+    text = "MATCH (a:Person)-[:Knows]->(b:Person {name: $s}) RETURN a.name"
+    plan = logical.build(_bound(text), Checker(SCHEMA, dict(PARAMS)))
+    (hop,) = [op for op in plan.ops if isinstance(op, logical.Expand)]
+    assert hop.backwards and hop.direction == "in"
+    assert _match_sql(plan, text) == _planned(text)
+    forwards = _edit(text, logical.Expand, backwards=False)
+    reverse = "MATCH (b:Person {name: $s})<-[:Knows]-(a:Person) RETURN a.name"
+    assert _match_sql(forwards, text) == _planned(reverse)
+
+
+def test_an_optional_match_lowers_from_its_operators():
+    text = "MATCH (a:Person) OPTIONAL MATCH (a)-[:Knows]->(b) RETURN a.name, b.name"
+    plan = logical.build(_bound(text), Checker(SCHEMA, dict(PARAMS)))
+    join = plan.ops[1]
+    assert isinstance(join, logical.OptionalJoin)
+    arg, hop = join.ops
+    assert isinstance(hop, logical.Expand)
+    edited_join = dataclasses.replace(join, ops=(arg, dataclasses.replace(hop, direction="in")))
+    ops = (plan.ops[0], edited_join, *plan.ops[2:])
+    sql = _match_sql(dataclasses.replace(plan, ops=ops), text)
+    assert sql == _planned(
+        "MATCH (a:Person) OPTIONAL MATCH (a)<-[:Knows]-(b) RETURN a.name, b.name"
+    )

@@ -17,6 +17,11 @@ node's rows (a bound node, or the node whose inline properties and WHERE conditi
 select it), expands one hop per step along the `src`/`dst` columns, and never reuses an
 edge on a path (openCypher's relationship uniqueness); its depth is capped.
 
+The patterns a MATCH compiles are read from its logical operators (`patterns_of`: the
+planner's MATCH and OPTIONAL MATCH lowering); a pattern predicate's or EXISTS's are
+those of the expression (query.planner `_subquery`), and a CALL's node join builds its
+own (query.calls).
+
 The text of these FROM items, conditions and CTEs is written by query.sqlgen (`entities`,
 `walks`); this module decides which ones a pattern needs.
 """
