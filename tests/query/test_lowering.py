@@ -13,6 +13,7 @@ from graphlake.query.binder import bind
 from graphlake.query.calls import completed
 from graphlake.query.checker import Checker
 from graphlake.query.parser import parse_query
+from graphlake.query.patterns import patterns_of
 from graphlake.query.planner import LOWERINGS, clause_ops, lower, plan_query
 from tests.query import test_logical_plans as golden
 
@@ -26,6 +27,15 @@ EXTRA = [
     "MATCH p = shortestPath((a:Person {name: $s})-[:Knows*..4]->(b:Person {name: $t})) "
     "RETURN length(p)",
     "UNWIND $names AS n WITH n, count(*) AS c WHERE c > 0 RETURN n ORDER BY n SKIP 1 LIMIT 2",
+]
+# Chains the anchoring rule reads from their end (their hops `backwards`)
+BACKWARDS = [
+    "MATCH (a:Person)-[:Knows*1..2]->(b:Person {name: $s}) RETURN a.name",
+    "MATCH (c)-[:Follows]->(a)-[r:Knows {since: 3}]->(b:Person {name: $s}) RETURN c.name",
+    "MATCH q = (a {age: 3})<-[:Knows*2..]-(:Person)-[:WorksAt]->(b:Company) "
+    "WHERE b.name = $s RETURN length(q)",
+    "MATCH (x:Person) OPTIONAL MATCH (x)-[:Knows]->()-[:Follows]-(b:Person {name: $t}) "
+    "RETURN x.name, b.age",
 ]
 
 
@@ -120,3 +130,148 @@ def test_a_plan_without_its_clauses_is_refused():
     plan = logical.build(_bound(text), Checker(SCHEMA, dict(PARAMS)))
     with pytest.raises(ValueError, match="clauses"):
         _lowered(dataclasses.replace(plan, clauses=()), text)
+
+
+# --- MATCH: its patterns read from its operators (patterns.patterns_of)
+
+
+def _written(p: syntax.Pattern) -> syntax.Pattern:
+    """A pattern without the positions of its property maps and of itself (which the
+    operators do not carry: nothing compiles at them)."""
+
+    def unplaced(m: syntax.MapLit | None) -> syntax.MapLit | None:
+        return None if m is None else dataclasses.replace(m, pos=(0, 0))
+
+    chain = p.chain
+    nodes = tuple(dataclasses.replace(n, props=unplaced(n.props)) for n in chain.nodes)
+    rels = tuple(dataclasses.replace(r, props=unplaced(r.props)) for r in chain.rels)
+    return dataclasses.replace(p, pos=(0, 0), chain=syntax.Chain(nodes, rels))
+
+
+def test_a_match_lowers_the_patterns_its_operators_say():
+    """Every MATCH and OPTIONAL MATCH of the corpus: the patterns read from its operators
+    are the ones written (each element where the binder placed it; chains read backwards
+    turned back; shortestPath's ends; path names), so the pattern compiler sees them."""
+    texts = [(t, s, p) for t, s, p in golden._corpus()]
+    texts += [(t, SCHEMA, PARAMS) for t in EXTRA + BACKWARDS]
+    matches = backwards = 0
+    for text, schema, params in texts:
+        query = completed(parse_query(text))
+        plan = plan_query(query, schema, dict(params)).logical
+        assert plan is not None
+        for i, ops in clause_ops(plan):
+            clause = query.clauses[i]
+            if not isinstance(clause, syntax.Match):
+                continue
+            if clause.optional:
+                (join,) = ops
+                assert isinstance(join, logical.OptionalJoin)
+                ops = join.ops
+            got = [_written(p) for p in patterns_of(ops)]
+            assert got == [_written(p) for p in clause.patterns], text
+            matches += 1
+            backwards += any(getattr(op, "backwards", False) for op in ops)
+    assert matches > 500 and backwards >= 6, (matches, backwards)
+
+
+def _match_sql(plan: logical.LogicalPlan, text: str) -> list[str]:
+    return [s.sql for s in lower(plan, _bound(text), SCHEMA, dict(PARAMS)).steps]
+
+
+def _planned(text: str) -> list[str]:
+    return [s.sql for s in plan_query(parse_query(text), SCHEMA, dict(PARAMS)).steps]
+
+
+def _edit(text: str, kind: type, **changes) -> logical.LogicalPlan:
+    """The plan of `text` with its one operator of `kind` changed, executors chosen again."""
+    checker = Checker(SCHEMA, dict(PARAMS))
+    plan = logical.build(_bound(text), checker)
+    (at,) = [j for j, op in enumerate(plan.ops) if isinstance(op, kind)]
+    ops = list(plan.ops)
+    ops[at] = dataclasses.replace(ops[at], **changes)
+    return logical.choose_executors(dataclasses.replace(plan, ops=tuple(ops)), checker)
+
+
+def _since(value: int) -> syntax.Expr:
+    """`r.since = value`, as an inline map entry's Filter (at its place in the text)."""
+    pos = (1, 35)
+    return syntax.Binary(
+        pos, "=", syntax.Prop(pos, syntax.Var(pos, "r"), "since"), syntax.Lit(pos, value)
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "changes", "same"),
+    [
+        # an Expand's direction and types
+        (
+            "MATCH (a:Person)-[:Knows]->(b:Person) RETURN a.name, b.name",
+            logical.Expand,
+            {"direction": "in", "types": ("Follows",)},
+            "MATCH (a:Person)<-[:Follows]-(b:Person) RETURN a.name, b.name",
+        ),
+        # a relationship's inline Filter
+        (
+            "MATCH (a:Person)-[r:Knows {since: 3}]->(b) RETURN b.name",
+            logical.Filter,
+            {"condition": logical.Typed(_since(5), "bool")},
+            "MATCH (a:Person)-[r:Knows {since: 5}]->(b) RETURN b.name",
+        ),
+        # a VarExpand's bounds
+        (
+            "MATCH (a:Person {name: $s})-[:Knows*1..2]->(b) RETURN DISTINCT b.name",
+            logical.VarExpand,
+            {"low": 2, "high": 3},
+            "MATCH (a:Person {name: $s})-[:Knows*2..3]->(b) RETURN DISTINCT b.name",
+        ),
+        # a Lookup's value
+        (
+            "MATCH (a:Person {name: 'p01'})-[:Knows]->(b) RETURN b.name",
+            logical.Lookup,
+            {"value": logical.Typed(syntax.Lit((1, 24), "p02"), "string", ("inline", (1, 7), 0))},
+            "MATCH (a:Person {name: 'p02'})-[:Knows]->(b) RETURN b.name",
+        ),
+        # a ShortestPath's bounds
+        (
+            "MATCH p = shortestPath((a:Person {name: $s})-[:Knows*..4]->(b:Person {name: $t})) "
+            "RETURN length(p)",
+            logical.ShortestPath,
+            {"high": 2, "hops": (1, 2)},
+            "MATCH p = shortestPath((a:Person {name: $s})-[:Knows*..2]->(b:Person {name: $t})) "
+            "RETURN length(p)",
+        ),
+    ],
+)
+def test_a_match_plan_edited_by_hand_lowers_to_its_operators(text, kind, changes, same):
+    edited = _edit(text, kind, **changes)
+    assert _match_sql(edited, text) == _planned(same)
+    assert _match_sql(edited, text) != _planned(text)
+
+
+def test_a_backwards_chain_lowers_as_written():
+    """The anchoring rule reads `(a)-[:Knows]->(b {name: $s})` from b; turned back, the
+    lowering compiles the pattern as written (its walk starts at b by the pattern
+    compiler's own rule), and a plan whose hop is not backwards reads the reverse pattern."""
+    text = "MATCH (a:Person)-[:Knows]->(b:Person {name: $s}) RETURN a.name"
+    plan = logical.build(_bound(text), Checker(SCHEMA, dict(PARAMS)))
+    (hop,) = [op for op in plan.ops if isinstance(op, logical.Expand)]
+    assert hop.backwards and hop.direction == "in"
+    assert _match_sql(plan, text) == _planned(text)
+    forwards = _edit(text, logical.Expand, backwards=False)
+    reverse = "MATCH (b:Person {name: $s})<-[:Knows]-(a:Person) RETURN a.name"
+    assert _match_sql(forwards, text) == _planned(reverse)
+
+
+def test_an_optional_match_lowers_from_its_operators():
+    text = "MATCH (a:Person) OPTIONAL MATCH (a)-[:Knows]->(b) RETURN a.name, b.name"
+    plan = logical.build(_bound(text), Checker(SCHEMA, dict(PARAMS)))
+    join = plan.ops[1]
+    assert isinstance(join, logical.OptionalJoin)
+    arg, hop = join.ops
+    assert isinstance(hop, logical.Expand)
+    edited_join = dataclasses.replace(join, ops=(arg, dataclasses.replace(hop, direction="in")))
+    ops = (plan.ops[0], edited_join, *plan.ops[2:])
+    sql = _match_sql(dataclasses.replace(plan, ops=ops), text)
+    assert sql == _planned(
+        "MATCH (a:Person) OPTIONAL MATCH (a)<-[:Knows]-(b) RETURN a.name, b.name"
+    )

@@ -47,8 +47,12 @@ The SQL is lowered from this plan (query.planner `lower`, one lowering per kind 
 clause's first operator), so an operator carries what its SQL needs: each `Typed` its
 binder place (where query.expr compiles it), Project and Aggregate their items in the
 order written and how many are `*` spelled out, Sort the places its keys type before the
-projection, ProcedureCall the binder's resolved call. The MATCH operators are not
-lowered yet: the planner compiles a MATCH from its patterns (query.patterns).
+projection, ProcedureCall the binder's resolved call. A MATCH's patterns are read back
+from its operators (query.patterns `patterns_of`): NodeScan's labels, Lookup's key and
+value, Argument's labels as written, each Expand and VarExpand's types, direction,
+bounds (`capped`: no upper bound written), far node and `backwards`, ShortestPath's ends
+and hops, NamePath's name and the inline Filters; each start and hop carries where its
+element is written (`pos`, `dst_pos`), the place its inline map's values are typed at.
 """
 
 from __future__ import annotations
@@ -113,6 +117,9 @@ class Op:
 class NodeScan(Op):
     var: str  # `#...`: an anonymous node (see `_name`)
     labels: tuple[str, ...]
+    # Where the node pattern is written: the places of its inline map's values
+    # (binder.inline_place), which the MATCH lowering (query.patterns) compiles there.
+    pos: syntax.Pos = dataclasses.field(default=(0, 0), compare=False)
 
     def detail(self) -> str:
         return node_text(self.var, self.labels)
@@ -123,6 +130,8 @@ class Argument(Op):
     """A pattern that starts at a node bound before it (by an earlier clause or pattern)."""
 
     var: str
+    labels: tuple[str, ...] = dataclasses.field(default=(), compare=False)  # as written
+    pos: syntax.Pos = dataclasses.field(default=(0, 0), compare=False)  # as NodeScan's
 
     def detail(self) -> str:
         return node_text(self.var, ())
@@ -133,7 +142,8 @@ class Lookup(Op):
     var: str  # as NodeScan's
     label: str
     key: str
-    value: Typed
+    value: Typed  # at the place of its inline map's one entry, or of its WHERE conjunct
+    pos: syntax.Pos = dataclasses.field(default=(0, 0), compare=False)  # as NodeScan's
 
     def detail(self) -> str:
         return f"{node_text(self.var, (self.label,))} by {self.key} = {self.value}"
@@ -150,6 +160,9 @@ class Expand(Op):
     into: bool  # the far node is bound already: a join, not a new variable
     # The chain is read from its end: the pattern wrote this hop the other way round.
     backwards: bool = False
+    # Where the relationship and the far node are written (as NodeScan's `pos`).
+    pos: syntax.Pos = dataclasses.field(default=(0, 0), compare=False)
+    dst_pos: syntax.Pos = dataclasses.field(default=(0, 0), compare=False)
 
     def detail(self) -> str:
         far = node_text(self.dst, () if self.into else self.dst_labels)
@@ -169,6 +182,10 @@ class VarExpand(Op):
     dst_labels: tuple[str, ...]
     into: bool
     backwards: bool = False  # as Expand's: its relationship list runs the other way
+    pos: syntax.Pos = dataclasses.field(default=(0, 0), compare=False)  # as Expand's
+    dst_pos: syntax.Pos = dataclasses.field(default=(0, 0), compare=False)
+    # No upper bound written (`*2..`): `high` is the cap, MAX_HOPS.
+    capped: bool = dataclasses.field(default=False, compare=False)
 
     def detail(self) -> str:
         far = node_text(self.dst, () if self.into else self.dst_labels)
@@ -192,6 +209,9 @@ class ShortestPath(Op):
     # its inline Filters; none when a WHERE condition or a non-constant value selects it):
     # a path search's seed of that end is a Lance lookup by those constants.
     seeds: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+    pos: syntax.Pos = dataclasses.field(default=(0, 0), compare=False)  # the relationship's
+    # The hops as written: None for one (`-[:T]->`), an upper bound None for the cap.
+    hops: tuple[int, int | None] | None = dataclasses.field(default=None, compare=False)
 
     def detail(self) -> str:
         rel = rel_text(self.rel, self.types, self.direction, (self.low, self.high))
@@ -443,6 +463,8 @@ class _Builder:
                     _name(nodes[1]),
                     ends_new,
                     (seeds[0], seeds[1]),
+                    pos=rel.pos,
+                    hops=rel.hops,
                 )
             )
             self._bind(pattern.path_var, Binding(PATH))
@@ -489,7 +511,7 @@ class _Builder:
 
     def _start(self, n: syntax.NodePat, conjuncts: list[syntax.Expr | None]) -> None:
         if n.var is not None and n.var in self.scope:
-            self.ops.append(Argument(n.var))
+            self.ops.append(Argument(n.var, tuple(n.labels), n.pos))
             self._inline(n)
             return
         types = self.checker.node_types(n)
@@ -497,9 +519,9 @@ class _Builder:
         self._bind(n.var, Binding(NODE, types))
         if found is not None:
             key, value, at = found
-            self.ops.append(Lookup(_name(n), types[0], key, self.typed(value, at)))
+            self.ops.append(Lookup(_name(n), types[0], key, self.typed(value, at), n.pos))
         else:
-            self.ops.append(NodeScan(_name(n), tuple(n.labels)))
+            self.ops.append(NodeScan(_name(n), tuple(n.labels), n.pos))
         self._inline(n, skip=found[0] if found is not None else None)
         self._push(conjuncts)
 
@@ -553,13 +575,26 @@ class _Builder:
         labels = tuple(right.labels)
         if rel.hops is None:
             self._bind(rel.var, Binding(EDGE, self.checker.edge_types(rel)))
-            op: Op = Expand(src, rel.var, types, rel.direction, dst, labels, into, backwards)
+            op: Op = Expand(
+                src, rel.var, types, rel.direction, dst, labels, into, backwards, rel.pos, right.pos
+            )
         else:
             low, high = rel.hops
             self._bind(rel.var, Binding(EDGES, self.checker.edge_types(rel)))
-            high = MAX_HOPS if high is None else high
             op = VarExpand(
-                src, rel.var, types, rel.direction, low, high, dst, labels, into, backwards
+                src,
+                rel.var,
+                types,
+                rel.direction,
+                low,
+                MAX_HOPS if high is None else high,
+                dst,
+                labels,
+                into,
+                backwards,
+                rel.pos,
+                right.pos,
+                high is None,
             )
         if not into:
             self._bind(right.var, Binding(NODE, self.checker.node_types(right)))

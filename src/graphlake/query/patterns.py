@@ -17,13 +17,18 @@ node's rows (a bound node, or the node whose inline properties and WHERE conditi
 select it), expands one hop per step along the `src`/`dst` columns, and never reuses an
 edge on a path (openCypher's relationship uniqueness); its depth is capped.
 
+The patterns a MATCH compiles are read from its logical operators (`patterns_of`: the
+planner's MATCH and OPTIONAL MATCH lowering); a pattern predicate's or EXISTS's are
+those of the expression (query.planner `_subquery`), and a CALL's node join builds its
+own (query.calls).
+
 The text of these FROM items, conditions and CTEs is written by query.sqlgen (`entities`,
 `walks`); this module decides which ones a pattern needs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from graphlake.query import sqlgen, syntax
@@ -42,6 +47,17 @@ from graphlake.query.binder import (
 from graphlake.query.binder import orientations as _orientations
 from graphlake.query.checker import EDGE, EDGES, NODE, PATH, Binding, Checker
 from graphlake.query.expr import ExprCompiler, Subquery
+from graphlake.query.logical import (
+    Argument,
+    Expand,
+    Filter,
+    Lookup,
+    NamePath,
+    NodeScan,
+    Op,
+    ShortestPath,
+    VarExpand,
+)
 from graphlake.query.steps import PlanStep
 from graphlake.query.usage import props_of
 from graphlake.schema.model import EdgeType
@@ -615,6 +631,130 @@ class PatternCompiler:
 
     def _seed_props(self, n: syntax.NodePat) -> set[str] | None:
         return _with_inline(self.usage, n.var, n.props)
+
+
+# --- the MATCH's patterns, from its operators ------------------------------------------------
+
+
+def patterns_of(ops: Sequence[Op]) -> tuple[syntax.Pattern, ...]:
+    """The patterns a MATCH's operators (query.logical: NodeScan, Lookup or Argument
+    first, then Expand, VarExpand, ShortestPath, NamePath and Filters, as `build` lays
+    them out) match, in the order written, as `PatternCompiler.compile` takes them:
+    each node with its labels and inline map (its inline Filters; a Lookup's key entry),
+    each relationship with its types, direction, hops and inline map; a chain read
+    `backwards` (anchoring) turned back to the way it is written, so each element is at
+    the binder's `Element` of it (`node_at`, `rel_at`). A ShortestPath takes the two
+    starts before it as its ends; NamePath names the pattern before it. The WHERE
+    conjuncts' Filters are not read here (the MATCH's WHERE is its step's condition)."""
+    built: list[_PatternOf] = []
+    for op in ops:
+        if isinstance(op, NodeScan | Lookup | Argument):
+            built.append(_PatternOf([_start_node(op)], []))
+        elif isinstance(op, Expand | VarExpand):
+            current = built[-1]
+            current.rels.append(_hop_rel(op))
+            current.nodes.append(_NodeOf(op.dst_pos, op.dst, op.dst_labels))
+            current.backwards = op.backwards
+        elif isinstance(op, ShortestPath):
+            start, end = built.pop(-2), built.pop()
+            assert not start.rels and not end.rels, "shortestPath's ends are two starts"
+            rel = _RelOf(op.pos, op.rel, op.types, op.direction, op.hops)
+            built.append(_PatternOf(start.nodes + end.nodes, [rel], op.path, shortest=True))
+        elif isinstance(op, NamePath):
+            built[-1].path = op.var
+        else:
+            assert isinstance(op, Filter), f"{type(op).__name__} in a MATCH"
+            if op.inline:
+                _take_inline(built[-1], op)
+    return tuple(b.pattern() for b in built)
+
+
+@dataclass
+class _NodeOf:
+    pos: syntax.Pos
+    name: str  # the operator's name of it (`#...`: anonymous)
+    labels: tuple[str, ...]
+    entries: list[tuple[str, syntax.Expr]] = field(default_factory=list)
+
+    def pattern(self) -> syntax.NodePat:
+        var = None if self.name.startswith("#") else self.name
+        return syntax.NodePat(self.pos, var, self.labels, _map(self.pos, self.entries))
+
+
+@dataclass
+class _RelOf:
+    pos: syntax.Pos
+    var: str | None
+    types: tuple[str, ...]
+    direction: str
+    hops: tuple[int, int | None] | None
+    entries: list[tuple[str, syntax.Expr]] = field(default_factory=list)
+
+    def pattern(self, backwards: bool) -> syntax.RelPat:
+        direction = _TURNED.get(self.direction, "both") if backwards else self.direction
+        props = _map(self.pos, self.entries)
+        return syntax.RelPat(self.pos, self.var, self.types, direction, self.hops, props)
+
+
+_TURNED = {"out": "in", "in": "out"}
+
+
+@dataclass
+class _PatternOf:
+    nodes: list[_NodeOf]
+    rels: list[_RelOf]
+    path: str | None = None
+    shortest: bool = False
+    backwards: bool = False
+
+    def pattern(self) -> syntax.Pattern:
+        nodes = [n.pattern() for n in self.nodes]
+        rels = [r.pattern(self.backwards) for r in self.rels]
+        if self.backwards:  # read from its end: the chain as written runs the other way
+            nodes, rels = nodes[::-1], rels[::-1]
+        return syntax.Pattern(
+            nodes[0].pos, self.path, syntax.Chain(tuple(nodes), tuple(rels)), self.shortest
+        )
+
+
+def _start_node(op: NodeScan | Lookup | Argument) -> _NodeOf:
+    if isinstance(op, NodeScan):
+        return _NodeOf(op.pos, op.var, op.labels)
+    if isinstance(op, Argument):
+        return _NodeOf(op.pos, op.var, op.labels)
+    node = _NodeOf(op.pos, op.var, (op.label,))
+    place = op.value.place
+    if place is not None and place[0] == "inline":  # `{key: constant}`, its one entry
+        node.entries.append((op.key, op.value.expr))
+    return node
+
+
+def _hop_rel(op: Expand | VarExpand) -> _RelOf:
+    if isinstance(op, Expand):
+        hops: tuple[int, int | None] | None = None
+    else:
+        hops = (op.low, None if op.capped else op.high)
+    return _RelOf(op.pos, op.rel, op.types, op.direction, hops)
+
+
+def _take_inline(b: _PatternOf, f: Filter) -> None:
+    """An inline map entry's Filter (`name.key = value`) onto its element: the last
+    relationship when it names that (an anonymous one is `#rel`), else the last node."""
+    c = f.condition.expr
+    assert isinstance(c, syntax.Binary) and isinstance(c.left, syntax.Prop)
+    assert isinstance(c.left.subject, syntax.Var)
+    name, entry = c.left.subject.name, (c.left.name, c.right)
+    rel = b.rels[-1] if b.rels else None
+    node = b.nodes[-1]
+    if rel is not None and name != node.name and name == (rel.var or "#rel"):
+        rel.entries.append(entry)
+    else:
+        assert name == node.name, (name, node.name)
+        node.entries.append(entry)
+
+
+def _map(pos: syntax.Pos, entries: list[tuple[str, syntax.Expr]]) -> syntax.MapLit | None:
+    return syntax.MapLit(pos, tuple(entries)) if entries else None
 
 
 class FreshNames:

@@ -14,14 +14,26 @@ declares) into the clause's step, through query.sqlgen's builders. From the oper
                                     one SELECT (`sqlgen.projection`)
     ProcedureCall (+ Filter)        the algorithm's rows joined to the node table(s)
                                     (query.calls, YIELD ... WHERE)
+    NodeScan, Lookup, Argument      MATCH: the patterns its operators say (each node's
+      + Expand, VarExpand,          labels and inline map, each hop's types, direction,
+        ShortestPath, NamePath,     bounds and far node, a chain read `backwards` turned
+        Filter                      back, shortestPath's ends, path names:
+                                    query.patterns `patterns_of`), compiled by the
+                                    pattern compiler (FROM items, walks, seeds, frontiers,
+                                    prefetches, path searches, uniqueness); the clause's
+                                    WHERE whole is the step's condition
+    OptionalJoin                    OPTIONAL MATCH: the incoming rows numbered, its
+                                    operators matched as MATCH's, left-joined back
 
-Each `Typed` expression is compiled at its binder place (query.expr). A MATCH (NodeScan,
-Lookup or Argument first; its Expand, VarExpand, ShortestPath, NamePath and Filters) and
-an OPTIONAL MATCH (OptionalJoin: the incoming rows numbered, matched, left-joined back)
-are still compiled from the clause's patterns (query.patterns: FROM items, walks, seeds,
-prefetches, path searches) with its WHERE whole as the step's conditions, not from the
-operators: the anchoring rule reverses chains and the pushdown splits the WHERE, and the
-SQL keeps the shape it had (`bench/compiler_corpus.py` holds it byte for byte).
+Each `Typed` expression is compiled at its binder place (query.expr). Two things of a
+MATCH are not read from its operators: the node types each node pattern can be (the
+binder's, narrowed by relationships and other patterns: `BoundQuery.node_types`, by the
+element's place), and its WHERE, compiled whole as written, not as the pushed-down
+Filters (the WHERE conditions that seed walks are the binder's `anchors`): a WHERE
+conjunct's Filter is not read, and a Lookup a WHERE conjunct selects gives its node and
+label, its key and value staying in the WHERE. The SQL is what it was before MATCH was
+lowered from operators (`bench/compiler_corpus.py`: byte for byte; the answers:
+`bench/lowering_answers.py`).
 
 Each step's rows are the bindings so far: one column per variable (a node or relationship
 is a struct of its id, label or type and the properties the query reads). The last step
@@ -68,7 +80,14 @@ from graphlake.query.logical import (
     pattern_text,
 )
 from graphlake.query.logical import build as build_logical
-from graphlake.query.patterns import FreshNames, PathSearch, PatternCompiler, Prefetch, Seed
+from graphlake.query.patterns import (
+    FreshNames,
+    PathSearch,
+    PatternCompiler,
+    Prefetch,
+    Seed,
+    patterns_of,
+)
 from graphlake.query.steps import PlanStep
 from graphlake.query.traverse import BINDINGS, MatchOnCsr, Traversal, match_on_csr, traversal_of
 from graphlake.query.usage import property_usage
@@ -276,24 +295,24 @@ class _Planner:
 
     # --- MATCH
     def _lower_match(self, i: int, ops: tuple[Op, ...]) -> None:
-        """A MATCH's operators (each pattern's start, hops, Filters): its FROM items,
-        walks, seeds and conditions are still compiled from the clause's patterns
-        (query.patterns), its WHERE whole as the step's conditions (not where the
-        pushdown puts its Filters), so the SQL is what it was."""
-        m = self.query.clauses[i]
-        assert isinstance(m, syntax.Match) and not m.optional
-        self._match(i, m, optional=False)
+        """A MATCH's operators (each pattern's start, hops, NamePath, ShortestPath and
+        Filters): its patterns read from them (`patterns_of`), compiled by the pattern
+        compiler (FROM items, walks, seeds, prefetches, path searches, uniqueness); the
+        clause's WHERE whole is the step's condition (not where the pushdown put its
+        Filters)."""
+        self._match(i, ops, optional=False)
 
     def _optional(self, i: int, ops: tuple[Op, ...]) -> None:
-        """An OptionalJoin: the incoming rows numbered, its MATCH (compiled from the
-        clause, as `_lower_match`) over them, left-joined back."""
+        """An OptionalJoin: the incoming rows numbered, its operators matched over them
+        (as `_lower_match`), left-joined back."""
         (join,) = ops
         assert isinstance(join, OptionalJoin)
-        m = self.query.clauses[i]
-        assert isinstance(m, syntax.Match) and m.optional
-        self._match(i, m, optional=True)
+        self._match(i, join.ops, optional=True)
 
-    def _match(self, i: int, m: syntax.Match, optional: bool) -> None:
+    def _match(self, i: int, ops: tuple[Op, ...], optional: bool) -> None:
+        m = self.query.clauses[i]  # its WHERE, compiled whole at the clause's place
+        assert isinstance(m, syntax.Match) and m.optional == optional
+        patterns = patterns_of(ops)
         source = self.prev
         first = len(self.steps) == 1 and not self.scope
         if optional:
@@ -301,7 +320,7 @@ class _Planner:
             # match stays, its new variables null.
             self._add("number rows for OPTIONAL MATCH", sqlgen.numbered(source))
             source = self.prev
-        compiled = self.patterns.compile(m.patterns, self.scope, source, self._subquery, (i,))
+        compiled = self.patterns.compile(patterns, self.scope, source, self._subquery, (i,))
         self.steps += compiled.ctes
         self.seeds += compiled.seeds
         self.prefetch += compiled.prefetch
@@ -313,7 +332,7 @@ class _Planner:
             conditions.append(where_sql)
         new_cols = [sqlgen.named(sql, v) for v, sql in compiled.outputs.items()]
         what = ("OPTIONAL MATCH " if optional else "MATCH ") + ", ".join(
-            pattern_text(p) for p in m.patterns
+            pattern_text(p) for p in patterns
         )
         if not optional:
             self._add(what, sqlgen.match(source, self.scope, new_cols, compiled.items, conditions))
