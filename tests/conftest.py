@@ -6,11 +6,13 @@ runs locally. Use `reopen(g)` rather than `Graph.open(g.uri)` so storage options
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
 import graphlake as gl
+from graphlake import faults
 from tests.s3server import S3Server, run_s3_server
 
 SOCIAL = """
@@ -93,3 +95,22 @@ def state(g: gl.Graph, branch: str = "main") -> dict:
         rows = snap.read(name).to_pylist()
         out[name] = sorted(rows, key=lambda r: r["id"])
     return out
+
+
+def fault_at(monkeypatch: pytest.MonkeyPatch, point: str, action: Callable[[], Any]) -> list[Any]:
+    """Run `action` the first time the fault point `point` is reached (graphlake.faults),
+    then go on; its outcome (a value or the exception it raised) lands in the list. The
+    gc race tests interleave a reader or ref writer with gc this way."""
+    real = faults.hit
+    outcome: list[Any] = []
+
+    def hit(name: str) -> None:
+        if name == point and not outcome:
+            try:
+                outcome.append(action())
+            except Exception as exc:  # the test reads it
+                outcome.append(exc)
+        real(name)
+
+    monkeypatch.setattr(faults, "hit", hit)
+    return outcome

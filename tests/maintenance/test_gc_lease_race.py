@@ -17,7 +17,6 @@ import datetime as dt
 import logging
 import shutil
 import time
-from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from graphlake.catalog.leases import LEASES_DIR, Lease, ReadLeases
 from graphlake.catalog.reclaim import SWEEPS_DIR
 from graphlake.errors import CommitNotFoundError
 from graphlake.read.scan import Scan
+from tests.conftest import fault_at as at
 
 ZERO = dt.timedelta(0)
 SCHEMA = "node Person { name: String @key\n age: I32? }\n"
@@ -60,23 +60,6 @@ def graph(template: tuple[Path, str, str], tmp_path: Path) -> tuple[gl.Graph, st
     root, parent, tip = template
     shutil.copytree(root, tmp_path / "g")
     return gl.Graph.open(tmp_path / "g"), parent, tip
-
-
-def at(monkeypatch: pytest.MonkeyPatch, point: str, action: Callable[[], Any]) -> list[Any]:
-    """Run `action` the first time `point` is reached; its outcome lands in the list."""
-    real = faults.hit
-    outcome: list[Any] = []
-
-    def hit(name: str) -> None:
-        if name == point and not outcome:
-            try:
-                outcome.append(action())
-            except Exception as exc:  # the test reads it
-                outcome.append(exc)
-        real(name)
-
-    monkeypatch.setattr(faults, "hit", hit)
-    return outcome
 
 
 def gc(g: gl.Graph) -> Any:

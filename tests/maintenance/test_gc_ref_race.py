@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import datetime as dt
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ import graphlake as gl
 from graphlake import faults
 from graphlake.catalog.reclaim import PINS_DIR, SWEEPS_DIR
 from graphlake.errors import CommitNotFoundError
+from tests.conftest import fault_at as at
 
 ZERO = dt.timedelta(0)
 SCHEMA = "node Person { name: String @key\n age: I32? }\n"
@@ -52,23 +52,6 @@ def graph(template: tuple[Path, str, str], tmp_path: Path) -> tuple[gl.Graph, st
     root, parent, tip = template
     shutil.copytree(root, tmp_path / "g")
     return gl.Graph.open(tmp_path / "g"), parent, tip
-
-
-def at(monkeypatch: pytest.MonkeyPatch, point: str, action: Callable[[], Any]) -> list[Any]:
-    """Run `action` the first time `point` is reached; its outcome lands in the list."""
-    real = faults.hit
-    outcome: list[Any] = []
-
-    def hit(name: str) -> None:
-        if name == point and not outcome:
-            try:
-                outcome.append(action())
-            except Exception as exc:  # the test reads it
-                outcome.append(exc)
-        real(name)
-
-    monkeypatch.setattr(faults, "hit", hit)
-    return outcome
 
 
 def name_commit(g: gl.Graph, op: str, commit: str) -> None:
