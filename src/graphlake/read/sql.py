@@ -63,6 +63,7 @@ import pyarrow.compute as pc
 from graphlake.errors import QueryError, QueryTimeoutError, QueryTooLargeError
 from graphlake.read.snapshot import Snapshot
 from graphlake.read.sql_pool import ConnectionPool
+from graphlake.sqltext import ident
 
 if TYPE_CHECKING:
     import duckdb
@@ -358,15 +359,11 @@ def _lend(
     for name, table in tables.items():
         handle = register(con, table, name)
         handles.append(handle)
-        listed.append(f"{_quoted(name)} AS NOT MATERIALIZED (SELECT * FROM {_quoted(handle.name)})")
+        listed.append(f"{ident(name)} AS NOT MATERIALIZED (SELECT * FROM {ident(handle.name)})")
         del relations[name]
     if lead is None:
         return f"WITH {', '.join(listed)}\n{statement}"
     return f"{statement[: lead.end()]}{', '.join(listed)},\n{statement[lead.end() :]}"
-
-
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 @functools.cache
