@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from graphlake.errors import QueryError
+from graphlake.errors import QueryError, QueryTooLargeError
 from graphlake.query import isolated
 from graphlake.read import sql
 from graphlake.read.sql import SqlLimits
@@ -255,3 +255,18 @@ def test_generated_sql_keeps_its_limits(social) -> None:
     assert sql.run_sql(snap, "SELECT 1 AS one", pooled=True, generated=True).to_pylist() == [
         {"one": 1}
     ]
+
+
+@pytest.mark.parametrize("pooled", [False, True])
+def test_no_memory_for_a_connection_is_a_typed_error(social, monkeypatch, pooled) -> None:
+    """Under a worker's address-space cap even opening a DuckDB connection can fail; that
+    is the query's memory error, not a raw duckdb exception."""
+    import duckdb
+
+    def refuse(*args, **kwargs):
+        raise duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block")
+
+    monkeypatch.setattr(duckdb, "connect", refuse)
+    monkeypatch.setattr(sql, "_POOL", sql.ConnectionPool(sql._locked_connection))
+    with pytest.raises(QueryTooLargeError, match="more memory than allowed"):
+        sql.run_sql(social.snapshot("main"), "SELECT 1", pooled=pooled, generated=pooled)

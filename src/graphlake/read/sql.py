@@ -142,7 +142,10 @@ def run_sql(
             f"(the limit sql_max_query_chars)"
         )
     key = (limits.memory_limit_mb, limits.threads)
-    con = _POOL.take(key) if pooled else duckdb.connect(":memory:")
+    try:
+        con = _POOL.take(key) if pooled else duckdb.connect(":memory:")
+    except duckdb.Error as exc:  # e.g. no memory for a connection under a worker's cap
+        raise _query_error(exc, None, limits) from None
     watchdog = _Watchdog(con, timeout_s, limits)
     registered: list[str] = []
     handles: list[object] = []  # Arrow tables lent for this statement only (_lend)
@@ -216,11 +219,12 @@ def _streamed(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
         raise QueryError(f"SQL error: {exc}") from None
 
 
-def _query_error(exc: Exception, watchdog: _Watchdog, limits: SqlLimits) -> QueryError:
+def _query_error(exc: Exception, watchdog: _Watchdog | None, limits: SqlLimits) -> QueryError:
     # on first use only: loads duckdb (an anchored Cypher traversal needs none)
     import duckdb
 
-    if watchdog.fired:  # whatever DuckDB was doing when the interrupt landed
+    # whatever DuckDB was doing when the interrupt landed
+    if watchdog is not None and watchdog.fired:
         return QueryTimeoutError(timeout_message(watchdog.timeout_s, limits))
     if isinstance(exc, duckdb.OutOfMemoryException) or "Out of Memory" in str(exc):
         return QueryTooLargeError(
